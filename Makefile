@@ -1,0 +1,40 @@
+# fgraphtop: top-level build. `make` gives one static binary, build/fgraphtop.
+# The lab (lab/lab.mk), the unit tests (tests/tests.mk) and the benchmarks
+# (lab/bench.mk) live in their own fragments, included below.
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BUILD      := build
+ARCH       := x86
+CC         ?= cc
+CLANG      ?= clang
+BPFTOOL    ?= bpftool
+CFLAGS     ?= -O2 -g -Wall -Wextra -Wno-unused-parameter
+CPPFLAGS   += -I$(BUILD) -Isrc
+LDLIBS     := -lbpf -lelf -lz
+LDFLAGS    += -static
+
+.PHONY: all
+all: $(BUILD)/fgraphtop
+
+-include src/src.mk
+-include tests/tests.mk
+-include lab/lab.mk
+-include lab/bench.mk
+
+$(BUILD):
+	mkdir -p $@
+
+.PHONY: install
+install: $(BUILD)/fgraphtop
+	install -D -m 0755 $(BUILD)/fgraphtop $(DESTDIR)$(PREFIX)/sbin/fgraphtop
+	install -D -m 0644 man/fgraphtop.8 $(DESTDIR)$(PREFIX)/share/man/man8/fgraphtop.8
+
+.PHONY: clean
+clean:
+	rm -rf $(BUILD)
+
+# Host packages for building, testing and the lab (idempotent, quick when warm).
+.PHONY: deps
+deps:
+	lab/host-deps.sh

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Private apt view of Debian's suites (bookworm, trixie, sid, bookworm-backports),
+# without touching the system's apt configuration. The mirror address is taken
+# from this machine's own apt sources: never written into the repository.
+#
+#   debian-apt.sh update            refresh the private package lists
+#   debian-apt.sh policy PKG...     apt-cache policy through the private view
+#   debian-apt.sh search REGEX      apt-cache search
+#   debian-apt.sh download PKG...   apt-get download into the current directory
+#   debian-apt.sh mirror            print the mirror URI in use
+set -euo pipefail
+
+CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
+APTDIR=$CACHE/apt
+
+mirror() {
+	# deb822 sources first, then one-line ones; skip security archives.
+	local uri
+	uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null |
+		grep -v -e security -e '^cdrom' | grep '/debian/\?$' | head -n1 || true)
+	if [ -z "$uri" ]; then
+		uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			grep -v security | grep '/debian/\?$' | head -n1 || true)
+	fi
+	if [ -z "$uri" ]; then
+		echo "debian-apt: no Debian mirror found in /etc/apt; add one to the system's apt sources" >&2
+		exit 1
+	fi
+	echo "${uri%/}"
+}
+
+setup() {
+	local m
+	m=$(mirror)
+	mkdir -p "$APTDIR/lists/partial" "$APTDIR/archives/partial" "$APTDIR/etc"
+	cat > "$APTDIR/etc/sources.list" <<EOT
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m bookworm main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m bookworm-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m trixie main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m sid main
+EOT
+	touch "$APTDIR/etc/status"
+}
+
+opts() {
+	echo -o "Dir::Etc::sourcelist=$APTDIR/etc/sources.list" \
+		-o Dir::Etc::sourceparts=- \
+		-o "Dir::State::Lists=$APTDIR/lists" \
+		-o "Dir::State::status=$APTDIR/etc/status" \
+		-o "Dir::Cache=$APTDIR/cache" \
+		-o "Dir::Cache::archives=$APTDIR/archives" \
+		-o APT::Architecture=amd64 -o Acquire::Languages=none \
+		-o Acquire::Check-Valid-Until=false
+}
+
+cmd=${1:-}
+shift || true
+setup
+mkdir -p "$APTDIR/cache"
+case "$cmd" in
+update)
+	# shellcheck disable=SC2046
+	apt-get $(opts) -q update >&2 ;;
+policy)
+	# shellcheck disable=SC2046
+	apt-cache $(opts) policy "$@" ;;
+search)
+	# shellcheck disable=SC2046
+	apt-cache $(opts) search "$@" ;;
+show)
+	# shellcheck disable=SC2046
+	apt-cache $(opts) show "$@" ;;
+download)
+	# shellcheck disable=SC2046
+	apt-get $(opts) -q download "$@" ;;
+mirror)
+	mirror ;;
+*)
+	echo "usage: debian-apt.sh update|policy|search|show|download|mirror" >&2
+	exit 2 ;;
+esac

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install the host packages the build, the tests and the lab need (Debian).
+# Only missing packages are installed, so a warm machine pays one dpkg query.
+set -euo pipefail
+
+PKGS=(
+	make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool
+	libcmocka-dev pkg-config
+	qemu-system-x86 busybox-static cpio xz-utils zstd
+	bc flex bison libssl-dev dwarves kmod rsync
+	python3 jq mandoc
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "host-deps: missing packages: ${missing[*]}; run as root or install them" >&2
+	exit 1
+fi
+echo "host-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
