@@ -24,8 +24,10 @@ struct fgt_sweep {
 	int32_t ret;		/* direct path: alloc_retstack_tasklist()'s return; else inferred */
 	bool ret_known;		/* true when ret came from fexit (direct) */
 	uint64_t begin_ns, end_ns;
-	uint64_t alloc_ns;	/* time spent in the batch allocation */
-	uint64_t walk_ns;	/* time spent walking the task list */
+	uint64_t alloc_ns;	/* batch phase (begin to the last batch alloc's end)
+				 * + the inline allocations' own latencies */
+	uint64_t walk_ns;	/* last batch alloc's end to the walk's end (first FREE,
+				 * else the sweep's end); includes inline allocations */
 };
 
 struct fgt_activation {
@@ -37,7 +39,10 @@ struct fgt_activation {
 	uint64_t nr_threads;	/* threads in the system at the start */
 	uint64_t begin_ns, end_ns;
 	int32_t ret;		/* start_graph_tracing()'s return */
-	bool complete;		/* ACT_END seen */
+	bool complete;		/* ACT_BEGIN and ACT_END both seen */
+	bool implicit;		/* started by a sweep event without ACT_BEGIN (fgraphtop
+				 * started mid-activation, or ACT_BEGIN was lost) */
+	uint64_t lost;		/* events reported lost while it was under way */
 	uint32_t nr_sweeps;
 	struct fgt_sweep *sweeps;	/* nr_sweeps of them */
 	uint64_t served;	/* threads handed a stack, all sweeps */
@@ -50,10 +55,10 @@ struct fgt_activation {
 };
 
 struct fgt_fork_stats {
-	uint64_t allocs, failed;	/* fork-path shadow-stack allocations */
+	uint64_t allocs, failed;	/* fork-path shadow-stack allocations (FORK and IDLE sites) */
 	uint64_t tasks_new;		/* tasks created while fgraph was active */
 	uint64_t tasks_without;		/* ... that were left without a stack */
-	uint64_t idle_allocs;
+	uint64_t idle_allocs;		/* ... of which from ftrace_graph_init_idle_task() */
 	struct fgt_hist lat;		/* per-allocation latency, fork path (ns, log2) */
 };
 
@@ -69,6 +74,11 @@ void fgt_asm_feed(struct fgt_assembler *a, const struct fgt_event *ev);
 /* The activation under way (NULL if none): for live views. */
 const struct fgt_activation *fgt_asm_current(const struct fgt_assembler *a);
 const struct fgt_fork_stats *fgt_asm_fork(const struct fgt_assembler *a);
+/*
+ * Ring-buffer losses: n events never arrived. The activation under way (if any)
+ * records them, so its figures are known to be a lower bound.
+ */
+void fgt_asm_lost(struct fgt_assembler *a, uint64_t n);
 /* Flush an activation that never saw ACT_END (e.g. at exit): reported incomplete. */
 void fgt_asm_flush(struct fgt_assembler *a);
 
