@@ -78,6 +78,7 @@ struct {
 /* An allocation in flight, between the allocator's fentry and fexit. */
 struct inflight {
 	__u64 start_ns;
+	__u64 caller;		/* first frame in a known fgraph range, from fentry's stack */
 	__u64 ptr;
 	__u32 site;
 	__u32 gfp;
@@ -201,6 +202,32 @@ static __always_inline void act_end(__u32 src, int ret)
 	act_list = 0;
 }
 
+static __always_inline bool known_site(__u64 a)
+{
+	return in(a, sweep_lo, sweep_hi) || in(a, start_lo, start_hi) ||
+	       in(a, fork_lo, fork_hi) || in(a, idle_lo, idle_hi);
+}
+
+/*
+ * The tracepoints' call_site is the allocator's _RET_IP_. When our own
+ * fentry/fexit pair is on the allocator, the BPF trampoline calls it, so
+ * _RET_IP_ points into the trampoline: use the caller found by the fentry
+ * program's stack walk instead.
+ */
+static __always_inline __u64 real_call_site(__u64 call_site)
+{
+	struct inflight *f;
+	__u32 tid;
+
+	if (known_site(call_site) || !use_lat)
+		return call_site;
+	tid = cur_tid();
+	f = bpf_map_lookup_elem(&inflight, &tid);
+	if (f && f->caller)
+		return f->caller;
+	return call_site;
+}
+
 /* Which fgraph path made this shadow-stack-sized allocation? */
 static __always_inline __u32 classify(__u64 call_site)
 {
@@ -227,7 +254,7 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	struct inflight *f;
 	__u32 site, tid;
 
-	site = classify(call_site);
+	site = classify(real_call_site(call_site));
 	if (site == FGT_SITE_UNKNOWN)
 		return;
 	if (use_lat) {
@@ -269,7 +296,8 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 		alloc_seen(call_site, (__u64)ptr, gfp_flags, bytes_req);
 		return 0;
 	}
-	if (!direct_act && bytes_req == list_bytes && in(call_site, start_lo, start_hi) && ptr)
+	if (!direct_act && bytes_req == list_bytes && ptr &&
+	    in(real_call_site(call_site), start_lo, start_hi))
 		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
 	return 0;
 }
@@ -384,13 +412,27 @@ int BPF_PROG(fork_exit)
  * Three shapes; src/plan.c picks the functions this kernel uses (see the
  * comments in bpf/calib_feat.bpf.c) and sets the attach targets at run time. */
 
-static __always_inline void lat_enter(void)
+#define CALLER_DEPTH 8
+
+/* Only for shadow-stack-sized allocations while fgraph is active: the stack walk
+ * finds the real caller (the trampoline hides it from the tracepoints). */
+static __always_inline void lat_enter(void *ctx)
 {
 	struct inflight f = {};
+	__u64 ips[CALLER_DEPTH] = {};
+	long n;
 	__u32 tid;
 
 	if (!graph_active())
 		return;
+	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
+#pragma unroll
+	for (int i = 0; i < CALLER_DEPTH; i++) {
+		if (i * 8 < n && known_site(ips[i])) {
+			f.caller = ips[i];
+			break;
+		}
+	}
 	tid = cur_tid();
 	f.start_ns = bpf_ktime_get_ns();
 	bpf_map_update_elem(&inflight, &tid, &f, BPF_ANY);
@@ -436,7 +478,7 @@ SEC("fentry")
 int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
 {
 	if (cache_is_fgraph(s))
-		lat_enter();
+		lat_enter(ctx);
 	return 0;
 }
 
@@ -452,15 +494,15 @@ int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
 SEC("fentry")
 int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 {
-	if (size == shadow_size() && !cachep_addr)
-		lat_enter();
+	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
+		lat_enter(ctx);
 	return 0;
 }
 
 SEC("fexit")
 int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void *ret)
 {
-	if (size == shadow_size() && !cachep_addr)
+	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
 		lat_exit(ret);
 	return 0;
 }
@@ -469,15 +511,15 @@ int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void 
 SEC("fentry")
 int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 {
-	if (size == shadow_size() && !cachep_addr)
-		lat_enter();
+	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
+		lat_enter(ctx);
 	return 0;
 }
 
 SEC("fexit")
 int BPF_PROG(lat_size_exit, size_t size, gfp_t gfp, void *ret)
 {
-	if (size == shadow_size() && !cachep_addr)
+	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
 		lat_exit(ret);
 	return 0;
 }

@@ -1,7 +1,8 @@
-# The main program: its own objects plus every library object in src/
-# (json_writer, hist, ksyms, activation, verdict, prom...), linked statically.
+# The main program: its own objects plus the library of src/src.mk
+# (FGT_LIB_SRCS: json_writer, hist, ksyms, activation, verdict, prom),
+# linked statically into one binary.
 FGT_MAIN_SRCS := src/fgraphtop.c src/plan.c src/output.c
-FGT_LIB_SRCS  := $(filter-out $(FGT_MAIN_SRCS),$(wildcard src/*.c))
+FGT_SRCS      += $(FGT_MAIN_SRCS)
 FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
 FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))
 
@@ -9,4 +10,4 @@ FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))
 $(FGT_MAIN_OBJS): $(BPF_SKELS)
 
 $(BUILD)/fgraphtop: $(FGT_MAIN_OBJS) $(FGT_LIB_OBJS)
-	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -lm -o $@
