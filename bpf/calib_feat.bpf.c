@@ -46,23 +46,25 @@ SEC("?fentry/ftrace_graph_exit_task")
 int BPF_PROG(direct__ftrace_graph_exit_task) { return 0; }
 
 /* ---- attributed path: tracepoints ----
- * tp_btf needs BPF tracing programs (BPF_PROG_TYPE_TRACING) and kernel BTF:
- * a kernel that refuses these refuses every path of fgraphtop.
+ * The kmem ones are raw_tp: tp_btf cannot read their `const void *ptr` on 6.1
+ * and 6.12 (seen; 7.2 accepts it). task_newtask is tp_btf (struct task_struct *).
+ * fentry/fexit/tp_btf all need BPF tracing programs (BPF_PROG_TYPE_TRACING) and
+ * kernel BTF: a kernel refusing them refuses fgraphtop.
  * kmem:kmalloc and kmem:kmem_cache_alloc carry call_site, ptr and gfp; their
  * "node" argument came with 6.1's unification of the NUMA/UMA slab tracepoints
  * (same prototypes in 6.1, 6.12 and 7.2 sources). */
-SEC("?tp_btf/kmalloc")
+SEC("?raw_tp/kmalloc")
 int BPF_PROG(tp__kmalloc) { return 0; }
 
 /* 6.13+ allocate shadow stacks from the "fgraph_stack" kmem_cache (fgraph's
  * switch to a dedicated cache); earlier kernels use kmalloc. */
-SEC("?tp_btf/kmem_cache_alloc")
+SEC("?raw_tp/kmem_cache_alloc")
 int BPF_PROG(tp__kmem_cache_alloc) { return 0; }
 
-SEC("?tp_btf/kfree")
+SEC("?raw_tp/kfree")
 int BPF_PROG(tp__kfree) { return 0; }
 
-SEC("?tp_btf/kmem_cache_free")
+SEC("?raw_tp/kmem_cache_free")
 int BPF_PROG(tp__kmem_cache_free) { return 0; }
 
 SEC("?tp_btf/task_newtask")

@@ -271,7 +271,11 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 
 	enumerate(p);
 	for (i = 0; i < p->nr_probes; i++) {
+		bool tracing = strcmp(p->probes[i].kind, "raw_tp") != 0;
+
 		try_probe(&p->probes[i]);
+		if (!tracing)	/* raw_tp loads even where tracing programs do not */
+			continue;
 		if (!p->probes[i].load_err)
 			any_loaded = true;
 		else if (!p->tracing_err && p->probes[i].load_err != -ESRCH &&
@@ -280,8 +284,8 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 	}
 	if (!any_loaded) {
 		p->tracing_refused = true;
-		snprintf(msg, len, "this kernel refuses BPF tracing programs (loading a "
-			 "tp_btf/fentry program failed: %s); fgraphtop needs "
+		snprintf(msg, len, "this kernel refuses BPF tracing programs (loading "
+			 "fentry/tp_btf programs failed: %s); fgraphtop needs "
 			 "CONFIG_BPF_SYSCALL, CONFIG_BPF_JIT and CONFIG_DEBUG_INFO_BTF, and no "
 			 "lockdown (check `bpftool feature probe`)",
 			 strerror(p->tracing_err ? -p->tracing_err : EINVAL));
@@ -361,8 +365,8 @@ static int figures(const struct fgt_plan *p, struct figure *f)
 	if (p->direct_act)
 		snprintf(act_how, sizeof(act_how), "fentry/fexit %s", p->direct_act_fn);
 	else
-		snprintf(act_how, sizeof(act_how), "tp_btf/kmalloc of the ret_stack_list "
-			 "(%u B) from %s, tp_btf/kfree of it", 32 * 8, p->start.name);
+		snprintf(act_how, sizeof(act_how), "raw_tp/kmalloc of the ret_stack_list "
+			 "(%u B) from %s, raw_tp/kfree of it", 32 * 8, p->start.name);
 	f[n++] = (struct figure){ "activation (trigger, threads, end-to-end)",
 				  p->direct_act ? "direct" : "attributed", act_how };
 	if (p->direct_sweep)
@@ -372,7 +376,7 @@ static int figures(const struct fgt_plan *p, struct figure *f)
 			 "(batches of 32 blocking allocations)");
 	f[n++] = (struct figure){ "sweeps, walk time",
 				  p->direct_sweep ? "direct" : "attributed", sweep_how };
-	snprintf(alloc_how, sizeof(alloc_how), "tp_btf/%s, %s, call_site in %s%s",
+	snprintf(alloc_how, sizeof(alloc_how), "raw_tp/%s, %s, call_site in %s%s",
 		 p->cachep_addr ? "kmem_cache_alloc" : "kmalloc",
 		 p->cachep_addr ? "cache fgraph_stack" : p->shadow_depth ?
 		 "size 50 * sizeof(struct ftrace_ret_stack)" : "size 4096",
