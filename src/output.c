@@ -375,7 +375,6 @@ void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 	enum fgt_verdict v;
 	double walk_max = 0;
 	size_t off = 0;
-	FILE *f;
 
 	v = fgt_verdict_of(a, evidence, sizeof(evidence));
 	fgt_judge_add(&o->judge, a);
@@ -414,8 +413,7 @@ void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 		fprintf(o->f, "  shadow-stack allocation latency, sweep path:\n");
 		fgt_hist_print(o->f, &a->lat, "nsecs", 1);
 	}
-	f = o->f;
-	fflush(f);
+	fflush(o->f);
 }
 
 static void clock_hms(char *buf, size_t len)
