@@ -63,7 +63,7 @@ static void gauge_u64(FILE *f, const char *name, const char *text, uint64_t v)
 static void gauge_dbl(FILE *f, const char *name, const char *text, double v)
 {
 	help(f, name, "gauge", text);
-	fprintf(f, "%s %.9g\n", name, v);
+	fprintf(f, "%s %.15g\n", name, v);	/* epoch seconds need 13+ digits */
 }
 
 int fgt_prom_render(FILE *f, const struct fgt_prom_metrics *m)

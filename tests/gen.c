@@ -91,11 +91,11 @@ static bool alloc(struct gen *g, uint32_t site, uint32_t gfp)
 
 static void free_one(struct gen *g)
 {
-	struct fgt_event ev = { .type = FGT_EV_FREE, .site = FGT_SITE_SWEEP };
+	/* kmem_cache_free's tracepoint fires as the free begins */
+	struct fgt_event ev = { .type = FGT_EV_FREE, .site = FGT_SITE_SWEEP, .ts_ns = g->ts };
 
-	g->ts += FREE_NS;
-	ev.ts_ns = g->ts;
 	emit(g, &ev);
+	g->ts += FREE_NS;
 }
 
 /* The walk of one sweep; start counts reserve stacks handed out. */
