@@ -302,6 +302,18 @@ static void served_runs(const struct fgt_activation *a, char *out, size_t len)
 	}
 }
 
+/* The allocation counters an activation and each of its sweeps share. */
+static void alloc_counts_json(json_writer_t *jw, const char *blocking_name, uint64_t blocking,
+			      uint64_t nonblocking, uint64_t failed_blocking,
+			      uint64_t failed_nonblocking, uint64_t freed)
+{
+	jsonw_uint_field(jw, blocking_name, blocking);
+	jsonw_uint_field(jw, "nonblocking", nonblocking);
+	jsonw_uint_field(jw, "failed_blocking", failed_blocking);
+	jsonw_uint_field(jw, "failed_nonblocking", failed_nonblocking);
+	jsonw_uint_field(jw, "freed", freed);
+}
+
 static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 		     enum fgt_verdict v, const char *evidence)
 {
@@ -328,11 +340,8 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 	jsonw_uint_field(jw, "walk_ns", a->walk_ns);
 	jsonw_name(jw, "allocations");
 	jsonw_start_object(jw);
-	jsonw_uint_field(jw, "blocking", a->blocking);
-	jsonw_uint_field(jw, "nonblocking", a->nonblocking);
-	jsonw_uint_field(jw, "failed_blocking", a->failed_blocking);
-	jsonw_uint_field(jw, "failed_nonblocking", a->failed_nonblocking);
-	jsonw_uint_field(jw, "freed", a->freed);
+	alloc_counts_json(jw, "blocking", a->blocking, a->nonblocking, a->failed_blocking,
+			  a->failed_nonblocking, a->freed);
 	jsonw_end_object(jw);
 	jsonw_name(jw, "per_sweep");
 	jsonw_start_array(jw);
@@ -341,11 +350,8 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 
 		jsonw_start_object(jw);
 		jsonw_uint_field(jw, "served", s->served);
-		jsonw_uint_field(jw, "batch", s->batch);
-		jsonw_uint_field(jw, "nonblocking", s->nonblocking);
-		jsonw_uint_field(jw, "failed_blocking", s->failed_blocking);
-		jsonw_uint_field(jw, "failed_nonblocking", s->failed_nonblocking);
-		jsonw_uint_field(jw, "freed", s->freed);
+		alloc_counts_json(jw, "batch", s->batch, s->nonblocking, s->failed_blocking,
+				  s->failed_nonblocking, s->freed);
 		jsonw_int_field(jw, "ret", s->ret);
 		jsonw_bool_field(jw, "ret_known", s->ret_known);
 		jsonw_uint_field(jw, "walk_ns", s->walk_ns);
