@@ -11,3 +11,9 @@ $(FGT_MAIN_OBJS): $(BPF_SKELS)
 
 $(BUILD)/fgraphtop: $(FGT_MAIN_OBJS) $(FGT_LIB_OBJS)
 	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -lm -o $@
+
+# The unsupported-kernel answer on the machine running the tests (CI: exit 3).
+.PHONY: test-host
+test-host: $(BUILD)/fgraphtop
+	tests/host-status.sh $(BUILD)/fgraphtop
+test: test-host
