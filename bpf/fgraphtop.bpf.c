@@ -300,9 +300,12 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 		alloc_seen(call_site, (__u64)ptr, gfp_flags, bytes_req);
 		return 0;
 	}
-	if (!direct_act && bytes_req == list_bytes && ptr &&
-	    in(real_call_site(call_site), start_lo, start_hi))
+	if (bytes_req != list_bytes || !ptr || !in(real_call_site(call_site), start_lo, start_hi))
+		return 0;
+	if (!direct_act)
 		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
+	else if (act_tid == cur_tid())
+		act_list = (__u64)ptr;	/* so that its kfree is not taken for a stack */
 	return 0;
 }
 
@@ -499,7 +502,7 @@ int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
 SEC("fentry")
 int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 {
-	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
 		lat_enter(ctx);
 	return 0;
 }
@@ -507,7 +510,7 @@ int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 SEC("fexit")
 int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void *ret)
 {
-	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
 		lat_exit(ret);
 	return 0;
 }
@@ -516,7 +519,7 @@ int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void 
 SEC("fentry")
 int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 {
-	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
 		lat_enter(ctx);
 	return 0;
 }
@@ -524,7 +527,7 @@ int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 SEC("fexit")
 int BPF_PROG(lat_size_exit, size_t size, gfp_t gfp, void *ret)
 {
-	if ((size == shadow_size() && !cachep_addr) || (size == list_bytes && !direct_act))
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
 		lat_exit(ret);
 	return 0;
 }
