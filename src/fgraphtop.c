@@ -90,16 +90,34 @@ static int parse_uint(const char *arg, unsigned int min, unsigned int max, unsig
 	return 0;
 }
 
+/* A bad option value: argp's usage line, or with -j a JSON error (JSON mode's
+ * errors are JSON too); both exit FGT_EXIT_USAGE. */
+static void bad_option(struct argp_state *state, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void bad_option(struct argp_state *state, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!env.json)
+		argp_error(state, "%s", msg);
+	fgt_out_error(stdout, true, FGT_EXIT_USAGE, msg);
+	exit(FGT_EXIT_USAGE);
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 'i':
 		if (parse_uint(arg, 1, 86400, &env.interval_s))
-			argp_error(state, "invalid interval: %s (1..86400 seconds)", arg);
+			bad_option(state, "invalid interval: %s (1..86400 seconds)", arg);
 		break;
 	case 'd':
 		if (parse_uint(arg, 1, UINT32_MAX, &env.duration_s))
-			argp_error(state, "invalid duration: %s (seconds, > 0)", arg);
+			bad_option(state, "invalid duration: %s (seconds, > 0)", arg);
 		break;
 	case 'e':
 		env.events = true;
@@ -116,12 +134,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "attributed"))
 			env.path = FGT_PATH_ATTRIBUTED;
 		else
-			argp_error(state, "invalid path: %s (direct or attributed)", arg);
+			bad_option(state, "invalid path: %s (direct or attributed)", arg);
 		break;
 	case OPT_RINGBUF:
 		if (parse_uint(arg, 1, 1024, &env.ringbuf_mb) ||
 		    (env.ringbuf_mb & (env.ringbuf_mb - 1)))
-			argp_error(state, "invalid ring buffer size: %s (MiB, a power of 2, 1..1024)", arg);
+			bad_option(state, "invalid ring buffer size: %s (MiB, a power of 2, 1..1024)", arg);
 		break;
 	case OPT_NO_SCREEN:
 		env.no_screen = true;
@@ -133,7 +151,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: %s", arg);
+		bad_option(state, "unexpected argument: %s", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -300,6 +318,10 @@ int main(int argc, char **argv)
 
 	/* `fgraphtop check` (issue 4) will dispatch here, before argp. */
 	argp_err_exit_status = FGT_EXIT_USAGE;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json") ||
+		    (argv[i][0] == '-' && argv[i][1] != '-' && strchr(argv[i], 'j')))
+			env.json = true;
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)
 		return FGT_EXIT_USAGE;
