@@ -422,6 +422,29 @@ void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 	fflush(o->f);
 }
 
+/* The fork path's cumulative figures, the same in every report. */
+static void fork_json(json_writer_t *jw, const struct fgt_fork_stats *fk)
+{
+	jsonw_name(jw, "fork");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "allocs", fk->allocs);
+	jsonw_uint_field(jw, "failed", fk->failed);
+	jsonw_uint_field(jw, "tasks_new", fk->tasks_new);
+	jsonw_uint_field(jw, "tasks_without_stack", fk->tasks_without);
+	jsonw_uint_field(jw, "idle_allocs", fk->idle_allocs);
+	jsonw_uint_field(jw, "latency_p50_ns", fgt_hist_percentile(&fk->lat, 50));
+	jsonw_uint_field(jw, "latency_max_ns", fk->lat.max);
+	jsonw_end_object(jw);
+}
+
+static void fork_text(FILE *f, const struct fgt_fork_stats *fk)
+{
+	fprintf(f, "fork path: %llu allocations (%llu failed), %llu new tasks, %llu left "
+		"without a stack, %llu idle-task allocations\n", (unsigned long long)fk->allocs,
+		(unsigned long long)fk->failed, (unsigned long long)fk->tasks_new,
+		(unsigned long long)fk->tasks_without, (unsigned long long)fk->idle_allocs);
+}
+
 static void clock_hms(char *buf, size_t len)
 {
 	time_t t = time(NULL);
@@ -446,14 +469,7 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_assembler *as, uint64_
 		jsonw_uint_field(o->jw, "activations", o->nr_acts);
 		jsonw_bool_field(o->jw, "in_progress", cur != NULL);
 		jsonw_uint_field(o->jw, "in_progress_sweeps", cur ? cur->nr_sweeps : 0);
-		jsonw_name(o->jw, "fork");
-		jsonw_start_object(o->jw);
-		jsonw_uint_field(o->jw, "allocs", fk->allocs);
-		jsonw_uint_field(o->jw, "failed", fk->failed);
-		jsonw_uint_field(o->jw, "tasks_new", fk->tasks_new);
-		jsonw_uint_field(o->jw, "tasks_without_stack", fk->tasks_without);
-		jsonw_uint_field(o->jw, "idle_allocs", fk->idle_allocs);
-		jsonw_end_object(o->jw);
+		fork_json(o->jw, fk);
 		jsonw_uint_field(o->jw, "lost", lost);
 		jsonw_string_field(o->jw, "verdict", fgt_verdict_name(o->judge.verdict));
 		jsonw_end_object(o->jw);
@@ -468,10 +484,7 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_assembler *as, uint64_
 			fprintf(o->f, "under way: pid %u (%s), %u sweeps, %llu served so far\n\n",
 				cur->pid, cur->comm, cur->nr_sweeps, (unsigned long long)cur->served);
 		fprintf(o->f, "%s\n", o->last[0] ? o->last : "no activation seen yet\n");
-		fprintf(o->f, "fork path: %llu allocations (%llu failed), %llu new tasks, %llu left "
-			"without a stack, %llu idle\n", (unsigned long long)fk->allocs,
-			(unsigned long long)fk->failed, (unsigned long long)fk->tasks_new,
-			(unsigned long long)fk->tasks_without, (unsigned long long)fk->idle_allocs);
+		fork_text(o->f, fk);
 		if (fk->lat.count)
 			fgt_hist_print(o->f, &fk->lat, "nsecs", 1);
 		fflush(o->f);
@@ -494,15 +507,7 @@ void fgt_out_final(struct fgt_out *o, const struct fgt_assembler *as, uint64_t l
 		jsonw_uint_field(o->jw, "activations", o->nr_acts);
 		jsonw_string_field(o->jw, "verdict", fgt_verdict_name(o->judge.verdict));
 		jsonw_string_field(o->jw, "evidence", o->judge.evidence);
-		jsonw_name(o->jw, "fork");
-		jsonw_start_object(o->jw);
-		jsonw_uint_field(o->jw, "allocs", fk->allocs);
-		jsonw_uint_field(o->jw, "failed", fk->failed);
-		jsonw_uint_field(o->jw, "tasks_new", fk->tasks_new);
-		jsonw_uint_field(o->jw, "tasks_without_stack", fk->tasks_without);
-		jsonw_uint_field(o->jw, "latency_p50_ns", fgt_hist_percentile(&fk->lat, 50));
-		jsonw_uint_field(o->jw, "latency_max_ns", fk->lat.max);
-		jsonw_end_object(o->jw);
+		fork_json(o->jw, fk);
 		jsonw_uint_field(o->jw, "lost", lost);
 		jsonw_end_object(o->jw);
 		return;
@@ -512,9 +517,7 @@ void fgt_out_final(struct fgt_out *o, const struct fgt_assembler *as, uint64_t l
 	fprintf(o->f, "summary: %u activation(s); verdict %s%s%s\n", o->nr_acts,
 		fgt_verdict_name(o->judge.verdict), o->judge.evidence[0] ? ": " : "",
 		o->judge.evidence);
-	fprintf(o->f, "fork path: %llu allocations (%llu failed), %llu new tasks, %llu left "
-		"without a stack\n", (unsigned long long)fk->allocs, (unsigned long long)fk->failed,
-		(unsigned long long)fk->tasks_new, (unsigned long long)fk->tasks_without);
+	fork_text(o->f, fk);
 	if (fk->lat.count) {
 		fprintf(o->f, "shadow-stack allocation latency, fork path:\n");
 		fgt_hist_print(o->f, &fk->lat, "nsecs", 1);
