@@ -272,7 +272,19 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 	enumerate(p);
 	for (i = 0; i < p->nr_probes; i++) {
 		bool tracing = strcmp(p->probes[i].kind, "raw_tp") != 0;
+		const char *name = p->probes[i].prog;
 
+		/* Each successful attach patches kernel text twice (attach, detach):
+		 * do not try allocators this kernel's shadow stacks cannot come from. */
+		if (p->cachep_addr && (!strncmp(name, "lat_csize__", 11) ||
+				       !strncmp(name, "lat_size__", 10))) {
+			p->probes[i].skipped = "not tried: shadow stacks come from the fgraph_stack cache";
+			continue;
+		}
+		if (!p->cachep_addr && !strncmp(name, "lat_cache__", 11)) {
+			p->probes[i].skipped = "not tried: shadow stacks come from kmalloc";
+			continue;
+		}
 		try_probe(&p->probes[i]);
 		if (!tracing)	/* raw_tp loads even where tracing programs do not */
 			continue;
@@ -333,7 +345,9 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 
 const char *fgt_probe_why(const struct fgt_probe *pr, char *buf, size_t len)
 {
-	if (pr->ok)
+	if (pr->skipped)
+		snprintf(buf, len, "%s", pr->skipped);
+	else if (pr->ok)
 		snprintf(buf, len, "attached");
 	else if (pr->load_err == -ESRCH || pr->load_err == -ENOENT)
 		snprintf(buf, len, "load refused (%d): %s not in kernel BTF (absent or inlined)",
@@ -420,7 +434,8 @@ void fgt_plan_explain(const struct fgt_plan *p, FILE *out)
 	for (i = 0; i < p->nr_probes; i++) {
 		const struct fgt_probe *pr = &p->probes[i];
 
-		fprintf(out, "  %-4s %-6s %-32s %s\n", pr->ok ? "ok" : "no", pr->kind, pr->target,
+		fprintf(out, "  %-4s %-6s %-32s %s\n", pr->ok ? "ok" : pr->skipped ? "-" : "no",
+			pr->kind, pr->target,
 			fgt_probe_why(pr, why, sizeof(why)));
 	}
 	fprintf(out, "\nPlan%s:\n", p->pref == FGT_PATH_DIRECT ? " (--path direct)" :
@@ -451,6 +466,7 @@ void fgt_plan_explain_json(const struct fgt_plan *p, json_writer_t *jw)
 		jsonw_start_object(jw);
 		jsonw_string_field(jw, "kind", pr->kind);
 		jsonw_string_field(jw, "target", pr->target);
+		jsonw_bool_field(jw, "tried", !pr->skipped);
 		jsonw_bool_field(jw, "ok", pr->ok);
 		jsonw_int_field(jw, "load_err", pr->load_err);
 		jsonw_int_field(jw, "attach_err", pr->attach_err);

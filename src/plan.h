@@ -28,6 +28,7 @@ struct fgt_probe {
 	int load_err;		/* 0 or -errno */
 	int attach_err;		/* 0 or -errno (only when loaded) */
 	bool ok;		/* loaded and attached */
+	const char *skipped;	/* not tried, and why */
 };
 
 struct fgt_range {
