@@ -201,11 +201,11 @@ static int undo_state_file(const char *path, const char *def_tracefs, char *out,
 		if (!strncmp(line, "pid=", 4))
 			pid = atoi(line + 4);
 		else if (!strncmp(line, "tracefs=", 8) && !def_tracefs)
-			snprintf(tracefs, sizeof(tracefs), "%s", line + 8);
+			snprintf(tracefs, sizeof(tracefs), "%.*s", (int)sizeof(tracefs) - 1, line + 8);
 		else if (!strncmp(line, "instance=", 9))
-			snprintf(inst, sizeof(inst), "%s", line + 9);
+			snprintf(inst, sizeof(inst), "%.*s", (int)sizeof(inst) - 1, line + 9);
 		else if (!strncmp(line, "toplevel=", 9))
-			snprintf(func, sizeof(func), "%s", line + 9);
+			snprintf(func, sizeof(func), "%.*s", (int)sizeof(func) - 1, line + 9);
 	}
 	fclose(f);
 	if (inst[0] && strchr(inst, '/') == NULL && tracefs[0]) {
@@ -375,7 +375,7 @@ static int set_cold_filter(struct fgt_trigger *t, const char *dir)
 		if (ret != -EINVAL && ret != -ENODEV && ret != -ENOENT)
 			return ret;
 		if (ret == -ENOENT && access(dir, F_OK) == 0) {
-			char p[PATH_MAX];
+			char p[PATH_MAX + 32];
 
 			snprintf(p, sizeof(p), "%s/set_ftrace_filter", dir);
 			if (access(p, F_OK))
