@@ -622,6 +622,8 @@ int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch)
 	/* plain: argp prints errors and help itself and exits with status 3;
 	 * --json: the error is an answer object on stdout */
 	argp_err_exit_status = FGT_CHECK_UNKNOWN;
+	if (argc > 0)
+		argv[0] = (char *)"fgraphtop check";	/* argp's name in usage and errors */
 	e = argp_parse(&argp, argc, argv, json ? ARGP_NO_EXIT | ARGP_NO_ERRS : 0, NULL, &a);
 	if (e)
 		return usage_error(json, a.err[0] ? a.err : "invalid option or argument");
