@@ -4,6 +4,9 @@
  * end wakes them all with EOF. Signals are blocked in them, so SIGINT/SIGTERM
  * reach the main thread, which restores the tracing state.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* pipe2 */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
