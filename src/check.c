@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
+#include "clause.h"
 #include "json_writer.h"
 #include "log.h"
 #include "park.h"
@@ -71,19 +72,6 @@ static double epoch_s(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-__attribute__((format(printf, 3, 4)))
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strnlen(buf, len);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
 }
 
 /* ---- activations seen --------------------------------------------------- */
@@ -136,7 +124,7 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 		r->verdict = FGT_CHECK_V_FIXED;
 		r->status = FGT_CHECK_OK;
 		if (j->failures) {
-			append(r->reason, sizeof(r->reason), "; %" PRIu64 " shadow-stack "
+			fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " shadow-stack "
 			       "allocation%s failed", j->failures, j->failures == 1 ? "" : "s");
 			r->status = FGT_CHECK_WARNING;
 		}
@@ -151,13 +139,13 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 		break;
 	}
 	if (r->lost) {
-		append(r->reason, sizeof(r->reason), "; %" PRIu64 " event%s lost", r->lost,
+		fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " event%s lost", r->lost,
 		       r->lost == 1 ? "" : "s");
 		if (r->status == FGT_CHECK_OK)
 			r->status = FGT_CHECK_WARNING;
 	}
 	if (r->verdict == FGT_CHECK_V_UNKNOWN && hint && *hint)
-		append(r->reason, sizeof(r->reason), "; %s", hint);
+		fgt_clause_add(r->reason, sizeof(r->reason), "%s", hint);
 }
 
 static void unknown(struct fgt_check_result *r, const char *fmt, ...)
@@ -397,7 +385,7 @@ cleanup:
 	if (fgt_trig_off(&t, undo, sizeof(undo))) {
 		log_err("%s\n", undo);
 		if (r->status != FGT_CHECK_UNKNOWN || !r->reason[0])
-			append(r->cleaned, sizeof(r->cleaned), "%s%s", r->cleaned[0] ? "; " : "", undo);
+			fgt_clause_add(r->cleaned, sizeof(r->cleaned), "%s", undo);
 	}
 	fgt_park_stop(park);
 	fgt_trig_release(&t);

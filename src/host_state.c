@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include "clause.h"
 #include "host_state.h"
 
 static const char *const tracefs_dirs[] = {
@@ -125,18 +126,14 @@ struct users {
 __attribute__((format(printf, 2, 3)))
 static void add_user(struct users *u, const char *fmt, ...)
 {
-	size_t used = strnlen(u->buf, u->len);
+	char one[512];
 	va_list ap;
 
-	if (u->n++ && used + 2 < u->len) {
-		snprintf(u->buf + used, u->len - used, "; ");
-		used += 2;
-	}
-	if (used < u->len) {
-		va_start(ap, fmt);
-		vsnprintf(u->buf + used, u->len - used, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vsnprintf(one, sizeof(one), fmt, ap);
+	va_end(ap);
+	u->n++;
+	fgt_clause_add(u->buf, u->len, "%s", one);
 }
 
 static void tracers_in_use(const char *tfs, const char *skip, struct users *u)

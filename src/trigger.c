@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include "clause.h"
 #include "host_state.h"
 #include "log.h"
 #include "trigger.h"
@@ -40,23 +41,6 @@ const char *fgt_trig_method_name(enum fgt_trig_method m)
 	case FGT_TRIG_TOPLEVEL:		return "toplevel";
 	default:			return "none";
 	}
-}
-
-__attribute__((format(printf, 3, 4)))
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strnlen(buf, len);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	if (used)
-		used += snprintf(buf + used, len - used, "; ");
-	if (used >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
 }
 
 /* Write s to dir/name (truncating, never creating). 0 or -errno. */
@@ -212,11 +196,11 @@ static int undo_state_file(const char *path, const char *def_tracefs, char *out,
 		int r = remove_instance(tracefs, inst);
 
 		if (r) {
-			append(out, len, "could not remove instance %s left by pid %d: %s",
+			fgt_clause_add(out, len, "could not remove instance %s left by pid %d: %s",
 			       inst, pid, strerror(-r));
 			err = 1;
 		} else {
-			append(out, len, "removed tracefs instance %s left by killed check pid %d",
+			fgt_clause_add(out, len, "removed tracefs instance %s left by killed check pid %d",
 			       inst, pid);
 			n++;
 		}
@@ -226,14 +210,14 @@ static int undo_state_file(const char *path, const char *def_tracefs, char *out,
 		int r = reset_toplevel(tracefs, func, &left_alone);
 
 		if (r) {
-			append(out, len, "could not reset the top-level tracer left by pid %d: %s",
+			fgt_clause_add(out, len, "could not reset the top-level tracer left by pid %d: %s",
 			       pid, strerror(-r));
 			err = 1;
 		} else if (left_alone) {
-			append(out, len, "top-level tracer changed since killed check pid %d: left alone",
+			fgt_clause_add(out, len, "top-level tracer changed since killed check pid %d: left alone",
 			       pid);
 		} else {
-			append(out, len, "reset the top-level tracer left by killed check pid %d", pid);
+			fgt_clause_add(out, len, "reset the top-level tracer left by killed check pid %d", pid);
 			n++;
 		}
 	}
@@ -279,10 +263,10 @@ int fgt_trig_cleanup_stale(const char *tracefs, const char *state_dir, const cha
 			continue;
 		r = remove_instance(tracefs, de->d_name);
 		if (r)
-			append(out, len, "could not remove stray instance %s: %s", de->d_name,
+			fgt_clause_add(out, len, "could not remove stray instance %s: %s", de->d_name,
 			       strerror(-r));
 		else {
-			append(out, len, "removed stray tracefs instance %s", de->d_name);
+			fgt_clause_add(out, len, "removed stray tracefs instance %s", de->d_name);
 			n++;
 		}
 	}
@@ -401,7 +385,7 @@ static int try_instance(struct fgt_trigger *t, char *msg, size_t len)
 	}
 	if (mkdir(dir, 0700)) {
 		ret = -errno;
-		append(msg, len, "instance: cannot create %s: %s", dir, strerror(errno));
+		fgt_clause_add(msg, len, "instance: cannot create %s: %s", dir, strerror(errno));
 		t->instance[0] = '\0';
 		write_state(t);
 		return ret;
@@ -409,20 +393,20 @@ static int try_instance(struct fgt_trigger *t, char *msg, size_t len)
 	/* instances list only the tracers they allow (6.1: no function_graph) */
 	if (read_file(dir, "available_tracers", buf, sizeof(buf)) ||
 	    !strstr(buf, "function_graph")) {
-		append(msg, len, "instance: this kernel does not allow function_graph in "
+		fgt_clause_add(msg, len, "instance: this kernel does not allow function_graph in "
 		       "tracefs instances");
 		return -EOPNOTSUPP;
 	}
 	write_file(dir, "tracing_on", "0");	/* nothing to record: only the 0->1 step matters */
 	ret = set_cold_filter(t, dir);
 	if (ret) {
-		append(msg, len, "instance: cannot limit set_ftrace_filter to a cold function: %s",
+		fgt_clause_add(msg, len, "instance: cannot limit set_ftrace_filter to a cold function: %s",
 		       strerror(-ret));
 		return ret;
 	}
 	ret = write_file(dir, "current_tracer", "function_graph");
 	if (ret) {
-		append(msg, len, "instance: setting function_graph failed: %s", strerror(-ret));
+		fgt_clause_add(msg, len, "instance: setting function_graph failed: %s", strerror(-ret));
 		return ret;
 	}
 	t->method = FGT_TRIG_INSTANCE;
@@ -447,14 +431,14 @@ static int try_kretmulti(struct fgt_trigger *t, char *msg, size_t len)
 	int err = 0;
 
 	if (t->cfg.no_bpf || !t->cfg.fprobe_fgraph) {
-		append(msg, len, "kretprobe.multi: fprobe does not go through fgraph on this "
+		fgt_clause_add(msg, len, "kretprobe.multi: fprobe does not go through fgraph on this "
 		       "kernel (before 6.14)");
 		return -EOPNOTSUPP;
 	}
 	t->prog_fd = load_nop_prog();
 	if (t->prog_fd < 0) {
 		err = -errno;
-		append(msg, len, "kretprobe.multi: cannot load a kprobe_multi program: %s",
+		fgt_clause_add(msg, len, "kretprobe.multi: cannot load a kprobe_multi program: %s",
 		       strerror(errno));
 		return err;
 	}
@@ -474,7 +458,7 @@ static int try_kretmulti(struct fgt_trigger *t, char *msg, size_t len)
 		}
 		err = -errno;
 	}
-	append(msg, len, "kretprobe.multi: attach failed: %s", strerror(-err));
+	fgt_clause_add(msg, len, "kretprobe.multi: attach failed: %s", strerror(-err));
 	return err;
 }
 
@@ -485,20 +469,20 @@ static int try_toplevel(struct fgt_trigger *t, char *msg, size_t len)
 	int ret;
 
 	if (read_file(t->tracefs, "current_tracer", cur, sizeof(cur))) {
-		append(msg, len, "toplevel: cannot read current_tracer: %s", strerror(errno));
+		fgt_clause_add(msg, len, "toplevel: cannot read current_tracer: %s", strerror(errno));
 		return -errno;
 	}
 	if (strcmp(cur, "nop")) {
-		append(msg, len, "toplevel: the top-level tracer is in use (%s), left alone", cur);
+		fgt_clause_add(msg, len, "toplevel: the top-level tracer is in use (%s), left alone", cur);
 		return -EBUSY;
 	}
 	if (read_file(t->tracefs, "set_ftrace_filter", buf, sizeof(buf)) == 0 &&
 	    !filter_is_empty(buf)) {
-		append(msg, len, "toplevel: set_ftrace_filter is in use, left alone");
+		fgt_clause_add(msg, len, "toplevel: set_ftrace_filter is in use, left alone");
 		return -EBUSY;
 	}
 	if (read_file(t->tracefs, "set_event", buf, sizeof(buf)) == 0 && buf[0]) {
-		append(msg, len, "toplevel: trace events are enabled (set_event); a tracer "
+		fgt_clause_add(msg, len, "toplevel: trace events are enabled (set_event); a tracer "
 		       "change would clear their buffer, left alone");
 		return -EBUSY;
 	}
@@ -516,13 +500,13 @@ static int try_toplevel(struct fgt_trigger *t, char *msg, size_t len)
 			break;
 	}
 	if (ret) {
-		append(msg, len, "toplevel: cannot limit set_ftrace_filter to a cold function: %s",
+		fgt_clause_add(msg, len, "toplevel: cannot limit set_ftrace_filter to a cold function: %s",
 		       strerror(-ret));
 		return ret;
 	}
 	ret = write_file(t->tracefs, "current_tracer", "function_graph");
 	if (ret) {
-		append(msg, len, "toplevel: setting function_graph failed: %s", strerror(-ret));
+		fgt_clause_add(msg, len, "toplevel: setting function_graph failed: %s", strerror(-ret));
 		return ret;
 	}
 	t->method = FGT_TRIG_TOPLEVEL;
@@ -552,10 +536,10 @@ int fgt_trig_on(struct fgt_trigger *t, char *msg, size_t len)
 			return 0;
 		fgt_trig_off(t, undo, sizeof(undo));
 	} else {
-		append(msg, len, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		fgt_clause_add(msg, len, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 	}
 	if (undo[0])
-		append(msg, len, "%s", undo);
+		fgt_clause_add(msg, len, "%s", undo);
 	return ret ? ret : -EOPNOTSUPP;
 }
 
@@ -571,7 +555,7 @@ int fgt_trig_off(struct fgt_trigger *t, char *msg, size_t len)
 	if (t->instance[0]) {
 		r = remove_instance(t->tracefs, t->instance);
 		if (r) {
-			append(msg, len, "could not remove instance %s: %s (the next check "
+			fgt_clause_add(msg, len, "could not remove instance %s: %s (the next check "
 			       "removes it)", t->instance, strerror(-r));
 			ret = r;
 		} else {
@@ -583,7 +567,7 @@ int fgt_trig_off(struct fgt_trigger *t, char *msg, size_t len)
 
 		r = reset_toplevel(t->tracefs, t->func, &left_alone);
 		if (r) {
-			append(msg, len, "could not reset the top-level tracer: %s", strerror(-r));
+			fgt_clause_add(msg, len, "could not reset the top-level tracer: %s", strerror(-r));
 			ret = r;
 		} else {
 			t->toplevel_set = false;
