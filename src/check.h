@@ -34,7 +34,25 @@ enum fgt_check_exit {
 };
 #endif
 
-/* What check needs from a BPF session that watches fgraph activations. */
+/*
+ * What check needs from a BPF session that watches fgraph activations.
+ *
+ * Glue still to write (tool-core's session lives inside main() in
+ * src/fgraphtop.c for now): factor main's plan -> open -> configure -> load ->
+ * attach -> ring buffer sequence into a session object, then
+ *   start        = fgt_preflight + fgt_plan_build + that sequence, its assembler
+ *                  created with (cb, cb_ctx); msg = the plan's one-line reason
+ *   graph_active = graph_active_now(skel)
+ *   poll         = ring_buffer__poll(rb, ms)
+ *   busy         = fgt_asm_current(as) != NULL
+ *   lost         = lost_events(skel)
+ *   stop         = fgt_asm_flush + destroy
+ * and dispatch before argp in main():
+ *   if (argc > 1 && !strcmp(argv[1], "check"))
+ *           return fgt_check_main(argc - 1, argv + 1, &session_watch_ops);
+ * Until then fgraphtop check answers not_affected without a session (this
+ * machine), and "unknown: no BPF session" elsewhere.
+ */
 struct fgt_watch_ops {
 	/* Plan, load, attach. Complete activation records go to cb (during
 	 * poll/stop). 0, or -errno with msg: what is wrong and what to do. */
