@@ -2,17 +2,21 @@
 # check-kill: SIGKILL `fgraphtop check --trigger` at random points, then run it
 # again: nothing may be left behind (tracefs instance, tracer, filter, BPF
 # link, state file, temporary metrics file). Args: ROUNDS=N (default 8),
-# PARK=N threads parked by the check (default: its own; more widens the window).
+# MAX_MS=N kill within 0..N ms of the start (default 5000: under TCG loading
+# kallsyms alone takes about a second, so shorter windows miss the trigger),
+# WAIT=S the runs' --timeout (default 10), PARK=N threads parked by the check.
 . /scenarios/lib.sh
 
 rounds=$(fgt_arg ROUNDS 8 "$@")
 park=$(fgt_arg PARK "" "$@")
+max_ms=$(fgt_arg MAX_MS 5000 "$@")
+wait_s=$(fgt_arg WAIT 10 "$@")
 prom=$FGT_RUN/kill.prom
 fails=0
 
-# random delay 0..1.5 s in busybox sh: 0..1499 ms from /dev/urandom
+# random delay in busybox sh: 0..MAX_MS-1 ms from /dev/urandom
 rand_ms() {
-	echo $(( $(od -An -N2 -tu2 /dev/urandom) % 1500 ))
+	echo $(( $(od -An -N2 -tu2 /dev/urandom) % max_ms ))
 }
 
 leftovers() {
@@ -30,7 +34,7 @@ i=0
 while [ $i -lt "$rounds" ]; do
 	i=$((i + 1))
 	ms=$(rand_ms)
-	fgraphtop check --trigger --timeout 20 --prometheus "$prom" ${park:+--park $park} \
+	fgraphtop check --trigger --timeout "$wait_s" --prometheus "$prom" ${park:+--park $park} \
 		> /dev/null 2>&1 &
 	pid=$!
 	usleep $((ms * 1000))
@@ -39,7 +43,7 @@ while [ $i -lt "$rounds" ]; do
 	killed_status=$?
 	before=$(leftovers)
 	# the next run cleans up what the killed one left, then answers
-	out=$(fgraphtop check --trigger --timeout 20 --json 2>&1)
+	out=$(fgraphtop check --trigger --timeout "$wait_s" --json 2>/dev/null)
 	status=$?
 	after=$(leftovers)
 	ok=true
