@@ -68,7 +68,8 @@ newest() {
 }
 
 candidate() {
-	"$APT" policy "$1" | awk '$1 == "Candidate:" { print $2; exit }'
+	# no early exit from awk: with pipefail, SIGPIPE upstream is a failure
+	"$APT" policy "$1" | awk '$1 == "Candidate:" && !v { v = $2 } END { print v }'
 }
 
 # Resolution is redone only when the lists were refreshed, so warm runs just
@@ -210,7 +211,7 @@ lab_localversion() {
 
 # The toolchain shapes the artifacts (inlining, BTF), so it is in the key.
 toolchain() {
-	gcc --version | head -n1
+	gcc --version | sed -n 1p
 	pahole --version 2>/dev/null || echo no-pahole
 }
 
@@ -237,8 +238,9 @@ prepare_source() {
 	[ -f "$SRCROOT/.extracted" ] && return 0
 	local deb tarball
 	deb=$(fetch_deb "$PKG_source_7" "$VER_source_7")
-	tarball=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -m1 -E '^\./usr/src/linux-source-.*\.tar\.xz$') ||
-		die "no source tarball in $deb"
+	tarball=$(dpkg-deb -c "$deb" | awk '$6 ~ /^\.\/usr\/src\/linux-source-.*\.tar\.xz$/ { print $6 }')
+	[ -n "$tarball" ] || die "no source tarball in $deb"
+	tarball=${tarball%%$'\n'*}
 	log "extracting $PKG_source_7 $VER_source_7"
 	rm -rf "$SRCROOT"
 	mkdir -p "$SRCROOT"
@@ -317,14 +319,16 @@ check_build() {
 	case $name in
 	lab-traceable-*)
 		[ -n "$sym" ] || die "$name: alloc_retstack_tasklist is not out of line"
-		objdump -dr "$OBJ/kernel/trace/fgraph.o" | grep -q __fentry__ ||
-			die "$name: fgraph.o has no __fentry__ calls"
+		# objtool turns the __fentry__ calls into nops and lists them in
+		# __mcount_loc: that section is what dynamic ftrace patches.
+		[[ $(readelf -SW "$OBJ/kernel/trace/fgraph.o") == *__mcount_loc* ]] ||
+			die "$name: fgraph.o has no ftrace call sites (__mcount_loc)"
 		;;
 	*)
 		[ -z "$sym" ] || log "note: $name: alloc_retstack_tasklist is out of line"
 		;;
 	esac
-	readelf -S "$OBJ/vmlinux" | grep -q '\.BTF' || die "$name: vmlinux has no BTF"
+	[[ $(readelf -SW "$OBJ/vmlinux") == *" .BTF "* ]] || die "$name: vmlinux has no BTF"
 }
 
 build_lab() {
