@@ -9,7 +9,8 @@
 # {"type":"run",...} line. The console is OUTDIR/console.log.
 # Exit status: the scenario's; 124 on timeout; 126 when the guest's kernel log shows
 # a splat; 125 when the guest did not report (crash). No qemu is left behind.
-# Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir).
+# Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
+# FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -54,7 +55,7 @@ if [ -n "$kimage" ]; then
 	kdir=$(dirname "$kimage")
 	[ -f "$kdir/info.json" ] && info=$kdir/info.json
 else
-	kdir=$("$HERE/kernels.sh" path "$kname") || {
+	kdir=$("${FGT_KERNELS:-$HERE/kernels.sh}" path "$kname") || {
 		echo "run.sh: lab/kernels.sh path $kname failed (try lab/kernels.sh ensure $kname)" >&2
 		exit 2
 	}
