@@ -11,7 +11,9 @@
  *                                    exited (sched:sched_process_exit) between
  *                                    start and stop, from a private tracefs
  *                                    instance: trace events never start fgraph
- *   fgt-oracle bpf [-r READY]        fentry/fexit counter on alloc_retstack_tasklist
+ *   fgt-oracle bpf [-r READY] [-F FUNC]
+ *                                    fentry/fexit counter on alloc_retstack_tasklist
+ *                                    (or FUNC, to check the counter itself)
  *                                    until SIGTERM/SIGINT, then one JSON line;
  *                                    {"attachable":false,...} and status 3 where
  *                                    the function is inlined or not traceable.
@@ -32,6 +34,7 @@
 
 static const char *snap_path = FGT_SNAP_DEFAULT;
 static const char *ev_instance = EV_INSTANCE;
+static const char *target;
 
 static const char *tracefs_base(void)
 {
@@ -166,6 +169,10 @@ static int bpf_counter(const char *ready)
 		err = -errno;
 		goto cleanup;
 	}
+	if (target) {
+		bpf_program__set_attach_target(skel->progs.ars_enter, 0, target);
+		bpf_program__set_attach_target(skel->progs.ars_exit, 0, target);
+	}
 	err = oracle_bpf__load(skel);
 	if (err) {
 		why = "load (alloc_retstack_tasklist not in BTF?)";
@@ -207,7 +214,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: fgt-oracle count|snapshot [-u SNAP]\n"
 			"       fgt-oracle events start|stop [-i NAME]\n"
-			"       fgt-oracle bpf [-r READY]\n");
+			"       fgt-oracle bpf [-r READY] [-F FUNC]\n");
 	exit(2);
 }
 
@@ -228,11 +235,12 @@ int main(int argc, char **argv)
 		sub = argv[2];
 		optind = 3;
 	}
-	while ((opt = getopt(argc, argv, "u:i:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "u:i:r:F:")) != -1) {
 		switch (opt) {
 		case 'u': snap_path = optarg; break;
 		case 'i': ev_instance = optarg; break;
 		case 'r': ready = optarg; break;
+		case 'F': target = optarg; break;
 		default: usage();
 		}
 	}

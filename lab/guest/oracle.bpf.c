@@ -29,11 +29,19 @@ int BPF_PROG(ars_enter)
 	return 0;
 }
 
+/*
+ * The return value through bpf_get_func_ret(), not as the argument after the
+ * last one: a fixed kernel may change the function's parameters.
+ */
 SEC("fexit/alloc_retstack_tasklist")
-int BPF_PROG(ars_exit, void *list, int ret)
+int BPF_PROG(ars_exit)
 {
 	__u64 now = bpf_ktime_get_ns(), d = now - start_ns;
-	__u64 i = calls;
+	__u64 i = calls, rv = 0;
+	int ret;
+
+	bpf_get_func_ret(ctx, &rv);
+	ret = (int)rv;
 
 	last_ns = now;
 	if (i < MAX_CALLS) {
