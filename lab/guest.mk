@@ -41,3 +41,9 @@ $(FGT_TRIGGER): $(LAB_GUEST)/fgt-trigger.c $(LAB_GUEST)/fgt-u.h $(LAB_BUILD)/kre
 
 $(FGT_ORACLE): $(LAB_GUEST)/fgt-oracle.c $(LAB_GUEST)/fgt-u.h $(LAB_BUILD)/oracle.skel.h
 	$(CC) $(LAB_CFLAGS) -I$(LAB_BUILD) -static -o $@ $< -lbpf -lelf -lz
+
+# Smoke and activation on every kernel lab/kernels.sh has now, checked against
+# the oracle, ending with the table.
+.PHONY: lab-test-basic
+lab-test-basic: lab-image
+	tests/lab/basic.sh
