@@ -127,6 +127,9 @@ static int tracefs(int on, unsigned long long *ns, struct ucount *uc)
 		err = write_file(dir, "current_tracer", "nop", ns);
 		if (!err && func)
 			err = write_file(dir, "set_ftrace_filter", "", NULL);
+		/* The instance was made by "on": leave tracefs as found. */
+		if (!err && instance)
+			rmdir(dir);
 		return err;
 	}
 	if (func && (err = write_file(dir, "set_ftrace_filter", func, NULL)))
