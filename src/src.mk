@@ -1,0 +1,8 @@
+# The kernel-independent userspace library: everything here builds and is
+# unit-tested without a kernel (tests/tests.mk). The main program's objects
+# are added by extending FGT_SRCS.
+FGT_LIB_SRCS := src/activation.c src/verdict.c src/hist.c src/ksyms.c \
+		src/json_writer.c src/prom.c
+FGT_LIB_HDRS := src/fgraphtop.h src/activation.h src/verdict.h src/hist.h \
+		src/ksyms.h src/json_writer.h src/log.h src/prom.h
+FGT_SRCS     := $(FGT_LIB_SRCS)
