@@ -209,12 +209,12 @@ run=$(jq -cn --arg kernel "$kname" --arg release "$krelease" --arg version "$kve
 	--arg scenario "$scenario" --argjson args "$(printf '%s\n' "$@" | jq -R . | jq -cs 'map(select(. != ""))')" \
 	--argjson status "$status" --arg gstatus "${gstatus:-}" --argjson splats "$splats" \
 	--argjson seconds "$seconds" --arg accel "$accel" --arg outdir "$outdir" \
-	--argjson timed_out "$timed_out" \
+	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" \
 	'{type: "run", kernel: $kernel, release: $release, version: $version,
 	  scenario: $scenario, args: $args, status: $status,
 	  guest_status: (if $gstatus == "" then null else ($gstatus | tonumber) end),
 	  timed_out: $timed_out, splats: $splats, seconds: $seconds, accel: $accel,
-	  outdir: $outdir}')
+	  append: $append, mem_mb: '"$mem"', cpus: '"$cpus"', outdir: $outdir}')
 echo "$run" >> "$results"
 cat "$results"
 [ "$status" -eq 0 ] || echo "run.sh: status $status; console: $console" >&2

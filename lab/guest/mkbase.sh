@@ -65,8 +65,8 @@ printf 'root:x:0:0:root:/root:/bin/sh\n' > "$stage/etc/passwd"
 printf 'root:x:0:\n' > "$stage/etc/group"
 
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc -R 0:0 --quiet) > "$out.tmp"
-mv "$out.tmp" "$out"
+	cpio --null -o -H newc -R 0:0 --quiet) > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
 # Older bases are dead weight once their inputs have moved on.
 find "$CACHE/guest" -maxdepth 1 -name "base-*.cpio" ! -name "base-$key.cpio" -delete
 echo "$out"
