@@ -7,7 +7,7 @@ Each file is one run (lab/run.sh's results.jsonl). A run gives one row per resul
 line that carries "u" (an activation: U, the oracle's sweeps, its duration), or one
 row for the run itself. Columns: kernel, version, scenario, trigger, U, sweeps
 (oracle; "-" where alloc_retstack_tasklist is not attachable), expected
-max(1, ceil(U/32)), -EAGAIN, activation time, splats, status.
+(max(1, ceil(U/32)) unfixed, 1 on kernels named *fixed*), -EAGAIN, activation time, splats, status.
 """
 import json
 import os
@@ -67,6 +67,9 @@ def rows_of(run_lines):
         exp = o.get("expected_sweeps")
         if exp is None and isinstance(u, int):
             exp = max(1, (u + 31) // 32)
+        # The fix's promise: one sweep whatever U (lab kernels say "fixed").
+        if "fixed" in base["kernel"] and exp is not None:
+            exp = 1
         eagain = oracle.get("eagain") if oracle.get("attachable") else o.get("eagain")
         r = dict(base)
         r.update({
