@@ -1,5 +1,7 @@
 #!/bin/sh
 # tool-act ROUNDS="U:TRIGGER ..." [PATHS="direct attributed"|auto] [FILTER=FUNC] [WAIT=S]
+#          [EXPLAIN=1]
+# EXPLAIN=1 first sends `fgraphtop --explain -j`'s plan (fgt name "explain").
 # One round per U:TRIGGER (TRIGGER tracefs|kretmulti|trace-cmd; a trigger the kernel
 # lacks gives {"type":"activation","supported":false} and the round is skipped).
 # Each round: park U fresh idle threads (the previous round's are reaped), start
@@ -16,6 +18,10 @@ rounds=$(fgt_arg ROUNDS 1000:tracefs "$@")
 filter0=$(fgt_arg FILTER "" "$@")
 wait_s=$(fgt_arg WAIT 1 "$@")
 triggers=$(fgt_triggers)
+if [ "$(fgt_arg EXPLAIN 0 "$@")" = 1 ]; then
+	plan=$(fgraphtop --explain -j)
+	fgt_result "{\"type\":\"fgt\",\"name\":\"explain\",\"rec\":$plan}"
+fi
 
 field() { echo "$1" | sed -n "s/.*\"$2\":\([^,}]*\).*/\1/p"; }
 status=0

@@ -7,7 +7,7 @@
 # activation, turn failslab off. Results per K, besides fgraphtop's lines (name
 # "k-K", see tool-lib.sh):
 #   {"type":"failslab","k":K,"u":U,"objects_before":..,"objects_after":..,
-#    "failslab_left":..,"expected_sweeps":1+floor(K/33)}
+#    "failslab_left":..,"expected_sweeps":1+floor(K/33),"created":..,"exited":..}
 # objects_* are /sys/kernel/slab/fgraph_stack/objects around the activation: with
 # no stack-holding thread exiting meanwhile, after - before = the stacks handed out.
 . /scenarios/lib.sh
@@ -25,7 +25,9 @@ mount -t debugfs none /sys/kernel/debug 2>/dev/null
 fgt-trigger -f "$filter" tracefs on > /dev/null || fgt_die "tracefs on"
 fgt-trigger -f "$filter" tracefs off > /dev/null || fgt_die "tracefs off"
 [ -d $SLAB ] || fgt_die "no $SLAB after the first activation"
-objs() { cut -d' ' -f1 $SLAB/objects; }
+# Objects in use; shrinking first flushes the per-CPU slabs, whose free objects
+# the count would otherwise include.
+objs() { echo 1 > $SLAB/shrink; cut -d' ' -f1 $SLAB/objects; }
 
 status=0
 i=0
@@ -48,17 +50,21 @@ for k in $ks; do
 	echo "$k" > $FS/times
 	fgt_tool_start "k-$k" || status=1
 	before=$(objs)
+	fgt-oracle events start || fgt_log "oracle events unavailable"
 	on=$(fgt-trigger -f "$filter" tracefs on) || status=1
 	sleep 1
 	left=$(cat $FS/times)
 	echo 0 > $SLAB/failslab
 	echo 0 > $FS/times
 	off=$(fgt-trigger -f "$filter" tracefs off) || status=1
+	ev=$(fgt-oracle events stop)
 	after=$(objs)
 	sleep 1
 	u=$(echo "$on" | sed -n 's/.*"u":\([0-9]*\).*/\1/p')
 	fgt_result "$(fgt_json type failslab k "$k" u "${u:-0}" objects_before "$before" \
-		objects_after "$after" failslab_left "$left" expected_sweeps $((1 + k / 33)))"
+		objects_after "$after" failslab_left "$left" expected_sweeps $((1 + k / 33)) \
+		created "$(echo "$ev" | sed -n 's/.*"created":\([0-9]*\).*/\1/p')" \
+		exited "$(echo "$ev" | sed -n 's/.*"exited":\([0-9]*\).*/\1/p')")"
 	fgt_tool_stop "k-$k" || status=1
 done
 for p in $(cat $FGT_RUN/parked.pids); do kill "$p"; wait "$p"; done 2>/dev/null
