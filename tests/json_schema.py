@@ -22,7 +22,7 @@ EXIT_CODES = {0: "ok", 1: "error", 2: "usage", 3: "no_fgraph", 4: "no_permission
 
 FORK = {"allocs": INT, "failed": INT, "tasks_new": INT, "tasks_without_stack": INT,
         "idle_allocs": INT, "latency_p50_ns": INT, "latency_max_ns": INT}
-TRIGGER = {"pid": INT, "tid": INT, "comm": STR, "stack": (ARR, STR)}
+TRIGGER = {"pid": INT, "tid": INT, "comm": STR, "via": STR, "stack": (ARR, STR)}
 ALLOCS = {"blocking": INT, "nonblocking": INT, "failed_blocking": INT,
           "failed_nonblocking": INT, "freed": INT}
 PER_SWEEP = {"served": INT, "batch": INT, "nonblocking": INT, "failed_blocking": INT,

@@ -137,6 +137,8 @@ static void test_json_activation(void **state)
 	assert_int_equal(count(t, "\n"), 3);
 	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"activation\","), 1);
 	assert_non_null(strstr(t, "\"sweeps\":32,\"served\":1000,"));
+	/* No stack map here: the trigger's way in is unknown, the stack empty. */
+	assert_non_null(strstr(t, "\"via\":\"unknown\",\"stack\":[]},"));
 	assert_non_null(strstr(t, "\"allocations\":{\"blocking\":1024,\"nonblocking\":0,"
 				  "\"failed_blocking\":0,\"failed_nonblocking\":0,\"freed\":24}"));
 	assert_int_equal(count(t, "\"ret\":-11,\"ret_known\":"), 31);
