@@ -4,9 +4,9 @@ TEST_BUILD    := $(BUILD)/tests
 TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 		 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
-TEST_LDLIBS   := -lcmocka -lm
+TEST_LDLIBS   := -lcmocka -lm -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c
-UNIT_TESTS    := json hist ksyms activation verdict prom
+UNIT_TESTS    := json hist ksyms activation verdict prom check_kernel_id check_host check_trigger check
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 
 $(TEST_BUILD):
