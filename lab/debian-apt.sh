@@ -6,6 +6,7 @@
 #   debian-apt.sh update            refresh the private package lists
 #   debian-apt.sh policy PKG...     apt-cache policy through the private view
 #   debian-apt.sh search REGEX      apt-cache search
+#   debian-apt.sh pkgnames PREFIX   package names starting with PREFIX (fast)
 #   debian-apt.sh download PKG...   apt-get download into the current directory
 #   debian-apt.sh mirror            print the mirror URI in use
 set -euo pipefail
@@ -51,7 +52,10 @@ opts() {
 		-o "Dir::State::status=$APTDIR/etc/status" \
 		-o "Dir::Cache=$APTDIR/cache" \
 		-o "Dir::Cache::archives=$APTDIR/archives" \
+		-o "Dir::Cache::pkgcache=$APTDIR/cache/pkgcache.bin" \
+		-o "Dir::Cache::srcpkgcache=$APTDIR/cache/srcpkgcache.bin" \
 		-o APT::Architecture=amd64 -o Acquire::Languages=none \
+		-o APT::Sandbox::User=root \
 		-o Acquire::Check-Valid-Until=false
 }
 
@@ -69,6 +73,9 @@ policy)
 search)
 	# shellcheck disable=SC2046
 	apt-cache $(opts) search "$@" ;;
+pkgnames)
+	# shellcheck disable=SC2046
+	apt-cache $(opts) pkgnames "$@" ;;
 show)
 	# shellcheck disable=SC2046
 	apt-cache $(opts) show "$@" ;;
@@ -78,6 +85,6 @@ download)
 mirror)
 	mirror ;;
 *)
-	echo "usage: debian-apt.sh update|policy|search|show|download|mirror" >&2
+	echo "usage: debian-apt.sh update|policy|search|pkgnames|show|download|mirror" >&2
 	exit 2 ;;
 esac

@@ -1,0 +1,9 @@
+# lab/lab.mk: the lab, driven from the top-level Makefile.
+# Kernels are fetched (Debian's) or built (ours) once into $(FGT_CACHE) by
+# lab/kernels.sh, keyed by their inputs, so a warm `make lab` is a no-op.
+
+.PHONY: lab lab-kernels
+lab: lab-kernels
+
+lab-kernels:
+	lab/kernels.sh ensure all
