@@ -109,6 +109,8 @@ static void bad_option(struct argp_state *state, const char *fmt, ...)
 	exit(FGT_EXIT_USAGE);
 }
 
+static const char *bad_arg;	/* what getopt refused, for the JSON error */
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
@@ -153,6 +155,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		bad_option(state, "unexpected argument: %s", arg);
+		break;
+	case ARGP_KEY_ERROR:
+		/* getopt refused argv[next - 1] (unknown option, missing value). */
+		if (state->next > 0 && state->next <= state->argc)
+			bad_arg = state->argv[state->next - 1];
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -214,9 +221,17 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--json") ||
 		    (argv[i][0] == '-' && argv[i][1] != '-' && strchr(argv[i], 'j')))
 			env.json = true;
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (err)
+	/* With -j, argp prints nothing itself (ARGP_NO_ERRS): an unknown option or a
+	 * missing value is a JSON error like every other one. */
+	err = argp_parse(&argp, argc, argv, env.json ? ARGP_NO_ERRS : 0, NULL, NULL);
+	if (err) {
+		if (env.json) {
+			snprintf(msg, sizeof(msg), "unrecognized option or missing value: %s "
+				 "(fgraphtop --help lists the options)", bad_arg ? bad_arg : "?");
+			fgt_out_error(stdout, true, FGT_EXIT_USAGE, msg);
+		}
 		return FGT_EXIT_USAGE;
+	}
 
 	libbpf_set_print(libbpf_print_fn);
 	signal(SIGINT, sig_handler);
