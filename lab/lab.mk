@@ -7,3 +7,5 @@ lab: lab-kernels
 
 lab-kernels:
 	lab/kernels.sh ensure all
+
+-include lab/guest.mk
