@@ -17,7 +17,24 @@ LDFLAGS    += -static
 .PHONY: all
 all: $(BUILD)/fgraphtop
 
+# BPF objects and their skeletons (CO-RE against vmlinux/$(ARCH)/vmlinux.h).
+BPF_CFLAGS := -g -O2 -Wall -Wno-missing-declarations -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Isrc -Ibpf
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c src/fgraphtop.h $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+# Userspace objects: every src/*.c, one rule.
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
 -include src/src.mk
+-include src/fgraphtop.mk
 -include tests/tests.mk
 -include lab/lab.mk
 -include lab/bench.mk

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fgraphtop: watch the function-graph tracer hand out per-thread shadow
+ * stacks on its 0 -> 1 step. See docs/EVENTS.md for the vocabulary.
+ *
+ * Two observation paths, chosen per metric by src/plan.c from real
+ * load-and-attach attempts (bpf/calib_feat.bpf.c):
+ *  - direct: fentry/fexit on the fgraph functions themselves (only kernels
+ *    built with ftrace instrumentation in kernel/trace/fgraph.c);
+ *  - attributed: the slab allocator's tracepoints (call_site inside the
+ *    kallsyms range of the function holding the inlined sweep, plus the
+ *    shadow-stack size or cache) and the new task itself.
+ *
+ * Only fentry/fexit/tp_btf: fgraphtop must never cause the 0 -> 1 step it
+ * watches (kprobe_multi with a return handler would, via fprobe).
+ *
+ * Overhead: allocator probes are always on, so every one of them rejects
+ * allocations that are not shadow stacks by comparing size/cache/call_site
+ * with read-only data before touching any map.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "fgraphtop.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define EAGAIN_ 11
+
+/* ---- set by userspace between open and load (src/fgraphtop.c) ---- */
+
+/* Function holding the sweep: alloc_retstack_tasklist where out of line, else
+ * register_ftrace_graph (into which it is inlined on stock kernels). */
+const volatile __u64 sweep_lo = 0, sweep_hi = 0;
+/* Function holding the ret_stack_list kcalloc: start_graph_tracing or the
+ * function it is inlined into. */
+const volatile __u64 start_lo = 0, start_hi = 0;
+const volatile __u64 fork_lo = 0, fork_hi = 0;	/* ftrace_graph_init_task */
+const volatile __u64 idle_lo = 0, idle_hi = 0;	/* ftrace_graph_init_idle_task */
+const volatile __u64 exit_lo = 0, exit_hi = 0;	/* ftrace_graph_exit_task */
+const volatile __u64 rth_addr = 0;		/* return_to_handler */
+const volatile __u64 graph_active_addr = 0;	/* &ftrace_graph_active */
+const volatile __u64 nr_threads_addr = 0;	/* &nr_threads */
+const volatile __u64 cachep_addr = 0;		/* &fgraph_stack_cachep, 6.13+ only */
+/* Shadow-stack size. 6.1 .. 6.7: kmalloc_array(FTRACE_RETFUNC_DEPTH, sizeof(struct
+ * ftrace_ret_stack)), so userspace sets shadow_depth = 50 and the size comes from
+ * CO-RE; 6.8+ (ret_stack became unsigned long *): SHADOW_STACK_SIZE, 4096. */
+const volatile __u32 shadow_depth = 0;
+const volatile __u32 shadow_bytes = 4096;
+/* kcalloc(FTRACE_RETSTACK_ALLOC_SIZE, sizeof(void *)): marks ACT_BEGIN (attributed). */
+const volatile __u32 list_bytes = 32 * 8;
+const volatile bool direct_act = false;		/* ACT/SWEEP from fentry/fexit */
+const volatile bool direct_fork = false;	/* TASK_NEW from fexit ftrace_graph_init_task */
+const volatile bool use_lat = false;		/* allocator fentry/fexit attached: fexit emits ALLOC */
+
+/* ---- maps ---- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);		/* resized by --ringbuf */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 256);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, FGT_MAX_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* An allocation in flight, between the allocator's fentry and fexit. */
+struct inflight {
+	__u64 start_ns;
+	__u64 caller;		/* first frame in a known fgraph range, from fentry's stack */
+	__u64 ptr;
+	__u32 site;
+	__u32 gfp;
+	__u32 size;
+	__u32 ok;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+/* Threads inside copy_process() while fgraph is active (fork-path context for
+ * allocations whose call_site reads return_to_handler). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} in_fork SEC(".maps");
+
+/* ---- state read by userspace through the skeleton ---- */
+
+__u32 act_tid;		/* thread inside the 0 -> 1 step, 0 if none */
+__u64 act_list;		/* attributed: the ret_stack_list pointer */
+__u64 act_begin_ns;
+__u64 sweep_begin_ns;
+__u32 last_graph_active;	/* ftrace_graph_active seen by the last new task */
+__u64 newtask_seen;
+
+static __always_inline __u32 shadow_size(void)
+{
+	if (shadow_depth)
+		return shadow_depth * bpf_core_type_size(struct ftrace_ret_stack);
+	return shadow_bytes;
+}
+
+static __always_inline bool in(__u64 a, __u64 lo, __u64 hi)
+{
+	return lo && a >= lo && a < hi;
+}
+
+static __always_inline int graph_active(void)
+{
+	int v = 0;
+
+	if (graph_active_addr)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)graph_active_addr);
+	return v;
+}
+
+static __always_inline __u32 cur_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static struct fgt_event *reserve(__u32 type, __u32 src)
+{
+	struct fgt_event *e;
+	__u64 id;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+		if (n)
+			*n += 1;
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	id = bpf_get_current_pid_tgid();
+	e->ts_ns = bpf_ktime_get_ns();
+	e->type = type;
+	e->src = src;
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->cpu = bpf_get_smp_processor_id();
+	e->stack_id = -1;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
+{
+	struct fgt_event *e;
+	__u64 n = 0;
+
+	act_tid = cur_tid();
+	act_list = list;
+	act_begin_ns = bpf_ktime_get_ns();
+	e = reserve(FGT_EV_ACT_BEGIN, src);
+	if (!e)
+		return;
+	if (nr_threads_addr) {
+		int v = 0;
+
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)nr_threads_addr);
+		n = v;
+	}
+	e->nr_threads = n;
+	e->ptr = list;
+	e->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void act_end(__u32 src, int ret)
+{
+	struct fgt_event *e;
+
+	e = reserve(FGT_EV_ACT_END, src);
+	if (e) {
+		e->ret = ret;
+		e->ptr = act_list;
+		e->dur_ns = e->ts_ns - act_begin_ns;
+		bpf_ringbuf_submit(e, 0);
+	}
+	act_tid = 0;
+	act_list = 0;
+}
+
+static __always_inline bool known_site(__u64 a)
+{
+	return in(a, sweep_lo, sweep_hi) || in(a, start_lo, start_hi) ||
+	       in(a, fork_lo, fork_hi) || in(a, idle_lo, idle_hi);
+}
+
+/*
+ * The tracepoints' call_site is the allocator's _RET_IP_. When our own
+ * fentry/fexit pair is on the allocator, the BPF trampoline calls it, so
+ * _RET_IP_ points into the trampoline: use the caller found by the fentry
+ * program's stack walk instead.
+ */
+static __always_inline __u64 real_call_site(__u64 call_site)
+{
+	struct inflight *f;
+	__u32 tid;
+
+	if (known_site(call_site) || !use_lat)
+		return call_site;
+	tid = cur_tid();
+	f = bpf_map_lookup_elem(&inflight, &tid);
+	if (f && f->caller)
+		return f->caller;
+	return call_site;
+}
+
+/* Which fgraph path made this shadow-stack-sized allocation? */
+static __always_inline __u32 classify(__u64 call_site)
+{
+	__u32 tid;
+
+	if (in(call_site, idle_lo, idle_hi))
+		return FGT_SITE_IDLE;
+	if (in(call_site, fork_lo, fork_hi))
+		return FGT_SITE_FORK;
+	if (in(call_site, sweep_lo, sweep_hi))
+		return FGT_SITE_SWEEP;
+	tid = cur_tid();
+	if (direct_act && act_tid == tid)
+		return FGT_SITE_SWEEP;
+	/* function_graph rewrote the allocator's return address: judge by context */
+	if (rth_addr && call_site == rth_addr && bpf_map_lookup_elem(&in_fork, &tid))
+		return FGT_SITE_FORK;
+	return FGT_SITE_UNKNOWN;
+}
+
+static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __u32 size)
+{
+	struct fgt_event *e;
+	struct inflight *f;
+	__u32 site, tid;
+
+	site = classify(real_call_site(call_site));
+	if (site == FGT_SITE_UNKNOWN)
+		return;
+	if (use_lat) {
+		tid = cur_tid();
+		f = bpf_map_lookup_elem(&inflight, &tid);
+		if (f) {
+			f->site = site;
+			f->ptr = ptr;
+			f->gfp = gfp;
+			f->size = size;
+			f->ok = ptr != 0;
+			return;	/* the allocator's fexit emits it, with its latency */
+		}
+	}
+	e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
+	if (!e)
+		return;
+	e->ptr = ptr;
+	e->site = site;
+	e->gfp = gfp;
+	e->size = size;
+	e->ok = ptr != 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* ================= attributed path: kmem tracepoints =================
+ * raw_tp, not tp_btf: their `const void *ptr` argument makes tp_btf refuse to
+ * read it up to at least 6.12 ("func 'kmalloc' arg1 type UNKNOWN is not a
+ * struct"; 7.2's verifier reads void * arguments as scalars). raw_tp reads the
+ * same arguments untyped, with the same cost.
+ * Prototypes identical in 6.1, 6.12 and 7.2 (include/trace/events/kmem.h):
+ *   kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node)
+ *   kmem_cache_alloc(call_site, ptr, s, gfp_flags, node)
+ *   kfree(call_site, ptr)
+ *   kmem_cache_free(call_site, ptr, s)
+ */
+
+SEC("raw_tp/kmalloc")
+int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
+	     size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags)
+{
+	if (bytes_req == shadow_size() && !cachep_addr) {
+		alloc_seen(call_site, (__u64)ptr, gfp_flags, bytes_req);
+		return 0;
+	}
+	if (bytes_req != list_bytes || !ptr || !in(real_call_site(call_site), start_lo, start_hi))
+		return 0;
+	if (!direct_act)
+		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
+	else if (act_tid == cur_tid())
+		act_list = (__u64)ptr;	/* so that its kfree is not taken for a stack */
+	return 0;
+}
+
+SEC("raw_tp/kmem_cache_alloc")
+int BPF_PROG(tp_kmem_cache_alloc, unsigned long call_site, const void *ptr,
+	     struct kmem_cache *s, gfp_t gfp_flags)
+{
+	__u64 c = 0;
+
+	if (!cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
+		return 0;
+	bpf_probe_read_kernel(&c, sizeof(c), (void *)cachep_addr);
+	if ((__u64)s != c)
+		return 0;
+	alloc_seen(call_site, (__u64)ptr, gfp_flags, shadow_size());
+	return 0;
+}
+
+static __always_inline void free_seen(__u64 call_site, __u64 ptr)
+{
+	struct fgt_event *e;
+
+	if (in(call_site, exit_lo, exit_hi)) {
+		e = reserve(FGT_EV_TASK_EXIT, FGT_SRC_ATTRIBUTED);
+		if (e) {
+			e->ptr = ptr;
+			e->target_tid = cur_tid();
+			bpf_ringbuf_submit(e, 0);
+		}
+		return;
+	}
+	if (!in(call_site, sweep_lo, sweep_hi) && !in(call_site, start_lo, start_hi))
+		return;
+	if (!ptr)
+		return;
+	if (!act_tid || act_tid != cur_tid())
+		return;
+	if (ptr == act_list) {
+		if (!direct_act)
+			act_end(FGT_SRC_ATTRIBUTED, 0);
+		return;
+	}
+	e = reserve(FGT_EV_FREE, direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED);
+	if (e) {
+		e->ptr = ptr;
+		e->site = FGT_SITE_SWEEP;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+SEC("raw_tp/kfree")
+int BPF_PROG(tp_kfree, unsigned long call_site, const void *ptr)
+{
+	free_seen(call_site, (__u64)ptr);
+	return 0;
+}
+
+SEC("raw_tp/kmem_cache_free")
+int BPF_PROG(tp_kmem_cache_free, unsigned long call_site, const void *ptr)
+{
+	if (!cachep_addr)
+		return 0;
+	free_seen(call_site, (__u64)ptr);
+	return 0;
+}
+
+/* The new task itself: did ftrace_graph_init_task() give it a stack? */
+SEC("tp_btf/task_newtask")
+int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
+{
+	struct fgt_event *e;
+	int active = graph_active();
+
+	last_graph_active = active;
+	newtask_seen++;
+	if (!active || direct_fork)
+		return 0;
+	e = reserve(FGT_EV_TASK_NEW, FGT_SRC_ATTRIBUTED);
+	if (!e)
+		return 0;
+	e->target_tid = BPF_CORE_READ(task, pid);
+	e->ok = BPF_CORE_READ(task, ret_stack) != NULL;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* Fork-path context while fgraph is active. */
+SEC("fentry/copy_process")
+int BPF_PROG(fork_enter)
+{
+	__u32 tid;
+	__u8 one = 1;
+
+	if (!graph_active())
+		return 0;
+	tid = cur_tid();
+	bpf_map_update_elem(&in_fork, &tid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("fexit/copy_process")
+int BPF_PROG(fork_exit)
+{
+	__u32 tid = cur_tid();
+
+	bpf_map_delete_elem(&in_fork, &tid);
+	return 0;
+}
+
+/* ================= allocator latency: fentry/fexit =================
+ * Three shapes; src/plan.c picks the functions this kernel uses (see the
+ * comments in bpf/calib_feat.bpf.c) and sets the attach targets at run time. */
+
+#define CALLER_DEPTH 8
+
+/* Only for shadow-stack-sized allocations while fgraph is active: the stack walk
+ * finds the real caller (the trampoline hides it from the tracepoints). */
+static __always_inline void lat_enter(void *ctx)
+{
+	struct inflight f = {};
+	__u64 ips[CALLER_DEPTH] = {};
+	long n;
+	__u32 tid;
+
+	if (!graph_active())
+		return;
+	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
+#pragma unroll
+	for (int i = 0; i < CALLER_DEPTH; i++) {
+		if (i * 8 < n && known_site(ips[i])) {
+			f.caller = ips[i];
+			break;
+		}
+	}
+	tid = cur_tid();
+	f.start_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&inflight, &tid, &f, BPF_ANY);
+}
+
+static __always_inline void lat_exit(void *ret)
+{
+	struct inflight *f;
+	struct fgt_event *e;
+	__u32 tid = cur_tid();
+	__u64 now = bpf_ktime_get_ns();
+
+	f = bpf_map_lookup_elem(&inflight, &tid);
+	if (!f)
+		return;
+	if (f->site) {
+		e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
+		if (e) {
+			e->dur_ns = now - f->start_ns;
+			e->ptr = (__u64)ret;
+			e->site = f->site;
+			e->gfp = f->gfp;
+			e->size = f->size;
+			e->ok = ret != NULL;
+			bpf_ringbuf_submit(e, 0);
+		}
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+}
+
+static __always_inline bool cache_is_fgraph(struct kmem_cache *s)
+{
+	__u64 c = 0;
+
+	/* a merged cache's object_size can exceed ours by less than a word */
+	if (!cachep_addr || s->object_size - shadow_size() >= 8)
+		return false;
+	bpf_probe_read_kernel(&c, sizeof(c), (void *)cachep_addr);
+	return (__u64)s == c;
+}
+
+/* kmem_cache_alloc(s, gfp) shape */
+SEC("fentry")
+int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
+{
+	if (cache_is_fgraph(s))
+		lat_enter(ctx);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
+{
+	if (cache_is_fgraph(s))
+		lat_exit(ret);
+	return 0;
+}
+
+/* kmalloc_trace / __kmalloc_cache_noprof(s, gfp, size) shape */
+SEC("fentry")
+int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
+{
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+		lat_enter(ctx);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void *ret)
+{
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+		lat_exit(ret);
+	return 0;
+}
+
+/* __kmalloc / __kmalloc_noprof(size, gfp) shape */
+SEC("fentry")
+int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
+{
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+		lat_enter(ctx);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(lat_size_exit, size_t size, gfp_t gfp, void *ret)
+{
+	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+		lat_exit(ret);
+	return 0;
+}
+
+/* ================= direct path: the fgraph functions themselves ================= */
+
+/* start_graph_tracing() runs only on the 0 -> 1 step. */
+SEC("fentry/start_graph_tracing")
+int BPF_PROG(d_start_enter)
+{
+	act_begin(ctx, FGT_SRC_DIRECT, 0);
+	return 0;
+}
+
+SEC("fexit/start_graph_tracing")
+int BPF_PROG(d_start_exit, int ret)
+{
+	if (act_tid == cur_tid())
+		act_end(FGT_SRC_DIRECT, ret);
+	return 0;
+}
+
+/* register_ftrace_graph() holding the inlined start_graph_tracing(): only the
+ * call that finds ftrace_graph_active == 0 is a 0 -> 1 step. */
+SEC("fentry/register_ftrace_graph")
+int BPF_PROG(d_reg_enter)
+{
+	if (graph_active() == 0)
+		act_begin(ctx, FGT_SRC_DIRECT, 0);
+	return 0;
+}
+
+SEC("fexit/register_ftrace_graph")
+int BPF_PROG(d_reg_exit, void *gops, int ret)
+{
+	if (act_tid == cur_tid())
+		act_end(FGT_SRC_DIRECT, ret);
+	return 0;
+}
+
+SEC("fentry/alloc_retstack_tasklist")
+int BPF_PROG(d_sweep_enter)
+{
+	struct fgt_event *e;
+
+	sweep_begin_ns = bpf_ktime_get_ns();
+	e = reserve(FGT_EV_SWEEP_BEGIN, FGT_SRC_DIRECT);
+	if (e)
+		bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("fexit/alloc_retstack_tasklist")
+int BPF_PROG(d_sweep_exit, void *list, int ret)
+{
+	struct fgt_event *e;
+
+	e = reserve(FGT_EV_SWEEP_END, FGT_SRC_DIRECT);
+	if (e) {
+		e->ret = ret;
+		e->dur_ns = e->ts_ns - sweep_begin_ns;
+		bpf_ringbuf_submit(e, 0);
+	}
+	return 0;
+}
+
+SEC("fexit/ftrace_graph_init_task")
+int BPF_PROG(d_fork_exit, struct task_struct *t)
+{
+	struct fgt_event *e;
+
+	if (!graph_active())
+		return 0;
+	e = reserve(FGT_EV_TASK_NEW, FGT_SRC_DIRECT);
+	if (!e)
+		return 0;
+	e->target_tid = BPF_CORE_READ(t, pid);
+	e->ok = BPF_CORE_READ(t, ret_stack) != NULL;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The fleet path end to end: `fgraphtop check --trigger --prometheus` on several
+# guest kernels (lab/run.sh -s check-prom), each textfile served by its own real
+# node_exporter (Debian's package) on 127.0.0.1, one real Prometheus scraping
+# them every second, and the docs/fleet.md query over Prometheus's HTTP API:
+# it must return exactly the unfixed kernels.
+#
+#   lab/fleet-e2e.sh [-k "KERNEL..."] [--synthetic]
+#
+# Kernels (default: debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed):
+# expected not fixed unless the name ends in -fixed. --synthetic skips the
+# guests and renders the textfiles with the check's own writer
+# (tests/check_prom_sample.c): for developing the Prometheus side only.
+# Loopback only; every wait is bounded; every process started is killed on exit.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
+KERNELS="debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed"
+SYNTHETIC=false
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k) KERNELS=$2; shift 2 ;;
+	--synthetic) SYNTHETIC=true; shift ;;
+	*) echo "usage: $0 [-k \"KERNEL...\"] [--synthetic]" >&2; exit 2 ;;
+	esac
+done
+
+WORK=$(mktemp -d /tmp/fgt-fleet.XXXXXX)
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+log() { echo "fleet-e2e: $*" >&2; }
+die() { log "FAIL: $*"; exit 1; }
+
+# --- Debian's prometheus and node_exporter, extracted, never installed ----
+PROMDIR=$CACHE/prom
+BIN=$PROMDIR/root/usr/bin
+if [ ! -x "$BIN/prometheus" ] || [ ! -x "$BIN/prometheus-node-exporter" ]; then
+	mkdir -p "$PROMDIR/debs"
+	(cd "$PROMDIR/debs" && "$ROOT/lab/debian-apt.sh" update &&
+		"$ROOT/lab/debian-apt.sh" download prometheus/bookworm \
+			prometheus-node-exporter/bookworm) >&2
+	for d in "$PROMDIR"/debs/*.deb; do dpkg-deb -x "$d" "$PROMDIR/root"; done
+fi
+log "$("$BIN/prometheus" --version 2>&1 | head -n1)"
+log "$("$BIN/prometheus-node-exporter" --version 2>&1 | head -n1)"
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# --- one textfile per kernel --------------------------------------------
+declare -A EXPECT
+for k in $KERNELS; do
+	mkdir -p "$WORK/tf/$k"
+	case $k in *-fixed) EXPECT[$k]=fixed ;; *) EXPECT[$k]=not_fixed ;; esac
+	if $SYNTHETIC; then
+		if [ ! -x "$WORK/fgt-prom-sample" ]; then
+			cc -O1 -D_GNU_SOURCE -I"$ROOT/src" -o "$WORK/fgt-prom-sample" \
+				"$ROOT/tests/check_prom_sample.c" "$ROOT/src/prom.c"
+		fi
+		"$WORK/fgt-prom-sample" "$WORK/tf/$k/fgraphtop.prom" "${EXPECT[$k]}" \
+			"synthetic-$k" "$(printf %s "$k" | sha1sum | cut -c1-40)"
+	else
+		out=$WORK/run-$k
+		status=0
+		timeout 900 "$ROOT/lab/run.sh" -k "$k" -s check-prom -t 600 -o "$out" -- TIMEOUT=60 \
+			> "$WORK/results-$k.jsonl" || status=$?
+		[ "$status" -eq 0 ] || die "$k: lab/run.sh check-prom exited $status (see $out)"
+		jq -r 'select(.type == "check") | .answer | "\(.verdict) \(.reason)"' \
+			"$WORK/results-$k.jsonl" | sed "s/^/fleet-e2e: $k: /" >&2
+		jq -r 'select(.type == "prom") | .textfile_b64' "$WORK/results-$k.jsonl" |
+			base64 -d > "$WORK/tf/$k/fgraphtop.prom"
+		[ -s "$WORK/tf/$k/fgraphtop.prom" ] || die "$k: no textfile in the results"
+	fi
+	"$BIN/promtool" check metrics < "$WORK/tf/$k/fgraphtop.prom" ||
+		die "$k: promtool check metrics refused the textfile"
+done
+
+# --- a node_exporter per kernel, textfile collector only ---------------
+targets=
+for k in $KERNELS; do
+	port=$(free_port)
+	"$BIN/prometheus-node-exporter" --web.listen-address="127.0.0.1:$port" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$WORK/tf/$k" > "$WORK/ne-$k.log" 2>&1 &
+	PIDS+=($!)
+	targets+="  - targets: ['127.0.0.1:$port']
+    labels: {host: '$k'}
+"
+done
+
+# --- Prometheus, scraping every second -----------------------------------
+pport=$(free_port)
+cat > "$WORK/prometheus.yml" <<EOT
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+- job_name: node
+  static_configs:
+$targets
+EOT
+"$BIN/promtool" check config "$WORK/prometheus.yml" >&2
+"$BIN/prometheus" --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" > "$WORK/prometheus.log" 2>&1 &
+PIDS+=($!)
+
+query() {	# PromQL -> JSON result array
+	curl -fsS --max-time 5 "http://127.0.0.1:$pport/api/v1/query" \
+		--data-urlencode "query=$1" | jq -c '.data.result'
+}
+
+n=$(wc -w <<< "$KERNELS")
+deadline=$((SECONDS + 60))
+until [ "$(query 'count(fgraphtop_kernel_info)' 2>/dev/null | jq -r '.[0].value[1] // 0')" = "$n" ]; do
+	[ $SECONDS -lt $deadline ] || die "Prometheus did not see $n hosts' metrics in 60 s (see $WORK/prometheus.log)"
+	sleep 1
+done
+log "Prometheus scrapes $n node_exporters"
+
+# --- the docs/fleet.md query: exactly the unfixed kernels --------------------
+q='count by (host, release, build_id) (fgraphtop_verdict{verdict="not_fixed"} == 1)'
+got=$(query "$q" | jq -r '.[].metric.host' | sort | tr '\n' ' ')
+want=$(for k in $KERNELS; do if [ "${EXPECT[$k]}" = not_fixed ]; then echo "$k"; fi; done |
+	sort | tr '\n' ' ')
+log "query: $q"
+query "$q" | jq -r '.[] | "fleet-e2e:   \(.metric.host) \(.metric.release) \(.metric.build_id)"' >&2
+log "not fixed, per Prometheus: ${got:-none}"
+log "not fixed, expected:       ${want:-none}"
+[ "$got" = "$want" ] || die "the query did not return exactly the unfixed kernels"
+
+# the other two fleet queries answer too (no unknowns, everyone checked today)
+[ "$(query 'fgraphtop_verdict{verdict="unknown"} == 1' | jq length)" = 0 ] ||
+	log "note: some hosts answered unknown"
+[ "$(query 'time() - fgraphtop_check_timestamp_seconds > 86400' | jq length)" = 0 ] ||
+	die "a fresh check counted as older than 24 h"
+log "PASS ($([ "$SYNTHETIC" = true ] && echo synthetic textfiles || echo guest textfiles))"

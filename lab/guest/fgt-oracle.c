@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fgt-oracle: what the lab knows about an activation without fgraphtop.
+ *
+ *   fgt-oracle count [-u SNAP]       {"threads":T,"u":U,"first":bool} now
+ *                                    (this process excluded: it is about to exit)
+ *   fgt-oracle snapshot [-u SNAP]    record the threads alive now (they hold a
+ *                                    stack while fgraph is on; see fgt-u.h)
+ *   fgt-oracle events start|stop [-i NAME]
+ *                                    threads created (task:task_newtask) and
+ *                                    exited (sched:sched_process_exit) between
+ *                                    start and stop, from a private tracefs
+ *                                    instance: trace events never start fgraph
+ *   fgt-oracle bpf [-r READY] [-F FUNC]
+ *                                    fentry/fexit counter on alloc_retstack_tasklist
+ *                                    (or FUNC, to check the counter itself)
+ *                                    until SIGTERM/SIGINT, then one JSON line;
+ *                                    {"attachable":false,...} and status 3 where
+ *                                    the function is inlined or not traceable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "fgt-u.h"
+#include "oracle.skel.h"
+
+#define EV_INSTANCE "fgt-oracle"
+
+static const char *snap_path = FGT_SNAP_DEFAULT;
+static const char *ev_instance = EV_INSTANCE;
+static const char *target;
+
+static const char *tracefs_base(void)
+{
+	struct stat st;
+
+	if (!stat("/sys/kernel/tracing/instances", &st))
+		return "/sys/kernel/tracing";
+	return "/sys/kernel/debug/tracing";
+}
+
+static int put(const char *dir, const char *name, const char *val)
+{
+	char path[512];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0) {
+		fprintf(stderr, "fgt-oracle: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	if (write(fd, val, strlen(val)) < 0) {
+		err = -errno;
+		fprintf(stderr, "fgt-oracle: write %s: %s\n", path, strerror(errno));
+	}
+	close(fd);
+	return err;
+}
+
+static int events_start(void)
+{
+	char dir[512];
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs_base(), ev_instance);
+	rmdir(dir);
+	if (mkdir(dir, 0755)) {
+		fprintf(stderr, "fgt-oracle: mkdir %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	/* Room for tens of thousands of events per CPU. */
+	err = put(dir, "buffer_size_kb", "8192");
+	err = err ?: put(dir, "events/task/task_newtask/enable", "1");
+	err = err ?: put(dir, "events/sched/sched_process_exit/enable", "1");
+	err = err ?: put(dir, "tracing_on", "1");
+	return err ? 1 : 0;
+}
+
+/* Entries lost to overruns, summed over the per-CPU stats. */
+static long events_overrun(const char *dir)
+{
+	char path[600], line[256];
+	long total = 0, v;
+	int cpu;
+
+	for (cpu = 0; cpu < 4096; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", dir, cpu);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "overrun: %ld", &v) == 1)
+				total += v;
+		fclose(f);
+	}
+	return total;
+}
+
+static int events_stop(void)
+{
+	long created = 0, exited = 0, overrun;
+	char dir[512], path[600], line[1024];
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs_base(), ev_instance);
+	if (put(dir, "tracing_on", "0"))
+		return 1;
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "fgt-oracle: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (strstr(line, " task_newtask:"))
+			created++;
+		else if (strstr(line, " sched_process_exit:"))
+			exited++;
+	}
+	fclose(f);
+	overrun = events_overrun(dir);
+	put(dir, "events/task/task_newtask/enable", "0");
+	put(dir, "events/sched/sched_process_exit/enable", "0");
+	rmdir(dir);
+	printf("{\"type\":\"oracle_events\",\"created\":%ld,\"exited\":%ld,\"lost\":%ld}\n",
+	       created, exited, overrun);
+	return 0;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static int bpf_counter(const char *ready)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct oracle_bpf *skel = NULL;
+	const char *why = NULL;
+	unsigned long long n, i;
+	int err = 0, fd;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	libbpf_set_print(libbpf_quiet);
+	skel = oracle_bpf__open();
+	if (!skel) {
+		why = "open";
+		err = -errno;
+		goto cleanup;
+	}
+	if (target) {
+		bpf_program__set_attach_target(skel->progs.ars_enter, 0, target);
+		bpf_program__set_attach_target(skel->progs.ars_exit, 0, target);
+	}
+	err = oracle_bpf__load(skel);
+	if (err) {
+		why = "load (alloc_retstack_tasklist not in BTF?)";
+		goto cleanup;
+	}
+	err = oracle_bpf__attach(skel);
+	if (err) {
+		why = "attach (inlined or notrace?)";
+		goto cleanup;
+	}
+	if (ready) {
+		fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	while (!stop)
+		pause();
+	n = skel->bss->calls;
+	printf("{\"type\":\"oracle_bpf\",\"attachable\":true,\"calls\":%llu,\"eagain\":%llu,"
+	       "\"zero\":%llu,\"other\":%llu,\"total_ns\":%llu,\"max_ns\":%llu,\"min_ns\":%llu,"
+	       "\"span_ns\":%llu,\"last_ret\":%d,\"calls_ns\":[",
+	       n, skel->bss->eagain, skel->bss->zero, skel->bss->other,
+	       skel->bss->total_ns, skel->bss->max_ns, n ? skel->data->min_ns : 0,
+	       n ? skel->bss->last_ns - skel->bss->first_ns : 0,
+	       n && n <= 8192 ? skel->bss->rec_ret[n - 1] : 0);
+	for (i = 0; i < n && i < 8192; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)skel->bss->rec_ns[i]);
+	printf("]}\n");
+cleanup:
+	if (why)
+		printf("{\"type\":\"oracle_bpf\",\"attachable\":false,\"error\":\"%s: %s\"}\n",
+		       why, strerror(err < 0 ? -err : err));
+	fflush(stdout);
+	oracle_bpf__destroy(skel);
+	return why ? 3 : 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: fgt-oracle count|snapshot [-u SNAP]\n"
+			"       fgt-oracle events start|stop [-i NAME]\n"
+			"       fgt-oracle bpf [-r READY] [-F FUNC]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *sub = NULL, *ready = NULL;
+	struct ucount uc;
+	long threads;
+	int opt, err;
+
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	optind = 2;
+	if (!strcmp(cmd, "events")) {
+		if (argc < 3)
+			usage();
+		sub = argv[2];
+		optind = 3;
+	}
+	while ((opt = getopt(argc, argv, "u:i:r:F:")) != -1) {
+		switch (opt) {
+		case 'u': snap_path = optarg; break;
+		case 'i': ev_instance = optarg; break;
+		case 'r': ready = optarg; break;
+		case 'F': target = optarg; break;
+		default: usage();
+		}
+	}
+	mkdir("/run/fgt", 0755);
+	if (!strcmp(cmd, "count")) {
+		err = fgt_count_u(snap_path, &uc);
+		if (err) {
+			fprintf(stderr, "fgt-oracle: count: %s\n", strerror(-err));
+			return 1;
+		}
+		printf("{\"type\":\"oracle_count\",\"threads\":%ld,\"u\":%ld,\"first\":%s}\n",
+		       uc.threads - 1, uc.u - 1, uc.first ? "true" : "false");
+		return 0;
+	}
+	if (!strcmp(cmd, "snapshot")) {
+		err = fgt_snapshot(snap_path, &threads);
+		if (err) {
+			fprintf(stderr, "fgt-oracle: snapshot: %s\n", strerror(-err));
+			return 1;
+		}
+		printf("{\"type\":\"oracle_snapshot\",\"threads\":%ld}\n", threads);
+		return 0;
+	}
+	if (!strcmp(cmd, "events") && !strcmp(sub, "start"))
+		return events_start();
+	if (!strcmp(cmd, "events") && !strcmp(sub, "stop"))
+		return events_stop();
+	if (!strcmp(cmd, "bpf"))
+		return bpf_counter(ready);
+	usage();
+	return 2;
+}

@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# Boot one kernel with the lab initramfs and run one scenario in it.
+#
+#   lab/run.sh (-k NAME | -K BZIMAGE) -s SCENARIO [-t TIMEOUT_S] [-m MEM_MB]
+#              [-c CPUS] [-o OUTDIR] [-a KERNEL_ARG]... [-A tcg|kvm|auto] [-- ARGS...]
+#
+# Results: the JSON lines the scenario sends over the guest's ttyS1 are printed on
+# stdout and kept in OUTDIR/results.jsonl, followed by one
+# {"type":"run",...} line. The console is OUTDIR/console.log.
+# Exit status: the scenario's; 124 on timeout; 126 when the guest's kernel log shows
+# a splat; 125 when the guest did not report (crash). No qemu is left behind.
+# Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
+# FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
+BUILD=${FGT_BUILD:-$ROOT/build}
+
+usage() {
+	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+kname= kimage= scenario= timeout=300 mem=2048 cpus=2 outdir= accel=${FGT_ACCEL:-auto}
+extra=()
+while getopts "k:K:s:t:m:c:o:a:A:h" opt; do
+	case $opt in
+	k) kname=$OPTARG ;;
+	K) kimage=$OPTARG ;;
+	s) scenario=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	a) extra+=("$OPTARG") ;;
+	A) accel=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ -n "$scenario" ] || usage
+[ -n "$kname" ] || [ -n "$kimage" ] || usage
+[ -f "$ROOT/lab/scenarios/$scenario.sh" ] || {
+	echo "run.sh: no scenario lab/scenarios/$scenario.sh" >&2
+	exit 2
+}
+
+# Kernel: by name through lab/kernels.sh, or a raw bzImage.
+info=
+if [ -n "$kimage" ]; then
+	[ -f "$kimage" ] || { echo "run.sh: no kernel image $kimage" >&2; exit 2; }
+	kname=${kname:-$(basename "$kimage")}
+	kdir=$(dirname "$kimage")
+	[ -f "$kdir/info.json" ] && info=$kdir/info.json
+else
+	kdir=$("${FGT_KERNELS:-$HERE/kernels.sh}" path "$kname") || {
+		echo "run.sh: lab/kernels.sh path $kname failed (try lab/kernels.sh ensure $kname)" >&2
+		exit 2
+	}
+	kimage=$kdir/bzImage
+	info=$kdir/info.json
+	[ -f "$kimage" ] || { echo "run.sh: no $kimage" >&2; exit 2; }
+fi
+kversion=
+krelease=
+if [ -n "$info" ] && [ -f "$info" ]; then
+	kversion=$(jq -r '.version // empty' "$info")
+	krelease=$(jq -r '.release // empty' "$info")
+fi
+
+if [ -z "$outdir" ]; then
+	outdir=$(mktemp -d "${TMPDIR:-/tmp}/fgt-run.XXXXXX")
+fi
+mkdir -p "$outdir"
+console=$outdir/console.log
+ttys1=$outdir/ttyS1.raw
+results=$outdir/results.jsonl
+: > "$console"
+: > "$ttys1"
+: > "$results"
+echo "run.sh: $kname $scenario $* -> $outdir" >&2
+
+# The initramfs: the cached base, then this run's files (the kernel unpacks
+# concatenated archives in order).
+base=$("$HERE/guest/mkbase.sh")
+"$HERE/guest/mkrun.sh" "$outdir/run.cpio" "$BUILD"
+cat "$base" "$outdir/run.cpio" > "$outdir/initrd.cpio"
+
+# Arguments travel base64-encoded, comma-separated (see lab/guest/init).
+enc=
+for a in "$@"; do
+	enc+=${enc:+,}$(printf '%s' "$a" | base64 -w0)
+done
+cmdline="console=ttyS0,115200 panic=-1 printk.time=1 tsc=reliable mitigations=off"
+cmdline+=" fgt_scenario=$scenario${enc:+ fgt_args=$enc}"
+[ ${#extra[@]} -gt 0 ] && cmdline+=" ${extra[*]}"
+
+pdeath=
+setpriv --help 2>/dev/null | grep -q pdeathsig && pdeath="setpriv --pdeathsig KILL"
+qpid=
+cleanup() {
+	local p=$qpid
+	qpid=
+	if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+		kill -TERM "$p" 2>/dev/null || true
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# qemu in the background (its own stdin closed, so it never grabs the terminal),
+# then wait with a deadline. Sets qpid; returns 0 when qemu exited, 1 on timeout.
+qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
+	local acc=$1 con=$2 out1=$3 tmo=$4 cl=$5 cpu
+	case $acc in
+	kvm) cpu=host ;;
+	*) cpu=max ;;
+	esac
+	# --pdeathsig: even a SIGKILLed runner takes qemu down with it.
+	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" \
+		-nodefaults -display none -no-reboot \
+		-kernel "$kimage" -initrd "$outdir/initrd.cpio" -append "$cl" \
+		-serial "file:$con" -serial "file:$out1" \
+		</dev/null >>"$outdir/qemu.log" 2>&1 &
+	qpid=$!
+	local end=$((SECONDS + tmo))
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			cleanup
+			return 1
+		fi
+		sleep 0.2
+	done
+	wait "$qpid" 2>/dev/null || true
+	qpid=
+	return 0
+}
+
+# KVM only where a short boot proves it works; the answer is kept per host boot,
+# since a host that hangs KVM guests hangs them until it reboots.
+probe_kvm() {
+	local bootid f
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || { echo tcg; return; }
+	bootid=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	f=$CACHE/kvm-probe-$bootid
+	if [ ! -s "$f" ]; then
+		mkdir -p "$CACHE"
+		local con=$outdir/kvm-probe.console out1=$outdir/kvm-probe.ttyS1
+		: > "$con"
+		: > "$out1"
+		if qemu_run kvm "$con" "$out1" 15 "console=ttyS0 panic=-1 fgt_scenario=__probe" &&
+			grep -q '"type":"boot"' "$out1"; then
+			echo kvm > "$f"
+		else
+			echo tcg > "$f"
+		fi
+		echo "run.sh: KVM probe: $(cat "$f") (cached in $f)" >&2
+	fi
+	cat "$f"
+}
+case $accel in
+auto) accel=$(probe_kvm) ;;
+kvm | tcg) ;;
+*) echo "run.sh: -A tcg|kvm|auto" >&2; exit 2 ;;
+esac
+
+start=$SECONDS
+timed_out=false
+qemu_run "$accel" "$console" "$ttys1" "$timeout" "$cmdline" || timed_out=true
+seconds=$((SECONDS - start))
+
+# Results: JSON lines only; the guest's exit line is folded into the run record.
+tr -d '\r' < "$ttys1" | grep '^{' | grep -v '^{"type":"exit"' > "$results" || true
+gstatus=$(tr -d '\r' < "$ttys1" | sed -n 's/^{"type":"exit","status":\([0-9]*\)}$/\1/p' | tail -n1)
+grelease=$(sed -n 's/^{"type":"boot","release":"\([^"]*\)".*/\1/p' "$results" | head -n1)
+krelease=${grelease:-$krelease}
+
+# Splats: only kernel lines (printk.time gives them a "[   1.234]" prefix), so a
+# scenario printing "BUG" on the console is not mistaken for the kernel.
+splat_re='WARNING:|BUG:|kernel BUG at|sleeping function called from invalid context'
+splat_re+='|rcu: INFO:|self-detected stall|detected stalls? on CPUs|rcu_(sched|preempt) detected'
+splat_re+='|KASAN|UBSAN|Oops|general protection fault|Kernel panic|blocked for more than'
+splat_re+='|inconsistent lock state|possible (recursive|circular) locking'
+splats=$( { tr -d '\r' < "$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' |
+	sed 's/^\[ *[0-9]*\.[0-9]*\] *//' | grep -E "$splat_re" || true; } |
+	awk '!seen[$0]++' | head -n 20 | jq -R . | jq -cs .)
+[ -n "$splats" ] || splats='[]'
+
+if $timed_out; then
+	status=124
+elif [ "$splats" != "[]" ]; then
+	status=126
+elif [ -z "$gstatus" ]; then
+	status=125
+else
+	status=$gstatus
+fi
+
+run=$(jq -cn --arg kernel "$kname" --arg release "$krelease" --arg version "$kversion" \
+	--arg scenario "$scenario" --argjson args "$(printf '%s\n' "$@" | jq -R . | jq -cs 'map(select(. != ""))')" \
+	--argjson status "$status" --arg gstatus "${gstatus:-}" --argjson splats "$splats" \
+	--argjson seconds "$seconds" --arg accel "$accel" --arg outdir "$outdir" \
+	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" \
+	'{type: "run", kernel: $kernel, release: $release, version: $version,
+	  scenario: $scenario, args: $args, status: $status,
+	  guest_status: (if $gstatus == "" then null else ($gstatus | tonumber) end),
+	  timed_out: $timed_out, splats: $splats, seconds: $seconds, accel: $accel,
+	  append: $append, mem_mb: '"$mem"', cpus: '"$cpus"', outdir: $outdir}')
+echo "$run" >> "$results"
+cat "$results"
+[ "$status" -eq 0 ] || echo "run.sh: status $status; console: $console" >&2
+exit "$status"

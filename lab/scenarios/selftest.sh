@@ -1,0 +1,28 @@
+#!/bin/sh
+# selftest MODE: exercises lab/run.sh's exit statuses (tests/lab/runner.sh).
+#   ok       one result, exit 0         exit=N   exit N
+#   hang     never returns (timeout)    crash    reboot without reporting (125)
+#   splat    a kernel-log line that reads like a WARN (126)
+. /scenarios/lib.sh
+
+mode=${1:-ok}
+case $mode in
+ok)
+	fgt_result "$(fgt_json type selftest mode ok)" ;;
+exit=*)
+	exit "${mode#exit=}" ;;
+hang)
+	while :; do sleep 1; done ;;
+crash)
+	# Immediate reboot: no exit line reaches the host.
+	echo 1 > /proc/sys/kernel/sysrq
+	echo b > /proc/sysrq-trigger ;;
+splat)
+	# Through /dev/kmsg the line lands in the kernel log with a timestamp,
+	# exactly where the runner looks.
+	echo "WARNING: CPU: 0 PID: 1 at lab/selftest: not a real warning" > /dev/kmsg
+	sleep 0.5 ;;
+*)
+	fgt_die "unknown mode $mode" ;;
+esac
+exit 0

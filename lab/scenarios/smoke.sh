@@ -1,0 +1,31 @@
+#!/bin/sh
+# smoke: what this kernel offers the lab. One result line, exit 0.
+. /scenarios/lib.sh
+
+fg=false
+fgt_has_tracer function_graph && fg=true
+inst_fg=false
+if mkdir $TRACEFS/instances/fgt-smoke 2>/dev/null; then
+	grep -qw function_graph $TRACEFS/instances/fgt-smoke/available_tracers 2>/dev/null &&
+		inst_fg=true
+	rmdir $TRACEFS/instances/fgt-smoke
+fi
+ars=false
+grep -q ' alloc_retstack_tasklist$' /proc/kallsyms && ars=true
+btf=false
+[ -f /sys/kernel/btf/vmlinux ] && btf=true
+failslab=false
+[ -d /sys/kernel/debug/failslab ] && failslab=true
+helpers=
+for h in fgraphtop fgt-spawn fgt-trigger fgt-oracle trace-cmd; do
+	command -v $h > /dev/null && helpers="$helpers $h"
+done
+triggers=$(fgt_triggers)
+
+fgt_result "$(fgt_json type smoke release "$(uname -r)" \
+	version "$(cat /proc/version)" \
+	function_graph $fg instance_function_graph $inst_fg \
+	triggers "$(echo $triggers)" \
+	alloc_retstack_tasklist $ars btf $btf failslab $failslab \
+	threads "$(ls -d /proc/[0-9]*/task/[0-9]* | wc -l)" \
+	helpers "$(echo $helpers)")"

@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `fgraphtop check`: one answer for the running kernel, for people and for
+ * fleet tooling (Nagios-style line, JSON, node_exporter textfile).
+ *
+ *   1. name the kernel (release, build ID);
+ *   2. no function graph tracer: not affected, done (no BPF needed);
+ *   3. --trigger: refuse when fgraph is in use or the unfixed walk would be
+ *      dangerous here (estimate stated);
+ *   4. start the BPF session; --trigger: park threads, cause the 0->1 step,
+ *      undo it; passive: wait up to --timeout for someone else's;
+ *   5. judge (verdict.c), print, write the metrics file.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "clause.h"
+#include "json_writer.h"
+#include "log.h"
+#include "park.h"
+#include "prom.h"
+#include "trigger.h"
+
+/* -v count: the main program's (src/fgraphtop.c) when linked into it; this
+ * weak one serves the unit tests, which link the library alone */
+int fgt_verbose __attribute__((weak));
+
+#define CHECK_TIMEOUT_S		30.0	/* default --timeout */
+#define CHECK_GRACE_S		10.0	/* past the deadline, for an activation under way */
+#define CHECK_POLL_MS		100
+
+const char *fgt_check_verdict_name(enum fgt_check_verdict v)
+{
+	switch (v) {
+	case FGT_CHECK_V_FIXED:		return "fixed";
+	case FGT_CHECK_V_NOT_FIXED:	return "not_fixed";
+	case FGT_CHECK_V_NOT_AFFECTED:	return "not_affected";
+	default:			return "unknown";
+	}
+}
+
+static const char *status_word(int status)
+{
+	switch (status) {
+	case FGT_CHECK_OK:		return "OK";
+	case FGT_CHECK_WARNING:		return "WARNING";
+	case FGT_CHECK_CRITICAL:	return "CRITICAL";
+	default:			return "UNKNOWN";
+	}
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double epoch_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- activations seen --------------------------------------------------- */
+
+void fgt_check_seen_init(struct fgt_check_seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	fgt_judge_init(&s->judge);
+}
+
+void fgt_check_on_activation(const struct fgt_activation *act, void *ctx)
+{
+	struct fgt_check_seen *s = ctx;
+	char before[sizeof(s->judge.evidence)];
+
+	memcpy(before, s->judge.evidence, sizeof(before));
+	fgt_judge_add(&s->judge, act);
+	s->n++;
+	/* keep the figures of the activation the judge quotes */
+	if (s->have && !strcmp(before, s->judge.evidence))
+		return;
+	s->have = true;
+	s->duration_s = act->end_ns > act->begin_ns ? (act->end_ns - act->begin_ns) / 1e9 : 0;
+	s->sweeps = act->nr_sweeps;
+	s->served = act->served;
+	s->failures = act->failed_blocking + act->failed_nonblocking;
+	s->nr_threads = act->nr_threads;
+	s->lost = act->lost;
+	s->triggered_by_us = act->pid == (uint32_t)getpid();
+}
+
+static bool decisive(const struct fgt_check_seen *s)
+{
+	return s->judge.verdict == FGT_VERDICT_FIXED || s->judge.verdict == FGT_VERDICT_NOT_FIXED;
+}
+
+/* ---- verdict ------------------------------------------------------------- */
+
+void fgt_check_decide(struct fgt_check_result *r, const char *hint)
+{
+	const struct fgt_judge *j = &r->seen.judge;
+
+	snprintf(r->reason, sizeof(r->reason), "%s", j->evidence);
+	switch (j->verdict) {
+	case FGT_VERDICT_NOT_FIXED:
+		r->verdict = FGT_CHECK_V_NOT_FIXED;
+		r->status = FGT_CHECK_CRITICAL;
+		break;
+	case FGT_VERDICT_FIXED:
+		r->verdict = FGT_CHECK_V_FIXED;
+		r->status = FGT_CHECK_OK;
+		if (j->failures) {
+			fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " shadow-stack "
+			       "allocation%s failed", j->failures, j->failures == 1 ? "" : "s");
+			r->status = FGT_CHECK_WARNING;
+		}
+		break;
+	case FGT_VERDICT_NOT_AFFECTED:
+		r->verdict = FGT_CHECK_V_NOT_AFFECTED;
+		r->status = FGT_CHECK_OK;
+		break;
+	default:
+		r->verdict = FGT_CHECK_V_UNKNOWN;
+		r->status = FGT_CHECK_UNKNOWN;
+		break;
+	}
+	if (r->lost) {
+		fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " event%s lost", r->lost,
+		       r->lost == 1 ? "" : "s");
+		if (r->status == FGT_CHECK_OK)
+			r->status = FGT_CHECK_WARNING;
+	}
+	if (r->verdict == FGT_CHECK_V_UNKNOWN && hint && *hint)
+		fgt_clause_add(r->reason, sizeof(r->reason), "%s", hint);
+}
+
+static void unknown(struct fgt_check_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void unknown(struct fgt_check_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->verdict = FGT_CHECK_V_UNKNOWN;
+	r->status = FGT_CHECK_UNKNOWN;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- outputs ------------------------------------------------------------- */
+
+static const char *verdict_words(enum fgt_check_verdict v)
+{
+	switch (v) {
+	case FGT_CHECK_V_FIXED:		return "fixed";
+	case FGT_CHECK_V_NOT_FIXED:	return "not fixed";
+	case FGT_CHECK_V_NOT_AFFECTED:	return "not affected";
+	default:			return "unknown";
+	}
+}
+
+void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
+{
+	fprintf(f, "FGRAPH %s - %s: %s; kernel %s build %s", status_word(r->status),
+		verdict_words(r->verdict), r->reason, r->kid.release[0] ? r->kid.release : "?",
+		r->kid.build_id[0] ? r->kid.build_id : "unknown");
+	if (r->seen.have)
+		fprintf(f, " | sweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
+			PRIu64 " lost=%" PRIu64, r->seen.sweeps, r->seen.served, r->seen.duration_s,
+			r->seen.failures, r->lost);
+	else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED)
+		fprintf(f, " | lost=%" PRIu64, r->lost);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
+{
+	json_writer_t *jw = jsonw_new(f);
+
+	if (!jw)
+		return;
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "type", "check");
+	jsonw_string_field(jw, "verdict", fgt_check_verdict_name(r->verdict));
+	jsonw_int_field(jw, "status", r->status);
+	jsonw_string_field(jw, "reason", r->reason);
+	jsonw_name(jw, "kernel");
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "release", r->kid.release);
+	if (r->kid.build_id[0])
+		jsonw_string_field(jw, "build_id", r->kid.build_id);
+	else
+		jsonw_null_field(jw, "build_id");
+	jsonw_end_object(jw);
+	jsonw_float_field(jw, "check_time", r->check_time);
+	jsonw_uint_field(jw, "activations_seen", r->seen.n);
+	jsonw_uint_field(jw, "lost_events", r->lost);
+	if (r->seen.have) {
+		jsonw_name(jw, "activation");
+		jsonw_start_object(jw);
+		jsonw_uint_field(jw, "sweeps", r->seen.sweeps);
+		jsonw_uint_field(jw, "threads_served", r->seen.served);
+		jsonw_float_field(jw, "duration_s", r->seen.duration_s);
+		jsonw_uint_field(jw, "failures", r->seen.failures);
+		jsonw_uint_field(jw, "nr_threads", r->seen.nr_threads);
+		jsonw_uint_field(jw, "lost_events", r->seen.lost);
+		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
+		jsonw_end_object(jw);
+	}
+	if (r->triggered || r->parked || r->threads >= 0) {
+		jsonw_name(jw, "trigger");
+		jsonw_start_object(jw);
+		jsonw_bool_field(jw, "done", r->triggered);
+		if (r->method)
+			jsonw_string_field(jw, "method", r->method);
+		if (r->func[0])
+			jsonw_string_field(jw, "function", r->func);
+		jsonw_uint_field(jw, "parked_threads", r->parked);
+		jsonw_int_field(jw, "threads", r->threads);
+		jsonw_name(jw, "unfixed_estimate");
+		jsonw_start_object(jw);
+		jsonw_uint_field(jw, "lacking", r->est.lacking);
+		jsonw_uint_field(jw, "sweeps", r->est.sweeps);
+		jsonw_uint_field(jw, "visits", r->est.visits);
+		jsonw_float_field(jw, "seconds", r->est.seconds);
+		jsonw_end_object(jw);
+		if (r->cleaned[0])
+			jsonw_string_field(jw, "cleaned", r->cleaned);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+	fflush(f);
+}
+
+int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, char *err, size_t len)
+{
+	struct fgt_prom_metrics m = {
+		.verdict = fgt_check_verdict_name(r->verdict),
+		.status = r->status,
+		.release = r->kid.release,
+		.build_id = r->kid.build_id,
+		.check_time = r->check_time,
+		.have_activation = r->seen.have,
+		.activation_seconds = r->seen.duration_s,
+		.sweeps = r->seen.sweeps,
+		.threads_served = r->seen.served,
+		.failures = r->seen.failures,
+		.lost_events = r->lost,
+	};
+
+	return fgt_prom_write(path, &m, err, len);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static bool stopped(const struct fgt_check_env *env)
+{
+	return env->stop && *env->stop;
+}
+
+/*
+ * Poll the session until: (until_any) an activation beyond `after` completed,
+ * or (else) a decisive one; or the deadline (extended by the grace while an
+ * activation is under way); or a signal.
+ */
+static void watch_until(const struct fgt_check_env *env, struct fgt_check_seen *s,
+			double deadline, unsigned int after, bool until_any)
+{
+	const struct fgt_watch_ops *w = env->watch;
+
+	while (!stopped(env)) {
+		bool busy = w->busy && w->busy(w->priv);
+		double now = mono_s();
+
+		if (now >= deadline + (busy ? CHECK_GRACE_S : 0))
+			break;
+		w->poll(w->priv, CHECK_POLL_MS);
+		busy = w->busy && w->busy(w->priv);
+		if (busy)
+			continue;
+		if (until_any ? s->n > after : decisive(s))
+			break;
+	}
+}
+
+/* --trigger's refusals before anything changes. 0 go, else r is set (unknown). */
+static int may_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		       const struct fgt_ksyms *ks, struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = env->watch;
+	struct fgt_host h = env->host;
+	char users[512];
+	int n, active;
+
+	h.no_bpf_links = h.no_bpf_links || env->no_bpf;
+	n = fgt_host_fgraph_users(&h, ks, NULL, users, sizeof(users));
+	active = w && w->graph_active ? w->graph_active(w->priv) : -1;
+	if (n > 0 || active > 0) {
+		unknown(r, "refusing to trigger: fgraph is already active (%s): there is no "
+			"0->1 step to cause; stop that user, or run the check without --trigger "
+			"to wait for the next activation", n > 0 ? users : "ftrace_graph_active > 0");
+		return -EBUSY;
+	}
+	r->threads = fgt_host_threads(&env->host);
+	fgt_walk_estimate((r->threads > 0 ? (uint64_t)r->threads : 0) + o->park, &r->est);
+	if (r->est.seconds > FGT_WALK_MAX_S && !o->force) {
+		unknown(r, "refusing to trigger: %ld threads + %u parked: an unfixed kernel "
+			"would make %" PRIu64 " sweeps, about %.3g thread visits, estimated %.1f s "
+			"(at %.0f million visits/s, measured under qemu; real hardware is faster) "
+			"holding up the write to the tracer, above the %.0f s limit; --force "
+			"overrides, or run it when fewer threads exist", r->threads, o->park,
+			r->est.sweeps, (double)r->est.visits, r->est.seconds,
+			FGT_WALK_VISITS_PER_S / 1e6, FGT_WALK_MAX_S);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		       const struct fgt_ksyms *ks, struct fgt_check_result *r)
+{
+	struct fgt_trig_cfg cfg = {
+		.tracefs = env->host.tracefs,
+		.state_dir = env->state_dir,
+		.funcs = env->trig_funcs,
+		.no_bpf = env->no_bpf,
+		.fprobe_fgraph = ks && (fgt_ksyms_by_name(ks, "fprobe_graph_ops") ||
+					fgt_ksyms_by_name(ks, "fprobe_fgraph_entry")),
+	};
+	struct fgt_trigger t;
+	struct fgt_park *park = NULL;
+	char msg[512] = "", undo[256] = "";
+	unsigned int before;
+	int ret;
+
+	ret = fgt_trig_prepare(&t, &cfg, r->cleaned, sizeof(r->cleaned), msg, sizeof(msg));
+	if (r->cleaned[0])
+		log_warn("%s\n", r->cleaned);
+	if (ret) {
+		unknown(r, "cannot trigger: %s", msg);
+		goto cleanup;
+	}
+	if (o->park) {
+		park = fgt_park_start(o->park);
+		if (!park) {
+			unknown(r, "cannot park %u threads: %s", o->park, strerror(errno));
+			goto cleanup;
+		}
+		r->parked = fgt_park_count(park);
+	}
+	if (stopped(env))
+		goto cleanup;
+	/* drain what came before, so the activation counted is ours */
+	env->watch->poll(env->watch->priv, 0);
+	before = r->seen.n;
+	ret = fgt_trig_on(&t, msg, sizeof(msg));
+	r->method = fgt_trig_method_name(t.method);
+	snprintf(r->func, sizeof(r->func), "%s", t.func);
+	if (ret) {
+		r->method = NULL;
+		unknown(r, "cannot trigger an activation: %s", msg);
+		goto cleanup;
+	}
+	r->triggered = true;
+	log_info("triggered with %s on %s\n", r->method, r->func);
+	/* the 0->1 step happened inside the write or link_create: its events are queued */
+	watch_until(env, &r->seen, mono_s() + o->timeout_s, before, true);
+cleanup:
+	if (fgt_trig_off(&t, undo, sizeof(undo))) {
+		log_err("%s\n", undo);
+		if (r->status != FGT_CHECK_UNKNOWN || !r->reason[0])
+			fgt_clause_add(r->cleaned, sizeof(r->cleaned), "%s", undo);
+	}
+	fgt_park_stop(park);
+	fgt_trig_release(&t);
+	return r->reason[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
+}
+
+int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		  struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = env->watch;
+	struct fgt_ksyms *ks = NULL;
+	char why[512], msg[512] = "", hint[256] = "";
+	bool started = false;
+	int has;
+
+	memset(r, 0, sizeof(*r));
+	r->threads = -1;
+	fgt_check_seen_init(&r->seen);
+	r->check_time = epoch_s();
+	fgt_kernel_id_read(&r->kid, env->notes_path);
+
+	ks = fgt_ksyms_load(env->host.kallsyms);
+	has = fgt_host_has_fgraph(&env->host, ks, why, sizeof(why));
+	if (has == 0) {
+		r->verdict = FGT_CHECK_V_NOT_AFFECTED;
+		r->status = FGT_CHECK_OK;
+		snprintf(r->reason, sizeof(r->reason), "%s: it cannot have the quadratic "
+			 "shadow-stack walk", why);
+		goto out;
+	}
+	if (has < 0) {
+		unknown(r, "%s", why);
+		goto out;
+	}
+	if (o->trigger && may_trigger(o, env, ks, r))
+		goto out;
+	if (!w) {
+		unknown(r, "this fgraphtop build has no BPF session to watch activations with; "
+			"use a full build of fgraphtop");
+		goto out;
+	}
+	if (w->start(w->priv, fgt_check_on_activation, &r->seen, msg, sizeof(msg))) {
+		unknown(r, "cannot watch activations: %s", msg);
+		goto out;
+	}
+	started = true;
+	if (o->trigger) {
+		if (run_trigger(o, env, ks, r))
+			goto out;
+		snprintf(hint, sizeof(hint), r->seen.n ? "the triggered activation did not "
+			 "tell (see the evidence); a later --trigger with fresh threads may" :
+			 "the triggered activation was not seen within %.0f s; see fgraphtop "
+			 "--explain", o->timeout_s);
+	} else {
+		watch_until(env, &r->seen, mono_s() + o->timeout_s, 0, false);
+		snprintf(hint, sizeof(hint), "%s; --trigger causes one (with threads that need "
+			 "stacks), or wait longer with --timeout", r->seen.n ?
+			 "no activation seen told fixed from unfixed" :
+			 "no fgraph activation (0->1 step) happened while watching");
+	}
+	if (stopped(env) && !decisive(&r->seen)) {
+		unknown(r, "interrupted before an answer");
+		goto out;
+	}
+	w->stop(w->priv);	/* flushes: an unfinished activation is judged incomplete */
+	started = false;
+	r->lost = w->lost ? w->lost(w->priv) : 0;
+	fgt_check_decide(r, hint);
+out:
+	if (started)
+		w->stop(w->priv);
+	fgt_ksyms_free(ks);
+	return r->status;
+}
+
+/* ---- command line -------------------------------------------------------- */
+
+static const char check_doc[] =
+"Tell whether the running kernel carries the fix for fgraph's quadratic\n"
+"shadow-stack walk, and exit with a monitoring-plugin status:\n"
+"  0 fixed, or not affected (no function graph tracer in this kernel)\n"
+"  1 fixed, but allocations failed or events were lost\n"
+"  2 not fixed\n"
+"  3 unknown: the line says why and what would let it tell\n"
+"\n"
+"Passive by default: waits up to --timeout for an activation (fgraph's 0->1\n"
+"step) someone else causes. --trigger causes one: a private tracefs instance\n"
+"(or a kretprobe.multi link, or the idle top-level tracer) on one cold\n"
+"function, after parking threads that need shadow stacks; the tracing state\n"
+"is restored afterwards, and after a killed run by the next one.\n"
+"\n"
+"EXAMPLES:\n"
+"    fgraphtop check                       # wait up to 30 s for an activation\n"
+"    fgraphtop check --trigger             # cause one, answer in about a second\n"
+"    fgraphtop check --trigger --json\n"
+"    fgraphtop check --trigger --prometheus /var/lib/prometheus/node-exporter/fgraphtop.prom\n";
+
+enum {
+	OPT_TIMEOUT = 0x200,
+	OPT_TRIGGER,
+	OPT_FORCE,
+	OPT_PROM,
+	OPT_PARK,
+};
+
+static const struct argp_option check_opts[] = {
+	{ "timeout", OPT_TIMEOUT, "S", 0, "Wait up to S seconds (default 30)", 0 },
+	{ "trigger", OPT_TRIGGER, NULL, 0, "Cause an activation (least disturbing way)", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "Trigger even when the unfixed walk is estimated "
+	  "to take long on this host", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object", 0 },
+	{ "prometheus", OPT_PROM, "FILE", 0, "Also write node_exporter textfile metrics to FILE", 0 },
+	{ "park", OPT_PARK, "N", OPTION_HIDDEN, "Threads to park before triggering", 0 },
+	{ "verbose", 'v', NULL, 0, "More messages", 0 },
+	{},
+};
+
+struct check_args {
+	struct fgt_check_opts o;
+	char err[256];
+};
+
+static error_t check_parse(int key, char *arg, struct argp_state *state)
+{
+	struct check_args *a = state->input;
+	char *end;
+	double d;
+	unsigned long n;
+
+	switch (key) {
+	case OPT_TIMEOUT:
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(d >= 0 && d <= 86400)) {
+			snprintf(a->err, sizeof(a->err), "invalid --timeout: %s (0..86400 seconds)", arg);
+			argp_error(state, "%s", a->err);
+			return EINVAL;
+		}
+		a->o.timeout_s = d;
+		break;
+	case OPT_TRIGGER:
+		a->o.trigger = true;
+		break;
+	case OPT_FORCE:
+		a->o.force = true;
+		break;
+	case 'j':
+		a->o.json = true;
+		break;
+	case OPT_PROM:
+		a->o.prom_file = arg;
+		break;
+	case OPT_PARK:
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || n > 100000) {
+			snprintf(a->err, sizeof(a->err), "invalid --park: %s (0..100000)", arg);
+			argp_error(state, "%s", a->err);
+			return EINVAL;
+		}
+		a->o.park = (unsigned int)n;
+		break;
+	case 'v':
+		fgt_verbose++;
+		break;
+	case ARGP_KEY_ARG:
+		snprintf(a->err, sizeof(a->err), "unexpected argument: %s", arg);
+		argp_error(state, "%s", a->err);
+		return EINVAL;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t check_stop;
+
+static void on_signal(int sig)
+{
+	check_stop = 1;
+}
+
+static bool wants_json(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			return true;
+	}
+	return false;
+}
+
+/* Usage errors are answers too: status 3, and JSON under --json. */
+static int usage_error(bool json, const char *msg)
+{
+	struct fgt_check_result r = { .threads = -1 };
+
+	if (!json) {
+		fprintf(stderr, "fgraphtop check: %s\nTry 'fgraphtop check --help'.\n", msg);
+		return FGT_CHECK_UNKNOWN;
+	}
+	fgt_check_seen_init(&r.seen);
+	fgt_kernel_id_read(&r.kid, NULL);
+	r.check_time = epoch_s();
+	unknown(&r, "usage: %s", msg);
+	fgt_check_print_json(stdout, &r);
+	return FGT_CHECK_UNKNOWN;
+}
+
+int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch)
+{
+	static const struct argp argp = { check_opts, check_parse, NULL, check_doc, NULL, NULL, NULL };
+	struct check_args a = { .o = { .timeout_s = CHECK_TIMEOUT_S, .park = FGT_PARK_THREADS } };
+	struct fgt_check_env env = { .watch = watch, .out = stdout, .stop = &check_stop };
+	struct fgt_check_result *r;
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: wake the poll */
+	bool json = wants_json(argc, argv);
+	char err[512];
+	int status, e;
+
+	/* plain: argp prints errors and help itself and exits with status 3;
+	 * --json: the error is an answer object on stdout */
+	argp_err_exit_status = FGT_CHECK_UNKNOWN;
+	if (argc > 0)
+		argv[0] = (char *)"fgraphtop check";	/* argp's name in usage and errors */
+	e = argp_parse(&argp, argc, argv, json ? ARGP_NO_EXIT | ARGP_NO_ERRS : 0, NULL, &a);
+	if (e)
+		return usage_error(json, a.err[0] ? a.err : "invalid option or argument");
+	if (a.o.force && !a.o.trigger)
+		return usage_error(json, "--force only makes sense with --trigger");
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return FGT_CHECK_UNKNOWN;
+	status = fgt_check_run(&a.o, &env, r);
+	if (a.o.json)
+		fgt_check_print_json(stdout, r);
+	else
+		fgt_check_print_line(stdout, r);
+	if (a.o.prom_file && fgt_check_write_prom(a.o.prom_file, r, err, sizeof(err))) {
+		log_err("check: --prometheus: %s\n", err);
+		status = FGT_CHECK_UNKNOWN;
+	}
+	free(r);
+	return status;
+}

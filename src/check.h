@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `fgraphtop check`: does the running kernel carry the fix for the quadratic
+ * shadow-stack walk? One answer, monitoring-plugin style (FGT_CHECK_* in
+ * exit_codes.h): 0 fixed or not affected, 1 fixed but something is wrong,
+ * 2 not fixed, 3 unknown (the line says why and what would let it tell).
+ *
+ * The watching itself is the live tool's BPF session (src/fgraphtop.c,
+ * bpf/fgraphtop.bpf.c); check needs only the narrow interface below, so that
+ * everything else (kernel identity, refusals, trigger, verdict, outputs) is
+ * tested without a kernel.
+ */
+#ifndef FGT_CHECK_H
+#define FGT_CHECK_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "activation.h"
+#include "host_state.h"
+#include "kernel_id.h"
+#include "verdict.h"
+
+#if __has_include("exit_codes.h")
+#include "exit_codes.h"
+#else
+/* the same values as tool-core's exit_codes.h, until it lands on main */
+enum fgt_check_exit {
+	FGT_CHECK_OK		= 0,	/* fixed, or not affected */
+	FGT_CHECK_WARNING	= 1,	/* fixed, but something is wrong (failures seen) */
+	FGT_CHECK_CRITICAL	= 2,	/* not fixed */
+	FGT_CHECK_UNKNOWN	= 3,	/* could not tell */
+};
+#endif
+
+/*
+ * What check needs from a BPF session that watches fgraph activations.
+ *
+ * Glue still to write (tool-core's session lives inside main() in
+ * src/fgraphtop.c for now): factor main's plan -> open -> configure -> load ->
+ * attach -> ring buffer sequence into a session object, then
+ *   start        = fgt_preflight + fgt_plan_build + that sequence, its assembler
+ *                  created with (cb, cb_ctx); msg = the plan's one-line reason
+ *   graph_active = graph_active_now(skel)
+ *   poll         = ring_buffer__poll(rb, ms)
+ *   busy         = fgt_asm_current(as) != NULL
+ *   lost         = lost_events(skel)
+ *   stop         = fgt_asm_flush + destroy
+ * and dispatch before argp in main():
+ *   if (argc > 1 && !strcmp(argv[1], "check"))
+ *           return fgt_check_main(argc - 1, argv + 1, &session_watch_ops);
+ * Until then fgraphtop check answers not_affected without a session (this
+ * machine), and "unknown: no BPF session" elsewhere.
+ */
+struct fgt_watch_ops {
+	/* Plan, load, attach. Complete activation records go to cb (during
+	 * poll/stop). 0, or -errno with msg: what is wrong and what to do. */
+	int (*start)(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, size_t len);
+	/* fgraph users as the kernel counts them (ftrace_graph_active); -1 unknown. */
+	int (*graph_active)(void *priv);
+	/* Wait up to ms for events and deliver them. 0 or -errno (-EINTR is fine). */
+	int (*poll)(void *priv, int ms);
+	/* An activation is under way (begun, not ended): worth waiting for. */
+	bool (*busy)(void *priv);
+	/* Events lost so far (ring buffer full). */
+	uint64_t (*lost)(void *priv);
+	/* Flush (an unfinished activation is reported incomplete), detach, free. */
+	void (*stop)(void *priv);
+	void *priv;
+};
+
+enum fgt_check_verdict {
+	FGT_CHECK_V_UNKNOWN = 0,
+	FGT_CHECK_V_FIXED,
+	FGT_CHECK_V_NOT_FIXED,
+	FGT_CHECK_V_NOT_AFFECTED,
+};
+
+struct fgt_check_opts {
+	double timeout_s;	/* passive: how long to wait; --trigger: for its events */
+	bool trigger, force, json;
+	const char *prom_file;
+	unsigned int park;	/* threads to park before triggering (FGT_PARK_THREADS) */
+};
+
+/* Where check looks; tests point it at fake trees and a fake session. */
+struct fgt_check_env {
+	struct fgt_host host;
+	const char *notes_path;		/* NULL: /sys/kernel/notes */
+	const char *state_dir;		/* NULL: /run/fgraphtop */
+	const char *const *trig_funcs;	/* NULL: trigger.c's cold functions */
+	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
+	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */
+	FILE *out;			/* the answer (stdout) */
+	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: restore and leave */
+};
+
+/* Activations seen: judged, and the figures of the one quoted. */
+struct fgt_check_seen {
+	struct fgt_judge judge;
+	unsigned int n;			/* complete or not */
+	bool have;			/* figures below are set */
+	double duration_s;
+	uint64_t sweeps, served, failures, nr_threads, lost;
+	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
+};
+void fgt_check_seen_init(struct fgt_check_seen *s);
+void fgt_check_on_activation(const struct fgt_activation *act, void *ctx);	/* fgt_activation_cb */
+
+struct fgt_check_result {
+	enum fgt_check_verdict verdict;
+	int status;			/* FGT_CHECK_* */
+	char reason[768];
+	struct fgt_kernel_id kid;
+	struct fgt_check_seen seen;
+	uint64_t lost;
+	double check_time;		/* epoch seconds */
+	/* --trigger */
+	bool triggered;
+	const char *method;		/* instance, kretprobe.multi, toplevel */
+	char func[128];
+	unsigned int parked;
+	long threads;			/* before parking, -1 unknown */
+	struct fgt_walk_estimate est;	/* for threads + parked */
+	char cleaned[512];		/* what killed runs left and we undid */
+};
+
+const char *fgt_check_verdict_name(enum fgt_check_verdict v);
+
+/* Verdict, status and reason from what was seen; lost events and allocation
+ * failures make a fixed verdict a warning. hint: what would let it tell. */
+void fgt_check_decide(struct fgt_check_result *r, const char *hint);
+
+/* The default line: "FGRAPH OK: fixed - <evidence>; kernel R build B | perfdata". */
+void fgt_check_print_line(FILE *f, const struct fgt_check_result *r);
+void fgt_check_print_json(FILE *f, const struct fgt_check_result *r);
+/* --prometheus FILE (atomic, via fgt_prom_write). 0 or -errno, err set. */
+int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, char *err, size_t len);
+
+/* The whole check (no option parsing, no signal handlers): fills r, prints, returns the status. */
+int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		  struct fgt_check_result *r);
+
+/* `fgraphtop check ...`: argv[0] is "check". Parses options (argp), installs
+ * SIGINT/SIGTERM/SIGHUP handlers, runs, returns the exit status. */
+int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch);
+
+#endif

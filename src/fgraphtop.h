@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared between bpf/fgraphtop.bpf.c and userspace: the event vocabulary.
+ *
+ * Both observation paths emit the same events, so that one assembler
+ * (src/activation.c) turns either stream into the same activation records:
+ *  - direct: fentry/fexit on the fgraph functions themselves
+ *    (start_graph_tracing or the function it is inlined into,
+ *    alloc_retstack_tasklist, ftrace_graph_init_task, ...), where the kernel
+ *    allows attaching to them (lab "traceable" kernels);
+ *  - attributed: the slab allocator's tracepoints and fentry/fexit, an
+ *    allocation being a shadow stack by its size (or cache) and its call
+ *    site inside the kallsyms range of the fgraph function holding it.
+ * See docs/EVENTS.md.
+ */
+#ifndef FGRAPHTOP_H
+#define FGRAPHTOP_H
+
+#define FGT_COMM_LEN		16
+#define FGT_MAX_STACK_DEPTH	32
+
+enum fgt_ev_type {
+	FGT_EV_ACT_BEGIN	= 1,	/* the 0->1 step began its allocation phase */
+	FGT_EV_ACT_END		= 2,	/* ... and ended; ret = its return value */
+	FGT_EV_SWEEP_BEGIN	= 3,	/* direct only: alloc_retstack_tasklist() entered */
+	FGT_EV_SWEEP_END	= 4,	/* direct only: ... returned ret (0, -EAGAIN, -ENOMEM) */
+	FGT_EV_ALLOC		= 5,	/* one shadow-stack allocation (site, gfp, ok, dur) */
+	FGT_EV_FREE		= 6,	/* a shadow stack freed by the sweep (unused batch) */
+	FGT_EV_TASK_NEW		= 7,	/* a task created while fgraph was active; ok = has a stack */
+	FGT_EV_TASK_EXIT	= 8,	/* a task with a shadow stack exited (stack freed) */
+};
+
+/* Where a shadow-stack allocation came from. */
+enum fgt_site {
+	FGT_SITE_UNKNOWN	= 0,
+	FGT_SITE_SWEEP		= 1,	/* alloc_retstack_tasklist(), batch or inline */
+	FGT_SITE_FORK		= 2,	/* ftrace_graph_init_task() from copy_process() */
+	FGT_SITE_IDLE		= 3,	/* ftrace_graph_init_idle_task() */
+};
+
+/* Which probe produced the event. */
+enum fgt_src {
+	FGT_SRC_DIRECT		= 1,
+	FGT_SRC_ATTRIBUTED	= 2,
+};
+
+/* x86-64 gfp bits the verdict needs; values are stable from 6.1 to 7.2. */
+#define FGT_GFP_DIRECT_RECLAIM	0x400u	/* absent: a non-blocking (GFP_NOWAIT-class) allocation */
+
+struct fgt_event {
+	__u64 ts_ns;		/* bpf_ktime_get_ns() at the event */
+	__u64 dur_ns;		/* ALLOC: allocator latency, 0 if not measured;
+				 * SWEEP_END, ACT_END: time since the matching BEGIN */
+	__u64 ptr;		/* ALLOC/FREE: the stack; ACT_BEGIN/END: the ret_stack_list */
+	__u64 nr_threads;	/* ACT_BEGIN: the kernel's nr_threads at the time */
+	__u32 type;		/* enum fgt_ev_type */
+	__u32 src;		/* enum fgt_src */
+	__u32 pid;		/* tgid of current */
+	__u32 tid;		/* pid of current */
+	__u32 cpu;
+	__u32 site;		/* ALLOC: enum fgt_site */
+	__u32 gfp;		/* ALLOC: gfp flags as passed */
+	__u32 size;		/* ALLOC: bytes requested */
+	__s32 ret;		/* SWEEP_END, ACT_END: return value */
+	__u32 ok;		/* ALLOC: 1 if it succeeded; TASK_NEW: 1 if it got a stack */
+	__s32 stack_id;		/* ACT_BEGIN: kernel stack in the stack map, <0 if none */
+	__u32 target_tid;	/* TASK_NEW/TASK_EXIT: the new/exiting task */
+	char comm[FGT_COMM_LEN];
+};
+
+#endif /* FGRAPHTOP_H */

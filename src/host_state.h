@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the host's tracing state is, read without changing anything:
+ *  - can this kernel have the problem at all (a function graph tracer)?
+ *  - is fgraph in use right now (then there is no 0->1 step to cause or see)?
+ *  - how many threads would an activation walk, and how long would an
+ *    unfixed kernel take over it?
+ * Paths are parameters so the tests can point them at fake trees.
+ */
+#ifndef FGT_HOST_STATE_H
+#define FGT_HOST_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ksyms.h"
+
+struct fgt_host {
+	const char *tracefs;	/* NULL: found by fgt_tracefs_find() */
+	const char *kallsyms;	/* NULL: /proc/kallsyms */
+	const char *loadavg;	/* NULL: /proc/loadavg */
+	bool no_bpf_links;	/* tests: do not enumerate the real BPF links */
+};
+
+/* The mounted tracefs: /sys/kernel/tracing, else /sys/kernel/debug/tracing; NULL if neither. */
+const char *fgt_tracefs_find(void);
+/* The tracefs the host struct names, or the found one. */
+const char *fgt_host_tracefs(const struct fgt_host *h);
+
+/*
+ * Does the kernel have a function graph tracer? 1 yes, 0 no (it cannot have
+ * the quadratic walk), -1 cannot tell (neither kallsyms nor tracefs readable).
+ * The evidence goes to why. ks may be NULL (then it is loaded from h).
+ */
+int fgt_host_has_fgraph(const struct fgt_host *h, const struct fgt_ksyms *ks,
+			char *why, size_t len);
+
+/*
+ * Known fgraph users right now, without BPF: function_graph as the top-level or
+ * an instance's tracer, the function profiler, fprobe dynamic events, and BPF
+ * kprobe_multi links where fprobe goes through fgraph on this kernel (>= 6.14:
+ * kallsyms has fprobe_graph_ops). Returns how many were found (their
+ * description, "; "-separated, in why), or -errno. skip_instance: an instance
+ * name to ignore (ours).
+ */
+int fgt_host_fgraph_users(const struct fgt_host *h, const struct fgt_ksyms *ks,
+			  const char *skip_instance, char *why, size_t len);
+
+/* Threads in the system (the kernel's nr_threads, from /proc/loadavg); -errno on error. */
+long fgt_host_threads(const struct fgt_host *h);
+
+/*
+ * The unfixed walk over U threads lacking a shadow stack: ceil(U/32) sweeps,
+ * each restarting at init_task and stopping when its batch of 32 is used up,
+ * so about U^2/64 thread visits. Rate: FGT_WALK_VISITS_PER_S, measured on the
+ * slow side (lab 6.1 kernel under qemu TCG: 10,000 threads in 0.249 s and
+ * 30,000 in 2.8 s, i.e. 6.3 and 5.0 million visits/s): real hardware is faster,
+ * so the estimate errs towards refusing.
+ */
+#define FGT_WALK_VISITS_PER_S	5e6
+#define FGT_WALK_MAX_S		5.0	/* above this, --trigger refuses without --force */
+
+struct fgt_walk_estimate {
+	uint64_t lacking;	/* U */
+	uint64_t sweeps;	/* unfixed: max(1, ceil(U/32)) */
+	uint64_t visits;	/* unfixed: about U^2/64 (+U) */
+	double seconds;		/* visits / FGT_WALK_VISITS_PER_S */
+};
+void fgt_walk_estimate(uint64_t lacking, struct fgt_walk_estimate *e);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* /proc/kallsyms: address ranges of functions and data symbols, symbolization. */
+#ifndef FGT_KSYMS_H
+#define FGT_KSYMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fgt_ksym {
+	const char *name;
+	uint64_t addr;
+	uint64_t size;		/* up to the next symbol's address */
+	char type;		/* kallsyms type letter: t T d D b B r R ... */
+};
+
+struct fgt_ksyms;
+
+/* Parse a kallsyms-format file (path, or NULL for /proc/kallsyms). NULL + errno on error. */
+struct fgt_ksyms *fgt_ksyms_load(const char *path);
+struct fgt_ksyms *fgt_ksyms_load_file(FILE *f);
+void fgt_ksyms_free(struct fgt_ksyms *ks);
+/* False when every address reads 0 (kptr_restrict, not root). */
+bool fgt_ksyms_have_addrs(const struct fgt_ksyms *ks);
+/* Exact name (first match of a text symbol for functions, any type otherwise). */
+const struct fgt_ksym *fgt_ksyms_by_name(const struct fgt_ksyms *ks, const char *name);
+/* The symbol whose [addr, addr+size) holds a; NULL if none. */
+const struct fgt_ksym *fgt_ksyms_by_addr(const struct fgt_ksyms *ks, uint64_t a);
+/* "sym+0x1a" into buf (or "0x..." when unknown). */
+const char *fgt_ksyms_format(const struct fgt_ksyms *ks, uint64_t a, char *buf, size_t len);
+
+#endif

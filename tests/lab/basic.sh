@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Lab test: on each kernel, smoke, then one activation per supported trigger for
+# each U, checked against the oracle; ends with the table.
+#
+#   tests/lab/basic.sh [-o OUTDIR] [KERNEL...]     (default: every kernel that
+#                                                   lab/kernels.sh can give now)
+# Environment: FGT_LAB_U ("1000"), FGT_LAB_FULL=1 to trace every function (the
+# default limits tracing to one cold function: the 0 -> 1 walk is the same, the
+# minutes of call-site patching under TCG are not), FGT_KERNELS as lab/run.sh.
+# Checks: every run exits 0 (3 = trigger unsupported, skipped) with no splat;
+# U >= the threads parked; where the oracle's BPF counter attaches, unfixed
+# kernels make max(1, ceil(U/32)) calls, all but the last -EAGAIN, and "fixed"
+# kernels one call returning 0.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
+out=
+while getopts "o:" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-basic.XXXXXX")}
+mkdir -p "$out"
+
+kernels=("$@")
+if [ ${#kernels[@]} -eq 0 ]; then
+	for k in $("$KSH" list); do
+		"$KSH" path "$k" > /dev/null 2>&1 && kernels+=("$k")
+	done
+fi
+[ ${#kernels[@]} -gt 0 ] || { echo "basic: no kernels (lab/kernels.sh ensure all)" >&2; exit 1; }
+
+filter=bpf_fentry_test1
+[ "${FGT_LAB_FULL:-0}" = 1 ] && filter=
+fail=0
+
+# True when the run has activation lines and COND holds for all of them.
+acts() {	# COND RESULTS
+	jq -se "[.[] | select(.type == \"activation\")] | length > 0 and all($1)" "$2" > /dev/null
+}
+note() { echo "basic: $*" >&2; }
+bad() { note "FAIL: $*"; fail=1; }
+
+run() {	# NAME KERNEL SCENARIO ARGS...
+	local dir=$out/$1
+	shift
+	local k=$1 s=$2
+	shift 2
+	local rc=0
+	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s "$s" -o "$dir" -t 600 -- "$@" \
+		> /dev/null 2> "$dir.log" || rc=$?
+	echo "$rc"
+}
+
+for k in "${kernels[@]}"; do
+	mkdir -p "$out"
+	rc=$(run "$k-smoke" "$k" smoke)
+	[ "$rc" = 0 ] || { bad "$k smoke: status $rc"; continue; }
+	triggers=$(jq -r 'select(.type == "smoke") | .triggers' "$out/$k-smoke/results.jsonl")
+	note "$k: triggers: $triggers"
+	for t in $triggers; do
+		for u in ${FGT_LAB_U:-1000}; do
+			name=$k-$t-$u
+			# kretmulti has no filter: it attaches to one function anyway.
+			f=
+			[ "$t" != kretmulti ] && [ -n "$filter" ] && f=FILTER=$filter
+			rc=$(run "$name" "$k" activation U="$u" TRIGGER="$t" $f)
+			res=$out/$name/results.jsonl
+			[ "$rc" = 3 ] && { note "$name: unsupported"; continue; }
+			[ "$rc" = 0 ] || { bad "$name: status $rc (see $out/$name)"; continue; }
+			acts '.u >= '"$u" "$res" || bad "$name: U below the threads parked"
+			if acts '.oracle.attachable' "$res"; then
+				case $k in
+				*fixed*) want='.oracle.calls == 1 and .oracle.eagain == 0' ;;
+				*) want='.oracle.calls == .expected_sweeps and .oracle.eagain == .oracle.calls - 1' ;;
+				esac
+				acts "$want" "$res" ||
+					bad "$name: oracle $(jq -c 'select(.type == "activation") |
+						{u, expected_sweeps, calls: .oracle.calls, eagain: .oracle.eagain}' "$res")"
+			fi
+		done
+	done
+done
+
+"$ROOT/lab/report.sh" "$out"/*/results.jsonl
+note "$(ls -d "$out"/*/ | wc -l) runs in $out"
+exit $fail

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The assembler over synthetic kernel runs (tests/gen.c simulates both
+ * versions of alloc_retstack_tasklist) and over recorded sequences
+ * (the .events files in tests/data, with their EXPECT lines).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "collect.h"
+#include "events.h"
+#include "verdict.h"
+
+/* Both paths over the same simulated run; asserts their records agree. */
+static void run_both(const struct gen_cfg *cfg, struct collect *c)
+{
+	struct gen_cfg g = *cfg;
+	struct collect d;
+	unsigned int i;
+
+	g.direct = true;
+	collect_gen(&d, &g);
+	g.direct = false;
+	collect_gen(c, &g);
+	assert_int_equal(d.n, c->n);
+	for (i = 0; i < c->n; i++) {
+		struct fgt_activation x = d.acts[i], y = c->acts[i];
+		uint32_t s;
+
+		assert_int_equal(x.src, FGT_SRC_DIRECT);
+		assert_int_equal(y.src, FGT_SRC_ATTRIBUTED);
+		assert_int_equal(x.nr_sweeps, y.nr_sweeps);
+		for (s = 0; s < x.nr_sweeps; s++) {
+			assert_true(x.sweeps[s].ret_known);
+			assert_false(y.sweeps[s].ret_known);
+			x.sweeps[s].ret_known = y.sweeps[s].ret_known;
+			assert_memory_equal(&x.sweeps[s], &y.sweeps[s], sizeof(x.sweeps[s]));
+		}
+		x.src = y.src;
+		x.sweeps = y.sweeps = NULL;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	collect_fini(&d);
+}
+
+static void check_sums(const struct fgt_activation *a)
+{
+	uint64_t served = 0, walk = 0, alloc = 0;
+	uint32_t i;
+
+	for (i = 0; i < a->nr_sweeps; i++) {
+		served += a->sweeps[i].served;
+		walk += a->sweeps[i].walk_ns;
+		alloc += a->sweeps[i].alloc_ns;
+	}
+	assert_int_equal(served, a->served);
+	assert_int_equal(walk, a->walk_ns);
+	assert_int_equal(alloc, a->alloc_ns);
+	assert_int_equal(a->served, a->blocking + a->nonblocking - a->freed);
+}
+
+/* U unfixed: ceil(U/32) sweeps of 32, the last one U mod 32 (or 32). */
+static void unfixed(unsigned int u, unsigned int sweeps, unsigned int last)
+{
+	struct gen_cfg cfg = { .lacking = u, .idle_cpus = 2, .ts0 = 1000000 };
+	struct collect c;
+	const struct fgt_activation *a;
+	char ev[256];
+	uint32_t i;
+
+	run_both(&cfg, &c);
+	assert_int_equal(c.n, 1);
+	a = &c.acts[0];
+	assert_true(a->complete);
+	assert_false(a->implicit);
+	assert_int_equal(a->nr_sweeps, sweeps);
+	for (i = 0; i + 1 < sweeps; i++) {
+		assert_int_equal(a->sweeps[i].served, 32);
+		assert_int_equal(a->sweeps[i].batch, 32);
+		assert_int_equal(a->sweeps[i].freed, 0);
+		assert_int_equal(a->sweeps[i].ret, -EAGAIN);
+	}
+	assert_int_equal(a->sweeps[sweeps - 1].served, last);
+	assert_int_equal(a->sweeps[sweeps - 1].freed, 32 - last);
+	assert_int_equal(a->sweeps[sweeps - 1].ret, 0);
+	assert_int_equal(a->served, u);
+	assert_int_equal(a->nonblocking + a->failed_nonblocking, 0);
+	assert_int_equal(a->ret, 0);
+	assert_int_equal(a->lat.count, 32 * sweeps);	/* idle allocs are not sweep path */
+	check_sums(a);
+	assert_int_equal(fgt_asm_fork(c.a)->idle_allocs, 2);
+	assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
+	collect_fini(&c);
+}
+
+static void test_unfixed_1000(void **state)
+{
+	unfixed(1000, 32, 8);
+}
+
+static void test_unfixed_10000(void **state)
+{
+	unfixed(10000, 313, 16);
+}
+
+static void test_unfixed_small(void **state)
+{
+	unfixed(8, 1, 8);
+	unfixed(64, 2, 32);	/* the last thread is served: no extra sweep */
+}
+
+/* U fixed, K injected inline failures: 1 + floor(K/33) sweeps. */
+static void fixed(unsigned int u, unsigned int k, unsigned int sweeps)
+{
+	struct gen_cfg cfg = { .fixed = true, .lacking = u, .fail_nb = k, .ts0 = 5000 };
+	struct collect c;
+	const struct fgt_activation *a;
+	uint64_t reserve_used = 0;
+	char ev[256];
+	uint32_t i;
+
+	run_both(&cfg, &c);
+	assert_int_equal(c.n, 1);
+	a = &c.acts[0];
+	assert_int_equal(a->nr_sweeps, sweeps);
+	assert_int_equal(a->served, u);
+	assert_int_equal(a->failed_nonblocking, k);
+	assert_int_equal(a->failed_blocking, 0);
+	for (i = 0; i + 1 < sweeps; i++) {
+		/* a sweep ends when its 33rd failure finds the reserve empty */
+		assert_int_equal(a->sweeps[i].failed_nonblocking, 33);
+		assert_int_equal(a->sweeps[i].freed, 0);
+		assert_int_equal(a->sweeps[i].ret, -EAGAIN);
+	}
+	assert_int_equal(a->sweeps[sweeps - 1].failed_nonblocking, k - 33 * (sweeps - 1));
+	assert_int_equal(a->sweeps[sweeps - 1].freed, 32 - (k - 33 * (sweeps - 1)));
+	assert_int_equal(a->sweeps[sweeps - 1].ret, 0);
+	for (i = 0; i < sweeps; i++) {
+		assert_int_equal(a->sweeps[i].batch, 32);
+		reserve_used += a->sweeps[i].batch - a->sweeps[i].freed;
+	}
+	/* every failure but the ones that ended a sweep was covered by the reserve */
+	assert_int_equal(reserve_used, k - (sweeps - 1));
+	assert_int_equal(a->nonblocking, u - reserve_used);
+	check_sums(a);
+	assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	collect_fini(&c);
+}
+
+static void test_fixed_no_failure(void **state)
+{
+	fixed(10000, 0, 1);
+}
+
+static void test_fixed_failures(void **state)
+{
+	fixed(10000, 32, 1);
+	fixed(10000, 33, 2);
+	fixed(10000, 100, 4);
+	fixed(10000, 66, 3);
+}
+
+static void test_fixed_spread_failures(void **state)
+{
+	/* failslab interval 7: failures spread through the walk, same counts */
+	struct gen_cfg cfg = { .fixed = true, .lacking = 1000, .fail_nb = 40,
+			       .fail_interval = 7 };
+	struct collect c;
+
+	run_both(&cfg, &c);
+	assert_int_equal(c.acts[0].nr_sweeps, 2);
+	assert_int_equal(c.acts[0].served, 1000);
+	assert_int_equal(c.acts[0].sweeps[0].failed_nonblocking, 33);
+	assert_int_equal(c.acts[0].sweeps[1].failed_nonblocking, 7);
+	collect_fini(&c);
+}
+
+/* A thread after the last one served: the unfixed walk says -EAGAIN once more. */
+static void test_unfixed_extra_empty_sweep(void **state)
+{
+	struct gen_cfg cfg = { .lacking = 64, .after = 5 };
+	struct collect c;
+	const struct fgt_activation *a;
+
+	run_both(&cfg, &c);
+	a = &c.acts[0];
+	assert_int_equal(a->nr_sweeps, 3);
+	assert_int_equal(a->sweeps[1].served, 32);
+	assert_int_equal(a->sweeps[1].ret, -EAGAIN);
+	assert_int_equal(a->sweeps[2].served, 0);
+	assert_int_equal(a->sweeps[2].freed, 32);
+	assert_int_equal(a->served, 64);
+	collect_fini(&c);
+}
+
+/* Second activation: every thread already holds a stack. */
+static void test_nothing_to_serve(void **state)
+{
+	struct gen_cfg cfg = { .before = 1000 };
+	struct collect c;
+
+	run_both(&cfg, &c);
+	assert_int_equal(c.acts[0].nr_sweeps, 1);
+	assert_int_equal(c.acts[0].served, 0);
+	assert_int_equal(c.acts[0].freed, 32);
+	collect_fini(&c);
+}
+
+static void test_enomem(void **state)
+{
+	/* the 40th blocking allocation fails: the 2nd sweep's 8th */
+	struct gen_cfg cfg = { .lacking = 100, .fail_blocking_nth = 40 };
+	struct collect c;
+	const struct fgt_activation *a;
+
+	run_both(&cfg, &c);
+	a = &c.acts[0];
+	assert_int_equal(a->nr_sweeps, 2);
+	assert_int_equal(a->sweeps[0].ret, -EAGAIN);
+	assert_int_equal(a->sweeps[1].ret, -ENOMEM);
+	assert_int_equal(a->sweeps[1].batch, 7);
+	assert_int_equal(a->sweeps[1].failed_blocking, 1);
+	assert_int_equal(a->sweeps[1].freed, 7);
+	assert_int_equal(a->served, 32);
+	assert_int_equal(a->ret, -ENOMEM);
+	collect_fini(&c);
+}
+
+/* Timing by the generator's model: 300 ns per alloc, 10 ns per visit. */
+static void test_times(void **state)
+{
+	struct gen_cfg cfg = { .lacking = 64, .ts0 = 1000 };
+	struct collect c;
+	const struct fgt_activation *a;
+
+	run_both(&cfg, &c);
+	a = &c.acts[0];
+	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300);
+	assert_int_equal(a->sweeps[0].walk_ns, 33 * 10);	/* 33rd visit: -EAGAIN */
+	assert_int_equal(a->sweeps[1].alloc_ns, 32 * 300);
+	assert_int_equal(a->sweeps[1].walk_ns, 64 * 10);
+	assert_int_equal(a->begin_ns, 1000);
+	assert_int_equal(a->end_ns - a->begin_ns, 2 * 32 * 300 + 33 * 10 + 64 * 10);
+	assert_int_equal(a->lat.count, 64);
+	assert_int_equal(a->lat.min, 300);
+	collect_fini(&c);
+
+	/* fixed: inline allocations count in alloc_ns, and the walk spans them */
+	cfg = (struct gen_cfg){ .fixed = true, .lacking = 10 };
+	run_both(&cfg, &c);
+	a = &c.acts[0];
+	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300 + 10 * 300);
+	assert_int_equal(a->sweeps[0].walk_ns, 10 * (10 + 300));
+	collect_fini(&c);
+}
+
+static void test_activations_in_a_row(void **state)
+{
+	struct gen_cfg one = { .lacking = 100 }, two = { .before = 100, .lacking = 40 };
+	struct collect c;
+
+	collect_init(&c);
+	two.ts0 = gen_activation(&one, collect_feed, &c);
+	gen_forks(two.ts0, 10, 3, false, collect_feed, &c);
+	two.ts0 += 100000;
+	gen_activation(&two, collect_feed, &c);
+	fgt_asm_flush(c.a);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.acts[0].seq, 1);
+	assert_int_equal(c.acts[1].seq, 2);
+	assert_int_equal(c.acts[0].nr_sweeps, 4);
+	assert_int_equal(c.acts[1].nr_sweeps, 2);
+	assert_int_equal(c.acts[1].served, 40);
+	assert_int_equal(fgt_asm_fork(c.a)->allocs, 10);
+	assert_int_equal(fgt_asm_fork(c.a)->failed, 3);
+	assert_int_equal(fgt_asm_fork(c.a)->tasks_new, 10);
+	assert_int_equal(fgt_asm_fork(c.a)->tasks_without, 3);
+	assert_int_equal(fgt_asm_fork(c.a)->lat.count, 10);
+	collect_fini(&c);
+}
+
+/* Events kept for tests that edit a stream. */
+struct stream {
+	struct fgt_event *ev;
+	size_t n, cap;
+};
+
+static void stream_add(const struct fgt_event *ev, void *ctx)
+{
+	struct stream *s = ctx;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
+	}
+	s->ev[s->n++] = *ev;
+}
+
+static void test_current_and_midway_start(void **state)
+{
+	struct gen_cfg cfg = { .lacking = 1000 };
+	struct stream s = { 0 };
+	struct collect c;
+	size_t i;
+
+	gen_activation(&cfg, stream_add, &s);
+	collect_init(&c);
+	/* fgraphtop started after the 10th sweep began */
+	for (i = 10 * 32 + 5; i < s.n; i++) {
+		fgt_asm_feed(c.a, &s.ev[i]);
+		if (i + 1 < s.n)
+			assert_non_null(fgt_asm_current(c.a));
+	}
+	assert_null(fgt_asm_current(c.a));
+	assert_int_equal(c.n, 1);
+	assert_true(c.acts[0].implicit);
+	assert_false(c.acts[0].complete);
+	assert_int_equal(c.acts[0].nr_sweeps, 22);	/* part of the 11th, then 21 more */
+	collect_fini(&c);
+	free(s.ev);
+}
+
+static void test_flush_incomplete(void **state)
+{
+	struct gen_cfg cfg = { .lacking = 1000, .direct = true };
+	struct stream s = { 0 };
+	struct collect c;
+	size_t i;
+
+	gen_activation(&cfg, stream_add, &s);
+	collect_init(&c);
+	for (i = 0; i < s.n / 2; i++)
+		fgt_asm_feed(c.a, &s.ev[i]);
+	fgt_asm_lost(c.a, 7);
+	assert_int_equal(c.n, 0);
+	fgt_asm_flush(c.a);
+	assert_int_equal(c.n, 1);
+	assert_false(c.acts[0].complete);
+	assert_false(c.acts[0].implicit);
+	assert_int_equal(c.acts[0].lost, 7);
+	assert_int_equal(c.acts[0].end_ns, s.ev[s.n / 2 - 1].ts_ns);
+	fgt_asm_flush(c.a);	/* nothing left: no second report */
+	assert_int_equal(c.n, 1);
+	collect_fini(&c);
+	free(s.ev);
+}
+
+static uint32_t lcg(uint32_t *x)
+{
+	*x = *x * 1103515245u + 12345u;
+	return *x >> 8;
+}
+
+static void lossy_cb(const struct fgt_activation *a, void *ctx)
+{
+	uint64_t served = 0;
+	uint32_t i;
+
+	for (i = 0; i < a->nr_sweeps; i++) {
+		served += a->sweeps[i].served;
+		assert_true(a->sweeps[i].served <= a->sweeps[i].batch + a->sweeps[i].nonblocking);
+	}
+	assert_int_equal(served, a->served);
+	assert_true(a->end_ns >= a->begin_ns);
+	(*(unsigned int *)ctx)++;
+}
+
+/* Drop events at random, both paths, fixed and not: consistent records, no crash. */
+static void test_lost_events(void **state)
+{
+	static const unsigned int rates[] = { 2, 10, 100, 1000 };
+	uint32_t seed = 1;
+	unsigned int r, v, reports;
+
+	for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		for (v = 0; v < 4; v++) {
+			struct gen_cfg cfg = { .fixed = v & 1, .direct = v & 2, .lacking = 3000,
+					       .fail_nb = v & 1 ? 50 : 0 };
+			struct fgt_assembler *a;
+			struct stream s = { 0 };
+			size_t i;
+
+			gen_activation(&cfg, stream_add, &s);
+			cfg.ts0 = s.ev[s.n - 1].ts_ns + 10;
+			gen_activation(&cfg, stream_add, &s);
+			reports = 0;
+			a = fgt_asm_new(lossy_cb, &reports);
+			for (i = 0; i < s.n; i++)
+				if (lcg(&seed) % rates[r])
+					fgt_asm_feed(a, &s.ev[i]);
+			fgt_asm_flush(a);
+			assert_in_range(reports, 1, 10);
+			fgt_asm_free(a);
+			free(s.ev);
+		}
+	}
+}
+
+/* Garbage in any order: must terminate without crashing or sanitizer reports. */
+static void test_fuzz(void **state)
+{
+	struct fgt_assembler *a;
+	unsigned int reports = 0, i;
+	uint32_t seed = 42;
+
+	a = fgt_asm_new(lossy_cb, &reports);
+	for (i = 0; i < 200000; i++) {
+		struct fgt_event ev = {
+			.ts_ns = lcg(&seed) % 1000000, .type = lcg(&seed) % 10,
+			.site = lcg(&seed) % 5, .gfp = lcg(&seed) & 1 ? 0xcc0 : 0x800,
+			.ok = lcg(&seed) % 4 != 0, .dur_ns = lcg(&seed) % 2000000,
+			.ret = -(int)(lcg(&seed) % 20), .src = 1 + lcg(&seed) % 2,
+		};
+
+		fgt_asm_feed(a, &ev);
+		if (i % 1000 == 0)
+			fgt_asm_lost(a, 1);
+	}
+	fgt_asm_feed(NULL, NULL);
+	fgt_asm_flush(a);
+	assert_true(reports > 0);
+	fgt_asm_free(a);
+}
+
+/* Recorded sequences: every EXPECT line of every tests/data file must hold. */
+static const char *data_dir(void)
+{
+	const char *d = getenv("FGT_TEST_DATA");
+
+	return d ? d : "tests/data";
+}
+
+static void expect_u64(const char *line, const char *key, uint64_t got, const char *file)
+{
+	char buf[64];
+
+	if (ev_expect_get(line, key, buf, sizeof(buf)))
+		return;
+	if (strtoull(buf, NULL, 0) != got)
+		fail_msg("%s: %s: expected %s, got %llu", file, key, buf, (unsigned long long)got);
+}
+
+static void expect_list(const char *line, const char *key, const struct fgt_activation *a,
+			bool served, const char *file)
+{
+	char buf[1024], got[1024] = "";
+	size_t len = 0;
+	uint32_t i;
+
+	if (ev_expect_get(line, key, buf, sizeof(buf)))
+		return;
+	for (i = 0; i < a->nr_sweeps && len < sizeof(got) - 16; i++)
+		len += snprintf(got + len, sizeof(got) - len, "%s%d", i ? "," : "",
+				served ? (int)a->sweeps[i].served : a->sweeps[i].ret);
+	if (strcmp(buf, got))
+		fail_msg("%s: %s: expected %s, got %s", file, key, buf, got);
+}
+
+static void check_expect(const char *line, struct collect *c, const char *file)
+{
+	char buf[64], ev[256];
+	const struct fgt_activation *a;
+	const struct fgt_fork_stats *f = fgt_asm_fork(c->a);
+	unsigned long n;
+
+	expect_u64(line, "activations", c->n, file);
+	expect_u64(line, "fork_allocs", f->allocs, file);
+	expect_u64(line, "fork_failed", f->failed, file);
+	expect_u64(line, "tasks_new", f->tasks_new, file);
+	expect_u64(line, "tasks_without", f->tasks_without, file);
+	if (ev_expect_get(line, "act", buf, sizeof(buf)))
+		return;
+	n = strtoul(buf, NULL, 0);
+	if (n < 1 || n > c->n)
+		fail_msg("%s: no activation %lu (have %u)", file, n, c->n);
+	a = &c->acts[n - 1];
+	expect_u64(line, "sweeps", a->nr_sweeps, file);
+	expect_u64(line, "served", a->served, file);
+	expect_u64(line, "blocking", a->blocking, file);
+	expect_u64(line, "nonblocking", a->nonblocking, file);
+	expect_u64(line, "failed_nb", a->failed_nonblocking, file);
+	expect_u64(line, "failed_b", a->failed_blocking, file);
+	expect_u64(line, "freed", a->freed, file);
+	expect_u64(line, "complete", a->complete, file);
+	expect_u64(line, "implicit", a->implicit, file);
+	expect_u64(line, "lost", a->lost, file);
+	expect_u64(line, "walk_ns", a->walk_ns, file);
+	expect_u64(line, "alloc_ns", a->alloc_ns, file);
+	expect_list(line, "served_per", a, true, file);
+	expect_list(line, "rets", a, false, file);
+	if (!ev_expect_get(line, "verdict", buf, sizeof(buf)) &&
+	    strcmp(buf, fgt_verdict_name(fgt_verdict_of(a, ev, sizeof(ev)))))
+		fail_msg("%s: verdict: expected %s, got %s (%s)", file, buf,
+			 fgt_verdict_name(fgt_verdict_of(a, ev, sizeof(ev))), ev);
+}
+
+static unsigned int replay(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	struct fgt_event ev;
+	unsigned long long lost;
+	unsigned int lineno = 0, expects = 0;
+	struct collect c;
+
+	assert_non_null(f);
+	collect_init(&c);
+	/* pass 1: feed everything; pass 2: check the EXPECT lines */
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		switch (ev_parse(line, &ev, &lost)) {
+		case EV_LINE_EVENT:
+			fgt_asm_feed(c.a, &ev);
+			break;
+		case EV_LINE_LOST:
+			fgt_asm_lost(c.a, lost);
+			break;
+		case EV_LINE_ERROR:
+			fail_msg("%s:%u: cannot parse: %s", path, lineno, line);
+			break;
+		default:
+			break;
+		}
+	}
+	fgt_asm_flush(c.a);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (ev_parse(line, &ev, &lost) == EV_LINE_EXPECT) {
+			check_expect(line, &c, path);
+			expects++;
+		}
+	}
+	fclose(f);
+	collect_fini(&c);
+	return expects;
+}
+
+static void test_recorded(void **state)
+{
+	DIR *d = opendir(data_dir());
+	struct dirent *de;
+	unsigned int files = 0;
+	char path[4096];
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l < 8 || strcmp(de->d_name + l - 7, ".events"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", data_dir(), de->d_name);
+		/* a recording without expectations would test nothing */
+		if (!replay(path))
+			fail_msg("%s: no EXPECT line", path);
+		files++;
+	}
+	closedir(d);
+	assert_true(files >= 4);
+}
+
+/* The generator's output survives the text format: write, parse, same record. */
+static void test_text_roundtrip(void **state)
+{
+	struct gen_cfg cfg = { .fixed = true, .lacking = 100, .fail_nb = 35, .direct = true };
+	struct stream s = { 0 };
+	struct collect c;
+	char *buf = NULL, *line, *save;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	unsigned long long lost;
+	struct fgt_event ev;
+
+	gen_activation(&cfg, stream_add, &s);
+	for (i = 0; i < s.n; i++)
+		ev_write(f, &s.ev[i]);
+	fclose(f);
+	collect_init(&c);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_int_equal(ev_parse(line, &ev, &lost), EV_LINE_EVENT);
+		fgt_asm_feed(c.a, &ev);
+	}
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.acts[0].nr_sweeps, 2);
+	assert_int_equal(c.acts[0].served, 100);
+	assert_int_equal(c.acts[0].failed_nonblocking, 35);
+	assert_int_equal(c.acts[0].sweeps[0].ret, -EAGAIN);
+	assert_true(c.acts[0].sweeps[0].ret_known);
+	collect_fini(&c);
+	free(buf);
+	free(s.ev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unfixed_1000),
+		cmocka_unit_test(test_unfixed_10000),
+		cmocka_unit_test(test_unfixed_small),
+		cmocka_unit_test(test_fixed_no_failure),
+		cmocka_unit_test(test_fixed_failures),
+		cmocka_unit_test(test_fixed_spread_failures),
+		cmocka_unit_test(test_unfixed_extra_empty_sweep),
+		cmocka_unit_test(test_nothing_to_serve),
+		cmocka_unit_test(test_enomem),
+		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_activations_in_a_row),
+		cmocka_unit_test(test_current_and_midway_start),
+		cmocka_unit_test(test_flush_incomplete),
+		cmocka_unit_test(test_lost_events),
+		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_text_roundtrip),
+		cmocka_unit_test(test_recorded),
+	};
+
+	return cmocka_run_group_tests_name("activation", tests, NULL, NULL);
+}

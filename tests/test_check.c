@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fgraphtop check end to end without a kernel: a fake host (check_fake.h) and
+ * a fake BPF session that replays activations of the kernel simulator
+ * (tests/gen.c) through the real assembler. Plus this machine's own answer:
+ * where the kernel has no function graph tracer, `fgraphtop check` must say
+ * not_affected and exit 0 (skipped on hosts that have one).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "activation.h"
+#include "check.h"
+#include "check_fake.h"
+#include "gen.h"
+
+struct fake_session {
+	struct gen_cfg kernel;		/* what the fake kernel does on activation */
+	const struct fake *host;	/* NULL: activation at the first poll (someone else's) */
+	bool emit_never, start_fails, emitted, stopped;
+	uint64_t lost;
+	struct fgt_assembler *as;
+};
+
+static void feed(const struct fgt_event *ev, void *ctx)
+{
+	fgt_asm_feed(ctx, ev);
+}
+
+static int fs_start(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, size_t len)
+{
+	struct fake_session *s = priv;
+
+	if (s->start_fails) {
+		snprintf(msg, len, "BPF tracing programs are not permitted by this kernel");
+		return -EPERM;
+	}
+	s->as = fgt_asm_new(cb, cb_ctx);
+	return s->as ? 0 : -ENOMEM;
+}
+
+static int fs_poll(void *priv, int ms)
+{
+	struct fake_session *s = priv;
+	const char *tracer;
+
+	if (s->emitted || s->emit_never)
+		return 0;
+	if (s->host) {	/* --trigger: the fake kernel activates when the tracer is set */
+		tracer = fake_read(s->host, "tracing/current_tracer");
+		if (!tracer || strcmp(tracer, "function_graph"))
+			return 0;
+	}
+	s->kernel.ts0 = 1000;
+	gen_activation(&s->kernel, feed, s->as);
+	if (s->lost)
+		fgt_asm_lost(s->as, s->lost);
+	s->emitted = true;
+	return 0;
+}
+
+static bool fs_busy(void *priv)
+{
+	return false;
+}
+
+static uint64_t fs_lost(void *priv)
+{
+	return ((struct fake_session *)priv)->lost;
+}
+
+static int fs_graph_active(void *priv)
+{
+	return 0;
+}
+
+static void fs_stop(void *priv)
+{
+	struct fake_session *s = priv;
+
+	if (s->as) {
+		fgt_asm_flush(s->as);
+		fgt_asm_free(s->as);
+	}
+	s->as = NULL;
+	s->stopped = true;
+}
+
+static struct fgt_watch_ops session_ops(struct fake_session *s)
+{
+	struct fgt_watch_ops w = {
+		.start = fs_start, .graph_active = fs_graph_active, .poll = fs_poll,
+		.busy = fs_busy, .lost = fs_lost, .stop = fs_stop, .priv = s,
+	};
+	return w;
+}
+
+static struct fgt_check_env env_of(const struct fake *f, const struct fgt_watch_ops *w)
+{
+	struct fgt_check_env e = {
+		.host = { .tracefs = f->tracefs, .kallsyms = f->kallsyms, .loadavg = f->loadavg,
+			  .no_bpf_links = true },
+		.notes_path = "tests/data/notes/debian-6.1.0-50-amd64.notes",
+		.state_dir = f->state, .no_bpf = true, .watch = w, .out = stdout,
+	};
+	return e;
+}
+
+static const struct fgt_check_opts passive = { .timeout_s = 0.3 };
+
+static char *render(const struct fgt_check_result *r, bool json)
+{
+	static char buf[4096];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	if (json)
+		fgt_check_print_json(f, r);
+	else
+		fgt_check_print_line(f, r);
+	fclose(f);
+	return buf;
+}
+
+static void test_passive_not_fixed(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 10002 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_result r;
+	char *out;
+
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
+	assert_int_equal(r.verdict, FGT_CHECK_V_NOT_FIXED);
+	assert_true(s.stopped);
+	assert_string_equal(r.kid.build_id, "06f8bde30046985060c60820f7a11515a33afb06");
+	out = render(&r, false);
+	assert_non_null(strstr(out, "FGRAPH CRITICAL - not fixed: 313 sweeps, each a GFP_KERNEL "
+			       "batch of at most 32, served 10002 threads; kernel "));
+	assert_non_null(strstr(out, " build 06f8bde30046985060c60820f7a11515a33afb06 | sweeps=313 "
+			       "served=10002 duration="));
+	assert_non_null(strstr(out, "s failures=0 lost=0\n"));
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"verdict\":\"not_fixed\""));
+	assert_non_null(strstr(out, "\"status\":2"));
+	assert_non_null(strstr(out, "\"build_id\":\"06f8bde30046985060c60820f7a11515a33afb06\""));
+	assert_non_null(strstr(out, "\"sweeps\":313"));
+	assert_non_null(strstr(out, "\"threads_served\":10002"));
+	assert_null(strstr(out, "\"trigger\""));
+	assert_int_equal(strchr(out, '\n') - out, strlen(out) - 1);	/* one line */
+	fake_free(f);
+}
+
+static void test_passive_fixed_and_warnings(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .fixed = true, .lacking = 500 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_result r;
+
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_non_null(strstr(render(&r, false), "FGRAPH OK - fixed: one sweep served 500 threads"));
+	/* injected inline failures: fixed, but something is wrong */
+	memset(&s, 0, sizeof(s));
+	s.kernel.fixed = true;
+	s.kernel.lacking = 500;
+	s.kernel.fail_nb = 40;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_WARNING);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_non_null(strstr(r.reason, "; 40 shadow-stack allocations failed"));
+	assert_non_null(strstr(render(&r, false), "failures=40"));
+	/* lost events: the figures are a lower bound */
+	memset(&s, 0, sizeof(s));
+	s.kernel.fixed = true;
+	s.kernel.lacking = 500;
+	s.lost = 7;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_WARNING);
+	assert_non_null(strstr(r.reason, "; 7 events lost"));
+	/* lost events do not soften "not fixed" */
+	memset(&s, 0, sizeof(s));
+	s.kernel.lacking = 500;
+	s.lost = 7;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
+	fake_free(f);
+}
+
+static void test_unknown(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .emit_never = true };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_result r;
+	char *out;
+
+	/* nothing happened while watching */
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(r.reason, "no fgraph activation (0->1 step) happened while watching"));
+	assert_non_null(strstr(r.reason, "--trigger causes one"));
+	out = render(&r, false);
+	assert_non_null(strstr(out, "FGRAPH UNKNOWN - unknown: no activation seen"));
+	assert_non_null(strstr(out, " | lost=0\n"));
+	/* an activation where no thread lacked a stack tells nothing */
+	memset(&s, 0, sizeof(s));
+	s.kernel.before = 100;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(r.reason, "served no thread"));
+	assert_non_null(strstr(r.reason, "no activation seen told fixed from unfixed"));
+	/* the session cannot start: say why */
+	memset(&s, 0, sizeof(s));
+	s.start_fails = true;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_string_equal(r.reason, "cannot watch activations: BPF tracing programs are not "
+			    "permitted by this kernel");
+	/* a build without the session */
+	e.watch = NULL;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(r.reason, "no BPF session"));
+	fake_free(f);
+}
+
+static void test_not_affected(void **state)
+{
+	struct fake *f = fake_new(0);
+	struct fgt_check_env e = env_of(f, NULL);	/* no session needed */
+	struct fgt_check_result r;
+	char *out;
+
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(r.verdict, FGT_CHECK_V_NOT_AFFECTED);
+	out = render(&r, false);
+	assert_non_null(strstr(out, "FGRAPH OK - not affected: no function graph tracer in this "
+			       "kernel: no register_ftrace_graph in kallsyms, no function_graph in "
+			       "available_tracers: it cannot have the quadratic shadow-stack walk; "
+			       "kernel "));
+	assert_null(strstr(out, "|"));
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"verdict\":\"not_affected\",\"status\":0"));
+	assert_null(strstr(out, "\"activation\""));
+	fake_free(f);
+}
+
+static void test_trigger(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .fixed = true, .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+	char *out;
+
+	s.host = f;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_true(r.triggered);
+	assert_string_equal(r.method, "toplevel");	/* a plain dir is no instance */
+	assert_string_equal(r.func, "__x64_sys_reboot");
+	assert_int_equal(r.parked, 100);
+	assert_int_equal(r.threads, 345);
+	assert_int_equal(r.est.lacking, 445);
+	/* restored, nothing left */
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	assert_string_equal(fake_read(f, "tracing/set_ftrace_filter"), "");
+	{
+		char sp[64];
+
+		snprintf(sp, sizeof(sp), "run/check-%d.state", (int)getpid());
+		assert_false(fake_exists(f, sp));
+	}
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"trigger\":{\"done\":true,\"method\":\"toplevel\","
+			       "\"function\":\"__x64_sys_reboot\",\"parked_threads\":100,\"threads\":345"));
+	fake_free(f);
+}
+
+static void test_trigger_refusals(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+
+	s.host = f;
+	/* fgraph already in use */
+	fake_mkdir(f, "tracing/instances/perf");
+	fake_write(f, "tracing/instances/perf/current_tracer", "function_graph\n");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(r.reason, "refusing to trigger: fgraph is already active (tracefs "
+			       "instance perf has function_graph)"));
+	assert_false(s.emitted);
+	fake_write(f, "tracing/instances/perf/current_tracer", "nop\n");
+	/* too many threads for an unfixed walk */
+	fake_write(f, "loadavg", "1.0 1.0 1.0 3/60000 9999\n");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(r.reason, "refusing to trigger: 60000 threads + 100 parked: an "
+			       "unfixed kernel would make 1879 sweeps"));
+	assert_non_null(strstr(r.reason, "--force overrides"));
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	/* --force: goes ahead (the fake kernel is unfixed) */
+	o.force = true;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.triggered);
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	fake_free(f);
+}
+
+static void test_prometheus(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 10002 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_result r;
+	char path[256], err[256], cmd[512];
+	const char *m;
+
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
+	snprintf(path, sizeof(path), "%s/fgraphtop.prom", f->root);
+	assert_int_equal(fgt_check_write_prom(path, &r, err, sizeof(err)), 0);
+	m = fake_read(f, "fgraphtop.prom");
+	assert_non_null(strstr(m, "fgraphtop_verdict{verdict=\"not_fixed\",release=\""));
+	assert_non_null(strstr(m, "build_id=\"06f8bde30046985060c60820f7a11515a33afb06\"} 1"));
+	assert_non_null(strstr(m, "fgraphtop_activation_sweeps 313"));
+	assert_non_null(strstr(m, "fgraphtop_check_status 2"));
+	if (system("command -v promtool >/dev/null 2>&1") == 0) {
+		snprintf(cmd, sizeof(cmd), "promtool check metrics < '%s' >/dev/null 2>&1", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	fake_free(f);
+}
+
+/* Run fgt_check_main with stdout captured. */
+static int main_captured(char **argv, int argc, char *out, size_t len)
+{
+	char tmpl[] = "/tmp/fgt-check-out-XXXXXX";
+	int fd = mkstemp(tmpl), saved, status;
+	ssize_t n;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	status = fgt_check_main(argc, argv, NULL);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	n = pread(fd, out, len - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(tmpl);
+	return status;
+}
+
+static void test_usage_json(void **state)
+{
+	char *argv[] = { "check", "--timeout", "soon", "--json", NULL };
+	char *argv2[] = { "check", "--force", "-j", NULL };
+	char out[2048];
+
+	assert_int_equal(main_captured(argv, 4, out, sizeof(out)), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(out, "\"verdict\":\"unknown\",\"status\":3,\"reason\":\"usage: "
+			       "invalid --timeout: soon (0..86400 seconds)\""));
+	assert_int_equal(main_captured(argv2, 3, out, sizeof(out)), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(out, "--force only makes sense with --trigger"));
+}
+
+/*
+ * This machine (CI): a kernel without a function graph tracer. `fgraphtop
+ * check` answers not_affected with status 0, from the real /proc/kallsyms
+ * and tracefs, without BPF. Skipped where the kernel has fgraph.
+ */
+static void test_this_host(void **state)
+{
+	char *argv[] = { "check", NULL };
+	char *argvj[] = { "check", "--json", NULL };
+	char why[256], out[4096];
+	struct fgt_host h = { 0 };
+
+	if (fgt_host_has_fgraph(&h, NULL, why, sizeof(why)) != 0) {
+		print_message("this kernel has a function graph tracer (%s): skipped\n", why);
+		skip();
+	}
+	assert_int_equal(main_captured(argv, 1, out, sizeof(out)), FGT_CHECK_OK);
+	assert_non_null(strstr(out, "FGRAPH OK - not affected: no function graph tracer"));
+	assert_int_equal(main_captured(argvj, 2, out, sizeof(out)), FGT_CHECK_OK);
+	assert_non_null(strstr(out, "\"verdict\":\"not_affected\",\"status\":0"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_passive_not_fixed),
+		cmocka_unit_test(test_passive_fixed_and_warnings),
+		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_not_affected),
+		cmocka_unit_test(test_trigger),
+		cmocka_unit_test(test_trigger_refusals),
+		cmocka_unit_test(test_prometheus),
+		cmocka_unit_test(test_usage_json),
+		cmocka_unit_test(test_this_host),
+	};
+
+	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
+}

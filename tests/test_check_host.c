@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host state: is there a function graph tracer, who uses fgraph, threads, the walk estimate. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "check_fake.h"
+#include "host_state.h"
+
+static struct fgt_host host_of(const struct fake *f)
+{
+	struct fgt_host h = { .tracefs = f->tracefs, .kallsyms = f->kallsyms,
+			      .loadavg = f->loadavg, .no_bpf_links = true };
+	return h;
+}
+
+static void test_has_fgraph(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_host h = host_of(f);
+	char why[256];
+
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 1);
+	assert_string_equal(why, "register_ftrace_graph is in kallsyms");
+	/* this machine's case: neither the symbol nor the tracer */
+	fake_write(f, "kallsyms", "ffffffff81000000 T _stext\n");
+	fake_write(f, "tracing/available_tracers", "blk nop\n");
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 0);
+	assert_string_equal(why, "no function graph tracer in this kernel: no register_ftrace_graph "
+			    "in kallsyms, no function_graph in available_tracers");
+	/* "function" is a word of its own, not function_graph */
+	fake_write(f, "tracing/available_tracers", "function nop\n");
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 0);
+	/* the tracer listed wins over a kallsyms that lacks the symbol */
+	fake_write(f, "tracing/available_tracers", "function_graph nop\n");
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 1);
+	/* nothing readable: cannot tell */
+	h.kallsyms = "/nonexistent";
+	h.tracefs = "/nonexistent";
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "cannot tell"));
+	fake_free(f);
+}
+
+static void test_users(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_host h = host_of(f);
+	char why[512];
+
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	fake_write(f, "tracing/current_tracer", "function_graph\n");
+	fake_mkdir(f, "tracing/instances/foo");
+	fake_write(f, "tracing/instances/foo/current_tracer", "function_graph\n");
+	fake_mkdir(f, "tracing/instances/bar");
+	fake_write(f, "tracing/instances/bar/current_tracer", "nop\n");
+	fake_write(f, "tracing/function_profile_enabled", "1\n");
+	fake_write(f, "tracing/dynamic_events", "p:kprobes/x vfs_read\nf:fprobes/y vfs_write\n");
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, sizeof(why)), 4);
+	assert_non_null(strstr(why, "top-level tracer is function_graph"));
+	assert_non_null(strstr(why, "instance foo has function_graph"));
+	assert_null(strstr(why, "bar"));
+	assert_non_null(strstr(why, "function profiler is on"));
+	assert_non_null(strstr(why, "fprobe event 'f:fprobes/y vfs_write'"));
+	/* our own instance is not somebody else's use */
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, "foo", why, sizeof(why)), 3);
+	/* a short buffer truncates, the count stays right */
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, 20), 4);
+	assert_int_equal(strlen(why), 19);
+	fake_free(f);
+}
+
+static void test_threads_and_estimate(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_host h = host_of(f);
+	struct fgt_walk_estimate e;
+
+	assert_int_equal(fgt_host_threads(&h), 345);
+	fake_write(f, "loadavg", "garbage\n");
+	assert_true(fgt_host_threads(&h) < 0);
+	/* FACTS: 10,000 threads -> 313 sweeps; 30,000 -> 938 */
+	fgt_walk_estimate(10002, &e);
+	assert_int_equal(e.sweeps, 313);
+	assert_int_equal(e.visits, 16 * 313 * 312 + 10002);
+	fgt_walk_estimate(30000, &e);
+	assert_int_equal(e.sweeps, 938);
+	/* ~14 million visits: 2.8 s measured under TCG, the estimate close to it */
+	assert_true(e.seconds > 2.5 && e.seconds < 3.2);
+	fgt_walk_estimate(0, &e);
+	assert_int_equal(e.sweeps, 1);
+	assert_int_equal(e.visits, 0);
+	/* the refusal threshold sits near 40,000 threads */
+	fgt_walk_estimate(38000, &e);
+	assert_true(e.seconds < FGT_WALK_MAX_S);
+	fgt_walk_estimate(42000, &e);
+	assert_true(e.seconds > FGT_WALK_MAX_S);
+	fake_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_has_fgraph),
+		cmocka_unit_test(test_users),
+		cmocka_unit_test(test_threads_and_estimate),
+	};
+
+	return cmocka_run_group_tests_name("check_host", tests, NULL, NULL);
+}

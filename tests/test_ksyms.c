@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+#include "ksyms.h"
+
+/* Realistic lines, out of order as /proc/kallsyms can be with modules. */
+static const char kallsyms[] =
+	"0000000000000000 A fixed_percpu_data\n"
+	"ffffffffc0a01000 t nft_do_chain\t[nf_tables]\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81254c40 t __pfx_register_ftrace_graph\n"
+	"ffffffff81254c50 T register_ftrace_graph\n"
+	"ffffffff81254f20 t __pfx_unregister_ftrace_graph\n"
+	"ffffffff81254f30 T unregister_ftrace_graph\n"
+	"ffffffff82a1b2c0 D ftrace_graph_active\n"
+	"ffffffff82a1b2c4 d dup_name\n"
+	"ffffffff81300000 t dup_name\n"
+	"ffffffff82a1b2c8 D nr_threads\n"
+	"garbage line\n"
+	"ffffffffc0a02000 T nft_register_chain_type\t[nf_tables]\n";
+
+static struct fgt_ksyms *load(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct fgt_ksyms *ks = fgt_ksyms_load_file(f);
+
+	fclose(f);
+	return ks;
+}
+
+static void test_by_name(void **state)
+{
+	struct fgt_ksyms *ks = load(kallsyms);
+	const struct fgt_ksym *s;
+
+	assert_non_null(ks);
+	assert_true(fgt_ksyms_have_addrs(ks));
+	s = fgt_ksyms_by_name(ks, "register_ftrace_graph");
+	assert_non_null(s);
+	assert_int_equal(s->addr, 0xffffffff81254c50ull);
+	/* up to the next symbol: the __pfx_ padding of the next function */
+	assert_int_equal(s->size, 0x2d0);
+	assert_int_equal(s->type, 'T');
+	s = fgt_ksyms_by_name(ks, "nft_do_chain");	/* module suffix dropped */
+	assert_non_null(s);
+	assert_int_equal(s->addr, 0xffffffffc0a01000ull);
+	assert_int_equal(s->size, 0x1000);
+	assert_null(fgt_ksyms_by_name(ks, "nft_do_chain\t[nf_tables]"));
+	assert_null(fgt_ksyms_by_name(ks, "alloc_retstack_tasklist"));	/* inlined */
+	assert_null(fgt_ksyms_by_name(ks, "garbage"));
+	fgt_ksyms_free(ks);
+}
+
+static void test_text_preferred(void **state)
+{
+	struct fgt_ksyms *ks = load(kallsyms);
+	const struct fgt_ksym *s = fgt_ksyms_by_name(ks, "dup_name");
+
+	assert_non_null(s);
+	assert_int_equal(s->type, 't');
+	assert_int_equal(s->addr, 0xffffffff81300000ull);
+	s = fgt_ksyms_by_name(ks, "ftrace_graph_active");
+	assert_non_null(s);
+	assert_int_equal(s->type, 'D');
+	fgt_ksyms_free(ks);
+}
+
+static void test_by_addr(void **state)
+{
+	struct fgt_ksyms *ks = load(kallsyms);
+	char buf[128];
+
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0xffffffff81254c50ull)->name,
+			    "register_ftrace_graph");
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0xffffffff81254f1full)->name,
+			    "register_ftrace_graph");
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0xffffffff81254f20ull)->name,
+			    "__pfx_unregister_ftrace_graph");
+	/* aliases: the first in file order */
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0xffffffff81000010ull)->name, "_stext");
+	/* the absolute per-cpu symbol at 0 covers up to the kernel text */
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0x1000)->name, "fixed_percpu_data");
+	assert_string_equal(fgt_ksyms_format(ks, 0xffffffff81254c9aull, buf, sizeof(buf)),
+			    "register_ftrace_graph+0x4a");
+	assert_string_equal(fgt_ksyms_format(ks, 0xffffffffc0a01010ull, buf, sizeof(buf)),
+			    "nft_do_chain+0x10");
+	fgt_ksyms_free(ks);
+}
+
+static void test_below_first_and_last(void **state)
+{
+	struct fgt_ksyms *ks = load("ffffffff81000000 T a\nffffffff81000100 T b\n");
+	char buf[64];
+
+	assert_null(fgt_ksyms_by_addr(ks, 0xffffffff80ffffffull));
+	assert_string_equal(fgt_ksyms_format(ks, 0xffffffff80ffffffull, buf, sizeof(buf)),
+			    "0xffffffff80ffffff");
+	/* the last symbol has no known end: only its own address matches */
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0xffffffff81000100ull)->name, "b");
+	assert_null(fgt_ksyms_by_addr(ks, 0xffffffff81000101ull));
+	fgt_ksyms_free(ks);
+}
+
+static void test_kptr_restrict(void **state)
+{
+	struct fgt_ksyms *ks = load("0000000000000000 T _stext\n0000000000000000 T register_ftrace_graph\n");
+
+	assert_non_null(ks);
+	assert_false(fgt_ksyms_have_addrs(ks));
+	assert_null(fgt_ksyms_by_addr(ks, 0));
+	assert_non_null(fgt_ksyms_by_name(ks, "register_ftrace_graph"));
+	fgt_ksyms_free(ks);
+}
+
+static void test_missing_file(void **state)
+{
+	assert_null(fgt_ksyms_load("/nonexistent/kallsyms"));
+}
+
+/* 200k lines, shuffled: parse and 200k lookups both ways well under a second. */
+static void test_large(void **state)
+{
+	const unsigned int n = 200000;
+	size_t cap = (size_t)n * 48, len = 0;
+	char *text = malloc(cap), name[32];
+	struct fgt_ksyms *ks;
+	struct timespec t0, t1;
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		j = (i * 7919u) % n;	/* a permutation: addresses out of order */
+		len += snprintf(text + len, cap - len, "%016llx %c fn_%u\n",
+				0xffffffff81000000ull + j * 0x40ull, j % 3 ? 't' : 'T', j);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ks = load(text);
+	assert_non_null(ks);
+	for (i = 0; i < n; i++) {
+		const struct fgt_ksym *s;
+
+		snprintf(name, sizeof(name), "fn_%u", i);
+		s = fgt_ksyms_by_name(ks, name);
+		assert_non_null(s);
+		assert_int_equal(s->addr, 0xffffffff81000000ull + i * 0x40ull);
+		/* the highest symbol has no known end */
+		assert_ptr_equal(fgt_ksyms_by_addr(ks, s->addr + (i < n - 1 ? 0x3f : 0)), s);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* generous for sanitizers; quadratic code would take minutes */
+	assert_true(t1.tv_sec - t0.tv_sec < 5);
+	fgt_ksyms_free(ks);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_by_name),
+		cmocka_unit_test(test_text_preferred),
+		cmocka_unit_test(test_by_addr),
+		cmocka_unit_test(test_below_first_and_last),
+		cmocka_unit_test(test_kptr_restrict),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_large),
+	};
+
+	return cmocka_run_group_tests_name("ksyms", tests, NULL, NULL);
+}

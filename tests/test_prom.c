@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The textfile writer: content, atomic replacement, refusals, and no temp file
+ * left behind on any error. `promtool check metrics` validates the format when
+ * Debian's prometheus package is installed (skipped otherwise).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "prom.h"
+
+static const struct fgt_prom_metrics metrics = {
+	.verdict = "not_fixed", .status = 2, .release = "6.1.0-27-amd64",
+	.build_id = "5ac3282452ac8ed3f00d", .check_time = 1795000000.25,
+	.have_activation = true, .activation_seconds = 0.249, .sweeps = 313,
+	.threads_served = 10002, .failures = 0, .lost_events = 0,
+};
+
+struct dir {
+	char path[64];
+	char file[128];
+};
+
+static int setup(void **state)
+{
+	struct dir *d = calloc(1, sizeof(*d));
+
+	snprintf(d->path, sizeof(d->path), "/tmp/fgt-prom-XXXXXX");
+	if (!mkdtemp(d->path))
+		return -1;
+	snprintf(d->file, sizeof(d->file), "%s/fgraphtop.prom", d->path);
+	*state = d;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct dir *d = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
+	if (system(cmd))
+		return -1;
+	free(d);
+	return 0;
+}
+
+/* Entries in the directory other than the ones named. */
+static unsigned int stray_files(const char *dir, const char *keep1, const char *keep2)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((keep1 && !strcmp(de->d_name, keep1)) || (keep2 && !strcmp(de->d_name, keep2)))
+			continue;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[8192];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_render(void **state)
+{
+	struct fgt_prom_metrics m = metrics;
+	char *buf = NULL, *s;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	m.release = "weird\"rel\\ease\n";
+	assert_int_equal(fgt_prom_render(f, &m), 0);
+	fclose(f);
+	s = buf;
+	assert_non_null(strstr(s, "# TYPE fgraphtop_verdict gauge\n"));
+	assert_non_null(strstr(s, "fgraphtop_verdict{verdict=\"not_fixed\",release=\"weird\\\"rel\\\\ease\\n\","
+			       "build_id=\"5ac3282452ac8ed3f00d\"} 1\n"));
+	assert_non_null(strstr(s, "fgraphtop_verdict{verdict=\"fixed\","));
+	assert_non_null(strstr(s, "\"} 0\n"));
+	assert_non_null(strstr(s, "fgraphtop_activation_sweeps 313\n"));
+	assert_non_null(strstr(s, "fgraphtop_activation_threads_served 10002\n"));
+	assert_non_null(strstr(s, "fgraphtop_activation_duration_seconds 0.249\n"));
+	assert_non_null(strstr(s, "fgraphtop_check_timestamp_seconds 1795000000.25\n"));
+	assert_non_null(strstr(s, "fgraphtop_check_status 2\n"));
+	free(buf);
+
+	/* no activation: its figures are absent rather than a misleading 0 */
+	m.have_activation = false;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	fgt_prom_render(f, &m);
+	fclose(f);
+	assert_null(strstr(buf, "fgraphtop_activation_sweeps"));
+	assert_non_null(strstr(buf, "fgraphtop_kernel_info{"));
+	free(buf);
+}
+
+static void test_write_and_replace(void **state)
+{
+	struct dir *d = *state;
+	struct fgt_prom_metrics m = metrics;
+	char err[256] = "";
+	struct stat st;
+
+	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	assert_non_null(strstr(slurp(d->file), "verdict=\"not_fixed\",release=\"6.1.0-27-amd64\""));
+	assert_int_equal(stat(d->file, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	m.verdict = "fixed";
+	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	assert_non_null(strstr(slurp(d->file), "fgraphtop_verdict{verdict=\"fixed\",release=\"6.1.0-27-amd64\","
+			       "build_id=\"5ac3282452ac8ed3f00d\"} 1"));
+	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
+}
+
+static void test_symlink_refused(void **state)
+{
+	struct dir *d = *state;
+	char target[160], err[256] = "";
+
+	snprintf(target, sizeof(target), "%s/target", d->path);
+	close(open(target, O_CREAT | O_WRONLY, 0600));
+	assert_int_equal(symlink(target, d->file), 0);
+	assert_int_equal(fgt_prom_write(d->file, &metrics, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "symlink"));
+	assert_string_equal(slurp(target), "");		/* not written through */
+	assert_int_equal(stray_files(d->path, "fgraphtop.prom", "target"), 0);
+}
+
+static void test_bad_directory(void **state)
+{
+	struct dir *d = *state;
+	char path[200], link[160], err[256] = "";
+
+	/* the "directory" is a regular file */
+	snprintf(link, sizeof(link), "%s/plain", d->path);
+	close(open(link, O_CREAT | O_WRONLY, 0600));
+	snprintf(path, sizeof(path), "%s/x.prom", link);
+	assert_int_equal(fgt_prom_write(path, &metrics, err, sizeof(err)), -ENOTDIR);
+	/* the directory is a symlink to a directory */
+	snprintf(link, sizeof(link), "%s/dirlink", d->path);
+	assert_int_equal(symlink(d->path, link), 0);
+	snprintf(path, sizeof(path), "%s/x.prom", link);
+	assert_int_equal(fgt_prom_write(path, &metrics, err, sizeof(err)), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/missing/x.prom", d->path);
+	assert_int_equal(fgt_prom_write(path, &metrics, err, sizeof(err)), -ENOENT);
+	assert_int_equal(fgt_prom_write("", &metrics, err, sizeof(err)), -EINVAL);
+	assert_int_equal(stray_files(d->path, "plain", "dirlink"), 0);
+}
+
+/* rename fails (FILE is a non-empty directory): the temp file must go. */
+static void test_rename_error_cleans_up(void **state)
+{
+	struct dir *d = *state;
+	char inner[200], err[256] = "";
+
+	assert_int_equal(mkdir(d->file, 0755), 0);
+	snprintf(inner, sizeof(inner), "%s/keep", d->file);
+	close(open(inner, O_CREAT | O_WRONLY, 0600));
+	assert_true(fgt_prom_write(d->file, &metrics, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "writing"));
+	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
+}
+
+/* write fails half way (RLIMIT_FSIZE): the old file stays whole, no temp file. */
+static void test_write_error_cleans_up(void **state)
+{
+	struct dir *d = *state;
+	char err[256];
+	int status;
+	pid_t pid;
+
+	assert_int_equal(fgt_prom_write(d->file, &metrics, err, sizeof(err)), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = { 100, 100 };
+		struct fgt_prom_metrics m = metrics;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		m.verdict = "fixed";
+		_exit(fgt_prom_write(d->file, &m, err, sizeof(err)) == -EFBIG ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(slurp(d->file), "verdict=\"not_fixed\",release=\"6.1.0-27-amd64\","
+			       "build_id=\"5ac3282452ac8ed3f00d\"} 1"));
+	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
+}
+
+static void test_promtool(void **state)
+{
+	struct dir *d = *state;
+	struct fgt_prom_metrics m = metrics;
+	char cmd[256], err[256];
+
+	if (system("command -v promtool >/dev/null 2>&1")) {
+		print_message("promtool not installed (Debian: prometheus): skipped\n");
+		skip();
+	}
+	m.release = "7.2.13+deb14-amd64 \"odd\" \\";
+	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < '%s'", d->file);
+	assert_int_equal(system(cmd), 0);
+	m.have_activation = false;
+	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_render),
+		cmocka_unit_test_setup_teardown(test_write_and_replace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rename_error_cleans_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_error_cleans_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_promtool, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("prom", tests, NULL, NULL);
+}

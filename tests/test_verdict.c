@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "collect.h"
+#include "verdict.h"
+
+/* Verdict and evidence of one simulated activation (attributed path). */
+static enum fgt_verdict judge_gen(const struct gen_cfg *cfg, char *ev, size_t len)
+{
+	struct collect c;
+	enum fgt_verdict v;
+
+	collect_gen(&c, cfg);
+	assert_int_equal(c.n, 1);
+	v = fgt_verdict_of(&c.acts[0], ev, len);
+	collect_fini(&c);
+	return v;
+}
+
+static void test_not_fixed_many_sweeps(void **state)
+{
+	struct gen_cfg cfg = { .lacking = 10002 };
+	char ev[256];
+
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
+	assert_string_equal(ev, "313 sweeps, each a GFP_KERNEL batch of at most 32, "
+			    "served 10002 threads");
+}
+
+static void test_not_fixed_single_sweep(void **state)
+{
+	struct gen_cfg cfg = { .lacking = 8 };
+	char ev[256];
+
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
+	assert_non_null(strstr(ev, "one sweep served 8 threads from a GFP_KERNEL batch of 32"));
+	assert_non_null(strstr(ev, "no non-blocking allocation attempted"));
+}
+
+static void test_fixed(void **state)
+{
+	struct gen_cfg cfg = { .fixed = true, .lacking = 10002 };
+	char ev[256];
+
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_string_equal(ev, "one sweep served 10002 threads with non-blocking allocations "
+			    "(10002 non-blocking, 0 from the reserve, 0 failed)");
+	cfg.fail_nb = 100;
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_string_equal(ev, "4 sweeps served 10002 threads with non-blocking allocations "
+			    "(9905 non-blocking, 97 from the reserve, 100 failed)");
+}
+
+/* Every inline allocation failed: still the fixed code, and the reserve shows it. */
+static void test_fixed_all_inline_failed(void **state)
+{
+	struct gen_cfg cfg = { .fixed = true, .lacking = 5, .fail_nb = 5 };
+	char ev[256];
+
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_non_null(strstr(ev, "(0 non-blocking, 5 from the reserve, 5 failed)"));
+}
+
+static void test_nothing_served(void **state)
+{
+	struct gen_cfg cfg = { .before = 500 };
+	char ev[256];
+
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(ev, "no thread lacked a shadow stack"));
+	cfg.fixed = true;	/* the fixed kernel looks the same here */
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+}
+
+static void test_incomplete(void **state)
+{
+	struct fgt_sweep s = { .batch = 32, .served = 32 };
+	struct fgt_activation a = { .seq = 3, .nr_sweeps = 1, .sweeps = &s, .served = 32,
+				    .blocking = 32, .implicit = true };
+	char ev[256];
+
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(ev, "fgraphtop started during it"));
+	a.implicit = false;
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(ev, "end was not seen"));
+	a.complete = true;
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
+	a.lost = 4;
+	assert_int_equal(fgt_verdict_of(&a, NULL, 0), FGT_VERDICT_NOT_FIXED);
+	fgt_verdict_of(&a, ev, sizeof(ev));
+	assert_non_null(strstr(ev, "4 events lost"));
+}
+
+/* Neither kernel makes a blocking batch above 32: do not guess. */
+static void test_unknown_shape(void **state)
+{
+	struct fgt_sweep s = { .batch = 64, .served = 64 };
+	struct fgt_activation a = { .nr_sweeps = 1, .sweeps = &s, .served = 64,
+				    .blocking = 64, .complete = true };
+	char ev[256];
+
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(ev, "64 blocking allocations"));
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(fgt_verdict_name(FGT_VERDICT_FIXED), "fixed");
+	assert_string_equal(fgt_verdict_name(FGT_VERDICT_NOT_FIXED), "not_fixed");
+	assert_string_equal(fgt_verdict_name(FGT_VERDICT_NOT_AFFECTED), "not_affected");
+	assert_string_equal(fgt_verdict_name(FGT_VERDICT_INCONCLUSIVE), "inconclusive");
+}
+
+/* Judge several generated activations in order. */
+static void judge_all(struct fgt_judge *j, const struct gen_cfg *cfgs, unsigned int n)
+{
+	unsigned int i;
+
+	fgt_judge_init(j);
+	for (i = 0; i < n; i++) {
+		struct collect c;
+
+		collect_gen(&c, &cfgs[i]);
+		fgt_judge_add(j, &c.acts[0]);
+		collect_fini(&c);
+	}
+}
+
+static void test_judge(void **state)
+{
+	const struct gen_cfg fixed = { .fixed = true, .lacking = 100, .fail_nb = 2 };
+	const struct gen_cfg fixed_big = { .fixed = true, .lacking = 5000 };
+	const struct gen_cfg unfixed = { .lacking = 1000 };
+	const struct gen_cfg idle = { .before = 100 };
+	struct fgt_judge j;
+
+	judge_all(&j, NULL, 0);
+	assert_int_equal(j.verdict, FGT_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(j.evidence, "no activation seen"));
+
+	judge_all(&j, (struct gen_cfg[]){ idle, idle }, 2);
+	assert_int_equal(j.verdict, FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(j.n_inconclusive, 2);
+	assert_non_null(strstr(j.evidence, "no thread lacked"));
+
+	judge_all(&j, (struct gen_cfg[]){ idle, fixed, fixed_big, idle }, 4);
+	assert_int_equal(j.verdict, FGT_VERDICT_FIXED);
+	assert_int_equal(j.n_fixed, 2);
+	assert_int_equal(j.failures, 2);
+	/* the strongest evidence is quoted */
+	assert_non_null(strstr(j.evidence, "one sweep served 5000 threads"));
+
+	judge_all(&j, (struct gen_cfg[]){ fixed, unfixed, fixed_big }, 3);
+	assert_int_equal(j.verdict, FGT_VERDICT_NOT_FIXED);
+	assert_int_equal(j.n_fixed, 2);
+	assert_int_equal(j.n_not_fixed, 1);
+	assert_string_equal(j.evidence, "32 sweeps, each a GFP_KERNEL batch of at most 32, "
+			    "served 1000 threads (conflicting: 2 activations looked fixed)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_not_fixed_many_sweeps),
+		cmocka_unit_test(test_not_fixed_single_sweep),
+		cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_fixed_all_inline_failed),
+		cmocka_unit_test(test_nothing_served),
+		cmocka_unit_test(test_incomplete),
+		cmocka_unit_test(test_unknown_shape),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_judge),
+	};
+
+	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+}
