@@ -82,6 +82,11 @@ while [ "$r" -le "$reps" ]; do
 done
 
 # 2. Always-on overhead (fgraph off): A/B, B/A, ...
+# One discarded warm-up of each load first: under TCG the first run of a code
+# path also pays for its translation, which would bias whichever mode goes first.
+for load in "openclose $open_n" "fork $fork_n"; do
+	fgt_result "$(fgt_json type bench_overhead_warmup result "$(fgt-load $load)")"
+done
 r=1
 while [ "$r" -le "$reps" ]; do
 	if [ $((r % 2)) -eq 1 ]; then order="without with"; else order="with without"; fi

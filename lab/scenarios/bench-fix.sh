@@ -1,11 +1,14 @@
 #!/bin/sh
-# bench-fix US="1000 5000 ..." REPS=R [FILTER=FUNC] [WAIT=S] [MODES="with without"]
+# bench-fix US="1000 5000 ..." REPS=R [REPS_LARGE=R2] [FILTER=FUNC] [WAIT=S]
+#           [MODES="with without"]
 # The fix, reproduced: for each U and repetition, park U fresh idle threads (so U
 # threads lack a shadow stack), turn function_graph on (one function: the walk
 # without the patching of every call site), off, and let the threads go.
 # Each repetition does it once with fgraphtop running (mode "with": its activation
 # record) and once without ("without": the oracle alone), in alternating order
 # (A/B, B/A, ...), so the same run also gives the perturbation ratio.
+# REPS_LARGE (default REPS) applies from U = 20,000: parking 30,000 threads takes
+# about a minute under TCG.
 # One result line per activation:
 #   {"type":"bench_fix","u":..,"rep":..,"mode":..,"park":{..},"on":{..},"off":{..},
 #    "oracle":{..},"fgt_start":{..},"activation":{..},"summary":{..}}
@@ -13,6 +16,7 @@
 
 us=$(fgt_arg US "1000 5000 10000 20000 30000" "$@")
 reps=$(fgt_arg REPS 3 "$@")
+reps_large=$(fgt_arg REPS_LARGE "$reps" "$@")
 filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
 wait_s=$(fgt_arg WAIT 0.3 "$@")
 modes=$(fgt_arg MODES "with without" "$@")
@@ -34,6 +38,9 @@ one() {	# U REP MODE
 		echo $! > $FGT_RUN/fgt.pid
 		fgt_wait_file $FGT_RUN/fgt.ready 120 || fgt_die "fgraphtop did not start: $(cat $FGT_RUN/fgt.out)"
 		start=$(cat $FGT_RUN/fgt.ready)
+		# Steady state, as a user would have it running: the perturbation is of
+		# its probes, not of its start-up.
+		sleep 1
 	fi
 	fgt_oracle_bpf_start || true
 	on=$(fgt-trigger -f "$filter" tracefs on)
@@ -58,8 +65,10 @@ one() {	# U REP MODE
 }
 
 for u in $us; do
+	n=$reps
+	[ "$u" -ge 20000 ] && n=$reps_large
 	r=1
-	while [ "$r" -le "$reps" ]; do
+	while [ "$r" -le "$n" ]; do
 		if [ $((r % 2)) -eq 1 ]; then order=$modes; else
 			order=$(echo $modes | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
 		fi
