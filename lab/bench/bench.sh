@@ -2,7 +2,7 @@
 # `make bench`: every benchmark of issue 5 in one run, sequentially (the machine's
 # cores are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh          full run (about 30 minutes under TCG)
+#   lab/bench/bench.sh          full run (about 35 minutes under TCG)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
@@ -25,7 +25,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 else
 	US=${BENCH_US:-1000 5000 10000 20000 30000}
 	REPS=${BENCH_REPS:-3}
-	REPS_LARGE=${BENCH_REPS_LARGE:-2}
+	REPS_LARGE=${BENCH_REPS_LARGE:-3}
 	COST="REPS=${BENCH_COST_REPS:-7} OPEN_N=20000 FORK_N=500 STORM_N=5000"
 	mode=full
 fi
