@@ -10,7 +10,8 @@
 # Exit status: the scenario's; 124 on timeout; 126 when the guest's kernel log shows
 # a splat; 125 when the guest did not report (crash). No qemu is left behind.
 # Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
-# FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh).
+# FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh),
+# FGT_EXTRA_CPIO (archives appended to the initramfs).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -87,6 +88,11 @@ echo "run.sh: $kname $scenario $* -> $outdir" >&2
 base=$("$HERE/guest/mkbase.sh")
 "$HERE/guest/mkrun.sh" "$outdir/run.cpio" "$BUILD"
 cat "$base" "$outdir/run.cpio" > "$outdir/initrd.cpio"
+# FGT_EXTRA_CPIO: more archives (space-separated) appended after those, e.g. the
+# bench's bpftrace (lab/bench/mkbpftrace.sh).
+for x in ${FGT_EXTRA_CPIO:-}; do
+	cat "$x" >> "$outdir/initrd.cpio"
+done
 
 # Arguments travel base64-encoded, comma-separated (see lab/guest/init).
 enc=
