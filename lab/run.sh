@@ -10,7 +10,8 @@
 # Exit status: the scenario's; 124 on timeout; 126 when the guest's kernel log shows
 # a splat; 125 when the guest did not report (crash). No qemu is left behind.
 # Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
-# FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh).
+# FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh),
+# FGT_EXTRA_CPIO (archives appended to the initramfs).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -87,6 +88,11 @@ echo "run.sh: $kname $scenario $* -> $outdir" >&2
 base=$("$HERE/guest/mkbase.sh")
 "$HERE/guest/mkrun.sh" "$outdir/run.cpio" "$BUILD"
 cat "$base" "$outdir/run.cpio" > "$outdir/initrd.cpio"
+# FGT_EXTRA_CPIO: more archives (space-separated) appended after those, e.g. the
+# bench's bpftrace (lab/bench/mkbpftrace.sh).
+for x in ${FGT_EXTRA_CPIO:-}; do
+	cat "$x" >> "$outdir/initrd.cpio"
+done
 
 # Arguments travel base64-encoded, comma-separated (see lab/guest/init).
 enc=
@@ -121,9 +127,14 @@ trap 'exit 143' TERM HUP
 # then wait with a deadline. Sets qpid; returns 0 when qemu exited, 1 on timeout.
 qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
 	local acc=$1 con=$2 out1=$3 tmo=$4 cl=$5 cpu
+	# Multi-threaded TCG lets one vCPU run stale code after ftrace's text_poke_bp()
+	# rewrote a call site on the other ("Oops: int3" at an ftrace site while
+	# function_graph was being enabled, seen on lab kernels in 5 of 7 boots; none
+	# in thread=single). One TCG thread serializes the vCPUs, as real CPUs are
+	# by the IPIs text_poke_bp() sends. FGT_TCG_THREAD=multi brings it back.
 	case $acc in
 	kvm) cpu=host ;;
-	*) cpu=max ;;
+	*) cpu=max; acc=tcg,thread=${FGT_TCG_THREAD:-single} ;;
 	esac
 	# --pdeathsig: even a SIGKILLed runner takes qemu down with it.
 	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" \

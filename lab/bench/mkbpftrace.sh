@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Build (once) an extra guest cpio with Debian's bpftrace (bookworm's package, the
+# host's) and every shared library it loads, for bench runs only, and print its path.
+# Also /bench/fgt-bench.bt.in, the bench's bpftrace script (its template).
+# Cached in $FGT_CACHE/guest keyed by the package versions, the script and this file.
+# lab/run.sh appends it after the base and per-run archives (FGT_EXTRA_CPIO).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
+
+if ! dpkg-query -W -f='${Status}' bpftrace 2>/dev/null | grep -q 'install ok installed'; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "mkbpftrace: package bpftrace is missing; install it (apt-get install bpftrace)" >&2
+		exit 1
+	fi
+	echo "mkbpftrace: installing bpftrace" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends bpftrace >/dev/null
+fi
+BT=$(command -v bpftrace)
+libs=$(ldd "$BT" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+key=$( {
+	dpkg-query -W -f='${Package} ${Version}\n' bpftrace
+	for l in $libs; do dpkg -S "$(readlink -f "$l")" 2>/dev/null | cut -d: -f1; done |
+		sort -u | xargs -r dpkg-query -W -f='${Package} ${Version}\n'
+	cat "$0" "$HERE/fgt-bench.bt.in"
+} | sha256sum | cut -c1-16)
+out=$CACHE/guest/bpftrace-$key.cpio
+if [ -s "$out" ]; then
+	echo "$out"
+	exit 0
+fi
+mkdir -p "$CACHE/guest"
+stage=$(mktemp -d "$CACHE/guest/stage-bt.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/usr/bin" "$stage/bench"
+cp "$HERE/fgt-bench.bt.in" "$stage/bench/"
+cp "$BT" "$stage/usr/bin/bpftrace"
+for lib in $libs; do
+	mkdir -p "$stage$(dirname "$lib")"
+	cp -L "$lib" "$stage$lib"
+	case $lib in
+	/lib/*) mkdir -p "$stage/usr$(dirname "$lib")"
+		[ -e "$stage/usr$lib" ] || ln -s "$lib" "$stage/usr$lib" ;;
+	esac
+done
+dpkg-query -W -f='${Package} ${Version}\n' bpftrace > "$stage/usr/bin/bpftrace.version"
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc -R 0:0 --quiet) > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
+find "$CACHE/guest" -maxdepth 1 -name "bpftrace-*.cpio" ! -name "bpftrace-$key.cpio" -delete
+echo "$out"
