@@ -17,12 +17,11 @@
 #     failures, and on debian-6.1 (kmalloc shadow stacks) without.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
-# One vCPU per guest: under multi-threaded TCG (qemu's default with -smp 2) any
-# kernel code patching (static keys of trace events toggled through tracefs,
-# fentry attach, ftrace) can leave the other vCPU on a stale int3 and crash the
-# guest with "Oops: int3"; seen on Debian 6.12 and 7.2 and lab-stock without
-# fgraphtop involved, never with one vCPU or with tcg,thread=single (see
-# lab/scenarios/tool-int3.sh).
+# lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
+# patching (static keys of trace events toggled through tracefs, fentry attach,
+# ftrace) can leave the other vCPU on a stale int3 and crash the guest with
+# "Oops: int3"; seen on Debian 6.12 and 7.2 and lab-stock without fgraphtop
+# involved, never with one vCPU or with tcg,thread=single (lab/scenarios/tool-int3.sh).
 # Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TOOL_U overrides "1000 10000".
 set -uo pipefail
 
@@ -55,7 +54,7 @@ run() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
 	want "$k" || return 0
 	"$KSH" path "$k" > /dev/null 2>&1 || { note "FAIL $name: no kernel $k"; fail=1; return; }
 	local t0=$SECONDS rc=0
-	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -o "$out/$name" -t 900 -c 1 "$@" \
+	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -o "$out/$name" -t 900 "$@" \
 		> /dev/null 2> "$out/$name.log" || rc=$?
 	note "$name: status $rc, $((SECONDS - t0)) s"
 	# shellcheck disable=SC2086
