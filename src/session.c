@@ -10,6 +10,7 @@
 #include "fgraphtop.skel.h"
 #include "exit_codes.h"
 #include "session.h"
+#include "log.h"
 
 /*
  * Runs the kernel skipped: a tracing program (fentry/fexit, tp_btf, raw_tp) does
@@ -28,8 +29,15 @@ static uint64_t recursion_misses(struct fgraphtop_bpf *skel)
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			total += info.recursion_misses;
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses) {
+			bool lat = !strncmp(bpf_program__name(prog), "lat_", 4);
+
+			if (!lat)
+				total += info.recursion_misses;
+			log_dbg("fgraphtop: %s: %llu runs skipped (recursion)%s\n",
+				bpf_program__name(prog), (unsigned long long)info.recursion_misses,
+				lat ? ", latency samples only" : "");
+		}
 	}
 	return total;
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tool-fork M=N [F=N] [PATHS="direct attributed"|auto] [FILTER=FUNC]
+# tool-fork M=N [F=N] [PATHS="direct attributed"|auto] [FILTER=FUNC] [V=1]
 # With fgraph active (tracefs, FILTER), park M new threads: each gets its shadow stack
 # on the fork path (ftrace_graph_init_task, GFP_KERNEL). Then, when F > 0 (lab
 # kernels: FAILSLAB and the fgraph_stack cache; boot with slab_nomerge), make failslab
@@ -20,6 +20,7 @@ m=$(fgt_arg M 200 "$@")
 f=$(fgt_arg F 0 "$@")
 paths=$(fgt_arg PATHS auto "$@")
 filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
+verbose=$(fgt_arg V "" "$@")	# V=1: fgraphtop -vv (its stderr comes back in fgt_exit)
 FS=/sys/kernel/debug/failslab
 SLAB=/sys/kernel/slab/fgraph_stack
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
@@ -29,7 +30,7 @@ status=0
 for p in $paths; do
 	a=
 	[ "$p" = auto ] || a="--path $p"
-	fgt_tool_start "$p" --events $a || status=1
+	fgt_tool_start "$p" --events $a ${verbose:+-vv} || status=1
 done
 fgt-trigger -f "$filter" tracefs on > /dev/null || fgt_die "tracefs on"
 fgt-oracle events start || fgt_log "oracle events unavailable"
