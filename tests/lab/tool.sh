@@ -6,7 +6,7 @@
 #
 #   tests/lab/tool.sh [-o OUTDIR] [-k KERNEL]...    (default: the whole matrix)
 #
-# Matrix (about 20 minutes under TCG on 2 cores):
+# Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache):
 #   act on all seven kernels, U = 1,000 and 10,000 (tracefs, one traced function:
 #     the walk is the same, the minutes of call-site patching are not); on the
 #     traceable kernels direct and attributed forced side by side on the same
