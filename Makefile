@@ -42,9 +42,10 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
 -include src/src.mk
 -include src/fgraphtop.mk
 -include tests/tests.mk
+-include mk/docs.mk
+# The lab last: its tests are the slowest, and a run ends with their table.
 -include lab/lab.mk
 -include lab/bench.mk
--include mk/docs.mk
 
 $(BUILD):
 	mkdir -p $@
