@@ -38,6 +38,7 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
 -include tests/tests.mk
 -include lab/lab.mk
 -include lab/bench.mk
+-include mk/docs.mk
 
 $(BUILD):
 	mkdir -p $@

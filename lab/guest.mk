@@ -47,3 +47,8 @@ $(FGT_ORACLE): $(LAB_GUEST)/fgt-oracle.c $(LAB_GUEST)/fgt-u.h $(LAB_BUILD)/oracl
 .PHONY: lab-test-basic
 lab-test-basic: lab-image
 	tests/lab/basic.sh
+
+# lab/run.sh's own contract: exit statuses 0/N/124/125/126 and teardown.
+.PHONY: lab-test-runner
+lab-test-runner: lab-image
+	tests/lab/runner.sh

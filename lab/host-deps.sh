@@ -8,7 +8,7 @@ PKGS=(
 	libcmocka-dev pkg-config
 	qemu-system-x86 busybox-static cpio xz-utils zstd
 	bc flex bison libssl-dev dwarves kmod rsync
-	python3 jq mandoc prometheus
+	python3 jq mandoc prometheus trace-cmd
 )
 
 missing=()

@@ -247,6 +247,12 @@ prepare_source() {
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "$tarball" | xz -dc -T0 | tar -x -C "$SRCROOT"
 	[ -d "$SRC" ] || die "$tarball did not unpack into $SRC"
 	touch "$SRCROOT/.extracted"
+	# Older source versions' trees (2-3 GiB each) are only build caches:
+	# their kernels stay in the store and their .debs in debs/.
+	local d
+	for d in "$CACHE"/src/*; do
+		[ "$d" = "$SRCROOT" ] || rm -rf "$d"
+	done
 }
 
 # Every file any lab patch touches gets a pristine copy the first time it

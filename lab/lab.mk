@@ -7,3 +7,6 @@ lab: lab-kernels
 
 lab-kernels:
 	lab/kernels.sh ensure all
+
+-include lab/guest.mk
+-include lab/tool.mk

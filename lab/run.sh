@@ -127,9 +127,14 @@ trap 'exit 143' TERM HUP
 # then wait with a deadline. Sets qpid; returns 0 when qemu exited, 1 on timeout.
 qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
 	local acc=$1 con=$2 out1=$3 tmo=$4 cl=$5 cpu
+	# Multi-threaded TCG lets one vCPU run stale code after ftrace's text_poke_bp()
+	# rewrote a call site on the other ("Oops: int3" at an ftrace site while
+	# function_graph was being enabled, seen on lab kernels in 5 of 7 boots; none
+	# in thread=single). One TCG thread serializes the vCPUs, as real CPUs are
+	# by the IPIs text_poke_bp() sends. FGT_TCG_THREAD=multi brings it back.
 	case $acc in
 	kvm) cpu=host ;;
-	*) cpu=max ;;
+	*) cpu=max; acc=tcg,thread=${FGT_TCG_THREAD:-single} ;;
 	esac
 	# --pdeathsig: even a SIGKILLed runner takes qemu down with it.
 	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" \

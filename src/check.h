@@ -22,17 +22,7 @@
 #include "kernel_id.h"
 #include "verdict.h"
 
-#if __has_include("exit_codes.h")
 #include "exit_codes.h"
-#else
-/* the same values as tool-core's exit_codes.h, until it lands on main */
-enum fgt_check_exit {
-	FGT_CHECK_OK		= 0,	/* fixed, or not affected */
-	FGT_CHECK_WARNING	= 1,	/* fixed, but something is wrong (failures seen) */
-	FGT_CHECK_CRITICAL	= 2,	/* not fixed */
-	FGT_CHECK_UNKNOWN	= 3,	/* could not tell */
-};
-#endif
 
 /*
  * What check needs from a BPF session that watches fgraph activations.

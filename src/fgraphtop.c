@@ -19,13 +19,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "fgraphtop.h"
-#include "fgraphtop.skel.h"
 #include "activation.h"
 #include "exit_codes.h"
 #include "ksyms.h"
 #include "log.h"
 #include "output.h"
 #include "plan.h"
+#include "session.h"
+#include "check.h"
 
 int fgt_verbose;
 
@@ -108,6 +109,8 @@ static void bad_option(struct argp_state *state, const char *fmt, ...)
 	exit(FGT_EXIT_USAGE);
 }
 
+static const char *bad_arg;	/* what getopt refused, for the JSON error */
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
@@ -153,6 +156,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		bad_option(state, "unexpected argument: %s", arg);
 		break;
+	case ARGP_KEY_ERROR:
+		/* getopt refused argv[next - 1] (unknown option, missing value). */
+		if (state->next > 0 && state->next <= state->argc)
+			bad_arg = state->argv[state->next - 1];
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -181,168 +189,58 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-struct run {
-	struct fgt_assembler *as;
-	struct fgt_out *out;
-};
-
-static int handle_event(void *ctx, void *data, size_t size)
+/* The live view's glue between the session and the output. */
+static void on_event(const struct fgt_event *e, void *ctx)
 {
-	struct run *r = ctx;
-	const struct fgt_event *e = data;
-
-	if (size < sizeof(*e))
-		return 0;
-	fgt_out_event(r->out, e);
-	fgt_asm_feed(r->as, e);
-	return 0;
+	fgt_out_event(ctx, e);
 }
 
-static uint64_t lost_events(struct fgraphtop_bpf *skel)
+static void on_activation(const struct fgt_activation *act, void *ctx)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	uint64_t total = 0, *vals;
-	uint32_t zero = 0;
+	struct fgt_out **out = ctx;
 
-	if (ncpus <= 0)
-		return 0;
-	vals = calloc(ncpus, sizeof(*vals));
-	if (!vals)
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, vals))
-		for (int i = 0; i < ncpus; i++)
-			total += vals[i];
-	free(vals);
-	return total;
-}
-
-/* rodata and program choices from the plan: between open and load. */
-static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p)
-{
-	struct fgraphtop_bpf__rodata *ro = skel->rodata;
-	struct {
-		struct bpf_program *enter, *exit;
-		const char *target;
-	} lat[] = {
-		{ skel->progs.lat_cache_enter, skel->progs.lat_cache_exit, p->lat_cache },
-		{ skel->progs.lat_csize_enter, skel->progs.lat_csize_exit, p->lat_csize },
-		{ skel->progs.lat_size_enter, skel->progs.lat_size_exit, p->lat_size },
-	};
-	bool any_lat = false;
-	int err;
-
-	ro->sweep_lo = p->sweep.lo;
-	ro->sweep_hi = p->sweep.hi;
-	ro->start_lo = p->start.lo;
-	ro->start_hi = p->start.hi;
-	ro->fork_lo = p->fork.lo;
-	ro->fork_hi = p->fork.hi;
-	ro->idle_lo = p->idle.lo;
-	ro->idle_hi = p->idle.hi;
-	ro->exit_lo = p->exit.lo;
-	ro->exit_hi = p->exit.hi;
-	ro->rth_addr = p->rth_addr;
-	ro->graph_active_addr = p->graph_active_addr;
-	ro->nr_threads_addr = p->nr_threads_addr;
-	ro->cachep_addr = p->cachep_addr;
-	ro->shadow_depth = p->shadow_depth;
-	ro->shadow_bytes = p->shadow_bytes;
-	ro->direct_act = p->direct_act;
-	ro->direct_fork = p->direct_fork;
-
-	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
-		bool on = lat[i].target != NULL;
-
-		bpf_program__set_autoload(lat[i].enter, on);
-		bpf_program__set_autoload(lat[i].exit, on);
-		if (!on)
-			continue;
-		any_lat = true;
-		err = bpf_program__set_attach_target(lat[i].enter, 0, lat[i].target);
-		if (!err)
-			err = bpf_program__set_attach_target(lat[i].exit, 0, lat[i].target);
-		if (err)
-			return err;
-	}
-	ro->use_lat = any_lat;
-
-	bpf_program__set_autoload(skel->progs.tp_kmem_cache_alloc, p->tp_kca);
-	bpf_program__set_autoload(skel->progs.tp_kmem_cache_free, p->tp_kcf);
-	bpf_program__set_autoload(skel->progs.tp_task_newtask, p->tp_newtask);
-	bpf_program__set_autoload(skel->progs.fork_enter, p->ctx_fork);
-	bpf_program__set_autoload(skel->progs.fork_exit, p->ctx_fork);
-	bpf_program__set_autoload(skel->progs.d_start_enter, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "start_graph_tracing"));
-	bpf_program__set_autoload(skel->progs.d_start_exit, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "start_graph_tracing"));
-	bpf_program__set_autoload(skel->progs.d_reg_enter, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "register_ftrace_graph"));
-	bpf_program__set_autoload(skel->progs.d_reg_exit, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "register_ftrace_graph"));
-	bpf_program__set_autoload(skel->progs.d_sweep_enter, p->direct_sweep);
-	bpf_program__set_autoload(skel->progs.d_sweep_exit, p->direct_sweep);
-	bpf_program__set_autoload(skel->progs.d_fork_exit, p->direct_fork);
-	return bpf_map__set_max_entries(skel->maps.events, env.ringbuf_mb << 20);
-}
-
-/* Is fgraph already active? Make one short-lived child: tp_btf/task_newtask
- * records ftrace_graph_active as it sees it. */
-static int graph_active_now(struct fgraphtop_bpf *skel)
-{
-	uint64_t before = skel->bss->newtask_seen;
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(0);
-	if (pid < 0)
-		return -1;
-	waitpid(pid, NULL, 0);
-	if (skel->bss->newtask_seen == before)
-		return -1;
-	return (int)skel->bss->last_graph_active;
+	fgt_out_activation(act, *out);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
-	struct fgraphtop_bpf *skel = NULL;
-	struct ring_buffer *rb = NULL;
-	struct fgt_ksyms *ks = NULL;
+	struct fgt_session s = {};
 	struct fgt_out *out = NULL;
 	struct fgt_out_opts oo = {};
-	struct run run = {};
-	struct fgt_plan *plan = NULL;
 	char msg[512];
 	uint64_t start, next_tick, deadline = 0;
 	int status = FGT_EXIT_OK, err, active;
 
-	/* `fgraphtop check` (issue 4) will dispatch here, before argp. */
+	if (argc > 1 && !strcmp(argv[1], "check")) {
+		libbpf_set_print(libbpf_print_fn);
+		return fgt_check_main(argc - 1, argv + 1, fgt_session_watch_ops(&s));
+	}
 	argp_err_exit_status = FGT_EXIT_USAGE;
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--json") ||
 		    (argv[i][0] == '-' && argv[i][1] != '-' && strchr(argv[i], 'j')))
 			env.json = true;
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (err)
+	/* With -j, argp prints nothing itself (ARGP_NO_ERRS): an unknown option or a
+	 * missing value is a JSON error like every other one. */
+	err = argp_parse(&argp, argc, argv, env.json ? ARGP_NO_ERRS : 0, NULL, NULL);
+	if (err) {
+		if (env.json) {
+			snprintf(msg, sizeof(msg), "unrecognized option or missing value: %s "
+				 "(fgraphtop --help lists the options)", bad_arg ? bad_arg : "?");
+			fgt_out_error(stdout, true, FGT_EXIT_USAGE, msg);
+		}
 		return FGT_EXIT_USAGE;
+	}
 
 	libbpf_set_print(libbpf_print_fn);
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
 
-	ks = fgt_ksyms_load(NULL);
-	status = fgt_preflight(ks, msg, sizeof(msg));
-	if (status)
-		goto fail;
-
-	plan = calloc(1, sizeof(*plan));
-	if (!plan) {
-		snprintf(msg, sizeof(msg), "out of memory");
-		status = FGT_EXIT_ERROR;
-		goto fail;
-	}
-	status = fgt_plan_build(plan, ks, env.path, msg, sizeof(msg));
-	if (env.explain && (status == 0 || status == FGT_EXIT_NO_PATH)) {
+	s.pref = env.path;
+	s.ringbuf_mb = env.ringbuf_mb;
+	status = fgt_session_plan(&s, msg, sizeof(msg));
+	if (env.explain && s.plan && (status == 0 || status == FGT_EXIT_NO_PATH)) {
 		if (env.json) {
 			json_writer_t *jw = jsonw_new(stdout);
 
@@ -350,12 +248,12 @@ int main(int argc, char **argv)
 				jsonw_start_object(jw);
 				jsonw_uint_field(jw, "schema", FGT_JSON_SCHEMA);
 				jsonw_string_field(jw, "type", "plan");
-				fgt_plan_explain_json(plan, jw);
+				fgt_plan_explain_json(s.plan, jw);
 				jsonw_end_object(jw);
 				jsonw_destroy(&jw);
 			}
 		} else {
-			fgt_plan_explain(plan, stdout);
+			fgt_plan_explain(s.plan, stdout);
 		}
 		if (status)
 			goto fail;
@@ -364,57 +262,28 @@ int main(int argc, char **argv)
 	if (status)
 		goto fail;
 
-	skel = fgraphtop_bpf__open();
-	if (!skel) {
-		snprintf(msg, sizeof(msg), "cannot open the BPF object: %s", strerror(errno));
-		status = FGT_EXIT_ERROR;
+	s.on_event = env.events ? on_event : NULL;
+	status = fgt_session_start(&s, on_activation, &out, msg, sizeof(msg));
+	if (status)
 		goto fail;
-	}
-	err = configure(skel, plan);
-	if (err) {
-		snprintf(msg, sizeof(msg), "cannot configure the BPF programs: %s", strerror(-err));
-		status = FGT_EXIT_ERROR;
-		goto fail;
-	}
-	err = fgraphtop_bpf__load(skel);
-	if (err) {
-		snprintf(msg, sizeof(msg), "loading the planned BPF programs failed (%s); "
-			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));
-		status = FGT_EXIT_ERROR;
-		goto fail;
-	}
-	err = fgraphtop_bpf__attach(skel);
-	if (err) {
-		snprintf(msg, sizeof(msg), "attaching the planned BPF programs failed (%s); "
-			 "see fgraphtop --explain", strerror(-err));
-		status = FGT_EXIT_ERROR;
-		goto fail;
-	}
 
 	start = now_ns();
 	oo.json = env.json;
 	oo.events = env.events;
 	oo.screen = !env.no_screen && !env.json && !env.events && isatty(STDOUT_FILENO);
-	oo.ks = ks;
-	oo.stack_map_fd = bpf_map__fd(skel->maps.stacks);
+	oo.ks = s.ks;
+	oo.stack_map_fd = fgt_session_stack_fd(&s);
 	oo.start_ns = start;
 	out = fgt_out_new(stdout, &oo);
-	run.out = out;
-	run.as = out ? fgt_asm_new(fgt_out_activation, out) : NULL;
-	if (!run.as) {
+	if (!out) {
 		snprintf(msg, sizeof(msg), "out of memory");
 		status = FGT_EXIT_ERROR;
 		goto fail;
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, &run, NULL);
-	if (!rb) {
-		snprintf(msg, sizeof(msg), "cannot set up the ring buffer: %s", strerror(errno));
-		status = FGT_EXIT_ERROR;
-		goto fail;
-	}
-	fgt_out_start(out, plan);
+	s.event_ctx = out;
+	fgt_out_start(out, s.plan);
 
-	active = graph_active_now(skel);
+	active = fgt_session_graph_active(&s);
 	if (active > 0) {
 		snprintf(msg, sizeof(msg), "fgraph is already active (%d user%s): there is no "
 			 "0->1 step to watch until every user stops; watching the fork path",
@@ -428,7 +297,7 @@ int main(int argc, char **argv)
 	while (!exiting) {
 		uint64_t t;
 
-		err = ring_buffer__poll(rb, 100);
+		err = fgt_session_poll(&s, 100);
 		if (err < 0 && err != -EINTR) {
 			snprintf(msg, sizeof(msg), "reading the ring buffer failed: %s", strerror(-err));
 			status = FGT_EXIT_ERROR;
@@ -436,25 +305,22 @@ int main(int argc, char **argv)
 		}
 		t = now_ns();
 		if (t >= next_tick) {
-			fgt_out_interval(out, run.as, lost_events(skel));
+			fgt_out_interval(out, s.as, fgt_session_lost(&s));
 			next_tick += env.interval_s * 1000000000ull;
 		}
 		if (deadline && t >= deadline)
 			break;
 	}
-	ring_buffer__consume(rb);
-	fgt_asm_flush(run.as);
-	fgt_out_final(out, run.as, lost_events(skel));
+	/* the final report needs the assembler: flush it, report, then close */
+	fgt_session_poll(&s, 0);
+	fgt_asm_flush(s.as);
+	fgt_out_final(out, s.as, fgt_session_lost(&s));
 	goto cleanup;
 
 fail:
 	fgt_out_error(stdout, env.json, status, msg);
 cleanup:
-	ring_buffer__free(rb);
-	fgt_asm_free(run.as);
+	fgt_session_close(&s);
 	fgt_out_free(out);
-	fgraphtop_bpf__destroy(skel);
-	free(plan);
-	fgt_ksyms_free(ks);
 	return status;
 }

@@ -10,6 +10,7 @@
 #include "json_writer.h"
 #include "output.h"
 #include "verdict.h"
+#include "via.h"
 
 struct fgt_out {
 	FILE *f;
@@ -197,6 +198,20 @@ static void stack_text(const struct fgt_out *o, int32_t id, char *out, size_t le
 		snprintf(out, len, "(no stack)");
 }
 
+/* The trigger in a few words ("write() -> tracing_set_tracer"), from the whole stack. */
+static void stack_via(const struct fgt_out *o, int32_t id, char *out, size_t len)
+{
+	uint64_t ips[FGT_MAX_STACK_DEPTH];
+	char names[FGT_MAX_STACK_DEPTH][128];
+	const char *syms[FGT_MAX_STACK_DEPTH];
+	int n = stack_frames(o, id, ips);
+
+	for (int i = 0; i < n; i++)
+		syms[i] = sym(o, ips[i], names[i], sizeof(names[i]));
+	if (fgt_trigger_via(syms, n, out, len) <= 0)
+		snprintf(out, len, "unknown");
+}
+
 static void stack_json(const struct fgt_out *o, int32_t id)
 {
 	uint64_t ips[FGT_MAX_STACK_DEPTH];
@@ -318,6 +333,7 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 		     enum fgt_verdict v, const char *evidence)
 {
 	json_writer_t *jw = o->jw;
+	char via[128];
 
 	json_head(jw, "activation");
 	jsonw_uint_field(jw, "seq", a->seq);
@@ -329,6 +345,8 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 	jsonw_uint_field(jw, "pid", a->pid);
 	jsonw_uint_field(jw, "tid", a->tid);
 	jsonw_string_field(jw, "comm", a->comm);
+	stack_via(o, a->stack_id, via, sizeof(via));
+	jsonw_string_field(jw, "via", via);
 	stack_json(o, a->stack_id);
 	jsonw_end_object(jw);
 	jsonw_uint_field(jw, "nr_threads", a->nr_threads);
@@ -377,7 +395,7 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 {
 	struct fgt_out *o = ctx;
-	char evidence[256], runs[512], st[1024];
+	char evidence[256], runs[512], st[1024], via[128];
 	enum fgt_verdict v;
 	double walk_max = 0;
 	size_t off = 0;
@@ -394,9 +412,10 @@ void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 			walk_max = a->sweeps[i].walk_ns / 1e6;
 	served_runs(a, runs, sizeof(runs));
 	stack_text(o, a->stack_id, st, sizeof(st));
+	stack_via(o, a->stack_id, via, sizeof(via));
 	off += snprintf(o->last + off, sizeof(o->last) - off,
 		"activation #%u at %.3fs%s (%s): pid %u tid %u (%s)\n"
-		"  trigger:   %s\n"
+		"  trigger:   %s: %s\n"
 		"  threads %llu; sweeps %u; served %llu; ret %d\n"
 		"  served per sweep: %s\n"
 		"  walk %.3f ms (max %.3f ms/sweep); allocation phase %.3f ms; end-to-end %.3f ms\n"
@@ -404,7 +423,7 @@ void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 		"non-blocking %llu; unused freed %llu\n"
 		"  verdict: %s: %s\n",
 		a->seq, rel_s(o, a->begin_ns), a->complete ? "" : " INCOMPLETE",
-		src_name(a->src), a->pid, a->tid, a->comm, st,
+		src_name(a->src), a->pid, a->tid, a->comm, via, st,
 		(unsigned long long)a->nr_threads, a->nr_sweeps, (unsigned long long)a->served, a->ret,
 		runs[0] ? runs : "-",
 		a->walk_ns / 1e6, walk_max, a->alloc_ns / 1e6,

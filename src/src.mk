@@ -8,4 +8,7 @@ FGT_LIB_HDRS := src/fgraphtop.h src/activation.h src/verdict.h src/hist.h \
 # fgraphtop check (issue 4): kernel identity, host state, trigger, verdict and outputs
 FGT_LIB_SRCS += src/check.c src/trigger.c src/park.c src/kernel_id.c src/host_state.c
 FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/park.h src/kernel_id.h src/host_state.h
+# Everything fgraphtop prints (JSON writer, screen, text): no BPF beyond reading a map.
+FGT_LIB_SRCS += src/output.c src/via.c
+FGT_LIB_HDRS += src/output.h src/plan.h src/exit_codes.h src/via.h
 FGT_SRCS     := $(FGT_LIB_SRCS)

@@ -21,6 +21,22 @@ json=$("$bin" -j -d 1 2>/dev/null); jst=$?
 set -e
 
 [ "$ust" -eq 2 ] || fail "bad option: exit $ust, want 2"
+# With -j every option error is one JSON error line on stdout, exit 2, nothing on
+# stderr: unknown options and missing values (getopt's) as well as bad values.
+here=$(dirname "$0")
+for args in "-j --bogus" "--json -x" "-jx" "-j -i" "-j --path=sideways" "-j -i 0" "-j extra"; do
+	set +e
+	# shellcheck disable=SC2086
+	out=$("$bin" $args 2>"${TMPDIR:-/tmp}/fgt-hs.err"); rc=$?
+	set -e
+	[ "$rc" -eq 2 ] || fail "$args: exit $rc, want 2"
+	[ ! -s "${TMPDIR:-/tmp}/fgt-hs.err" ] || fail "$args: stderr: $(cat "${TMPDIR:-/tmp}/fgt-hs.err")"
+	[ "$(echo "$out" | wc -l)" -eq 1 ] || fail "$args: want one line: $out"
+	echo "$out" | jq -e '.type == "error" and .code == "usage" and .exit == 2' >/dev/null ||
+		fail "$args: $out"
+	echo "$out" | python3 "$here/json_schema.py" 2>/dev/null || fail "$args: schema: $out"
+done
+rm -f "${TMPDIR:-/tmp}/fgt-hs.err"
 if ! $has_fgraph; then
 	[ "$st" -eq 3 ] || fail "no function graph tracer: exit $st, want 3"
 	[ "$jst" -eq 3 ] || fail "no function graph tracer (-j): exit $jst, want 3"
@@ -28,6 +44,7 @@ if ! $has_fgraph; then
 		fail "message: $text"
 	echo "$json" | jq -e '.schema == 1 and .type == "error" and .code == "no_fgraph" and .exit == 3' \
 		>/dev/null || fail "JSON error: $json"
+	echo "$json" | python3 "$here/json_schema.py" 2>/dev/null || fail "schema: $json"
 	echo "host-status: ok (no function graph tracer: exit 3, no_fgraph)"
 	exit 0
 fi

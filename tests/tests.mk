@@ -6,7 +6,7 @@ TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c
-UNIT_TESTS    := json hist ksyms activation verdict prom check_kernel_id check_host check_trigger check
+UNIT_TESTS    := json hist ksyms activation verdict prom check_kernel_id check_host check_trigger check output via
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 
 $(TEST_BUILD):
@@ -30,4 +30,11 @@ test-unit: $(UNIT_BINS)
 	if [ -n "$$failed" ]; then echo "test-unit: FAILED:$$failed"; exit 1; fi; \
 	echo "test-unit: all $(words $(UNIT_BINS)) suites passed"
 
-test: test-unit
+# The JSON lines the output test writes, checked against docs/json.md.
+.PHONY: test-schema
+test-schema: $(TEST_BUILD)/test_output
+	@rm -f $(TEST_BUILD)/output.jsonl
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
+	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
+
+test: test-unit test-schema

@@ -1,0 +1,76 @@
+#!/bin/sh
+# tool-act ROUNDS="U:TRIGGER ..." [PATHS="direct attributed"|auto] [FILTER=FUNC] [WAIT=S]
+#          [EXPLAIN=1]
+# EXPLAIN=1 first sends `fgraphtop --explain -j`'s plan (fgt name "explain").
+# One round per U:TRIGGER (TRIGGER tracefs|kretmulti|trace-cmd; a trigger the kernel
+# lacks gives {"type":"activation","supported":false} and the round is skipped).
+# Each round: park U fresh idle threads (the previous round's are reaped), start
+# one `fgraphtop -j` per entry of PATHS (auto: no --path; all watch the same
+# activation), start the oracle, turn fgraph on with TRIGGER, wait, off, stop all.
+# Results: the oracle's {"type":"activation",...} line as lab/scenarios/activation.sh
+# writes it, plus "round", then each fgraphtop's lines ({"type":"fgt",...}, see
+# tool-lib.sh) with "round" in the name: NAME = PATH-R.
+. /scenarios/lib.sh
+. /scenarios/tool-lib.sh
+
+paths=$(fgt_arg PATHS auto "$@")
+rounds=$(fgt_arg ROUNDS 1000:tracefs "$@")
+filter0=$(fgt_arg FILTER "" "$@")
+wait_s=$(fgt_arg WAIT 1 "$@")
+triggers=$(fgt_triggers)
+if [ "$(fgt_arg EXPLAIN 0 "$@")" = 1 ]; then
+	plan=$(fgraphtop --explain -j)
+	fgt_result "{\"type\":\"fgt\",\"name\":\"explain\",\"rec\":$plan}"
+fi
+
+field() { echo "$1" | sed -n "s/.*\"$2\":\([^,}]*\).*/\1/p"; }
+status=0
+r=0
+for spec in $rounds; do
+	r=$((r + 1))
+	n=${spec%%:*}
+	trigger=${spec#*:}
+	filter=$filter0
+	[ "$trigger" = kretmulti ] && filter=
+	case " $triggers " in
+	*" $trigger "*) ;;
+	*)
+		fgt_result "$(fgt_json type activation round "$r" trigger "$trigger" supported false)"
+		continue
+		;;
+	esac
+	fgt_unpark
+	park=$(fgt_park "$n")
+	for p in $paths; do
+		a=
+		[ "$p" = auto ] || a="--path $p"
+		fgt_tool_start "$p-$r" $a || status=1
+	done
+	fgt_oracle_bpf_start || true
+	fgt-oracle events start || fgt_log "oracle events unavailable"
+	on=$(fgt-trigger ${filter:+-f "$filter"} "$trigger" on)
+	on_rc=$?
+	sleep "$wait_s"
+	ev=$(fgt-oracle events stop 2>/dev/null)
+	[ -n "$ev" ] || ev='{"created":null,"exited":null}'
+	off=$(fgt-trigger ${filter:+-f "$filter"} "$trigger" off)
+	off_rc=$?
+	oracle=$(fgt_oracle_bpf_stop)
+	u=$(field "$on" u)
+	u=${u:-0}
+	exp=$(((u + 31) / 32))
+	[ "$exp" -ge 1 ] || exp=1
+	fgt_result "$(fgt_json type activation round "$r" trigger "$trigger" supported true \
+		parked "$(field "$park" threads)" u "$u" threads "$(field "$on" threads)" \
+		expected_sweeps "$exp" \
+		ok "$( [ $on_rc -eq 0 ] && [ $off_rc -eq 0 ] && echo true || echo false)" \
+		on_ns "$(field "$on" ns)" created "$(field "$ev" created)" \
+		exited "$(field "$ev" exited)" oracle "$oracle")"
+	[ $on_rc -eq 0 ] && [ $off_rc -eq 0 ] || status=1
+	sleep 1
+	for p in $paths; do
+		fgt_tool_stop "$p-$r" || status=1
+	done
+done
+fgt_unpark
+exit $status

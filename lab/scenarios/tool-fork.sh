@@ -1,0 +1,77 @@
+#!/bin/sh
+# tool-fork M=N [F=N] [PATHS="direct attributed"|auto] [FILTER=FUNC]
+# With fgraph active (tracefs, FILTER), park M new threads: each gets its shadow stack
+# on the fork path (ftrace_graph_init_task, GFP_KERNEL). Then, when F > 0 (lab
+# kernels: FAILSLAB and the fgraph_stack cache; boot with slab_nomerge), make failslab
+# fail the next F allocations from fgraph_stack including blocking ones
+# (ignore-gfp-wait N) and park M more: F of them are left without a stack.
+# One `fgraphtop -j --events` per PATHS entry watches all of it (name PATH, see
+# tool-lib.sh); its task_new events are counted in the guest:
+#   {"type":"fork_events","name":PATH,"task_new":..,"task_new_nostack":..,
+#    "spawn":..,"spawn_nostack":..}  (spawn*: created by fgt-spawn, i.e. the 2M
+#    parked threads, since a new task's creator is the spawner's thread)
+# Result: {"type":"fork","m":M,"f":F,"created":..,"exited":..,"failslab_left":..}:
+# created/exited are the oracle's count of all tasks created/exited while fgraph
+# was active (from just after "on" to just before "off"), the parked ones included.
+. /scenarios/lib.sh
+. /scenarios/tool-lib.sh
+
+m=$(fgt_arg M 200 "$@")
+f=$(fgt_arg F 0 "$@")
+paths=$(fgt_arg PATHS auto "$@")
+filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
+FS=/sys/kernel/debug/failslab
+SLAB=/sys/kernel/slab/fgraph_stack
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+field() { echo "$1" | sed -n "s/.*\"$2\":\([^,}]*\).*/\1/p"; }
+
+status=0
+for p in $paths; do
+	a=
+	[ "$p" = auto ] || a="--path $p"
+	fgt_tool_start "$p" --events $a || status=1
+done
+fgt-trigger -f "$filter" tracefs on > /dev/null || fgt_die "tracefs on"
+fgt-oracle events start || fgt_log "oracle events unavailable"
+park() {
+	rm -f $FGT_RUN/park.ready
+	fgt-spawn park -n "$m" -r $FGT_RUN/park.ready > /dev/null &
+	echo $! >> $FGT_RUN/parked.pids
+	fgt_wait_file $FGT_RUN/park.ready 600 || fgt_die "park $m: not ready"
+	sleep 1
+}
+park
+left=0
+if [ "$f" -gt 0 ]; then
+	[ -d $FS ] && [ -d $SLAB ] || fgt_die "no failslab or no fgraph_stack cache"
+	# times 0 first: until cache-filter is set, failslab would hit every cache.
+	echo 0 > $FS/times
+	echo 100 > $FS/probability
+	echo 1 > $FS/interval
+	echo N > $FS/ignore-gfp-wait
+	echo Y > $FS/cache-filter
+	echo 0 > $FS/verbose
+	echo 1 > $SLAB/failslab || fgt_die "cannot set $SLAB/failslab (boot with slab_nomerge)"
+	echo "$f" > $FS/times
+	park
+	left=$(cat $FS/times)
+	echo 0 > $SLAB/failslab
+	echo 0 > $FS/times
+fi
+ev=$(fgt-oracle events stop)
+fgt_result "$(fgt_json type fork m "$m" f "$f" created "$(field "$ev" created)" \
+	exited "$(field "$ev" exited)" failslab_left "$left")"
+fgt-trigger -f "$filter" tracefs off > /dev/null || status=1
+sleep 1
+for p in $paths; do
+	fgt_tool_stop "$p" || status=1
+	j=$FGT_RUN/fgt-$p.jsonl
+	tn='"event":"task_new"'
+	fgt_result "$(fgt_json type fork_events name "$p" \
+		task_new "$(grep -c "$tn" $j)" \
+		task_new_nostack "$(grep "$tn" $j | grep -c '"ok":false')" \
+		spawn "$(grep "$tn" $j | grep -c '"comm":"fgt-spawn"')" \
+		spawn_nostack "$(grep "$tn" $j | grep '"comm":"fgt-spawn"' | grep -c '"ok":false')")"
+done
+for p in $(cat $FGT_RUN/parked.pids); do kill "$p"; wait "$p"; done 2>/dev/null
+exit $status

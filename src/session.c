@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF watching session shared by the live tool and `fgraphtop check`. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "fgraphtop.skel.h"
+#include "exit_codes.h"
+#include "session.h"
+
+static uint64_t lost_events(struct fgraphtop_bpf *skel)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t total = 0, *vals;
+	uint32_t zero = 0;
+
+	if (ncpus <= 0)
+		return 0;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, vals))
+		for (int i = 0; i < ncpus; i++)
+			total += vals[i];
+	free(vals);
+	return total;
+}
+
+/* rodata and program choices from the plan: between open and load. */
+static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb)
+{
+	struct fgraphtop_bpf__rodata *ro = skel->rodata;
+	struct {
+		struct bpf_program *enter, *exit;
+		const char *target;
+	} lat[] = {
+		{ skel->progs.lat_cache_enter, skel->progs.lat_cache_exit, p->lat_cache },
+		{ skel->progs.lat_csize_enter, skel->progs.lat_csize_exit, p->lat_csize },
+		{ skel->progs.lat_size_enter, skel->progs.lat_size_exit, p->lat_size },
+	};
+	bool any_lat = false;
+	int err;
+
+	ro->sweep_lo = p->sweep.lo;
+	ro->sweep_hi = p->sweep.hi;
+	ro->start_lo = p->start.lo;
+	ro->start_hi = p->start.hi;
+	ro->fork_lo = p->fork.lo;
+	ro->fork_hi = p->fork.hi;
+	ro->idle_lo = p->idle.lo;
+	ro->idle_hi = p->idle.hi;
+	ro->exit_lo = p->exit.lo;
+	ro->exit_hi = p->exit.hi;
+	ro->rth_addr = p->rth_addr;
+	ro->graph_active_addr = p->graph_active_addr;
+	ro->nr_threads_addr = p->nr_threads_addr;
+	ro->cachep_addr = p->cachep_addr;
+	ro->shadow_depth = p->shadow_depth;
+	ro->shadow_bytes = p->shadow_bytes;
+	ro->direct_act = p->direct_act;
+	ro->direct_fork = p->direct_fork;
+
+	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+		bool on = lat[i].target != NULL;
+
+		bpf_program__set_autoload(lat[i].enter, on);
+		bpf_program__set_autoload(lat[i].exit, on);
+		if (!on)
+			continue;
+		any_lat = true;
+		err = bpf_program__set_attach_target(lat[i].enter, 0, lat[i].target);
+		if (!err)
+			err = bpf_program__set_attach_target(lat[i].exit, 0, lat[i].target);
+		if (err)
+			return err;
+	}
+	ro->use_lat = any_lat;
+
+	bpf_program__set_autoload(skel->progs.tp_kmem_cache_alloc, p->tp_kca);
+	bpf_program__set_autoload(skel->progs.tp_kmem_cache_free, p->tp_kcf);
+	bpf_program__set_autoload(skel->progs.tp_task_newtask, p->tp_newtask);
+	bpf_program__set_autoload(skel->progs.fork_enter, p->ctx_fork);
+	bpf_program__set_autoload(skel->progs.fork_exit, p->ctx_fork);
+	bpf_program__set_autoload(skel->progs.d_start_enter, p->direct_act &&
+				  !strcmp(p->direct_act_fn, "start_graph_tracing"));
+	bpf_program__set_autoload(skel->progs.d_start_exit, p->direct_act &&
+				  !strcmp(p->direct_act_fn, "start_graph_tracing"));
+	bpf_program__set_autoload(skel->progs.d_reg_enter, p->direct_act &&
+				  !strcmp(p->direct_act_fn, "register_ftrace_graph"));
+	bpf_program__set_autoload(skel->progs.d_reg_exit, p->direct_act &&
+				  !strcmp(p->direct_act_fn, "register_ftrace_graph"));
+	bpf_program__set_autoload(skel->progs.d_sweep_enter, p->direct_sweep);
+	bpf_program__set_autoload(skel->progs.d_sweep_exit, p->direct_sweep);
+	bpf_program__set_autoload(skel->progs.d_fork_exit, p->direct_fork);
+	return bpf_map__set_max_entries(skel->maps.events, (ringbuf_mb ? ringbuf_mb : 4) << 20);
+}
+
+/* Is fgraph already active? Make one short-lived child: tp_btf/task_newtask
+ * records ftrace_graph_active as it sees it. */
+static int graph_active_now(struct fgraphtop_bpf *skel)
+{
+	uint64_t before = skel->bss->newtask_seen;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return -1;
+	waitpid(pid, NULL, 0);
+	if (skel->bss->newtask_seen == before)
+		return -1;
+	return (int)skel->bss->last_graph_active;
+}
+
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct fgt_session *s = ctx;
+	const struct fgt_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (s->on_event)
+		s->on_event(e, s->event_ctx);
+	fgt_asm_feed(s->as, e);
+	return 0;
+}
+
+int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
+{
+	int status;
+
+	s->ks = fgt_ksyms_load(NULL);
+	status = fgt_preflight(s->ks, msg, len);
+	if (status)
+		return status;
+	s->plan = calloc(1, sizeof(*s->plan));
+	if (!s->plan) {
+		snprintf(msg, len, "out of memory");
+		return FGT_EXIT_ERROR;
+	}
+	return fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
+}
+
+int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
+		      char *msg, size_t len)
+{
+	int err;
+
+	s->skel = fgraphtop_bpf__open();
+	if (!s->skel) {
+		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
+		return FGT_EXIT_ERROR;
+	}
+	err = configure(s->skel, s->plan, s->ringbuf_mb);
+	if (err) {
+		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-err));
+		return FGT_EXIT_ERROR;
+	}
+	err = fgraphtop_bpf__load(s->skel);
+	if (err) {
+		snprintf(msg, len, "loading the planned BPF programs failed (%s); "
+			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));
+		return FGT_EXIT_ERROR;
+	}
+	err = fgraphtop_bpf__attach(s->skel);
+	if (err) {
+		snprintf(msg, len, "attaching the planned BPF programs failed (%s); "
+			 "see fgraphtop --explain", strerror(-err));
+		return FGT_EXIT_ERROR;
+	}
+	s->as = fgt_asm_new(cb, cb_ctx);
+	if (!s->as) {
+		snprintf(msg, len, "out of memory");
+		return FGT_EXIT_ERROR;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
+	if (!s->rb) {
+		snprintf(msg, len, "cannot set up the ring buffer: %s", strerror(errno));
+		return FGT_EXIT_ERROR;
+	}
+	return 0;
+}
+
+int fgt_session_poll(struct fgt_session *s, int ms)
+{
+	int err = ring_buffer__poll(s->rb, ms);
+
+	return err < 0 ? err : 0;
+}
+
+int fgt_session_graph_active(struct fgt_session *s)
+{
+	return s->skel ? graph_active_now(s->skel) : -1;
+}
+
+uint64_t fgt_session_lost(struct fgt_session *s)
+{
+	return s->skel ? lost_events(s->skel) : 0;
+}
+
+int fgt_session_stack_fd(const struct fgt_session *s)
+{
+	return s->skel ? bpf_map__fd(s->skel->maps.stacks) : -1;
+}
+
+void fgt_session_close(struct fgt_session *s)
+{
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	if (s->as)
+		fgt_asm_flush(s->as);
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	fgraphtop_bpf__destroy(s->skel);
+	s->skel = NULL;
+	fgt_asm_free(s->as);
+	s->as = NULL;
+	free(s->plan);
+	s->plan = NULL;
+	fgt_ksyms_free(s->ks);
+	s->ks = NULL;
+}
+
+/* ---- struct fgt_watch_ops for `fgraphtop check` ---- */
+
+static int w_start(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, size_t len)
+{
+	struct fgt_session *s = priv;
+	int status = fgt_session_plan(s, msg, len);
+
+	if (!status)
+		status = fgt_session_start(s, cb, cb_ctx, msg, len);
+	return status ? -EOPNOTSUPP : 0;
+}
+
+static int w_graph_active(void *priv)
+{
+	return fgt_session_graph_active(priv);
+}
+
+static int w_poll(void *priv, int ms)
+{
+	return fgt_session_poll(priv, ms);
+}
+
+static bool w_busy(void *priv)
+{
+	struct fgt_session *s = priv;
+
+	return s->as && fgt_asm_current(s->as) != NULL;
+}
+
+static uint64_t w_lost(void *priv)
+{
+	return fgt_session_lost(priv);
+}
+
+static void w_stop(void *priv)
+{
+	fgt_session_close(priv);
+}
+
+const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s)
+{
+	s->ops = (struct fgt_watch_ops){
+		.start = w_start, .graph_active = w_graph_active, .poll = w_poll,
+		.busy = w_busy, .lost = w_lost, .stop = w_stop, .priv = s,
+	};
+	return &s->ops;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One BPF watching session: preflight, plan, open -> set rodata -> load ->
+ * attach, the ring buffer feeding the activation assembler. Used by the live
+ * tool (src/fgraphtop.c) and, through struct fgt_watch_ops, by `fgraphtop check`.
+ */
+#ifndef FGT_SESSION_H
+#define FGT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "activation.h"
+#include "check.h"
+#include "fgraphtop.h"
+#include "ksyms.h"
+#include "plan.h"
+
+struct fgraphtop_bpf;
+struct ring_buffer;
+
+struct fgt_session {
+	/* set by the caller before fgt_session_plan() */
+	enum fgt_path_pref pref;
+	unsigned int ringbuf_mb;		/* 0: 4 MiB */
+	void (*on_event)(const struct fgt_event *e, void *ctx);	/* each event, before the assembler */
+	void *event_ctx;
+	/* state */
+	struct fgt_ksyms *ks;
+	struct fgt_plan *plan;
+	struct fgraphtop_bpf *skel;
+	struct ring_buffer *rb;
+	struct fgt_assembler *as;
+	struct fgt_watch_ops ops;
+};
+
+/* Preflight and attach plan (no program of ours is left loaded).
+ * 0, or an FGT_EXIT_* status with one line in msg. */
+int fgt_session_plan(struct fgt_session *s, char *msg, size_t len);
+/* Load and attach as planned; activations go to cb. 0 or FGT_EXIT_* with msg. */
+int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
+		      char *msg, size_t len);
+int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */
+/* ftrace_graph_active as a new task of ours sees it; -1 unknown. */
+int fgt_session_graph_active(struct fgt_session *s);
+uint64_t fgt_session_lost(struct fgt_session *s);
+int fgt_session_stack_fd(const struct fgt_session *s);
+/* Flush the assembler (unfinished activation reported incomplete), detach, free. */
+void fgt_session_close(struct fgt_session *s);
+/* The session as `fgraphtop check` drives it; s must outlive the ops. */
+const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s);
+
+#endif

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Check one tool-* lab run (results.jsonl) against the oracle.
+
+    tests/lab/tool_check.py act|failslab|fork KERNEL RESULTS.jsonl [key=value...]
+
+act:      every supported round: each fgraphtop saw exactly one complete
+          activation; served within [u - exited, u + created] of the oracle's U;
+          unfixed kernels (KERNEL without "fixed"): sweeps = max(1, ceil(served/32)),
+          verdict not_fixed; fixed: 1 sweep, verdict fixed; where the oracle's BPF
+          counter attached: sweeps = its calls and the -EAGAIN sweeps = its -EAGAIN
+          count; all paths of a round agree on sweeps, served, verdict and per-sweep
+          served; the path each ran on is the one forced (auto: attributed, unless
+          paths_auto=direct); the trigger is named: comm and kernel stack.
+failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), served = U,
+          allocated - freed = served (no stack leaked by the activation), the
+          fgraph_stack slab grew by the stacks handed out (within the tasks the
+          oracle saw come and go), failslab used up its K, verdict fixed.
+fork:     tasks created by the spawner = 2M, tasks left without a stack =
+          allocation failures = F (summary and events alike), tasks_new = the
+          task_new events >= the oracle's count, paths agree.
+Each check prints one line; exit 1 when any failed.
+"""
+import json
+import math
+import sys
+
+fails = 0
+
+
+def ok(cond, what):
+    global fails
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        fails += 1
+
+
+def load(path):
+    recs = []
+    for line in open(path):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                recs.append(json.loads(line))
+            except ValueError:
+                ok(False, f"not JSON: {line[:100]}")
+    return recs
+
+
+def tool(recs, name):
+    """fgraphtop's records for one instance, by type, and its exit status."""
+    by = {}
+    for r in recs:
+        if r.get("type") == "fgt" and r.get("name") == name:
+            by.setdefault(r["rec"]["type"], []).append(r["rec"])
+    st = [r["status"] for r in recs if r.get("type") == "fgt_exit" and r.get("name") == name]
+    return by, (st[0] if st else None)
+
+
+TRIGGERS = {	# trigger -> (comm, frames that must all appear in the stack)
+    "tracefs": ("fgt-trigger", ["register_ftrace_graph", "tracing_set_tracer", "ksys_write"]),
+    "trace-cmd": ("trace-cmd", ["register_ftrace_graph", "tracing_set_tracer", "ksys_write"]),
+    "kretmulti": ("fgt-trigger", ["register_ftrace_graph", "register_fprobe_ips",
+                                  "bpf_kprobe_multi_link_attach", "__sys_bpf"]),
+}
+
+
+def check_act(kernel, recs, opt):
+    fixed = "fixed" in kernel
+    paths = opt.get("paths", "auto").split()
+    plan = [r["rec"] for r in recs if r.get("type") == "fgt" and r.get("name") == "explain"]
+    ok(len(plan) == 1 and plan[0]["type"] == "plan", f"{kernel}: --explain -j gave a plan")
+    if plan and plan[0]["type"] == "plan":
+        direct = "direct" in paths	# the traceable kernels
+        pr = {(p["kind"], p["target"]): p for p in plan[0]["probes"]}
+        ars = pr.get(("fentry", "alloc_retstack_tasklist"), {})
+        ok(bool(ars.get("ok")) == direct,
+           f"{kernel}: explain: fentry alloc_retstack_tasklist ok={ars.get('ok')} "
+           f"(attach_err {ars.get('attach_err')}), want {direct}")
+        fig = [f for f in plan[0]["figures"] if f["figure"].startswith("sweeps")]
+        want = "direct" if direct else "attributed"
+        ok(len(fig) == 1 and fig[0]["path"] == want,
+           f"{kernel}: explain: sweeps served by {[f['path'] for f in fig]}, want {want}")
+    rounds = [r for r in recs if r.get("type") == "activation" and "round" in r]
+    ok(len(rounds) >= int(opt.get("rounds", 1)), f"{kernel}: {len(rounds)} rounds reported")
+    for o in rounds:
+        tag = f"{kernel} round {o['round']} {o['trigger']}"
+        if not o.get("supported"):
+            ok(o["trigger"] in opt.get("may_lack", "").split(), f"{tag}: trigger unsupported")
+            continue
+        ok(o["ok"], f"{tag}: trigger on/off worked")
+        u, cr, ex = o["u"], o["created"] or 0, o["exited"] or 0
+        ora = o["oracle"]
+        got = {}
+        for p in paths:
+            name = f"{p}-{o['round']}"
+            by, st = tool(recs, name)
+            t = f"{tag} {p}"
+            ok(st == 0, f"{t}: fgraphtop exit {st}")
+            want_path = ("attributed" if p == "auto" else p) if p != "auto" or \
+                "paths_auto" not in opt else opt["paths_auto"]
+            start = by.get("start", [{}])[0]
+            ok(start.get("activation_path") == want_path and start.get("sweep_path") == want_path,
+               f"{t}: ran on path {start.get('activation_path')}/{start.get('sweep_path')}, want {want_path}")
+            acts = by.get("activation", [])
+            ok(len(acts) == 1, f"{t}: {len(acts)} activation records, want 1")
+            if not acts:
+                continue
+            a = acts[0]
+            got[p] = a
+            sw, sv, v = a["sweeps"], a["served"], a["verdict"]["verdict"]
+            print(f"     {t}: U={u} (created {cr}, exited {ex}) sweeps={sw} served={sv} "
+                  f"verdict={v} src={a['src']} oracle calls={ora.get('calls')} eagain={ora.get('eagain')}")
+            ok(a["complete"] and a["ret"] == 0, f"{t}: complete, ret {a['ret']}")
+            ok(u - ex <= sv <= u + cr, f"{t}: served {sv} vs oracle U {u} (+{cr} -{ex})")
+            ok(a["allocations"]["failed_blocking"] == 0 and a["allocations"]["failed_nonblocking"] == 0,
+               f"{t}: no allocation failures")
+            alloc = a["allocations"]["blocking"] + a["allocations"]["nonblocking"]
+            ok(alloc - a["allocations"]["freed"] == sv,
+               f"{t}: allocated {alloc} - freed {a['allocations']['freed']} = served {sv}")
+            if fixed:
+                ok(sw == 1 and v == "fixed", f"{t}: fixed kernel: sweeps {sw}, verdict {v}")
+            else:
+                ok(sw == max(1, math.ceil(sv / 32)) and v == "not_fixed",
+                   f"{t}: unfixed: sweeps {sw} = max(1, ceil({sv}/32)), verdict {v}")
+                if cr == 0 and ex == 0:
+                    ok(sw == o["expected_sweeps"], f"{t}: sweeps {sw} = expected {o['expected_sweeps']}")
+            if ora.get("attachable"):
+                eagain = sum(1 for s in a["per_sweep"] if s["ret"] == -11)
+                ok(sw == ora["calls"] and eagain == ora["eagain"],
+                   f"{t}: sweeps {sw}, -EAGAIN {eagain} = oracle calls {ora['calls']}, -EAGAIN {ora['eagain']}")
+                if a["src"] == "direct":
+                    ok(all(s["ret_known"] for s in a["per_sweep"]), f"{t}: direct: every sweep's ret known")
+            comm, frames = TRIGGERS[o["trigger"]]
+            tr = a["trigger"]
+            syms = [f.split("+")[0] for f in tr["stack"]]
+            ok(tr["comm"] == comm and all(f in syms for f in frames),
+               f"{t}: trigger {tr['comm']} via {' <- '.join(syms[:6])}")
+        if len(got) > 1:
+            ref = list(got.values())[0]
+            key = lambda a: (a["sweeps"], a["served"], a["verdict"]["verdict"],
+                             [s["served"] for s in a["per_sweep"]], [s["ret"] for s in a["per_sweep"]])
+            ok(all(key(a) == key(ref) for a in got.values()),
+               f"{tag}: paths {'/'.join(got)} agree: " +
+               "; ".join(f"{p} {a['sweeps']} sweeps {a['served']} served" for p, a in got.items()))
+
+
+def check_failslab(kernel, recs, opt):
+    ks = [int(k) for k in opt.get("ks", "5 32 33 100").split()]
+    fs = {r["k"]: r for r in recs if r.get("type") == "failslab"}
+    ok(sorted(fs) == sorted(ks), f"{kernel}: failslab rounds {sorted(fs)}")
+    for k in ks:
+        if k not in fs:
+            continue
+        r = fs[k]
+        by, st = tool(recs, f"k-{k}")
+        t = f"{kernel} failslab K={k}"
+        ok(st == 0, f"{t}: fgraphtop exit {st}")
+        ok(r["failslab_left"] == 0, f"{t}: failslab used all {k} (left {r['failslab_left']})")
+        acts = by.get("activation", [])
+        ok(len(acts) == 1, f"{t}: {len(acts)} activation records")
+        if not acts:
+            continue
+        a = acts[0]
+        al = a["allocations"]
+        print(f"     {t}: U={r['u']} sweeps={a['sweeps']} served={a['served']} allocations={al} "
+              f"verdict={a['verdict']['verdict']} slab objects {r['objects_before']} -> {r['objects_after']}")
+        ok(al["failed_nonblocking"] == k and al["failed_blocking"] == 0,
+           f"{t}: failed non-blocking {al['failed_nonblocking']} = K, blocking {al['failed_blocking']} = 0")
+        ok(a["sweeps"] == 1 + k // 33, f"{t}: sweeps {a['sweeps']} = 1 + floor(K/33) = {1 + k // 33}")
+        ok(a["served"] == r["u"], f"{t}: served {a['served']} = U {r['u']}")
+        ok(al["blocking"] + al["nonblocking"] - al["freed"] == a["served"],
+           f"{t}: allocated {al['blocking'] + al['nonblocking']} - freed {al['freed']} = served")
+        ok(a["verdict"]["verdict"] == "fixed", f"{t}: verdict {a['verdict']['verdict']}")
+        fk = by["summary"][0]["fork"]
+        grew = r["objects_after"] - r["objects_before"]
+        lo = a["served"] + fk["allocs"] - fk["failed"] - fk["idle_allocs"] - r["exited"]
+        hi = a["served"] + fk["allocs"] - fk["failed"]
+        ok(lo <= grew <= hi, f"{t}: slab grew {grew}, stacks handed out {a['served']} + fork "
+           f"{fk['allocs'] - fk['failed']} (exited {r['exited']}), in [{lo}, {hi}]")
+
+
+def check_fork(kernel, recs, opt):
+    m, f = int(opt["m"]), int(opt.get("f", 0))
+    paths = opt.get("paths", "auto").split()
+    fr = [r for r in recs if r.get("type") == "fork"]
+    ok(len(fr) == 1, f"{kernel}: fork result")
+    if not fr:
+        return
+    fr = fr[0]
+    ok(fr.get("failslab_left", 0) == 0, f"{kernel}: failslab used all {f}")
+    sums = {}
+    for p in paths:
+        by, st = tool(recs, p)
+        t = f"{kernel} fork M={m} F={f} {p}"
+        ok(st == 0, f"{t}: fgraphtop exit {st}")
+        fe = [r for r in recs if r.get("type") == "fork_events" and r.get("name") == p]
+        if not by.get("summary") or not fe:
+            ok(False, f"{t}: no summary or event counts")
+            continue
+        fk, fe = by["summary"][0]["fork"], fe[0]
+        sums[p] = fk
+        print(f"     {t}: fork {fk}; events {fe}; oracle created {fr['created']}")
+        ok(fe["spawn"] == 2 * m if f else fe["spawn"] == m,
+           f"{t}: tasks created by the spawner {fe['spawn']} = {2 * m if f else m}")
+        ok(fk["tasks_without_stack"] == f and fk["failed"] == f and fe["task_new_nostack"] == f,
+           f"{t}: left without a stack {fk['tasks_without_stack']}, failed {fk['failed']}, "
+           f"events {fe['task_new_nostack']} = F {f}")
+        ok(fk["tasks_new"] == fe["task_new"] and fk["tasks_new"] >= fr["created"],
+           f"{t}: tasks_new {fk['tasks_new']} = events {fe['task_new']} >= oracle {fr['created']}")
+        ok(fk["allocs"] - fk["idle_allocs"] == fk["tasks_new"],
+           f"{t}: fork allocations {fk['allocs'] - fk['idle_allocs']} = new tasks {fk['tasks_new']}")
+    if len(sums) > 1:
+        k = lambda s: (s["allocs"], s["failed"], s["tasks_new"], s["tasks_without_stack"])
+        ok(len({k(s) for s in sums.values()}) == 1, f"{kernel} fork: paths agree")
+
+
+def main(argv):
+    what, kernel, path = argv[:3]
+    # Lists in key=value options are ':'-separated (they pass through word splitting).
+    opt = {k: v.replace(":", " ") for k, v in (a.split("=", 1) for a in argv[3:])}
+    recs = load(path)
+    runs = [r for r in recs if r.get("type") == "run"]
+    ok(runs and runs[0]["status"] == 0 and not runs[0]["splats"],
+       f"{kernel} {what}: run status {runs[0]['status'] if runs else None}, "
+       f"splats {runs[0]['splats'] if runs else None}")
+    {"act": check_act, "failslab": check_failslab, "fork": check_fork}[what](kernel, recs, opt)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
