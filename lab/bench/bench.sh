@@ -40,7 +40,7 @@ mkdir -p "$RAW.new"
 
 # The host, for the report (the guest's own view comes from its results).
 {
-	jq -n --arg mode "$mode" --arg parts "$PARTS" --arg us "$US" --arg reps "$REPS" --arg reps_large "$REPS_LARGE" \
+	jq -n --arg mode "$mode" --arg parts "$PARTS" --arg tcg_thread "${FGT_TCG_THREAD:-single}" --arg us "$US" --arg reps "$REPS" --arg reps_large "$REPS_LARGE" \
 		--arg cost "$COST" \
 		--arg cpu "$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" \
 		--arg cores "$(nproc)" --arg host_kernel "$(uname -r)" \
@@ -49,7 +49,7 @@ mkdir -p "$RAW.new"
 		--arg commit "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bpf lab || echo +dirty)" \
 		--arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--argjson kernels "$(for k in lab-stock lab-fixed; do cat "$(lab/kernels.sh path $k)/info.json"; done | jq -cs .)" \
-		'{mode: $mode, parts: $parts, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
+		'{mode: $mode, parts: $parts, tcg_thread: $tcg_thread, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
 		  reps_large: ($reps_large | tonumber), cost_args: $cost, host_cpu: $cpu,
 		  host_cores: ($cores | tonumber), host_kernel: $host_kernel, qemu: $qemu,
 		  host_mem_mb: ($mem_mb | tonumber), commit: $commit, date: $date, kernels: $kernels}'

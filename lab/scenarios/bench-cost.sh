@@ -61,7 +61,8 @@ tool_stop() {	# prints {"pid":..,"startup_ns":..,"vmhwm_kb":..,"vmrss_kb":..}
 	sed "s/}\$/,\"vmhwm_kb\":${hwm:-null},\"vmrss_kb\":${rss:-null}}/" $FGT_RUN/tool.ready
 	# Let the kernel finish taking the probes down before the next load: twice,
 	# under TCG, an allocation right after fgraphtop detached hit a stray int3 at
-	# kmem_cache_alloc_noprof+0x5 (Oops, panic; see docs/bench/results.md).
+	# kmem_cache_alloc_noprof+0x5 (Oops, panic; docs/bench/results.md): stale
+	# code under multi-threaded TCG, which lab/run.sh no longer uses by default.
 	sleep 2
 }
 
