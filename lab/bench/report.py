@@ -269,6 +269,7 @@ with open(dat, "w") as f:
 accel = ",".join(sorted({(r or {}).get("accel", "?") for r in runs.values() if r}))
 gp = f"""
 set logscale xy
+set xrange [700:45000]
 set xlabel "threads lacking a shadow stack (U)"
 set ylabel "ms (median)"
 set title "fgraph first activation, Linux {(host.get('kernels') or [{}])[0].get('version', '?')} lab kernels, qemu {accel}"
@@ -462,7 +463,7 @@ def g(k, key):
     v = fz.get(k, {}).get(key)
     return "-" if v is None else f"{v:.2f}"
 w(f"- **The quadratic walk is reproduced and the fix removes it.** Sweeps are exact at every U "
-  f"(stock 32..938, fixed 1). fgraphtop's per-sweep walk times grow with slope {g('lab-stock', 'fgt_walk_ns')} "
+  f"(stock 32..938, fixed 1). fgraphtop's total walk time grows with slope {g('lab-stock', 'fgt_walk_ns')} "
   f"on stock; the oracle's trigger time on stock has slope {g('lab-stock', 'oracle_on_ns_without')} over "
   "1k..30k: below 2 because constant costs dominate at small U and because of TCG noise (see the "
   "spreads: single runs at 10k and 20k doubled). On the fixed kernel the oracle's trigger time hardly "
@@ -485,15 +486,16 @@ w(f"- **Always-on** (fgraph off): fork/exit {pct('fork')}, open/close {pct('open
   "nanoseconds: not measured here). The spreads show how little TCG can resolve at 2 %.")
 w("- **Start-up** is not broken down here; under TCG it is probably dominated by reading "
   "kallsyms and by the plan's load-and-attach attempts (inferred, not measured). "
-  "bpftrace's is LLVM compiling the script.")
-w("- **Kernel Oops under multi-threaded TCG**: in 2 of 3 full cost runs the guest (lab-stock) "
-  "died with `Oops: int3` at `kmem_cache_alloc_noprof+0x5`, in the first open/close load after "
-  "fgraphtop, which has an fentry on that function, was stopped (excerpt: "
-  "[oops-int3.txt](oops-int3.txt)). The lab has since traced the same Oops at ftrace call sites "
-  "to multi-threaded TCG running a stale translation of a site text_poke_bp() had rewritten on "
-  "the other vCPU (lab/run.sh now uses thread=single): most likely an emulation artifact, "
-  "not fgraphtop's or the kernel's (not re-checked here with thread=single). The cost scenario also waits 2 s after stopping a tool; the run reported here "
-  "passed. Timings taken with thread=single will differ from these (one host thread for both vCPUs).")
+  "bpftrace's is presumably LLVM compiling the script (also inferred).")
+w("- **Kernel Oops under multi-threaded TCG**: in two earlier full cost runs, with qemu's "
+  "multi-threaded TCG, the guest (lab-stock) died with `Oops: int3` at "
+  "`kmem_cache_alloc_noprof+0x5`, in the first open/close load after fgraphtop, which has an "
+  "fentry on that function, was stopped (excerpt: [oops-int3.txt](oops-int3.txt)). The lab has "
+  "traced the same Oops at ftrace call sites to multi-threaded TCG running a stale translation "
+  "of a site text_poke_bp() had rewritten on the other vCPU, and lab/run.sh now uses "
+  "thread=single: most likely an emulation artifact, not fgraphtop's or the kernel's. This run "
+  f"used thread={tcg_thread if accel == 'tcg' else '-'} and passed; the cost scenario also waits "
+  "2 s after stopping a tool.")
 w("")
 w("## How to run")
 w("")
