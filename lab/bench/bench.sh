@@ -2,7 +2,7 @@
 # `make bench`: every benchmark of issue 5 in one run, sequentially (the machine's
 # cores are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh          full run (about 35 minutes under TCG)
+#   lab/bench/bench.sh          full run (about 11 minutes here, single-threaded TCG)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,

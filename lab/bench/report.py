@@ -499,7 +499,7 @@ w("- **Kernel Oops under multi-threaded TCG**: in two earlier full cost runs, wi
 w("")
 w("## How to run")
 w("")
-w("`make bench` (full, about 30-40 minutes under TCG on 2 cores), `make bench BENCH_QUICK=1` "
+w("`make bench` (full, about 11 minutes here under single-threaded TCG on 2 cores), `make bench BENCH_QUICK=1` "
   "(U = 1k and 5k, one repetition), `make bench-report` to re-render from `raw/`. "
   "Separate from `make test`; re-runnable (raw results are replaced only at the end of a run).")
 w("")
