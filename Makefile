@@ -17,6 +17,12 @@ LDFLAGS    += -static
 .PHONY: all
 all: $(BUILD)/fgraphtop
 
+# `make test` does its own set-up on a fresh machine. This rule comes before
+# every fragment's `test:` line, so host packages are installed first; the lab
+# tests then depend on `lab` (kernels and guest image, a no-op when warm).
+.PHONY: test
+test: deps
+
 # BPF objects and their skeletons (CO-RE against vmlinux/$(ARCH)/vmlinux.h).
 BPF_CFLAGS := -g -O2 -Wall -Wno-missing-declarations -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Isrc -Ibpf
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)

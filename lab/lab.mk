@@ -3,10 +3,14 @@
 # lab/kernels.sh, keyed by their inputs, so a warm `make lab` is a no-op.
 
 .PHONY: lab lab-kernels
-lab: lab-kernels
+lab: lab-kernels lab-image
 
 lab-kernels:
 	lab/kernels.sh ensure all
 
 -include lab/guest.mk
 -include lab/tool.mk
+
+# Lab tests need the kernels and the image: a fresh machine builds them here.
+lab-test-runner lab-test-basic test-lab-tool: lab
+test: lab-test-runner lab-test-basic

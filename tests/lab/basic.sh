@@ -86,6 +86,24 @@ for k in "${kernels[@]}"; do
 	done
 done
 
+# The fixed kernel under stress: 20 on/off cycles of function_graph while
+# threads are created and reaped (CHURN), every cycle a 0 -> 1 walk racing
+# fork and exit. The runner turns any splat into status 126.
+cycles=${FGT_LAB_CYCLES:-20}
+for k in "${kernels[@]}"; do
+	[ "$k" = lab-fixed ] || continue
+	name=$k-cycles
+	rc=$(run "$name" "$k" activation U=1000 CYCLES="$cycles" CHURN=10 WAIT=1 \
+		${filter:+FILTER=$filter})
+	res=$out/$name/results.jsonl
+	if [ "$rc" != 0 ]; then
+		bad "$name: status $rc (see $out/$name)"
+	elif ! jq -se "[.[] | select(.type == \"activation\")] | length == $cycles and all(.ok)" \
+		"$res" > /dev/null; then
+		bad "$name: not $cycles good cycles"
+	fi
+done
+
 "$ROOT/lab/report.sh" "$out"/*/results.jsonl
 note "$(ls -d "$out"/*/ | wc -l) runs in $out"
 exit $fail
