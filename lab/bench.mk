@@ -4,12 +4,6 @@
 # plots). BENCH_QUICK=1: fewer threads and repetitions, to try it out.
 # Included from the top-level Makefile: paths are from the repository root.
 
-# The guest's helpers and image (lab/guest.mk), for as long as lab/lab.mk does
-# not include it itself.
-ifndef LAB_HELPERS
--include lab/guest.mk
-endif
-
 BENCH_LOAD := $(BUILD)/lab/fgt-load
 
 $(BENCH_LOAD): lab/bench/fgt-load.c | $(BUILD)
