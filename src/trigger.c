@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include "clause.h"
@@ -193,13 +194,19 @@ static int undo_state_file(const char *path, const char *def_tracefs, char *out,
 	}
 	fclose(f);
 	if (inst[0] && strchr(inst, '/') == NULL && tracefs[0]) {
-		int r = remove_instance(tracefs, inst);
+		char idir[PATH_MAX];
+		bool there;
+		int r;
 
+		/* recorded before its mkdir: the killed run may never have made it */
+		snprintf(idir, sizeof(idir), "%s/instances/%s", tracefs, inst);
+		there = access(idir, F_OK) == 0;
+		r = remove_instance(tracefs, inst);
 		if (r) {
 			fgt_clause_add(out, len, "could not remove instance %s left by pid %d: %s",
 			       inst, pid, strerror(-r));
 			err = 1;
-		} else {
+		} else if (there) {
 			fgt_clause_add(out, len, "removed tracefs instance %s left by killed check pid %d",
 			       inst, pid);
 			n++;
@@ -380,6 +387,39 @@ static int set_cold_filter(struct fgt_trigger *t, const char *dir)
 	return ret;
 }
 
+/*
+ * mkdir of a tracefs instance, in a child process. Creating an instance
+ * allocates its ring buffers, and that allocation gives up when the caller
+ * has a fatal signal pending: a check SIGKILLed inside mkdir() would make the
+ * kernel WARN ("failed to allocate ring buffer on CPU n", seen on Debian's
+ * 7.2), a panic under panic_on_warn. A SIGKILL sent to the check alone (not to
+ * its whole cgroup) spares the child: it finishes the mkdir, and if we died
+ * meanwhile it removes the instance itself (the next check may have looked
+ * before it existed). Returns 0 or -errno.
+ */
+static int mkdir_instance(const char *tracefs, const char *name)
+{
+	char dir[PATH_MAX];
+	pid_t parent = getpid(), pid;
+	int st;
+
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs, name);
+	pid = fork();
+	if (pid < 0)
+		return mkdir(dir, 0700) ? -errno : 0;
+	if (pid == 0) {
+		int e = mkdir(dir, 0700) ? errno : 0;
+
+		if (!e && getppid() != parent)
+			remove_instance(tracefs, name);
+		_exit(e);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(st) ? -WEXITSTATUS(st) : -EIO;
+}
+
 static int try_instance(struct fgt_trigger *t, char *msg, size_t len)
 {
 	char dir[PATH_MAX], buf[1024];
@@ -394,9 +434,9 @@ static int try_instance(struct fgt_trigger *t, char *msg, size_t len)
 		t->instance[0] = '\0';
 		return ret;
 	}
-	if (mkdir(dir, 0700)) {
-		ret = -errno;
-		fgt_clause_add(msg, len, "instance: cannot create %s: %s", dir, strerror(errno));
+	ret = mkdir_instance(t->tracefs, t->instance);
+	if (ret) {
+		fgt_clause_add(msg, len, "instance: cannot create %s: %s", dir, strerror(-ret));
 		t->instance[0] = '\0';
 		write_state(t);
 		return ret;
