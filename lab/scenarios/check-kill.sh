@@ -5,12 +5,21 @@
 # MAX_MS=N kill within 0..N ms of the start (default 5000: under TCG loading
 # kallsyms alone takes about a second, so shorter windows miss the trigger),
 # WAIT=S the runs' --timeout (default 10), PARK=N threads parked by the check.
+# AT=KEY instead kills at a deterministic point: as soon as the run's state file
+# (/run/fgraphtop/check-PID.state) records KEY (instance: the tracefs instance,
+# 6.12 and later; toplevel: the top-level tracer, 6.1), i.e. once the check is
+# about to change, or has changed, the tracing state. Such a round fails if the
+# killed run never recorded KEY (within AT_WAIT=S, default 60) or left nothing
+# for the next run to undo. Each run's process must have started before the
+# poll: the state file name carries its pid.
 . /scenarios/lib.sh
 
 rounds=$(fgt_arg ROUNDS 8 "$@")
 park=$(fgt_arg PARK "" "$@")
 max_ms=$(fgt_arg MAX_MS 5000 "$@")
 wait_s=$(fgt_arg WAIT 10 "$@")
+at=$(fgt_arg AT "" "$@")
+at_wait=$(fgt_arg AT_WAIT 60 "$@")
 prom=$FGT_RUN/kill.prom
 fails=0
 
@@ -37,19 +46,40 @@ while [ $i -lt "$rounds" ]; do
 	fgraphtop check --trigger --timeout "$wait_s" --prometheus "$prom" ${park:+--park $park} \
 		> /dev/null 2>&1 &
 	pid=$!
-	usleep $((ms * 1000))
+	seen=null
+	if [ -n "$at" ]; then
+		# poll the state file every 5 ms: the kill lands right after the
+		# check recorded KEY (and, one write later, acted on it)
+		ms=0 seen=false n=$((at_wait * 200))
+		while [ $n -gt 0 ] && kill -0 $pid 2>/dev/null; do
+			if grep -q "^$at=" /run/fgraphtop/check-$pid.state 2>/dev/null; then
+				seen=true
+				break
+			fi
+			usleep 5000
+			n=$((n - 1))
+			ms=$((ms + 5))
+		done
+	else
+		usleep $((ms * 1000))
+	fi
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	killed_status=$?
+	state=$(cat /run/fgraphtop/check-$pid.state 2>/dev/null | grep -v '^#' | tr '\n' ' ')
 	before=$(leftovers)
 	# the next run cleans up what the killed one left, then answers
 	out=$(fgraphtop check --trigger --timeout "$wait_s" --json 2>/dev/null)
 	status=$?
 	after=$(leftovers)
 	ok=true
-	[ -z "$after" ] || { ok=false; fails=$((fails + 1)); }
+	[ -z "$after" ] || ok=false
+	# a deterministic kill must have hit a run that had changed something
+	[ "$seen" != false ] && { [ -z "$at" ] || [ -n "$before" ]; } || ok=false
+	[ $ok = true ] || fails=$((fails + 1))
 	case $out in \{*) ;; *) out=null ;; esac
-	fgt_result "$(fgt_json type kill round $i killed_after_ms $ms killed_status $killed_status \
+	fgt_result "$(fgt_json type kill round $i at "${at:-random}" state_seen $seen \
+		killed_state "$state" killed_after_ms $ms killed_status $killed_status \
 		left_by_killed "$before" left_after_next "$after" next_status $status ok $ok \
 		next "$out")"
 done
