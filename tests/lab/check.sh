@@ -63,5 +63,5 @@ jq -e -s 'all(.[] | select(.type == "kill"); .ok and .state_seen and .left_after
 jq -s -e 'any(.[]; .type == "kill-summary" and .failures == 0)' "$r" > /dev/null ||
 	bad "kill-debian-7.2: summary"
 
-[ $fail -eq 0 ] && note PASS || note "FAIL (outputs in $out)"
+if [ $fail -eq 0 ]; then note PASS; else note "FAIL (outputs in $out)"; fi
 exit $fail
