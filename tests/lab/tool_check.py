@@ -11,7 +11,8 @@ act:      every supported round: each fgraphtop saw exactly one complete
           count; all paths of a round agree on sweeps, served, verdict and per-sweep
           served; the path each ran on is the one forced (auto: attributed, unless
           paths_auto=direct); the trigger is named: comm and kernel stack.
-failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), served = U,
+failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), served = U
+          (within the threads the oracle saw created or exiting),
           allocated - freed = served (no stack leaked by the activation), the
           fgraph_stack slab grew by the stacks handed out (within the tasks the
           oracle saw come and go), failslab used up its K, verdict fixed.
@@ -171,7 +172,11 @@ def check_failslab(kernel, recs, opt):
         ok(al["failed_nonblocking"] == k and al["failed_blocking"] == 0,
            f"{t}: failed non-blocking {al['failed_nonblocking']} = K, blocking {al['failed_blocking']} = 0")
         ok(a["sweeps"] == 1 + k // 33, f"{t}: sweeps {a['sweeps']} = 1 + floor(K/33) = {1 + k // 33}")
-        ok(a["served"] == r["u"], f"{t}: served {a['served']} = U {r['u']}")
+        # U is counted just before the trigger; a thread that exits (or is
+        # created) between the count and the walk moves it, as in check_activation.
+        u, cr, ex = r["u"], r["created"], r["exited"]
+        ok(u - ex <= a["served"] <= u + cr,
+           f"{t}: served {a['served']} vs oracle U {u} (+{cr} -{ex})")
         ok(al["blocking"] + al["nonblocking"] - al["freed"] == a["served"],
            f"{t}: allocated {al['blocking'] + al['nonblocking']} - freed {al['freed']} = served")
         ok(a["verdict"]["verdict"] == "fixed", f"{t}: verdict {a['verdict']['verdict']}")
