@@ -16,8 +16,6 @@
 ks=$(fgt_arg KS "5 32 33 100" "$@")
 n=$(fgt_arg U 300 "$@")
 filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
-FS=/sys/kernel/debug/failslab
-SLAB=/sys/kernel/slab/fgraph_stack
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -d $FS ] || fgt_die "no $FS (kernel without FAILSLAB debugfs)"
 
@@ -38,24 +36,14 @@ for k in $ks; do
 	fgt-spawn park -n "$n" -r $FGT_RUN/park.ready > $FGT_RUN/park-$i.json &
 	echo $! >> $FGT_RUN/parked.pids
 	fgt_wait_file $FGT_RUN/park.ready 600 || fgt_die "park $n: not ready"
-	# times 0 first: until cache-filter is set, failslab would hit every cache.
-	echo 0 > $FS/times
-	echo 100 > $FS/probability
-	echo 1 > $FS/interval
-	echo 0 > $FS/space
-	echo Y > $FS/ignore-gfp-wait
-	echo Y > $FS/cache-filter
-	echo 0 > $FS/verbose
-	echo 1 > $SLAB/failslab || fgt_die "cannot set $SLAB/failslab (merged cache? boot with slab_nomerge)"
-	echo "$k" > $FS/times
+	# Only GFP_NOWAIT allocations fail: the fixed walk's inline ones.
+	fgt_failslab_arm "$k" Y
 	fgt_tool_start "k-$k" || status=1
 	before=$(objs)
 	fgt-oracle events start || fgt_log "oracle events unavailable"
 	on=$(fgt-trigger -f "$filter" tracefs on) || status=1
 	sleep 1
-	left=$(cat $FS/times)
-	echo 0 > $SLAB/failslab
-	echo 0 > $FS/times
+	left=$(fgt_failslab_disarm)
 	off=$(fgt-trigger -f "$filter" tracefs off) || status=1
 	ev=$(fgt-oracle events stop)
 	after=$(objs)

@@ -21,8 +21,6 @@ f=$(fgt_arg F 0 "$@")
 paths=$(fgt_arg PATHS auto "$@")
 filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
 verbose=$(fgt_arg V "" "$@")	# V=1: fgraphtop -vv (its stderr comes back in fgt_exit)
-FS=/sys/kernel/debug/failslab
-SLAB=/sys/kernel/slab/fgraph_stack
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 field() { echo "$1" | sed -n "s/.*\"$2\":\([^,}]*\).*/\1/p"; }
 
@@ -44,20 +42,10 @@ park() {
 park
 left=0
 if [ "$f" -gt 0 ]; then
-	[ -d $FS ] && [ -d $SLAB ] || fgt_die "no failslab or no fgraph_stack cache"
-	# times 0 first: until cache-filter is set, failslab would hit every cache.
-	echo 0 > $FS/times
-	echo 100 > $FS/probability
-	echo 1 > $FS/interval
-	echo N > $FS/ignore-gfp-wait
-	echo Y > $FS/cache-filter
-	echo 0 > $FS/verbose
-	echo 1 > $SLAB/failslab || fgt_die "cannot set $SLAB/failslab (boot with slab_nomerge)"
-	echo "$f" > $FS/times
+	# GFP_KERNEL allocations fail too: the fork path's.
+	fgt_failslab_arm "$f" N
 	park
-	left=$(cat $FS/times)
-	echo 0 > $SLAB/failslab
-	echo 0 > $FS/times
+	left=$(fgt_failslab_disarm)
 fi
 ev=$(fgt-oracle events stop)
 fgt_result "$(fgt_json type fork m "$m" f "$f" created "$(field "$ev" created)" \

@@ -5,6 +5,10 @@
 #                                             lines as {"type":"fgt","name":NAME,"rec":LINE}
 #                                             (events excepted); exit status in
 #                                             {"type":"fgt_exit","name":NAME,"status":N}
+#   fgt_failslab_arm TIMES Y|N               fail the next TIMES allocations from the
+#                                             fgraph_stack cache; Y spares blocking ones
+#                                             (ignore-gfp-wait), N fails them too
+#   fgt_failslab_disarm                      stop failing; print how many were left
 
 fgt_tool_start() {
 	local name=$1 n=1200
@@ -38,4 +42,31 @@ fgt_tool_stop() {
 	done < $FGT_RUN/fgt-$name.jsonl
 	fgt_result "$(fgt_json type fgt_exit name "$name" status "$rc" stderr "$(head -c 2000 $FGT_RUN/fgt-$name.err)")"
 	return $rc
+}
+
+# The kernel's failslab knobs, pointed at the fgraph_stack cache only (the cache
+# must not be merged: boot with slab_nomerge).
+FS=/sys/kernel/debug/failslab
+SLAB=/sys/kernel/slab/fgraph_stack
+
+fgt_failslab_arm() {
+	local times=$1 ignore_gfp_wait=$2
+
+	[ -d $FS ] && [ -d $SLAB ] || fgt_die "no failslab or no fgraph_stack cache"
+	# times 0 first: until cache-filter is set, failslab would hit every cache.
+	echo 0 > $FS/times
+	echo 100 > $FS/probability
+	echo 1 > $FS/interval
+	echo 0 > $FS/space
+	echo "$ignore_gfp_wait" > $FS/ignore-gfp-wait
+	echo Y > $FS/cache-filter
+	echo 0 > $FS/verbose
+	echo 1 > $SLAB/failslab || fgt_die "cannot set $SLAB/failslab (merged cache? boot with slab_nomerge)"
+	echo "$times" > $FS/times
+}
+
+fgt_failslab_disarm() {
+	cat $FS/times
+	echo 0 > $SLAB/failslab
+	echo 0 > $FS/times
 }
