@@ -14,9 +14,16 @@
  * Only fentry/fexit/tp_btf: fgraphtop must never cause the 0 -> 1 step it
  * watches (kprobe_multi with a return handler would, via fprobe).
  *
- * Overhead: allocator probes are always on, so every one of them rejects
- * allocations that are not shadow stacks by comparing size/cache/call_site
- * with read-only data before touching any map.
+ * Overhead (issue 3): what must be on all the time to catch an activation is
+ * the four kmem raw tracepoints and task_newtask; each rejects allocations that
+ * are not shadow stacks by comparing size/cache/call_site with read-only data
+ * before touching any map. The heavier probes (the allocator's fentry/fexit for
+ * fork-path latency, copy_process context) are attached by userspace only while
+ * fgraph is active (src/session.c), never during an activation: attaching a
+ * trampoline needs ftrace_lock, which the activation holds. The sweep path's
+ * per-allocation latency therefore comes from the tracepoints' own timestamps
+ * (src/activation.c). Inside an activation the events do not wake the consumer
+ * one by one (see submit()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -52,7 +59,8 @@ const volatile __u32 shadow_bytes = 4096;
 const volatile __u32 list_bytes = 32 * 8;
 const volatile bool direct_act = false;		/* ACT/SWEEP from fentry/fexit */
 const volatile bool direct_fork = false;	/* TASK_NEW from fexit ftrace_graph_init_task */
-const volatile bool use_lat = false;		/* allocator fentry/fexit attached: fexit emits ALLOC */
+/* Wake the consumer once this much is waiting in the ring buffer (set with its size). */
+const volatile __u64 wake_bytes = 1 << 20;
 
 /* ---- maps ---- */
 
@@ -110,6 +118,10 @@ __u64 act_begin_ns;
 __u64 sweep_begin_ns;
 __u32 last_graph_active;	/* ftrace_graph_active seen by the last new task */
 __u64 newtask_seen;
+/* Set by userspace while the allocator fentry/fexit (lat_*) may be attached:
+ * before attaching, cleared after detaching (src/session.c). */
+__u32 lat_on;
+__u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
 
 static __always_inline __u32 shadow_size(void)
 {
@@ -164,6 +176,22 @@ static struct fgt_event *reserve(__u32 type, __u32 src)
 	return e;
 }
 
+/*
+ * An activation makes one event per thread lacking a stack: waking the
+ * consumer for each (an irq_work, a context switch) doubles what the kernel
+ * spends per thread. Inside an activation, wake it only when a good part of
+ * the ring buffer is waiting; ACT_END always wakes it, and the consumer also
+ * drains on its poll timeout.
+ */
+static __always_inline void submit_quiet(struct fgt_event *e)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
+}
+
 static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
 {
 	struct fgt_event *e;
@@ -196,7 +224,7 @@ static __always_inline void act_end(__u32 src, int ret)
 		e->ret = ret;
 		e->ptr = act_list;
 		e->dur_ns = e->ts_ns - act_begin_ns;
-		bpf_ringbuf_submit(e, 0);
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	}
 	act_tid = 0;
 	act_list = 0;
@@ -219,7 +247,7 @@ static __always_inline __u64 real_call_site(__u64 call_site)
 	struct inflight *f;
 	__u32 tid;
 
-	if (known_site(call_site) || !use_lat)
+	if (known_site(call_site) || !lat_on)
 		return call_site;
 	tid = cur_tid();
 	f = bpf_map_lookup_elem(&inflight, &tid);
@@ -257,7 +285,11 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	site = classify(real_call_site(call_site));
 	if (site == FGT_SITE_UNKNOWN)
 		return;
-	if (use_lat) {
+	/* fork path with the allocator's fexit attached: it emits the event, with
+	 * the allocation's latency. The sweep path never waits for it: its
+	 * latency is the gap between the sweep's events (src/activation.c),
+	 * whether or not the allocator probes happen to be attached. */
+	if (site != FGT_SITE_SWEEP && lat_on) {
 		tid = cur_tid();
 		f = bpf_map_lookup_elem(&inflight, &tid);
 		if (f) {
@@ -266,7 +298,7 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 			f->gfp = gfp;
 			f->size = size;
 			f->ok = ptr != 0;
-			return;	/* the allocator's fexit emits it, with its latency */
+			return;
 		}
 	}
 	e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
@@ -277,7 +309,10 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	e->gfp = gfp;
 	e->size = size;
 	e->ok = ptr != 0;
-	bpf_ringbuf_submit(e, 0);
+	if (site == FGT_SITE_SWEEP)
+		submit_quiet(e);
+	else
+		bpf_ringbuf_submit(e, 0);
 }
 
 /* ================= attributed path: kmem tracepoints =================
@@ -301,7 +336,7 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 		return 0;
 	}
 	if (bytes_req != list_bytes || !ptr || !in(real_call_site(call_site), start_lo, start_hi))
-		return 0;
+		return 0;	/* (real_call_site looks anything up only while lat_on) */
 	if (!direct_act)
 		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
 	else if (act_tid == cur_tid())
@@ -309,18 +344,36 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 	return 0;
 }
 
+/*
+ * fgraph_stack_cachep, once fgraph created it: register_ftrace_graph() makes
+ * the cache on first use and never destroys it (6.13+), so after one read the
+ * hot path compares a pointer and calls no helper.
+ */
+__u64 cachep_seen;
+
+static __always_inline bool cache_is_fgraph(struct kmem_cache *s)
+{
+	__u64 c = cachep_seen;
+
+	if (c)
+		return (__u64)s == c;
+	/* not created yet (or not read yet): most caches fail the size test.
+	 * A merged cache's object_size can exceed ours by less than a word. */
+	if (!cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
+		return false;
+	bpf_probe_read_kernel(&c, sizeof(c), (void *)cachep_addr);
+	if (!c)
+		return false;
+	cachep_seen = c;
+	return (__u64)s == c;
+}
+
 SEC("raw_tp/kmem_cache_alloc")
 int BPF_PROG(tp_kmem_cache_alloc, unsigned long call_site, const void *ptr,
 	     struct kmem_cache *s, gfp_t gfp_flags)
 {
-	__u64 c = 0;
-
-	if (!cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
-		return 0;
-	bpf_probe_read_kernel(&c, sizeof(c), (void *)cachep_addr);
-	if ((__u64)s != c)
-		return 0;
-	alloc_seen(call_site, (__u64)ptr, gfp_flags, shadow_size());
+	if (cache_is_fgraph(s))
+		alloc_seen(call_site, (__u64)ptr, gfp_flags, shadow_size());
 	return 0;
 }
 
@@ -352,7 +405,7 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 	if (e) {
 		e->ptr = ptr;
 		e->site = FGT_SITE_SWEEP;
-		bpf_ringbuf_submit(e, 0);
+		submit_quiet(e);
 	}
 }
 
@@ -392,7 +445,8 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
 	return 0;
 }
 
-/* Fork-path context while fgraph is active. */
+/* Fork-path context while fgraph is active; attached only then, with the
+ * lat_* programs (src/session.c). */
 SEC("fentry/copy_process")
 int BPF_PROG(fork_enter)
 {
@@ -417,12 +471,15 @@ int BPF_PROG(fork_exit)
 
 /* ================= allocator latency: fentry/fexit =================
  * Three shapes; src/plan.c picks the functions this kernel uses (see the
- * comments in bpf/calib_feat.bpf.c) and sets the attach targets at run time. */
+ * comments in bpf/calib_feat.bpf.c) and sets the attach targets at run time.
+ * Attached only while fgraph is active (src/session.c): they put a trampoline
+ * on every allocation of the system, so they serve the fork path only. */
 
 #define CALLER_DEPTH 8
 
 /* Only for shadow-stack-sized allocations while fgraph is active: the stack walk
- * finds the real caller (the trampoline hides it from the tracepoints). */
+ * finds the real caller (the trampoline hides it from the tracepoints). Not in
+ * an activation's walk: the lat_* programs are detached while fgraph is off. */
 static __always_inline void lat_enter(void *ctx)
 {
 	struct inflight f = {};
@@ -470,17 +527,6 @@ static __always_inline void lat_exit(void *ret)
 	bpf_map_delete_elem(&inflight, &tid);
 }
 
-static __always_inline bool cache_is_fgraph(struct kmem_cache *s)
-{
-	__u64 c = 0;
-
-	/* a merged cache's object_size can exceed ours by less than a word */
-	if (!cachep_addr || s->object_size - shadow_size() >= 8)
-		return false;
-	bpf_probe_read_kernel(&c, sizeof(c), (void *)cachep_addr);
-	return (__u64)s == c;
-}
-
 /* kmem_cache_alloc(s, gfp) shape */
 SEC("fentry")
 int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
@@ -502,7 +548,7 @@ int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
 SEC("fentry")
 int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 {
-	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+	if (size == shadow_size() && !cachep_addr)
 		lat_enter(ctx);
 	return 0;
 }
@@ -510,7 +556,7 @@ int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 SEC("fexit")
 int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void *ret)
 {
-	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+	if (size == shadow_size() && !cachep_addr)
 		lat_exit(ret);
 	return 0;
 }
@@ -519,7 +565,7 @@ int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void 
 SEC("fentry")
 int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 {
-	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+	if (size == shadow_size() && !cachep_addr)
 		lat_enter(ctx);
 	return 0;
 }
@@ -527,8 +573,17 @@ int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 SEC("fexit")
 int BPF_PROG(lat_size_exit, size_t size, gfp_t gfp, void *ret)
 {
-	if ((size == shadow_size() && !cachep_addr) || size == list_bytes)
+	if (size == shadow_size() && !cachep_addr)
 		lat_exit(ret);
+	return 0;
+}
+
+/* Test-run by userspace (BPF_PROG_TEST_RUN, never attached): is fgraph active
+ * now? Decides when the lat_* programs are attached. */
+SEC("raw_tp")
+int probe_graph_active(void *ctx)
+{
+	graph_active_probe = graph_active();
 	return 0;
 }
 
@@ -576,7 +631,7 @@ int BPF_PROG(d_sweep_enter)
 	sweep_begin_ns = bpf_ktime_get_ns();
 	e = reserve(FGT_EV_SWEEP_BEGIN, FGT_SRC_DIRECT);
 	if (e)
-		bpf_ringbuf_submit(e, 0);
+		submit_quiet(e);
 	return 0;
 }
 
@@ -589,7 +644,7 @@ int BPF_PROG(d_sweep_exit, void *list, int ret)
 	if (e) {
 		e->ret = ret;
 		e->dur_ns = e->ts_ns - sweep_begin_ns;
-		bpf_ringbuf_submit(e, 0);
+		submit_quiet(e);
 	}
 	return 0;
 }

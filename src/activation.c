@@ -15,6 +15,18 @@
  * follows its first non-blocking allocation or FREE, so a blocking allocation
  * arriving after those (or after 32 blocking ones) starts the next sweep.
  *
+ * Sweep-path latency: the allocator's fentry/fexit are not attached during an
+ * activation (bpf/fgraphtop.bpf.c), so an ALLOC arrives without dur_ns and its
+ * latency is the gap since the sweep's previous event from the same thread:
+ * the previous allocation, or the event just before the first one (the
+ * attributed ACT_BEGIN is the ret_stack_list kcalloc right before the first
+ * sweep; SWEEP_BEGIN on the direct path). Unfixed, the batch is 32 back-to-back
+ * allocations: the gap is the allocation. Fixed, an inline allocation's gap
+ * also holds the walk step from the previous thread lacking a stack. A gap
+ * that holds a whole walk (an inferred sweep's first allocation, after the
+ * previous sweep's walk) is not a sample; nor, for the same histogram on both
+ * paths, is a direct sweep's first allocation after the first sweep.
+ *
  * Lost events must never crash or stall us: every event is handled in O(1)
  * (amortized), counters never underflow, and a missing BEGIN or END is
  * recovered from by the next event that implies it.
@@ -34,6 +46,7 @@ struct sweep_state {
 	uint64_t batch_end;	/* end of its last blocking allocation, 0 if none */
 	uint64_t walk_end;	/* its first FREE, 0 if none */
 	uint64_t inline_ns;	/* latencies of its non-blocking allocations */
+	uint64_t gap_from;	/* the sweep's previous event, 0 if a gap would hold a walk */
 };
 
 struct fgt_assembler {
@@ -72,12 +85,6 @@ static bool nonblocking(const struct fgt_event *ev)
 	return !(ev->gfp & FGT_GFP_DIRECT_RECLAIM);
 }
 
-/* When an allocation started: its end minus its latency, if that makes sense. */
-static uint64_t alloc_start(const struct fgt_event *ev)
-{
-	return ev->dur_ns <= ev->ts_ns ? ev->ts_ns - ev->dur_ns : ev->ts_ns;
-}
-
 static uint64_t span(uint64_t from, uint64_t to)
 {
 	return to > from ? to - from : 0;
@@ -108,6 +115,9 @@ static void act_start(struct fgt_assembler *a, const struct fgt_event *ev, bool 
 		a->act.comm[FGT_COMM_LEN - 1] = '\0';
 		a->act.stack_id = ev->stack_id;
 		a->act.nr_threads = ev->nr_threads;
+		/* the attributed BEGIN is the kcalloc right before the first sweep */
+		if (ev->src == FGT_SRC_ATTRIBUTED)
+			a->cur.gap_from = ev->ts_ns;
 	}
 	a->active = true;
 }
@@ -151,7 +161,8 @@ static void sweep_close(struct fgt_assembler *a, uint64_t end_ns, bool followed)
 	a->cur.open = false;
 }
 
-static void sweep_open(struct fgt_assembler *a, uint64_t begin_ns, bool explicit)
+static void sweep_open(struct fgt_assembler *a, uint64_t begin_ns, bool explicit,
+		       uint64_t gap_from)
 {
 	struct fgt_activation *act = &a->act;
 
@@ -168,6 +179,7 @@ static void sweep_open(struct fgt_assembler *a, uint64_t begin_ns, bool explicit
 	memset(&a->cur, 0, sizeof(a->cur));
 	a->cur.open = true;
 	a->cur.explicit = explicit;
+	a->cur.gap_from = gap_from;
 	if (act->nr_sweeps == a->cap_sweeps) {
 		/* no room (out of memory or absurd count): keep counting into the last */
 		if (!act->nr_sweeps)
@@ -218,22 +230,42 @@ static bool starts_sweep(const struct fgt_assembler *a)
 	       s->nonblocking || s->failed_nonblocking || s->freed;
 }
 
+/* The allocation's latency: measured by the allocator's fexit, else the gap. */
+static uint64_t sweep_lat(const struct fgt_assembler *a, const struct fgt_event *ev)
+{
+	if (ev->dur_ns)
+		return ev->dur_ns;
+	if (a->cur.gap_from && ev->ts_ns > a->cur.gap_from)
+		return ev->ts_ns - a->cur.gap_from;
+	return 0;
+}
+
 static void on_sweep_alloc(struct fgt_assembler *a, const struct fgt_event *ev)
 {
 	struct fgt_activation *act = &a->act;
 	struct fgt_sweep *s;
 	bool nb = nonblocking(ev);
+	uint64_t lat;
 
 	ensure_active(a, ev);
-	if ((!nb && starts_sweep(a)) || !a->cur.open)
-		sweep_open(a, alloc_start(ev), false);
+	if ((!nb && starts_sweep(a)) || !a->cur.open) {
+		/* the first sweep follows the BEGIN; any later inferred one, a walk */
+		uint64_t from = act->nr_sweeps ? 0 : a->cur.gap_from;
+
+		a->cur.gap_from = from;
+		lat = sweep_lat(a, ev);
+		sweep_open(a, ev->ts_ns - (lat <= ev->ts_ns ? lat : 0), false, from);
+	} else {
+		lat = sweep_lat(a, ev);
+	}
 	s = cur_sweep(a);
 	if (!s)
 		return;
-	if (ev->dur_ns)
-		fgt_hist_add(&act->lat, ev->dur_ns);
+	a->cur.gap_from = ev->ts_ns;
+	if (lat)
+		fgt_hist_add(&act->lat, lat);
 	if (nb) {
-		a->cur.inline_ns += ev->dur_ns;
+		a->cur.inline_ns += lat;
 		if (ev->ok) {
 			s->nonblocking++;
 			act->nonblocking++;
@@ -260,10 +292,11 @@ static void on_free(struct fgt_assembler *a, const struct fgt_event *ev)
 
 	ensure_active(a, ev);
 	if (!a->cur.open)
-		sweep_open(a, ev->ts_ns, false);
+		sweep_open(a, ev->ts_ns, false, 0);
 	s = cur_sweep(a);
 	if (!s)
 		return;
+	a->cur.gap_from = 0;	/* nothing is allocated after the free loop */
 	/* the free loop runs after the walk: the first FREE ends the walk */
 	if (!a->cur.walk_end)
 		a->cur.walk_end = ev->ts_ns;
@@ -291,8 +324,14 @@ static void on_alloc(struct fgt_assembler *a, const struct fgt_event *ev)
 	case FGT_SITE_SWEEP:
 		on_sweep_alloc(a, ev);
 		break;
-	case FGT_SITE_FORK:
 	case FGT_SITE_IDLE:
+		/* start_graph_tracing() serves the idle tasks between the BEGIN
+		 * and the first sweep: the first gap starts after them */
+		if (a->active && !a->act.nr_sweeps && a->cur.gap_from)
+			a->cur.gap_from = ev->ts_ns;
+		on_fork_alloc(a, ev);
+		break;
+	case FGT_SITE_FORK:
 		on_fork_alloc(a, ev);
 		break;
 	default:
@@ -303,7 +342,9 @@ static void on_alloc(struct fgt_assembler *a, const struct fgt_event *ev)
 static void on_sweep_begin(struct fgt_assembler *a, const struct fgt_event *ev)
 {
 	ensure_active(a, ev);
-	sweep_open(a, ev->ts_ns, true);
+	/* as on the attributed path, a later sweep's first allocation is no
+	 * sample, so that both paths give the same histogram */
+	sweep_open(a, ev->ts_ns, true, a->act.nr_sweeps ? 0 : ev->ts_ns);
 }
 
 static void on_sweep_end(struct fgt_assembler *a, const struct fgt_event *ev)

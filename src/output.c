@@ -273,9 +273,11 @@ void fgt_out_event(struct fgt_out *o, const struct fgt_event *e)
 		ev_name(e->type), src_name(e->src), e->cpu, e->pid, e->tid, e->comm);
 	switch (e->type) {
 	case FGT_EV_ALLOC:
-		fprintf(o->f, " site=%s gfp=%#x(%s) size=%u %s lat=%lluns", site_name(e->site),
-			e->gfp, gfp_class(e->gfp), e->size, e->ok ? "ok" : "FAILED",
-			(unsigned long long)e->dur_ns);
+		fprintf(o->f, " site=%s gfp=%#x(%s) size=%u %s", site_name(e->site),
+			e->gfp, gfp_class(e->gfp), e->size, e->ok ? "ok" : "FAILED");
+		/* the sweep's latency is a gap between events: the activation has it */
+		if (e->dur_ns)
+			fprintf(o->f, " lat=%lluns", (unsigned long long)e->dur_ns);
 		break;
 	case FGT_EV_ACT_BEGIN:
 		stack_text(o, e->stack_id, st, sizeof(st));

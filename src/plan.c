@@ -397,14 +397,18 @@ static int figures(const struct fgt_plan *p, struct figure *f)
 		 p->sweep.name, p->direct_act ? " or inside the fentry/fexit pair" : "");
 	f[n++] = (struct figure){ "shadow-stack allocations, failures by gfp class",
 				  "attributed", alloc_how };
+	f[n++] = (struct figure){ "per-allocation latency, sweep path",
+				  p->direct_sweep ? "direct" : "attributed",
+				  "gaps between the sweep's consecutive allocation events" };
 	if (p->lat_cache || p->lat_csize || p->lat_size)
-		snprintf(lat_how, sizeof(lat_how), "fentry/fexit %s%s%s%s",
+		snprintf(lat_how, sizeof(lat_how), "fentry/fexit %s%s%s, attached only while "
+			 "fgraph is active",
 			 p->lat_cache ? p->lat_cache : p->lat_csize ? p->lat_csize : "",
 			 p->lat_csize && p->lat_size ? ", " : "",
-			 p->lat_size && !p->lat_cache ? p->lat_size : "", "");
+			 p->lat_size && !p->lat_cache ? p->lat_size : "");
 	else
 		snprintf(lat_how, sizeof(lat_how), "none: no allocator function attached");
-	f[n++] = (struct figure){ "per-allocation latency", "attributed", lat_how };
+	f[n++] = (struct figure){ "per-allocation latency, fork path", "attributed", lat_how };
 	snprintf(fork_how, sizeof(fork_how), "%s",
 		 p->direct_fork ? "fexit ftrace_graph_init_task" :
 		 p->tp_newtask ? "tp_btf/task_newtask (task->ret_stack)" : "none");

@@ -72,7 +72,7 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 		{ skel->progs.lat_csize_enter, skel->progs.lat_csize_exit, p->lat_csize },
 		{ skel->progs.lat_size_enter, skel->progs.lat_size_exit, p->lat_size },
 	};
-	bool any_lat = false;
+	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 4) << 20;
 	int err;
 
 	ro->sweep_lo = p->sweep.lo;
@@ -93,23 +93,26 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	ro->shadow_bytes = p->shadow_bytes;
 	ro->direct_act = p->direct_act;
 	ro->direct_fork = p->direct_fork;
+	/* a quarter full: the consumer has time to drain before anything is lost */
+	ro->wake_bytes = rb_bytes / 4;
 
 	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		bool on = lat[i].target != NULL;
 
 		bpf_program__set_autoload(lat[i].enter, on);
 		bpf_program__set_autoload(lat[i].exit, on);
+		/* attached while fgraph is active only: lazy_update() */
+		bpf_program__set_autoattach(lat[i].enter, false);
+		bpf_program__set_autoattach(lat[i].exit, false);
 		if (!on)
 			continue;
-		any_lat = true;
 		err = bpf_program__set_attach_target(lat[i].enter, 0, lat[i].target);
 		if (!err)
 			err = bpf_program__set_attach_target(lat[i].exit, 0, lat[i].target);
 		if (err)
 			return err;
 	}
-	ro->use_lat = any_lat;
-
+	bpf_program__set_autoattach(skel->progs.probe_graph_active, false);
 	bpf_program__set_autoload(skel->progs.tp_kmem_cache_alloc, p->tp_kca);
 	bpf_program__set_autoload(skel->progs.tp_kmem_cache_free, p->tp_kcf);
 	bpf_program__set_autoload(skel->progs.tp_task_newtask, p->tp_newtask);
@@ -126,12 +129,12 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	bpf_program__set_autoload(skel->progs.d_sweep_enter, p->direct_sweep);
 	bpf_program__set_autoload(skel->progs.d_sweep_exit, p->direct_sweep);
 	bpf_program__set_autoload(skel->progs.d_fork_exit, p->direct_fork);
-	return bpf_map__set_max_entries(skel->maps.events, (ringbuf_mb ? ringbuf_mb : 4) << 20);
+	return bpf_map__set_max_entries(skel->maps.events, rb_bytes);
 }
 
 /* Is fgraph already active? Make one short-lived child: tp_btf/task_newtask
- * records ftrace_graph_active as it sees it. */
-static int graph_active_now(struct fgraphtop_bpf *skel)
+ * records ftrace_graph_active as it sees it. The fallback of graph_active(). */
+static int graph_active_fork(struct fgraphtop_bpf *skel)
 {
 	uint64_t before = skel->bss->newtask_seen;
 	pid_t pid = fork();
@@ -146,6 +149,109 @@ static int graph_active_now(struct fgraphtop_bpf *skel)
 	return (int)skel->bss->last_graph_active;
 }
 
+/* ftrace_graph_active now, read by test-running a program that is never
+ * attached (BPF_PROG_TEST_RUN on raw_tp, 5.10+): one syscall, no fork. */
+static int graph_active_run(struct fgraphtop_bpf *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int fd = bpf_program__fd(skel->progs.probe_graph_active);
+
+	if (fd < 0 || !skel->rodata->graph_active_addr || bpf_prog_test_run_opts(fd, &opts))
+		return -1;
+	return (int)skel->bss->graph_active_probe;
+}
+
+static int graph_active(struct fgraphtop_bpf *skel)
+{
+	int v = graph_active_run(skel);
+
+	return v >= 0 ? v : graph_active_fork(skel);
+}
+
+/*
+ * The allocator's fentry/fexit put a trampoline on every allocation of the
+ * system; the fork path's latency needs them only while fgraph is active, so
+ * they are attached then and detached when it goes off (issue 3's overhead
+ * rule). Never while an activation is under way: the attach would wait for
+ * ftrace_lock, which the activation holds, with nobody draining the ring
+ * buffer. lat_on goes up before the attach and down after the detach, so
+ * that the tracepoints look for the caller the trampoline hides whenever a
+ * trampoline may be there.
+ */
+static struct bpf_link **lazy_link(struct fgraphtop_bpf *skel, struct bpf_program *prog)
+{
+	if (prog == skel->progs.lat_cache_enter)
+		return &skel->links.lat_cache_enter;
+	if (prog == skel->progs.lat_cache_exit)
+		return &skel->links.lat_cache_exit;
+	if (prog == skel->progs.lat_csize_enter)
+		return &skel->links.lat_csize_enter;
+	if (prog == skel->progs.lat_csize_exit)
+		return &skel->links.lat_csize_exit;
+	if (prog == skel->progs.lat_size_enter)
+		return &skel->links.lat_size_enter;
+	if (prog == skel->progs.lat_size_exit)
+		return &skel->links.lat_size_exit;
+	return NULL;
+}
+
+static void lazy_detach(struct fgt_session *s)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		struct bpf_link **l = lazy_link(s->skel, prog);
+
+		if (l && *l) {
+			bpf_link__destroy(*l);
+			*l = NULL;
+		}
+	}
+	s->skel->bss->lat_on = 0;
+	if (s->lazy_on)
+		log_dbg("fgraphtop: fgraph off: allocator latency probes detached\n");
+	s->lazy_on = false;
+}
+
+static void lazy_attach(struct fgt_session *s)
+{
+	struct bpf_program *prog;
+
+	s->skel->bss->lat_on = 1;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		struct bpf_link **l = lazy_link(s->skel, prog);
+
+		if (!l || !bpf_program__autoload(prog))
+			continue;
+		*l = bpf_program__attach(prog);
+		if (!*l) {
+			log_warn("allocator latency probe %s did not attach "
+				 "(%s): no fork-path latency\n", bpf_program__name(prog),
+				 strerror(errno));
+			s->lazy_failed = true;
+			s->lazy_on = true;
+			lazy_detach(s);
+			return;
+		}
+	}
+	s->lazy_on = true;
+	s->lazy_attaches++;
+	log_dbg("fgraphtop: fgraph active: allocator latency probes attached\n");
+}
+
+static void lazy_update(struct fgt_session *s)
+{
+	const struct fgt_plan *p = s->plan;
+	int active;
+
+	if (s->lazy_failed || !(p->lat_cache || p->lat_csize || p->lat_size))
+		return;
+	active = graph_active_run(s->skel);
+	if (active > 0 && !s->lazy_on && !s->skel->bss->act_tid)
+		lazy_attach(s);
+	else if (active == 0 && s->lazy_on)
+		lazy_detach(s);
+}
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -213,6 +319,7 @@ int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot set up the ring buffer: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
+	lazy_update(s);
 	return 0;
 }
 
@@ -220,12 +327,16 @@ int fgt_session_poll(struct fgt_session *s, int ms)
 {
 	int err = ring_buffer__poll(s->rb, ms);
 
+	/* an activation's events do not wake us one by one: drain what waits */
+	if (err >= 0)
+		err = ring_buffer__consume(s->rb);
+	lazy_update(s);
 	return err < 0 ? err : 0;
 }
 
 int fgt_session_graph_active(struct fgt_session *s)
 {
-	return s->skel ? graph_active_now(s->skel) : -1;
+	return s->skel ? graph_active(s->skel) : -1;
 }
 
 uint64_t fgt_session_lost(struct fgt_session *s)

@@ -31,6 +31,9 @@ struct fgt_session {
 	struct ring_buffer *rb;
 	struct fgt_assembler *as;
 	struct fgt_watch_ops ops;
+	bool lazy_on;			/* allocator latency probes attached (fgraph active) */
+	bool lazy_failed;		/* they would not attach: not tried again */
+	unsigned int lazy_attaches;	/* times attached, for --events/-v */
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
@@ -40,7 +43,7 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len);
 int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 		      char *msg, size_t len);
 int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */
-/* ftrace_graph_active as a new task of ours sees it; -1 unknown. */
+/* ftrace_graph_active now; -1 unknown. */
 int fgt_session_graph_active(struct fgt_session *s);
 uint64_t fgt_session_lost(struct fgt_session *s);
 int fgt_session_stack_fd(const struct fgt_session *s);

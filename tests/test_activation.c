@@ -17,7 +17,18 @@
 #include "events.h"
 #include "verdict.h"
 
-/* Both paths over the same simulated run; asserts their records agree. */
+/* |x - y| <= tol */
+static void assert_near(uint64_t x, uint64_t y, uint64_t tol)
+{
+	assert_true(x <= y + tol && y <= x + tol);
+}
+
+/*
+ * Both paths over the same simulated run; asserts their records agree: every
+ * count and the latency histogram exactly; times within one allocation per
+ * sweep (the attributed path cannot see when a later sweep's first allocation
+ * began: its walk is not observable).
+ */
 static void run_both(const struct gen_cfg *cfg, struct collect *c)
 {
 	struct gen_cfg g = *cfg;
@@ -31,18 +42,33 @@ static void run_both(const struct gen_cfg *cfg, struct collect *c)
 	assert_int_equal(d.n, c->n);
 	for (i = 0; i < c->n; i++) {
 		struct fgt_activation x = d.acts[i], y = c->acts[i];
+		uint64_t tol = 300ull * x.nr_sweeps;
 		uint32_t s;
 
 		assert_int_equal(x.src, FGT_SRC_DIRECT);
 		assert_int_equal(y.src, FGT_SRC_ATTRIBUTED);
 		assert_int_equal(x.nr_sweeps, y.nr_sweeps);
 		for (s = 0; s < x.nr_sweeps; s++) {
-			assert_true(x.sweeps[s].ret_known);
-			assert_false(y.sweeps[s].ret_known);
-			x.sweeps[s].ret_known = y.sweeps[s].ret_known;
-			assert_memory_equal(&x.sweeps[s], &y.sweeps[s], sizeof(x.sweeps[s]));
+			struct fgt_sweep xs = x.sweeps[s], ys = y.sweeps[s];
+
+			assert_true(xs.ret_known);
+			assert_false(ys.ret_known);
+			assert_near(xs.begin_ns, ys.begin_ns, 300);
+			assert_near(xs.end_ns, ys.end_ns, 300);
+			assert_near(xs.alloc_ns, ys.alloc_ns, 300);
+			assert_near(xs.walk_ns, ys.walk_ns, 600);
+			xs.ret_known = ys.ret_known;
+			xs.begin_ns = ys.begin_ns;
+			xs.end_ns = ys.end_ns;
+			xs.alloc_ns = ys.alloc_ns;
+			xs.walk_ns = ys.walk_ns;
+			assert_memory_equal(&xs, &ys, sizeof(xs));
 		}
+		assert_near(x.alloc_ns, y.alloc_ns, tol);
+		assert_near(x.walk_ns, y.walk_ns, 2 * tol);
 		x.src = y.src;
+		x.alloc_ns = y.alloc_ns;
+		x.walk_ns = y.walk_ns;
 		x.sweeps = y.sweeps = NULL;
 		assert_memory_equal(&x, &y, sizeof(x));
 	}
@@ -92,7 +118,10 @@ static void unfixed(unsigned int u, unsigned int sweeps, unsigned int last)
 	assert_int_equal(a->served, u);
 	assert_int_equal(a->nonblocking + a->failed_nonblocking, 0);
 	assert_int_equal(a->ret, 0);
-	assert_int_equal(a->lat.count, 32 * sweeps);	/* idle allocs are not sweep path */
+	/* idle allocs are not sweep path; a later sweep's first alloc is no sample */
+	assert_int_equal(a->lat.count, 32 * sweeps - (sweeps - 1));
+	assert_int_equal(a->lat.min, 300);
+	assert_int_equal(a->lat.max, 300);
 	check_sums(a);
 	assert_int_equal(fgt_asm_fork(c.a)->idle_allocs, 2);
 	assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
@@ -232,14 +261,18 @@ static void test_enomem(void **state)
 	collect_fini(&c);
 }
 
-/* Timing by the generator's model: 300 ns per alloc, 10 ns per visit. */
+/*
+ * Timing by the generator's model: 300 ns per alloc, 10 ns per visit. The
+ * sweep's latencies are gaps between its events: exact for the blocking
+ * batch, allocation plus walk step for the fixed kernel's inline ones.
+ */
 static void test_times(void **state)
 {
-	struct gen_cfg cfg = { .lacking = 64, .ts0 = 1000 };
+	struct gen_cfg cfg = { .lacking = 64, .ts0 = 1000, .direct = true };
 	struct collect c;
 	const struct fgt_activation *a;
 
-	run_both(&cfg, &c);
+	collect_gen(&c, &cfg);
 	a = &c.acts[0];
 	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300);
 	assert_int_equal(a->sweeps[0].walk_ns, 33 * 10);	/* 33rd visit: -EAGAIN */
@@ -247,16 +280,33 @@ static void test_times(void **state)
 	assert_int_equal(a->sweeps[1].walk_ns, 64 * 10);
 	assert_int_equal(a->begin_ns, 1000);
 	assert_int_equal(a->end_ns - a->begin_ns, 2 * 32 * 300 + 33 * 10 + 64 * 10);
-	assert_int_equal(a->lat.count, 64);
+	assert_int_equal(a->lat.count, 63);
+	assert_int_equal(a->lat.min, 300);
+	assert_int_equal(a->lat.max, 300);
+	collect_fini(&c);
+
+	/* attributed: the second sweep seems to begin at its first allocation's end */
+	cfg.direct = false;
+	collect_gen(&c, &cfg);
+	a = &c.acts[0];
+	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300);
+	assert_int_equal(a->sweeps[0].walk_ns, 33 * 10 + 300);
+	assert_int_equal(a->sweeps[1].alloc_ns, 31 * 300);
+	assert_int_equal(a->sweeps[1].walk_ns, 64 * 10);
+	assert_int_equal(a->end_ns - a->begin_ns, 2 * 32 * 300 + 33 * 10 + 64 * 10);
+	assert_int_equal(a->lat.count, 63);
 	assert_int_equal(a->lat.min, 300);
 	collect_fini(&c);
 
-	/* fixed: inline allocations count in alloc_ns, and the walk spans them */
-	cfg = (struct gen_cfg){ .fixed = true, .lacking = 10 };
+	/* fixed: each inline allocation's gap holds one visit */
+	cfg = (struct gen_cfg){ .fixed = true, .lacking = 10, .idle_cpus = 2, .ts0 = 1000 };
 	run_both(&cfg, &c);
 	a = &c.acts[0];
-	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300 + 10 * 300);
+	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300 + 10 * (10 + 300));
 	assert_int_equal(a->sweeps[0].walk_ns, 10 * (10 + 300));
+	assert_int_equal(a->lat.count, 32 + 10);
+	assert_int_equal(a->lat.min, 300);
+	assert_int_equal(a->lat.max, 310);
 	collect_fini(&c);
 }
 
