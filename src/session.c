@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
@@ -178,34 +179,41 @@ static int graph_active(struct fgraphtop_bpf *skel)
  * that the tracepoints look for the caller the trampoline hides whenever a
  * trampoline may be there.
  */
-static struct bpf_link **lazy_link(struct fgraphtop_bpf *skel, struct bpf_program *prog)
+static uint64_t now_ms(void)
 {
-	if (prog == skel->progs.lat_cache_enter)
-		return &skel->links.lat_cache_enter;
-	if (prog == skel->progs.lat_cache_exit)
-		return &skel->links.lat_cache_exit;
-	if (prog == skel->progs.lat_csize_enter)
-		return &skel->links.lat_csize_enter;
-	if (prog == skel->progs.lat_csize_exit)
-		return &skel->links.lat_csize_exit;
-	if (prog == skel->progs.lat_size_enter)
-		return &skel->links.lat_size_enter;
-	if (prog == skel->progs.lat_size_exit)
-		return &skel->links.lat_size_exit;
-	return NULL;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+#define LAZY(p) { &skel->progs.p, &skel->links.p }
+#define NR_LAZY 6
+
+struct lazy_prog {
+	struct bpf_program **prog;
+	struct bpf_link **link;
+};
+
+static void lazy_progs(struct fgraphtop_bpf *skel, struct lazy_prog *l)
+{
+	struct lazy_prog all[NR_LAZY] = {
+		LAZY(lat_cache_enter), LAZY(lat_cache_exit),
+		LAZY(lat_csize_enter), LAZY(lat_csize_exit),
+		LAZY(lat_size_enter), LAZY(lat_size_exit),
+	};
+
+	memcpy(l, all, sizeof(all));
 }
 
 static void lazy_detach(struct fgt_session *s)
 {
-	struct bpf_program *prog;
+	struct lazy_prog l[NR_LAZY];
 
-	bpf_object__for_each_program(prog, s->skel->obj) {
-		struct bpf_link **l = lazy_link(s->skel, prog);
-
-		if (l && *l) {
-			bpf_link__destroy(*l);
-			*l = NULL;
-		}
+	lazy_progs(s->skel, l);
+	for (int i = 0; i < NR_LAZY; i++) {
+		bpf_link__destroy(*l[i].link);
+		*l[i].link = NULL;
 	}
 	s->skel->bss->lat_on = 0;
 	if (s->lazy_on)
@@ -215,19 +223,19 @@ static void lazy_detach(struct fgt_session *s)
 
 static void lazy_attach(struct fgt_session *s)
 {
-	struct bpf_program *prog;
+	struct lazy_prog l[NR_LAZY];
 
+	lazy_progs(s->skel, l);
 	s->skel->bss->lat_on = 1;
-	bpf_object__for_each_program(prog, s->skel->obj) {
-		struct bpf_link **l = lazy_link(s->skel, prog);
+	for (int i = 0; i < NR_LAZY; i++) {
+		struct bpf_program *prog = *l[i].prog;
 
-		if (!l || !bpf_program__autoload(prog))
+		if (!bpf_program__autoload(prog))
 			continue;
-		*l = bpf_program__attach(prog);
-		if (!*l) {
-			log_warn("allocator latency probe %s did not attach "
-				 "(%s): no fork-path latency\n", bpf_program__name(prog),
-				 strerror(errno));
+		*l[i].link = bpf_program__attach(prog);
+		if (!*l[i].link) {
+			log_warn("allocator latency probe %s did not attach (%s): "
+				 "no fork-path latency\n", bpf_program__name(prog), strerror(errno));
 			s->lazy_failed = true;
 			s->lazy_on = true;
 			lazy_detach(s);
@@ -235,19 +243,30 @@ static void lazy_attach(struct fgt_session *s)
 		}
 	}
 	s->lazy_on = true;
-	s->lazy_attaches++;
 	log_dbg("fgraphtop: fgraph active: allocator latency probes attached\n");
 }
 
+/*
+ * Attach once fgraph has stayed active for FGT_LAZY_SETTLE_MS: ACT_END comes
+ * from inside register_ftrace_graph(), which goes on patching call sites under
+ * ftrace_lock; attaching then would queue behind it and slow down the very
+ * tracer switch we time.
+ */
 static void lazy_update(struct fgt_session *s)
 {
 	const struct fgt_plan *p = s->plan;
+	uint64_t now = now_ms();
 	int active;
 
 	if (s->lazy_failed || !(p->lat_cache || p->lat_csize || p->lat_size))
 		return;
 	active = graph_active_run(s->skel);
-	if (active > 0 && !s->lazy_on && !s->skel->bss->act_tid)
+	if (active <= 0 || s->skel->bss->act_tid)
+		s->active_since_ms = 0;
+	else if (!s->active_since_ms)
+		s->active_since_ms = now;
+	if (active > 0 && !s->lazy_on && s->active_since_ms &&
+	    now - s->active_since_ms >= FGT_LAZY_SETTLE_MS)
 		lazy_attach(s);
 	else if (active == 0 && s->lazy_on)
 		lazy_detach(s);
@@ -323,13 +342,22 @@ int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 	return 0;
 }
 
+/*
+ * An activation's events do not wake us one by one (bpf/fgraphtop.bpf.c):
+ * the BPF side wakes us at its end, or when a quarter of the ring buffer
+ * waits. In between, drain once a second for the live view, not on every
+ * poll timeout: on a machine short of CPUs our draining would compete with
+ * the walk we are timing.
+ */
 int fgt_session_poll(struct fgt_session *s, int ms)
 {
 	int err = ring_buffer__poll(s->rb, ms);
+	uint64_t now = now_ms();
 
-	/* an activation's events do not wake us one by one: drain what waits */
-	if (err >= 0)
+	if (err >= 0 && (!s->skel->bss->act_tid || now - s->last_drain_ms >= FGT_DRAIN_MS)) {
 		err = ring_buffer__consume(s->rb);
+		s->last_drain_ms = now;
+	}
 	lazy_update(s);
 	return err < 0 ? err : 0;
 }

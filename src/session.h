@@ -15,6 +15,11 @@
 #include "ksyms.h"
 #include "plan.h"
 
+/* While an activation is under way, drain the ring buffer at most this often. */
+#define FGT_DRAIN_MS	1000
+/* Attach the allocator latency probes once fgraph has been active this long. */
+#define FGT_LAZY_SETTLE_MS	500
+
 struct fgraphtop_bpf;
 struct ring_buffer;
 
@@ -33,7 +38,8 @@ struct fgt_session {
 	struct fgt_watch_ops ops;
 	bool lazy_on;			/* allocator latency probes attached (fgraph active) */
 	bool lazy_failed;		/* they would not attach: not tried again */
-	unsigned int lazy_attaches;	/* times attached, for --events/-v */
+	uint64_t last_drain_ms;		/* CLOCK_MONOTONIC of the last full drain */
+	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).

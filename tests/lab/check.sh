@@ -11,17 +11,9 @@
 # Environment: FGT_KERNELS as lab/run.sh.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
-out=
-while getopts "o:" opt; do
-	case $opt in
-	o) out=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-check.XXXXXX")}
-mkdir -p "$out"
+# shellcheck source=tests/lab/lib.sh
+. "$(dirname "$0")/lib.sh"
+lab_outdir check "$@"
 fail=0
 note() { echo "check: $*" >&2; }
 bad() { note "FAIL $*"; fail=1; }
