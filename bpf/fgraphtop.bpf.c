@@ -22,8 +22,8 @@
  * fgraph is active (src/session.c), never during an activation: attaching a
  * trampoline needs ftrace_lock, which the activation holds. The sweep path's
  * per-allocation latency therefore comes from the tracepoints' own timestamps
- * (src/activation.c). Inside an activation the events do not wake the consumer
- * one by one (see submit()).
+ * (src/activation.c). Inside an activation, the thread making the 0->1 step
+ * writes its records to the activation log, not to the ring buffer (log_rec()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -59,8 +59,6 @@ const volatile __u32 shadow_bytes = 4096;
 const volatile __u32 list_bytes = 32 * 8;
 const volatile bool direct_act = false;		/* ACT/SWEEP from fentry/fexit */
 const volatile bool direct_fork = false;	/* TASK_NEW from fexit ftrace_graph_init_task */
-/* Wake the consumer once this much is waiting in the ring buffer (set with its size). */
-const volatile __u64 wake_bytes = 1 << 20;
 
 /* ---- maps ---- */
 
@@ -75,6 +73,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+/* The activation log (src/fgraphtop.h): written by the thread inside the
+ * 0->1 step only, so one producer; userspace maps it and moves log_tail. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FGT_LOG_ENTRIES);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct fgt_rec);
+} actlog SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -122,6 +130,9 @@ __u64 newtask_seen;
  * before attaching, cleared after detaching (src/session.c). */
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
+__u32 act_seq;			/* activations begun */
+__u64 log_head;			/* records written to actlog (here) */
+__u64 log_tail;			/* records consumed (by userspace) */
 
 static __always_inline __u32 shadow_size(void)
 {
@@ -149,6 +160,15 @@ static __always_inline __u32 cur_tid(void)
 	return (__u32)bpf_get_current_pid_tgid();
 }
 
+static __always_inline void count_lost(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+	if (n)
+		*n += 1;
+}
+
 static struct fgt_event *reserve(__u32 type, __u32 src)
 {
 	struct fgt_event *e;
@@ -156,11 +176,7 @@ static struct fgt_event *reserve(__u32 type, __u32 src)
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		__u32 zero = 0;
-		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
-
-		if (n)
-			*n += 1;
+		count_lost();
 		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
@@ -177,19 +193,60 @@ static struct fgt_event *reserve(__u32 type, __u32 src)
 }
 
 /*
- * An activation makes one event per thread lacking a stack: waking the
- * consumer for each (an irq_work, a context switch) doubles what the kernel
- * spends per thread. Inside an activation, wake it only when a good part of
- * the ring buffer is waiting; ACT_END always wakes it, and the consumer also
- * drains on its poll timeout.
+ * An activation makes one record per thread lacking a stack: they go to the
+ * activation log, not the ring buffer (src/fgraphtop.h). Only the thread
+ * inside the 0->1 step writes here, so the slot at log_head is ours.
  */
-static __always_inline void submit_quiet(struct fgt_event *e)
+static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
+	__u64 head = log_head;
+	struct fgt_rec *r;
+	__u32 idx;
 
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(e, flags);
+	if (head - log_tail >= FGT_LOG_ENTRIES) {
+		count_lost();
+		return NULL;
+	}
+	idx = head & (FGT_LOG_ENTRIES - 1);
+	r = bpf_map_lookup_elem(&actlog, &idx);
+	if (!r)
+		return NULL;
+	r->ts_ns = bpf_ktime_get_ns();
+	r->ptr = 0;
+	r->dur_ns = 0;
+	r->gfp = 0;
+	r->size = 0;
+	r->ret = 0;
+	r->act_seq = act_seq;
+	r->type = type;
+	r->src = src;
+	r->site = 0;
+	r->ok = 0;
+	r->cpu = bpf_get_smp_processor_id();
+	return r;
+}
+
+/* Publish the record (a fully ordered atomic: the record is visible first);
+ * wake the consumer each time a quarter of the log fills. */
+static __always_inline void log_commit(void)
+{
+	__u64 head = __sync_fetch_and_add(&log_head, 1) + 1;
+	struct fgt_event *e;
+
+	if (head & (FGT_LOG_ENTRIES / 4 - 1))
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e)
+		return;		/* the next quarter, or ACT_END, wakes it */
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = FGT_EV_LOG;
+	e->ts_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
+static __always_inline bool in_act(void)
+{
+	return act_tid && act_tid == cur_tid();
 }
 
 static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
@@ -200,9 +257,11 @@ static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
 	act_tid = cur_tid();
 	act_list = list;
 	act_begin_ns = bpf_ktime_get_ns();
+	act_seq++;
 	e = reserve(FGT_EV_ACT_BEGIN, src);
 	if (!e)
 		return;
+	e->act_seq = act_seq;
 	if (nr_threads_addr) {
 		int v = 0;
 
@@ -223,6 +282,7 @@ static __always_inline void act_end(__u32 src, int ret)
 	if (e) {
 		e->ret = ret;
 		e->ptr = act_list;
+		e->act_seq = act_seq;
 		e->dur_ns = e->ts_ns - act_begin_ns;
 		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	}
@@ -285,6 +345,19 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	site = classify(real_call_site(call_site));
 	if (site == FGT_SITE_UNKNOWN)
 		return;
+	if (in_act()) {		/* the sweep, or the idle tasks before it */
+		struct fgt_rec *r = log_rec(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
+
+		if (r) {
+			r->ptr = ptr;
+			r->site = site;
+			r->gfp = gfp;
+			r->size = size;
+			r->ok = ptr != 0;
+			log_commit();
+		}
+		return;
+	}
 	/* fork path with the allocator's fexit attached: it emits the event, with
 	 * the allocation's latency. The sweep path never waits for it: its
 	 * latency is the gap between the sweep's events (src/activation.c),
@@ -309,10 +382,7 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	e->gfp = gfp;
 	e->size = size;
 	e->ok = ptr != 0;
-	if (site == FGT_SITE_SWEEP)
-		submit_quiet(e);
-	else
-		bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, 0);
 }
 
 /* ================= attributed path: kmem tracepoints =================
@@ -380,6 +450,7 @@ int BPF_PROG(tp_kmem_cache_alloc, unsigned long call_site, const void *ptr,
 static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 {
 	struct fgt_event *e;
+	struct fgt_rec *r;
 
 	if (in(call_site, exit_lo, exit_hi)) {
 		e = reserve(FGT_EV_TASK_EXIT, FGT_SRC_ATTRIBUTED);
@@ -401,11 +472,11 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 			act_end(FGT_SRC_ATTRIBUTED, 0);
 		return;
 	}
-	e = reserve(FGT_EV_FREE, direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED);
-	if (e) {
-		e->ptr = ptr;
-		e->site = FGT_SITE_SWEEP;
-		submit_quiet(e);
+	r = log_rec(FGT_EV_FREE, direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED);
+	if (r) {
+		r->ptr = ptr;
+		r->site = FGT_SITE_SWEEP;
+		log_commit();
 	}
 }
 
@@ -626,25 +697,29 @@ int BPF_PROG(d_reg_exit, void *gops, int ret)
 SEC("fentry/alloc_retstack_tasklist")
 int BPF_PROG(d_sweep_enter)
 {
-	struct fgt_event *e;
+	struct fgt_rec *r;
 
 	sweep_begin_ns = bpf_ktime_get_ns();
-	e = reserve(FGT_EV_SWEEP_BEGIN, FGT_SRC_DIRECT);
-	if (e)
-		submit_quiet(e);
+	if (!in_act())
+		return 0;	/* began before we did: the next ACT_BEGIN resyncs */
+	r = log_rec(FGT_EV_SWEEP_BEGIN, FGT_SRC_DIRECT);
+	if (r)
+		log_commit();
 	return 0;
 }
 
 SEC("fexit/alloc_retstack_tasklist")
 int BPF_PROG(d_sweep_exit, void *list, int ret)
 {
-	struct fgt_event *e;
+	struct fgt_rec *r;
 
-	e = reserve(FGT_EV_SWEEP_END, FGT_SRC_DIRECT);
-	if (e) {
-		e->ret = ret;
-		e->dur_ns = e->ts_ns - sweep_begin_ns;
-		submit_quiet(e);
+	if (!in_act())
+		return 0;
+	r = log_rec(FGT_EV_SWEEP_END, FGT_SRC_DIRECT);
+	if (r) {
+		r->ret = ret;
+		r->dur_ns = r->ts_ns - sweep_begin_ns;
+		log_commit();
 	}
 	return 0;
 }

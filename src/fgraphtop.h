@@ -28,6 +28,7 @@ enum fgt_ev_type {
 	FGT_EV_FREE		= 6,	/* a shadow stack freed by the sweep (unused batch) */
 	FGT_EV_TASK_NEW		= 7,	/* a task created while fgraph was active; ok = has a stack */
 	FGT_EV_TASK_EXIT	= 8,	/* a task with a shadow stack exited (stack freed) */
+	FGT_EV_LOG		= 9,	/* wake-up only: the activation log is a quarter full */
 };
 
 /* Where a shadow-stack allocation came from. */
@@ -66,6 +67,33 @@ struct fgt_event {
 	__s32 stack_id;		/* ACT_BEGIN: kernel stack in the stack map, <0 if none */
 	__u32 target_tid;	/* TASK_NEW/TASK_EXIT: the new/exiting task */
 	char comm[FGT_COMM_LEN];
+	__u32 act_seq;		/* ACT_BEGIN/END: the activation's number (BPF's count) */
+	__u32 pad;
+};
+
+/*
+ * The activation log: what the thread inside the 0->1 step emits between
+ * ACT_BEGIN and ACT_END (its ALLOC, FREE, SWEEP_BEGIN/END) goes to a
+ * single-producer array that userspace maps, not to the ring buffer: no lock,
+ * no helper but the clock, no wakeup per thread served. ACT_BEGIN and ACT_END
+ * stay in the ring buffer and carry act_seq, so that userspace feeds each
+ * activation's records between the two (src/session.c).
+ */
+#define FGT_LOG_ENTRIES		(1u << 16)	/* a power of two */
+
+struct fgt_rec {
+	__u64 ts_ns;
+	__u64 ptr;
+	__u64 dur_ns;		/* SWEEP_END */
+	__u32 gfp;
+	__u32 size;
+	__s32 ret;		/* SWEEP_END */
+	__u32 act_seq;		/* the activation it belongs to */
+	__u8 type;		/* enum fgt_ev_type */
+	__u8 src;
+	__u8 site;
+	__u8 ok;
+	__u32 cpu;
 };
 
 #endif /* FGRAPHTOP_H */

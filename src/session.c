@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -94,8 +95,6 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	ro->shadow_bytes = p->shadow_bytes;
 	ro->direct_act = p->direct_act;
 	ro->direct_fork = p->direct_fork;
-	/* a quarter full: the consumer has time to drain before anything is lost */
-	ro->wake_bytes = rb_bytes / 4;
 
 	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		bool on = lat[i].target != NULL;
@@ -272,6 +271,54 @@ static void lazy_update(struct fgt_session *s)
 		lazy_detach(s);
 }
 
+static void feed(struct fgt_session *s, const struct fgt_event *e)
+{
+	if (s->on_event)
+		s->on_event(e, s->event_ctx);
+	fgt_asm_feed(s->as, e);
+}
+
+/* BPF's array strides values by 8 bytes: the same layout on both sides */
+_Static_assert(sizeof(struct fgt_rec) % 8 == 0, "struct fgt_rec must be 8-byte sized");
+
+static size_t log_bytes(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = (size_t)FGT_LOG_ENTRIES * sizeof(struct fgt_rec);
+
+	return page > 0 ? (n + page - 1) / page * page : n;
+}
+
+/*
+ * Feed the activation log's records of activations up to `upto` (act_seq;
+ * a later activation's wait for its ACT_BEGIN), in order, then hand their
+ * slots back to BPF. The thread's identity is its ACT_BEGIN's.
+ */
+static void log_drain(struct fgt_session *s, uint32_t upto)
+{
+	uint64_t head, tail;
+
+	if (!s->log)
+		return;
+	head = __atomic_load_n(&s->skel->bss->log_head, __ATOMIC_ACQUIRE);
+	tail = s->skel->bss->log_tail;
+	for (; tail < head; tail++) {
+		const struct fgt_rec *r = &s->log[tail & (FGT_LOG_ENTRIES - 1)];
+		struct fgt_event e = {
+			.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .ptr = r->ptr,
+			.type = r->type, .src = r->src, .pid = s->act_pid, .tid = s->act_tid,
+			.cpu = r->cpu, .site = r->site, .gfp = r->gfp, .size = r->size,
+			.ret = r->ret, .ok = r->ok, .stack_id = -1, .act_seq = r->act_seq,
+		};
+
+		if ((int32_t)(r->act_seq - upto) > 0)
+			break;
+		memcpy(e.comm, s->act_comm, sizeof(e.comm));
+		feed(s, &e);
+	}
+	__atomic_store_n(&s->skel->bss->log_tail, tail, __ATOMIC_RELEASE);
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fgt_session *s = ctx;
@@ -279,9 +326,22 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
-	if (s->on_event)
-		s->on_event(e, s->event_ctx);
-	fgt_asm_feed(s->as, e);
+	switch (e->type) {
+	case FGT_EV_LOG:	/* a wake-up: the log is filling */
+		log_drain(s, s->begin_seq);
+		return 0;
+	case FGT_EV_ACT_BEGIN:
+		log_drain(s, e->act_seq - 1);
+		s->begin_seq = e->act_seq;
+		s->act_pid = e->pid;
+		s->act_tid = e->tid;
+		memcpy(s->act_comm, e->comm, sizeof(s->act_comm));
+		break;
+	case FGT_EV_ACT_END:
+		log_drain(s, e->act_seq);
+		break;
+	}
+	feed(s, e);
 	return 0;
 }
 
@@ -322,6 +382,13 @@ int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
+	s->log = mmap(NULL, log_bytes(), PROT_READ, MAP_SHARED,
+		      bpf_map__fd(s->skel->maps.actlog), 0);
+	if (s->log == MAP_FAILED) {
+		s->log = NULL;
+		snprintf(msg, len, "cannot map the activation log: %s", strerror(errno));
+		return FGT_EXIT_ERROR;
+	}
 	err = fgraphtop_bpf__attach(s->skel);
 	if (err) {
 		snprintf(msg, len, "attaching the planned BPF programs failed (%s); "
@@ -356,6 +423,7 @@ int fgt_session_poll(struct fgt_session *s, int ms)
 
 	if (err >= 0 && (!s->skel->bss->act_tid || now - s->last_drain_ms >= FGT_DRAIN_MS)) {
 		err = ring_buffer__consume(s->rb);
+		log_drain(s, s->begin_seq);
 		s->last_drain_ms = now;
 	}
 	lazy_update(s);
@@ -381,6 +449,11 @@ void fgt_session_close(struct fgt_session *s)
 {
 	if (s->rb)
 		ring_buffer__consume(s->rb);
+	if (s->skel)	/* whatever is left, even without its ACT_BEGIN */
+		log_drain(s, s->skel->bss->act_seq);
+	if (s->log)
+		munmap((void *)s->log, log_bytes());
+	s->log = NULL;
 	if (s->as)
 		fgt_asm_flush(s->as);
 	ring_buffer__free(s->rb);

@@ -40,6 +40,10 @@ struct fgt_session {
 	bool lazy_failed;		/* they would not attach: not tried again */
 	uint64_t last_drain_ms;		/* CLOCK_MONOTONIC of the last full drain */
 	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
+	const struct fgt_rec *log;	/* the activation log, mapped read-only */
+	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
+	uint32_t act_pid, act_tid;	/* ... and its thread, for the log's records */
+	char act_comm[FGT_COMM_LEN];
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
