@@ -64,7 +64,7 @@ const volatile bool direct_fork = false;	/* TASK_NEW from fexit ftrace_graph_ini
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);		/* resized by --ringbuf */
+	__uint(max_entries, 1 << 20);		/* resized by --ringbuf-size */
 } events SEC(".maps");
 
 struct {

@@ -79,7 +79,9 @@ struct fgt_event {
  * stay in the ring buffer and carry act_seq, so that userspace feeds each
  * activation's records between the two (src/session.c).
  */
-#define FGT_LOG_ENTRIES		(1u << 16)	/* a power of two */
+/* A power of two. Mapped into fgraphtop, so it counts in its RSS: 768 KiB;
+ * BPF wakes the consumer every quarter, 4,096 records. */
+#define FGT_LOG_ENTRIES		(1u << 14)
 
 struct fgt_rec {
 	__u64 ts_ns;

@@ -12,6 +12,7 @@
 #include "fgraphtop.skel.h"
 #include "exit_codes.h"
 #include "session.h"
+#include "actlog.h"
 #include "log.h"
 
 /*
@@ -74,7 +75,7 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 		{ skel->progs.lat_csize_enter, skel->progs.lat_csize_exit, p->lat_csize },
 		{ skel->progs.lat_size_enter, skel->progs.lat_size_exit, p->lat_size },
 	};
-	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 4) << 20;
+	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
 	int err;
 
 	ro->sweep_lo = p->sweep.lo;
@@ -289,11 +290,13 @@ static size_t log_bytes(void)
 	return page > 0 ? (n + page - 1) / page * page : n;
 }
 
-/*
- * Feed the activation log's records of activations up to `upto` (act_seq;
- * a later activation's wait for its ACT_BEGIN), in order, then hand their
- * slots back to BPF. The thread's identity is its ACT_BEGIN's.
- */
+static void feed_cb(const struct fgt_event *e, void *ctx)
+{
+	feed(ctx, e);
+}
+
+/* Feed the activation log's records of activations up to `upto`, then hand
+ * their slots back to BPF (src/actlog.c). */
 static void log_drain(struct fgt_session *s, uint32_t upto)
 {
 	uint64_t head, tail;
@@ -301,21 +304,7 @@ static void log_drain(struct fgt_session *s, uint32_t upto)
 	if (!s->log)
 		return;
 	head = __atomic_load_n(&s->skel->bss->log_head, __ATOMIC_ACQUIRE);
-	tail = s->skel->bss->log_tail;
-	for (; tail < head; tail++) {
-		const struct fgt_rec *r = &s->log[tail & (FGT_LOG_ENTRIES - 1)];
-		struct fgt_event e = {
-			.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .ptr = r->ptr,
-			.type = r->type, .src = r->src, .pid = s->act_pid, .tid = s->act_tid,
-			.cpu = r->cpu, .site = r->site, .gfp = r->gfp, .size = r->size,
-			.ret = r->ret, .ok = r->ok, .stack_id = -1, .act_seq = r->act_seq,
-		};
-
-		if ((int32_t)(r->act_seq - upto) > 0)
-			break;
-		memcpy(e.comm, s->act_comm, sizeof(e.comm));
-		feed(s, &e);
-	}
+	tail = fgt_log_drain(s->log, s->skel->bss->log_tail, head, upto, &s->who, feed_cb, s);
 	__atomic_store_n(&s->skel->bss->log_tail, tail, __ATOMIC_RELEASE);
 }
 
@@ -333,9 +322,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 	case FGT_EV_ACT_BEGIN:
 		log_drain(s, e->act_seq - 1);
 		s->begin_seq = e->act_seq;
-		s->act_pid = e->pid;
-		s->act_tid = e->tid;
-		memcpy(s->act_comm, e->comm, sizeof(s->act_comm));
+		s->who.pid = e->pid;
+		s->who.tid = e->tid;
+		memcpy(s->who.comm, e->comm, sizeof(s->who.comm));
 		break;
 	case FGT_EV_ACT_END:
 		log_drain(s, e->act_seq);

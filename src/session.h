@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "activation.h"
+#include "actlog.h"
 #include "check.h"
 #include "fgraphtop.h"
 #include "ksyms.h"
@@ -26,7 +27,7 @@ struct ring_buffer;
 struct fgt_session {
 	/* set by the caller before fgt_session_plan() */
 	enum fgt_path_pref pref;
-	unsigned int ringbuf_mb;		/* 0: 4 MiB */
+	unsigned int ringbuf_mb;		/* 0: 1 MiB */
 	void (*on_event)(const struct fgt_event *e, void *ctx);	/* each event, before the assembler */
 	void *event_ctx;
 	/* state */
@@ -42,8 +43,7 @@ struct fgt_session {
 	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */
 	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
-	uint32_t act_pid, act_tid;	/* ... and its thread, for the log's records */
-	char act_comm[FGT_COMM_LEN];
+	struct fgt_log_who who;		/* ... and its thread, for the log's records */
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).

@@ -1,9 +1,9 @@
 # The kernel-independent userspace library: everything here builds and is
 # unit-tested without a kernel (tests/tests.mk). The main program's objects
 # are added by extending FGT_SRCS.
-FGT_LIB_SRCS := src/activation.c src/verdict.c src/hist.c src/ksyms.c \
+FGT_LIB_SRCS := src/activation.c src/actlog.c src/verdict.c src/hist.c src/ksyms.c \
 		src/json_writer.c src/prom.c
-FGT_LIB_HDRS := src/fgraphtop.h src/activation.h src/verdict.h src/hist.h \
+FGT_LIB_HDRS := src/fgraphtop.h src/activation.h src/actlog.h src/verdict.h src/hist.h \
 		src/ksyms.h src/json_writer.h src/log.h src/prom.h
 # fgraphtop check (issue 4): kernel identity, host state, trigger, verdict and outputs
 FGT_LIB_SRCS += src/check.c src/trigger.c src/park.c src/kernel_id.c src/host_state.c

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The activation log reader (src/actlog.c): order, wrap-around, and the rule
+ * that an activation's records wait for its ACT_BEGIN.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "actlog.h"
+
+static struct fgt_rec ring[FGT_LOG_ENTRIES];
+
+struct got {
+	struct fgt_event ev[64];
+	unsigned int n;
+};
+
+static void collect(const struct fgt_event *e, void *ctx)
+{
+	struct got *g = ctx;
+
+	assert_true(g->n < 64);
+	g->ev[g->n++] = *e;
+}
+
+/* Record number `i` (absolute index) of activation `seq`. */
+static void put(uint64_t i, uint32_t seq, uint32_t type)
+{
+	struct fgt_rec *r = &ring[i & (FGT_LOG_ENTRIES - 1)];
+
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = 1000 + i;
+	r->act_seq = seq;
+	r->type = type;
+	r->src = FGT_SRC_ATTRIBUTED;
+	r->site = FGT_SITE_SWEEP;
+	r->gfp = 0xcc0;
+	r->size = 4096;
+	r->ok = 1;
+	r->ptr = 0xffff888000000000ull + i;
+	r->cpu = 1;
+}
+
+static const struct fgt_log_who who = { .pid = 42, .tid = 43, .comm = "trace-cmd" };
+
+static void test_converts_in_order(void **state)
+{
+	struct got g = { .n = 0 };
+	uint64_t tail;
+
+	put(0, 1, FGT_EV_ALLOC);
+	put(1, 1, FGT_EV_ALLOC);
+	put(2, 1, FGT_EV_FREE);
+	ring[2].ok = 0;
+	tail = fgt_log_drain(ring, 0, 3, 1, &who, collect, &g);
+	assert_int_equal(tail, 3);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.ev[0].type, FGT_EV_ALLOC);
+	assert_int_equal(g.ev[2].type, FGT_EV_FREE);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(g.ev[i].ts_ns, 1000 + i);
+		assert_int_equal(g.ev[i].ptr, 0xffff888000000000ull + i);
+		assert_int_equal(g.ev[i].pid, 42);
+		assert_int_equal(g.ev[i].tid, 43);
+		assert_string_equal(g.ev[i].comm, "trace-cmd");
+		assert_int_equal(g.ev[i].stack_id, -1);
+		assert_int_equal(g.ev[i].site, FGT_SITE_SWEEP);
+		assert_int_equal(g.ev[i].gfp, 0xcc0);
+		assert_int_equal(g.ev[i].size, 4096);
+		assert_int_equal(g.ev[i].act_seq, 1);
+	}
+	assert_int_equal(g.ev[1].ok, 1);
+	assert_int_equal(g.ev[2].ok, 0);
+}
+
+/* Activation 2's records stay until its ACT_BEGIN has been fed. */
+static void test_waits_for_its_begin(void **state)
+{
+	struct got g = { .n = 0 };
+	uint64_t tail;
+
+	put(10, 1, FGT_EV_ALLOC);
+	put(11, 2, FGT_EV_ALLOC);
+	put(12, 2, FGT_EV_ALLOC);
+	tail = fgt_log_drain(ring, 10, 13, 1, &who, collect, &g);
+	assert_int_equal(tail, 11);
+	assert_int_equal(g.n, 1);
+	tail = fgt_log_drain(ring, tail, 13, 2, &who, collect, &g);
+	assert_int_equal(tail, 13);
+	assert_int_equal(g.n, 3);
+	/* nothing new: nothing fed, tail unchanged */
+	assert_int_equal(fgt_log_drain(ring, 13, 13, 2, &who, collect, &g), 13);
+	assert_int_equal(g.n, 3);
+}
+
+/* Indices run past the ring's size; act_seq past 2^32. */
+static void test_wraps(void **state)
+{
+	struct got g = { .n = 0 };
+	uint64_t base = 5ull * FGT_LOG_ENTRIES - 2, tail;
+
+	for (uint64_t i = base; i < base + 4; i++)
+		put(i, 0xffffffffu + (i >= base + 2), FGT_EV_ALLOC);	/* 2^32-1, then 0 */
+	tail = fgt_log_drain(ring, base, base + 4, 0xffffffffu, &who, collect, &g);
+	assert_int_equal(tail, base + 2);
+	assert_int_equal(g.ev[0].ts_ns, 1000 + base);
+	assert_int_equal(g.ev[1].ts_ns, 1000 + base + 1);
+	tail = fgt_log_drain(ring, tail, base + 4, 0, &who, collect, &g);
+	assert_int_equal(tail, base + 4);
+	assert_int_equal(g.n, 4);
+	assert_int_equal(g.ev[3].ts_ns, 1000 + base + 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_converts_in_order),
+		cmocka_unit_test(test_waits_for_its_begin),
+		cmocka_unit_test(test_wraps),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
