@@ -276,6 +276,63 @@ static void test_empty(void **state)
 	fgt_ksyms_free(ks);
 }
 
+/* Call padding: "__pfx_foo" right before "foo" shares foo's stored name. */
+static void test_pfx_names(void **state)
+{
+	char text[2048], longname[300];
+	size_t len = 0;
+	struct fgt_ksyms *ks;
+	const struct fgt_ksym *s, *p;
+
+	memset(longname, 'l', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	len += snprintf(text + len, sizeof(text) - len,
+			"ffffffff81000000 t __pfx_foo\n"
+			"ffffffff81000010 T foo\n"
+			"ffffffff81000100 t __pfx___pfx_x\n"	/* a chain: only the first pair shares */
+			"ffffffff81000110 t __pfx_x\n"
+			"ffffffff81000120 t x\n"
+			"ffffffff81000200 t __pfx_bar\n"		/* not followed by bar */
+			"ffffffff81000210 t baz\n"
+			"ffffffff81000300 t __pfx_\n"
+			"ffffffff81000310 t y\n"
+			"ffffffff81000400 t __pfx_%s\n"
+			"ffffffff81000410 t %s\n"
+			"ffffffff81000500 t __pfx_mod_fn\t[m]\n"
+			"ffffffff81000510 t mod_fn\t[m]\n"
+			"ffffffff81000600 T end\n", longname, longname);
+	ks = load(text);
+	assert_non_null(ks);
+	p = fgt_ksyms_by_name(ks, "__pfx_foo");
+	s = fgt_ksyms_by_name(ks, "foo");
+	assert_non_null(p);
+	assert_non_null(s);
+	assert_string_equal(p->name, "__pfx_foo");
+	assert_string_equal(s->name, "foo");
+	assert_int_equal(p->addr, 0xffffffff81000000ull);
+	assert_int_equal(p->size, 0x10);
+	assert_int_equal(p->type, 't');
+	assert_ptr_equal(fgt_ksyms_by_addr(ks, 0xffffffff8100000full), p);
+	assert_ptr_equal(fgt_ksyms_by_addr(ks, 0xffffffff81000010ull), s);
+	assert_null(fgt_ksyms_by_name(ks, "__pfx_fo"));
+	assert_null(fgt_ksyms_by_name(ks, "__pfx_fooo"));
+	assert_null(fgt_ksyms_by_name(ks, "_pfx_foo"));
+	assert_string_equal(fgt_ksyms_by_name(ks, "__pfx___pfx_x")->name, "__pfx___pfx_x");
+	assert_string_equal(fgt_ksyms_by_name(ks, "__pfx_x")->name, "__pfx_x");
+	assert_string_equal(fgt_ksyms_by_name(ks, "x")->name, "x");
+	assert_int_equal(fgt_ksyms_by_name(ks, "__pfx_x")->addr, 0xffffffff81000110ull);
+	assert_string_equal(fgt_ksyms_by_name(ks, "__pfx_bar")->name, "__pfx_bar");
+	assert_string_equal(fgt_ksyms_by_name(ks, "baz")->name, "baz");
+	assert_null(fgt_ksyms_by_name(ks, "bar"));
+	assert_string_equal(fgt_ksyms_by_name(ks, "__pfx_")->name, "__pfx_");
+	assert_string_equal(fgt_ksyms_by_name(ks, "y")->name, "y");
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0xffffffff81000400ull)->name + 6, longname);
+	assert_non_null(fgt_ksyms_by_name(ks, longname));
+	assert_string_equal(fgt_ksyms_by_addr(ks, 0xffffffff81000508ull)->name, "__pfx_mod_fn");
+	assert_string_equal(fgt_ksyms_by_name(ks, "mod_fn")->name, "mod_fn");
+	fgt_ksyms_free(ks);
+}
+
 static void test_missing_file(void **state)
 {
 	assert_null(fgt_ksyms_load("/nonexistent/kallsyms"));
@@ -316,6 +373,40 @@ static void test_large(void **state)
 	free(text);
 }
 
+/* As Debian 7.2 lists them: every function after its padding, 100k times. */
+static void test_large_pfx(void **state)
+{
+	const unsigned int n = 100000;
+	size_t cap = (size_t)n * 80, len = 0;
+	char *text = malloc(cap), name[40];
+	struct fgt_ksyms *ks;
+	unsigned int i;
+
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		len += snprintf(text + len, cap - len, "%016llx t __pfx_fn_%u\n%016llx T fn_%u\n",
+				0xffffffff81000000ull + i * 0x40ull, i,
+				0xffffffff81000010ull + i * 0x40ull, i);
+	ks = load(text);
+	assert_non_null(ks);
+	for (i = 0; i < n; i++) {
+		const struct fgt_ksym *s, *p;
+
+		snprintf(name, sizeof(name), "__pfx_fn_%u", i);
+		p = fgt_ksyms_by_name(ks, name);
+		assert_non_null(p);
+		assert_string_equal(p->name, name);
+		assert_int_equal(p->addr, 0xffffffff81000000ull + i * 0x40ull);
+		assert_int_equal(p->size, 0x10);
+		s = fgt_ksyms_by_name(ks, name + 6);
+		assert_non_null(s);
+		assert_int_equal(s->addr, p->addr + 0x10);
+		assert_ptr_equal(fgt_ksyms_by_addr(ks, p->addr + 0xf), p);
+	}
+	fgt_ksyms_free(ks);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,8 +421,10 @@ int main(void)
 		cmocka_unit_test(test_modules_merged),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_pfx_names),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_large_pfx),
 	};
 
 	return cmocka_run_group_tests_name("ksyms", tests, NULL, NULL);
