@@ -4,7 +4,7 @@
  * holding the inlined sweep (register_ftrace_graph on stock kernels), and the
  * trigger's stack needs symbolizing.
  *
- * 60k lines on lab kernels, 200k on Debian's with modules, kept for the whole
+ * 59k lines on the lab's own kernels, 94k to 199k on Debian's, kept for the whole
  * run: its memory is most of fgraphtop's own and its parse was a third of the
  * start-up (issue 5). So, per symbol, in address order: the address (8 bytes),
  * where its name starts in one blob of NUL-terminated names (4) and its type
