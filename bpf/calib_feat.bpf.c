@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Feature detection, in one place. Every program here is a probe that
- * src/plan.c loads AND attaches on its own (autoload is off: the "?" prefix),
- * one at a time, to learn what this kernel lets us observe. BTF presence or
- * version numbers prove nothing: kernel/trace/ is built without ftrace
- * instrumentation, so fentry on fgraph's functions loads (BTF has the FUNC)
- * and then fails to attach (-EBUSY, no __fentry__ nop) on stock kernels.
+ * src/plan.c loads AND attaches on its own, one at a time, to learn what this
+ * kernel lets us observe. BTF presence or version numbers prove nothing:
+ * kernel/trace/ is built without ftrace instrumentation, so fentry on fgraph's
+ * functions loads (BTF has the FUNC) and then fails to attach (-EBUSY, no
+ * __fentry__ nop) on stock kernels.
+ *
+ * plan.c only opens this object: it takes each program's instructions, its
+ * program and attach types and its target from here, and loads and attaches
+ * it with the syscalls libbpf would use (one vmlinux BTF parse for all of
+ * them, not one per probe). So a probe's body must need no relocation: no
+ * maps, globals, subprograms or CO-RE reads; "return 0" is all a probe needs.
+ * Autoload stays off (the "?" prefix): nothing loads the object whole.
  *
  * Naming (plan.c reads it): <role>__<what>; the attach target is in the
  * section name. Roles:

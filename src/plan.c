@@ -3,8 +3,15 @@
  * Attach planning: what this kernel lets us observe, by trying it.
  *
  * Every program of bpf/calib_feat.bpf.c is loaded and attached on its own,
- * in a fresh object, and the outcome (errno at load or at attach) recorded.
- * The choices below then pick, per figure, the best path that worked.
+ * and the outcome (errno at load or at attach) recorded. The choices below
+ * then pick, per figure, the best path that worked.
+ *
+ * The probes go through the same syscalls libbpf would use (so the same
+ * errors), not through a libbpf object load each: that parsed all of vmlinux
+ * BTF again for every probe, 50 ms each in the lab's TCG guests, the largest
+ * part of fgraphtop's start-up (issue 5). vmlinux BTF is parsed once here, for
+ * the shadow-stack size and every attach target's BTF id, and freed before
+ * the first probe loads.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +20,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <bpf/btf.h>
 #include "calib_feat.skel.h"
@@ -118,22 +126,19 @@ static uint64_t addr_of(const struct fgt_ksyms *ks, const char *name)
 	return s ? s->addr : 0;
 }
 
-/* The shadow stack's size: CO-RE facts from the running kernel's BTF. */
-static void shadow_size_from_btf(struct fgt_plan *p)
+/* The shadow stack's size: CO-RE facts from the running kernel's BTF
+ * (task_struct: its type id, 0 when absent). */
+static void shadow_size_from_btf(struct fgt_plan *p, const struct btf *btf, int task_struct)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_type *t;
 	const struct btf_member *m;
-	int id, i;
+	int i;
 
 	p->shadow_bytes = SHADOW_STACK_SIZE;
 	p->shadow_depth = 0;
-	if (!btf)
+	if (!btf || task_struct <= 0)
 		return;
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	if (id < 0)
-		goto out;
-	t = btf__type_by_id(btf, id);
+	t = btf__type_by_id(btf, task_struct);
 	m = btf_members(t);
 	for (i = 0; i < btf_vlen(t); i++, m++) {
 		const struct btf_type *mt;
@@ -150,47 +155,151 @@ static void shadow_size_from_btf(struct fgt_plan *p)
 			p->shadow_depth = FTRACE_RETFUNC_DEPTH;
 		break;
 	}
-out:
-	btf__free(btf);
 }
 
-static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+/* A type looked up in vmlinux BTF by name and kind; id: the first match, as
+ * btf__find_by_name_kind() answers, or 0. kind 0: nothing to look up. */
+struct btf_want {
+	char name[96];
+	int kind;
+	int id;
+};
+
+/*
+ * All of them in one pass over the types (64k on lab-stock, 100k and more on
+ * Debian's kernels), where btf__find_by_name_kind() walks them all for each
+ * name: 27 ms for the dozen names in the lab's TCG guests.
+ */
+static void btf_find_all(const struct btf *btf, struct btf_want *w, int n)
 {
-	return 0;
+	__u32 cnt = btf__type_cnt(btf);
+
+	for (__u32 id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		int kind = btf_kind(t);
+		const char *name;
+
+		if (kind != BTF_KIND_FUNC && kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_STRUCT)
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (!name || !name[0])
+			continue;
+		for (int i = 0; i < n; i++)
+			if (!w[i].id && w[i].kind == kind && w[i].name[0] == name[0] &&
+			    !strcmp(w[i].name, name))
+				w[i].id = (int)id;
+	}
 }
 
-/* Load and attach one calib program alone. */
-static void try_probe(struct fgt_probe *pr)
+/*
+ * What a probe's attach target is looked up as, the way libbpf finds it: the
+ * FUNC for fentry/fexit, the btf_trace_<name> TYPEDEF for tp_btf; nothing for
+ * raw_tp (no BTF id).
+ */
+static void target_want(const struct bpf_program *prog, const char *target, struct btf_want *w)
 {
-	struct calib_feat_bpf *skel;
-	struct bpf_program *prog;
-	struct bpf_link *link;
-	libbpf_print_fn_t old = NULL;
+	memset(w, 0, sizeof(*w));
+	if (bpf_program__type(prog) != BPF_PROG_TYPE_TRACING)
+		return;
+	if (bpf_program__expected_attach_type(prog) == BPF_TRACE_RAW_TP) {
+		snprintf(w->name, sizeof(w->name), "btf_trace_%s", target);
+		w->kind = BTF_KIND_TYPEDEF;
+	} else {
+		snprintf(w->name, sizeof(w->name), "%s", target);
+		w->kind = BTF_KIND_FUNC;
+	}
+}
+
+/* The verifier's words on a refused probe, for -vvv. */
+static void log_refusal(const struct fgt_probe *pr, const struct bpf_program *prog,
+			const struct bpf_prog_load_opts *opts)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o);
+	char *buf;
+	int fd;
 
 	if (fgt_verbose < 3)
-		old = libbpf_set_print(silent_print);
-	skel = calib_feat_bpf__open();
-	if (!skel) {
-		pr->load_err = -errno;
-		goto out;
+		return;
+	buf = malloc(1 << 16);
+	if (!buf)
+		return;
+	o = *opts;
+	o.log_buf = buf;
+	o.log_size = 1 << 16;
+	o.log_level = 1;
+	buf[0] = '\0';
+	fd = bpf_prog_load(bpf_program__type(prog), pr->prog, "GPL", bpf_program__insns(prog),
+			   bpf_program__insn_cnt(prog), &o);
+	if (fd >= 0)
+		close(fd);
+	log_dbg("probe %s: verifier log:\n%s\n", pr->prog, buf);
+	free(buf);
+}
+
+/* Nothing libbpf would have had to relocate: no 64-bit load (maps, globals,
+ * ksyms), no call but to helpers. (A CO-RE field access cannot be seen in the
+ * instructions: calib_feat.bpf.c says not to make any.) */
+static bool self_contained(const struct bpf_program *prog)
+{
+	const struct bpf_insn *insn = bpf_program__insns(prog);
+	size_t n = bpf_program__insn_cnt(prog);
+
+	for (size_t i = 0; i < n; i++) {
+		if (insn[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+			return false;
+		if (insn[i].code == (BPF_JMP | BPF_CALL) && insn[i].src_reg)
+			return false;
 	}
-	prog = bpf_object__find_program_by_name(skel->obj, pr->prog);
-	bpf_program__set_autoload(prog, true);
-	pr->load_err = calib_feat_bpf__load(skel);
-	if (pr->load_err)
-		goto out_destroy;
-	link = bpf_program__attach(prog);
-	if (!link) {
-		pr->attach_err = -errno;
-		goto out_destroy;
+	return true;
+}
+
+/*
+ * Load and attach one calib program alone, with libbpf's syscalls: the
+ * object's instructions (calib_feat.bpf.c keeps them free of relocations),
+ * its program and attach types, the target's BTF id (btf_id, or the error
+ * finding it); attached with bpf_link_create() (libbpf's attach for fentry,
+ * fexit, tp_btf; it falls back to raw_tracepoint_open() itself) or
+ * bpf_raw_tracepoint_open() for raw_tp. fds[0], fds[1]: the program and its
+ * link (or -1), for the caller to close.
+ */
+static void try_probe(struct fgt_probe *pr, const struct bpf_program *prog, int btf_id,
+		      int fds[2])
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = bpf_program__expected_attach_type(prog));
+	enum bpf_prog_type type = bpf_program__type(prog);
+	int prog_fd = -1, link_fd = -1;
+
+	if (!self_contained(prog)) {
+		log_err("%s: calib_feat.bpf.c probes must not use maps, globals or "
+			"subprograms (loaded without relocation)\n", pr->prog);
+		pr->load_err = -EINVAL;
+		goto cleanup;
+	}
+	if (btf_id < 0) {
+		pr->load_err = btf_id;
+		goto cleanup;
+	}
+	opts.attach_btf_id = (__u32)btf_id;
+	prog_fd = bpf_prog_load(type, pr->prog, "GPL", bpf_program__insns(prog),
+				bpf_program__insn_cnt(prog), &opts);
+	if (prog_fd < 0) {
+		pr->load_err = prog_fd;
+		log_refusal(pr, prog, &opts);
+		goto cleanup;
+	}
+	if (type == BPF_PROG_TYPE_RAW_TRACEPOINT)
+		link_fd = bpf_raw_tracepoint_open(pr->target, prog_fd);
+	else
+		link_fd = bpf_link_create(prog_fd, 0, opts.expected_attach_type, NULL);
+	if (link_fd < 0) {
+		pr->attach_err = link_fd;
+		goto cleanup;
 	}
 	pr->ok = true;
-	bpf_link__destroy(link);
-out_destroy:
-	calib_feat_bpf__destroy(skel);
-out:
-	if (fgt_verbose < 3)
-		libbpf_set_print(old);
+cleanup:
+	fds[0] = prog_fd;
+	fds[1] = link_fd;
 	log_dbg("probe %-40s load %d attach %d\n", pr->prog, pr->load_err, pr->attach_err);
 }
 
@@ -218,19 +327,19 @@ static const char *first_ok(const struct fgt_plan *p, const char *prefix)
 	return NULL;
 }
 
-static void enumerate(struct fgt_plan *p)
+/* The probes, in calib_feat.bpf.c's order; progs[i] is probe i's program. */
+static void enumerate(struct fgt_plan *p, struct calib_feat_bpf *skel,
+		      const struct bpf_program **progs)
 {
-	struct calib_feat_bpf *skel = calib_feat_bpf__open();
 	struct bpf_program *prog;
 
-	if (!skel)
-		return;
 	bpf_object__for_each_program(prog, skel->obj) {
 		struct fgt_probe *pr;
 		const char *sec = bpf_program__section_name(prog), *slash;
 
 		if (p->nr_probes >= FGT_PLAN_MAX_PROBES)
 			break;
+		progs[p->nr_probes] = prog;
 		pr = &p->probes[p->nr_probes++];
 		memset(pr, 0, sizeof(*pr));
 		snprintf(pr->prog, sizeof(pr->prog), "%s", bpf_program__name(prog));
@@ -240,12 +349,56 @@ static void enumerate(struct fgt_plan *p)
 		snprintf(pr->kind, sizeof(pr->kind), "%.*s", slash ? (int)(slash - sec) : 0, sec);
 		snprintf(pr->target, sizeof(pr->target), "%s", slash ? slash + 1 : "");
 	}
-	calib_feat_bpf__destroy(skel);
+}
+
+/* Skipped probes: each successful attach patches kernel text twice (attach,
+ * detach), so allocators this kernel's shadow stacks cannot come from are not tried. */
+static const char *skip_reason(const struct fgt_plan *p, const char *name)
+{
+	if (p->cachep_addr && (!strncmp(name, "lat_csize__", 11) || !strncmp(name, "lat_size__", 10)))
+		return "not tried: shadow stacks come from the fgraph_stack cache";
+	if (!p->cachep_addr && !strncmp(name, "lat_cache__", 11))
+		return "not tried: shadow stacks come from kmalloc";
+	return NULL;
+}
+
+/*
+ * vmlinux BTF, parsed once: the shadow-stack size, then each probe's attach
+ * target id (btf_ids[i]; 0 for raw_tp; else the error libbpf's load would
+ * give: -ESRCH when the target is not there (the targets are all built-in
+ * code, so the module BTFs libbpf would also search cannot have them), the
+ * parse error without BTF). Freed at once: its few MB must not stay alive
+ * under the probes and the main load.
+ */
+static void btf_facts(struct fgt_plan *p, const struct bpf_program **progs, int *btf_ids)
+{
+	struct btf_want want[FGT_PLAN_MAX_PROBES + 1];
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err = libbpf_get_error(btf), task = p->nr_probes, i;
+
+	if (err)
+		btf = NULL;
+	for (i = 0; i < p->nr_probes; i++) {
+		if (p->probes[i].skipped)
+			memset(&want[i], 0, sizeof(want[i]));
+		else
+			target_want(progs[i], p->probes[i].target, &want[i]);
+	}
+	want[task] = (struct btf_want){ .name = "task_struct", .kind = BTF_KIND_STRUCT };
+	if (btf)
+		btf_find_all(btf, want, task + 1);
+	shadow_size_from_btf(p, btf, want[task].id);
+	for (i = 0; i < p->nr_probes; i++)
+		btf_ids[i] = !want[i].kind ? 0 : !btf ? err : want[i].id ? want[i].id : -ESRCH;
+	btf__free(btf);
 }
 
 int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 		   enum fgt_path_pref pref, char *msg, size_t len)
 {
+	const struct bpf_program *progs[FGT_PLAN_MAX_PROBES];
+	int btf_ids[FGT_PLAN_MAX_PROBES], fds[FGT_PLAN_MAX_PROBES][2];
+	struct calib_feat_bpf *skel;
 	bool any_loaded = false;
 	int i;
 
@@ -267,25 +420,29 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 	p->nr_threads_addr = addr_of(ks, "nr_threads");
 	/* 6.13+: shadow stacks come from the fgraph_stack kmem_cache */
 	p->cachep_addr = addr_of(ks, "fgraph_stack_cachep");
-	shadow_size_from_btf(p);
 
-	enumerate(p);
+	/* the calib object is only opened: its programs name the probes (libbpf's
+	 * object load printed its own failures; the syscalls below print nothing) */
+	skel = calib_feat_bpf__open();
+	if (skel)
+		enumerate(p, skel, progs);
+	for (i = 0; i < p->nr_probes; i++)
+		p->probes[i].skipped = skip_reason(p, p->probes[i].prog);
+	btf_facts(p, progs, btf_ids);
+	/*
+	 * Every probe stays attached until all are tried. A tracepoint's first
+	 * attach waits for an RCU and an SRCU grace period when any tracepoint
+	 * lost its last probe since the last such wait (kernel/tracepoint.c,
+	 * 1->0->1): detaching each raw_tp probe before the next one's attach
+	 * made every one of them wait (50 ms each in the lab's TCG guests).
+	 */
 	for (i = 0; i < p->nr_probes; i++) {
 		bool tracing = strcmp(p->probes[i].kind, "raw_tp") != 0;
-		const char *name = p->probes[i].prog;
 
-		/* Each successful attach patches kernel text twice (attach, detach):
-		 * do not try allocators this kernel's shadow stacks cannot come from. */
-		if (p->cachep_addr && (!strncmp(name, "lat_csize__", 11) ||
-				       !strncmp(name, "lat_size__", 10))) {
-			p->probes[i].skipped = "not tried: shadow stacks come from the fgraph_stack cache";
+		fds[i][0] = fds[i][1] = -1;
+		if (p->probes[i].skipped)
 			continue;
-		}
-		if (!p->cachep_addr && !strncmp(name, "lat_cache__", 11)) {
-			p->probes[i].skipped = "not tried: shadow stacks come from kmalloc";
-			continue;
-		}
-		try_probe(&p->probes[i]);
+		try_probe(&p->probes[i], progs[i], btf_ids[i], fds[i]);
 		if (!tracing)	/* raw_tp loads even where tracing programs do not */
 			continue;
 		if (!p->probes[i].load_err)
@@ -294,6 +451,13 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 			 p->probes[i].load_err != -ENOENT)
 			p->tracing_err = p->probes[i].load_err;
 	}
+	for (i = 0; i < p->nr_probes; i++) {
+		if (fds[i][1] >= 0)
+			close(fds[i][1]);
+		if (fds[i][0] >= 0)
+			close(fds[i][0]);
+	}
+	calib_feat_bpf__destroy(skel);
 	if (!any_loaded) {
 		p->tracing_refused = true;
 		snprintf(msg, len, "this kernel refuses BPF tracing programs (loading "
