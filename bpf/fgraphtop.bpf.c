@@ -59,6 +59,7 @@ const volatile __u32 shadow_bytes = 4096;
 const volatile __u32 list_bytes = 32 * 8;
 const volatile bool direct_act = false;		/* ACT/SWEEP from fentry/fexit */
 const volatile bool direct_fork = false;	/* TASK_NEW from fexit ftrace_graph_init_task */
+const volatile bool want_exits = false;		/* TASK_EXIT events: only --events prints them */
 
 /* ---- maps ---- */
 
@@ -300,7 +301,8 @@ static __always_inline bool known_site(__u64 a)
  * The tracepoints' call_site is the allocator's _RET_IP_. When our own
  * fentry/fexit pair is on the allocator, the BPF trampoline calls it, so
  * _RET_IP_ points into the trampoline: use the caller found by the fentry
- * program's stack walk instead.
+ * program's stack walk instead, and 0 when there is none (the walk found no
+ * fgraph frame, or the fentry run was skipped for recursion): hidden.
  */
 static __always_inline __u64 real_call_site(__u64 call_site)
 {
@@ -313,7 +315,7 @@ static __always_inline __u64 real_call_site(__u64 call_site)
 	f = bpf_map_lookup_elem(&inflight, &tid);
 	if (f && f->caller)
 		return f->caller;
-	return call_site;
+	return 0;
 }
 
 /* Which fgraph path made this shadow-stack-sized allocation? */
@@ -330,8 +332,11 @@ static __always_inline __u32 classify(__u64 call_site)
 	tid = cur_tid();
 	if (direct_act && act_tid == tid)
 		return FGT_SITE_SWEEP;
-	/* function_graph rewrote the allocator's return address: judge by context */
-	if (rth_addr && call_site == rth_addr && bpf_map_lookup_elem(&in_fork, &tid))
+	/* function_graph rewrote the allocator's return address, or our
+	 * trampoline hid it: judge by context. Inside copy_process() while fgraph
+	 * is active, a shadow stack is ftrace_graph_init_task()'s. */
+	if (((rth_addr && call_site == rth_addr) || !call_site) &&
+	    bpf_map_lookup_elem(&in_fork, &tid))
 		return FGT_SITE_FORK;
 	return FGT_SITE_UNKNOWN;
 }
@@ -453,6 +458,8 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 	struct fgt_rec *r;
 
 	if (in(call_site, exit_lo, exit_hi)) {
+		if (!want_exits)
+			return;
 		e = reserve(FGT_EV_TASK_EXIT, FGT_SRC_ATTRIBUTED);
 		if (e) {
 			e->ptr = ptr;

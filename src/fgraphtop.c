@@ -41,7 +41,7 @@ static struct env {
 	unsigned int ringbuf_mb;
 } env = {
 	.interval_s = 1,
-	.ringbuf_mb = 1,
+	.ringbuf_mb = 0,	/* 1 MiB, 4 MiB with --events */
 };
 
 const char *argp_program_version = "fgraphtop 0.1";
@@ -71,7 +71,7 @@ static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "JSON lines (schema: docs/json.md)", 0 },
 	{ "explain", OPT_EXPLAIN, NULL, 0, "Print the attach plan and exit", 0 },
 	{ "path", OPT_PATH, "direct|attributed", 0, "Force one observation path", 0 },
-	{ "ringbuf-size", OPT_RINGBUF, "MB", 0, "Ring buffer size in MiB, a power of 2 (default 1)", 0 },
+	{ "ringbuf-size", OPT_RINGBUF, "MB", 0, "Ring buffer size in MiB, a power of 2 (default 1, 4 with --events)", 0 },
 	{ "no-screen", OPT_NO_SCREEN, NULL, 0, "No top-like screen even on a terminal", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages; -vv debug, -vvv libbpf's log", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
@@ -238,7 +238,9 @@ int main(int argc, char **argv)
 	signal(SIGTERM, sig_handler);
 
 	s.pref = env.path;
-	s.ringbuf_mb = env.ringbuf_mb;
+	/* --events prints every event as it drains them: a slower consumer,
+	 * and TASK_EXIT events on top (a fork storm lost some with 1 MiB) */
+	s.ringbuf_mb = env.ringbuf_mb ? env.ringbuf_mb : env.events ? 4 : 1;
 	status = fgt_session_plan(&s, msg, sizeof(msg));
 	if (env.explain && s.plan && (status == 0 || status == FGT_EXIT_NO_PATH)) {
 		if (env.json) {

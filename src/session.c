@@ -64,7 +64,8 @@ static uint64_t lost_events(struct fgraphtop_bpf *skel)
 }
 
 /* rodata and program choices from the plan: between open and load. */
-static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb)
+static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
+		     bool want_exits)
 {
 	struct fgraphtop_bpf__rodata *ro = skel->rodata;
 	struct {
@@ -96,6 +97,7 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	ro->shadow_bytes = p->shadow_bytes;
 	ro->direct_act = p->direct_act;
 	ro->direct_fork = p->direct_fork;
+	ro->want_exits = want_exits;
 
 	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		bool on = lat[i].target != NULL;
@@ -360,7 +362,7 @@ int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
-	err = configure(s->skel, s->plan, s->ringbuf_mb);
+	err = configure(s->skel, s->plan, s->ringbuf_mb, s->on_event != NULL);
 	if (err) {
 		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-err));
 		return FGT_EXIT_ERROR;
