@@ -8,6 +8,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
+# shellcheck source=lab/guest/stage-lib.sh
+. "$HERE/../guest/stage-lib.sh"
 
 if ! dpkg-query -W -f='${Status}' bpftrace 2>/dev/null | grep -q 'install ok installed'; then
 	if [ "$(id -u)" -ne 0 ]; then
@@ -18,12 +20,12 @@ if ! dpkg-query -W -f='${Status}' bpftrace 2>/dev/null | grep -q 'install ok ins
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends bpftrace >/dev/null
 fi
 BT=$(command -v bpftrace)
-libs=$(ldd "$BT" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+libs=$(elf_libs "$BT")
 key=$( {
 	dpkg-query -W -f='${Package} ${Version}\n' bpftrace
 	for l in $libs; do dpkg -S "$(readlink -f "$l")" 2>/dev/null | cut -d: -f1; done |
 		sort -u | xargs -r dpkg-query -W -f='${Package} ${Version}\n'
-	cat "$0" "$HERE/fgt-bench.bt.in"
+	cat "$0" "$HERE/fgt-bench.bt.in" "$HERE/../guest/stage-lib.sh"
 } | sha256sum | cut -c1-16)
 out=$CACHE/guest/bpftrace-$key.cpio
 if [ -s "$out" ]; then
@@ -33,17 +35,9 @@ fi
 mkdir -p "$CACHE/guest"
 stage=$(mktemp -d "$CACHE/guest/stage-bt.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/usr/bin" "$stage/bench"
+mkdir -p "$stage/bench"
 cp "$HERE/fgt-bench.bt.in" "$stage/bench/"
-cp "$BT" "$stage/usr/bin/bpftrace"
-for lib in $libs; do
-	mkdir -p "$stage$(dirname "$lib")"
-	cp -L "$lib" "$stage$lib"
-	case $lib in
-	/lib/*) mkdir -p "$stage/usr$(dirname "$lib")"
-		[ -e "$stage/usr$lib" ] || ln -s "$lib" "$stage/usr$lib" ;;
-	esac
-done
+stage_elf "$stage" "$BT" /usr/bin/bpftrace
 dpkg-query -W -f='${Package} ${Version}\n' bpftrace > "$stage/usr/bin/bpftrace.version"
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc -R 0:0 --quiet) > "$out.tmp.$$"

@@ -8,6 +8,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
+# shellcheck source=lab/guest/stage-lib.sh
+. "$HERE/stage-lib.sh"
 
 need_pkg() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' && return 0
@@ -28,7 +30,7 @@ key=$( {
 	dpkg-query -W -f='${Package} ${Version}\n' busybox-static trace-cmd libc6 \
 		libtracefs1 libtraceevent1 libzstd1 2>/dev/null || true
 	ldd "$TRACECMD"
-	cat "$0"
+	cat "$0" "$HERE/stage-lib.sh"
 } | sha256sum | cut -c1-16)
 out=$CACHE/guest/base-$key.cpio
 if [ -s "$out" ]; then
@@ -48,17 +50,7 @@ done
 
 # trace-cmd: the binary plus every library ldd names, at the same paths, and
 # ld.so where the ELF interpreter says. Plugins are optional and left out.
-cp "$TRACECMD" "$stage/usr/bin/trace-cmd"
-ldd "$TRACECMD" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
-	while read -r lib; do
-		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
-		# usrmerge: the loader may look in /lib or /usr/lib.
-		case $lib in
-		/lib/*) mkdir -p "$stage/usr$(dirname "$lib")"
-			[ -e "$stage/usr$lib" ] || ln -s "$lib" "$stage/usr$lib" ;;
-		esac
-	done
+stage_elf "$stage" "$TRACECMD" /usr/bin/trace-cmd
 # The kernel opens /dev/console for init before devtmpfs is mounted.
 mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
 printf 'root:x:0:0:root:/root:/bin/sh\n' > "$stage/etc/passwd"
