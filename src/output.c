@@ -358,6 +358,7 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 	jsonw_uint_field(jw, "duration_ns", a->end_ns > a->begin_ns ? a->end_ns - a->begin_ns : 0);
 	jsonw_uint_field(jw, "alloc_ns", a->alloc_ns);
 	jsonw_uint_field(jw, "walk_ns", a->walk_ns);
+	jsonw_uint_field(jw, "lost", a->lost);
 	jsonw_name(jw, "allocations");
 	jsonw_start_object(jw);
 	alloc_counts_json(jw, "blocking", a->blocking, a->nonblocking, a->failed_blocking,
@@ -433,6 +434,9 @@ void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 		(unsigned long long)a->blocking, (unsigned long long)a->nonblocking,
 		(unsigned long long)a->failed_blocking, (unsigned long long)a->failed_nonblocking,
 		(unsigned long long)a->freed, fgt_verdict_name(v), evidence);
+	if (a->lost && off < sizeof(o->last))
+		snprintf(o->last + off, sizeof(o->last) - off, "  events lost while it ran: "
+			 "%llu (its counts may be short)\n", (unsigned long long)a->lost);
 	if (o->o.screen)
 		return;
 	fputs(o->last, o->f);

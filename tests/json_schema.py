@@ -45,7 +45,7 @@ TYPES = {
     "activation": {"seq": INT, "src": PATH, "complete": BOOL, "time_s": NUM,
                    "trigger": TRIGGER, "nr_threads": INT, "ret": INT, "sweeps": INT,
                    "served": INT, "duration_ns": INT, "alloc_ns": INT, "walk_ns": INT,
-                   "allocations": ALLOCS, "per_sweep": (ARR, PER_SWEEP),
+                   "lost": INT, "allocations": ALLOCS, "per_sweep": (ARR, PER_SWEEP),
                    "latency_ns": LATENCY, "verdict": {"verdict": VERDICT, "evidence": STR}},
     "interval": {"time": STR, "activations": INT, "in_progress": BOOL,
                  "in_progress_sweeps": INT, "fork": FORK, "lost": INT, "verdict": VERDICT},

@@ -290,8 +290,34 @@ static void test_text(void **state)
 	assert_non_null(strstr(t, "  served per sweep: 32 x3, 904\n"));
 	assert_non_null(strstr(t, "failed: blocking 0, non-blocking 100;"));
 	assert_non_null(strstr(t, "  verdict: fixed: "));
+	assert_null(strstr(t, "events lost while it ran"));
 	free(t);
 	cap_close(&c);
+}
+
+/* Events lost while an activation ran are said with it, text and JSON. */
+static void test_lost_in_activation(void **state)
+{
+	struct cap c;
+	char *t;
+
+	for (int json = 0; json < 2; json++) {
+		cap_open(&c, json, false, false);
+		feed(&c, "unfixed-1000-attributed", false, 200);
+		fgt_asm_lost(c.a, 4);
+		fgt_asm_flush(c.a);
+		t = cap_text(&c);
+		if (json) {
+			assert_non_null(strstr(t, "\"complete\":false,"));
+			assert_non_null(strstr(t, "\"walk_ns\":"));
+			assert_non_null(strstr(t, ",\"lost\":4,\"allocations\":"));
+		} else {
+			assert_non_null(strstr(t, " INCOMPLETE"));
+			assert_non_null(strstr(t, "  events lost while it ran: 4 (its counts may be short)\n"));
+		}
+		free(t);
+		cap_close(&c);
+	}
 }
 
 int main(void)
@@ -303,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_json_start),
 		cmocka_unit_test(test_screen),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_lost_in_activation),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
