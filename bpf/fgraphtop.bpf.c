@@ -96,11 +96,6 @@ struct {
 struct inflight {
 	__u64 start_ns;
 	__u64 caller;		/* first frame in a known fgraph range, from fentry's stack */
-	__u64 ptr;
-	__u32 site;
-	__u32 gfp;
-	__u32 size;
-	__u32 ok;
 };
 
 struct {
@@ -346,6 +341,7 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	struct fgt_event *e;
 	struct inflight *f;
 	__u32 site, tid;
+	__u64 dur = 0;
 
 	site = classify(real_call_site(call_site));
 	if (site == FGT_SITE_UNKNOWN)
@@ -363,21 +359,19 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 		}
 		return;
 	}
-	/* fork path with the allocator's fexit attached: it emits the event, with
-	 * the allocation's latency. The sweep path never waits for it: its
-	 * latency is the gap between the sweep's events (src/activation.c),
-	 * whether or not the allocator probes happen to be attached. */
+	/*
+	 * The kmem tracepoints fire as the allocator returns, so with its fentry
+	 * attached (fork path, fgraph active) the allocation's latency is the time
+	 * since that fentry. The event goes out here in any case: waiting for the
+	 * fexit would lose it unseen if the kernel skipped that fexit (recursion),
+	 * as one failed fork-path allocation was in the lab. The sweep path's
+	 * latency is the gap between the sweep's events (src/activation.c).
+	 */
 	if (site != FGT_SITE_SWEEP && lat_on) {
 		tid = cur_tid();
 		f = bpf_map_lookup_elem(&inflight, &tid);
-		if (f) {
-			f->site = site;
-			f->ptr = ptr;
-			f->gfp = gfp;
-			f->size = size;
-			f->ok = ptr != 0;
-			return;
-		}
+		if (f && f->start_ns)
+			dur = bpf_ktime_get_ns() - f->start_ns;
 	}
 	e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
 	if (!e)
@@ -387,6 +381,7 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	e->gfp = gfp;
 	e->size = size;
 	e->ok = ptr != 0;
+	e->dur_ns = dur;
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -580,28 +575,12 @@ static __always_inline void lat_enter(void *ctx)
 	bpf_map_update_elem(&inflight, &tid, &f, BPF_ANY);
 }
 
+/* The allocation is over (the tracepoint has emitted it): forget it, so that
+ * a later allocation whose fentry was skipped finds no stale start or caller. */
 static __always_inline void lat_exit(void *ret)
 {
-	struct inflight *f;
-	struct fgt_event *e;
 	__u32 tid = cur_tid();
-	__u64 now = bpf_ktime_get_ns();
 
-	f = bpf_map_lookup_elem(&inflight, &tid);
-	if (!f)
-		return;
-	if (f->site) {
-		e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
-		if (e) {
-			e->dur_ns = now - f->start_ns;
-			e->ptr = (__u64)ret;
-			e->site = f->site;
-			e->gfp = f->gfp;
-			e->size = f->size;
-			e->ok = ret != NULL;
-			bpf_ringbuf_submit(e, 0);
-		}
-	}
 	bpf_map_delete_elem(&inflight, &tid);
 }
 

@@ -198,10 +198,11 @@ struct lazy_prog {
 };
 
 /*
- * Exits before entries: an entry attached alone would leave an in-flight
- * record no fexit completes, and the tracepoint would defer the fork-path
- * allocation to it, lost unseen (a 5,000-fork storm missed 14 of them in the
- * attach window). So attach in this order, detach in the reverse one.
+ * Exits before entries: an entry attached alone leaves in-flight records no
+ * fexit removes (stale starts for the latency). So attach in this order,
+ * detach in the reverse one. (When the tracepoint still waited for the fexit
+ * to emit a fork-path allocation, a 5,000-fork storm lost 14 of them in that
+ * window; it no longer waits, see alloc_seen() in bpf/fgraphtop.bpf.c.)
  */
 static void lazy_progs(struct fgraphtop_bpf *skel, struct lazy_prog *l)
 {
