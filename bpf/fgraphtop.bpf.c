@@ -298,16 +298,20 @@ static __always_inline bool known_site(__u64 a)
  * _RET_IP_ points into the trampoline: use the caller found by the fentry
  * program's stack walk instead, and 0 when there is none (the walk found no
  * fgraph frame, or the fentry run was skipped for recursion): hidden.
+ * *fp: that fentry's in-flight record, NULL when the call did not go through
+ * our trampoline.
  */
-static __always_inline __u64 real_call_site(__u64 call_site)
+static __always_inline __u64 real_call_site(__u64 call_site, struct inflight **fp)
 {
 	struct inflight *f;
 	__u32 tid;
 
+	*fp = NULL;
 	if (known_site(call_site) || !lat_on)
 		return call_site;
 	tid = cur_tid();
 	f = bpf_map_lookup_elem(&inflight, &tid);
+	*fp = f;
 	if (f && f->caller)
 		return f->caller;
 	return 0;
@@ -340,10 +344,10 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 {
 	struct fgt_event *e;
 	struct inflight *f;
-	__u32 site, tid;
+	__u32 site;
 	__u64 dur = 0;
 
-	site = classify(real_call_site(call_site));
+	site = classify(real_call_site(call_site, &f));
 	if (site == FGT_SITE_UNKNOWN)
 		return;
 	if (in_act()) {		/* the sweep, or the idle tasks before it */
@@ -367,12 +371,8 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	 * as one failed fork-path allocation was in the lab. The sweep path's
 	 * latency is the gap between the sweep's events (src/activation.c).
 	 */
-	if (site != FGT_SITE_SWEEP && lat_on) {
-		tid = cur_tid();
-		f = bpf_map_lookup_elem(&inflight, &tid);
-		if (f && f->start_ns)
-			dur = bpf_ktime_get_ns() - f->start_ns;
-	}
+	if (site != FGT_SITE_SWEEP && f && f->start_ns)
+		dur = bpf_ktime_get_ns() - f->start_ns;
 	e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
 	if (!e)
 		return;
@@ -401,11 +401,13 @@ SEC("raw_tp/kmalloc")
 int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 	     size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags)
 {
+	struct inflight *f;
+
 	if (bytes_req == shadow_size() && !cachep_addr) {
 		alloc_seen(call_site, (__u64)ptr, gfp_flags, bytes_req);
 		return 0;
 	}
-	if (bytes_req != list_bytes || !ptr || !in(real_call_site(call_site), start_lo, start_hi))
+	if (bytes_req != list_bytes || !ptr || !in(real_call_site(call_site, &f), start_lo, start_hi))
 		return 0;	/* (real_call_site looks anything up only while lat_on) */
 	if (!direct_act)
 		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
@@ -465,9 +467,7 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 	}
 	if (!in(call_site, sweep_lo, sweep_hi) && !in(call_site, start_lo, start_hi))
 		return;
-	if (!ptr)
-		return;
-	if (!act_tid || act_tid != cur_tid())
+	if (!ptr || !in_act())
 		return;
 	if (ptr == act_list) {
 		if (!direct_act)
@@ -518,8 +518,9 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
 	return 0;
 }
 
-/* Fork-path context while fgraph is active; attached only then, with the
- * lat_* programs (src/session.c). */
+/* Fork-path context while fgraph is active. Always attached (a fork's cost, not
+ * an allocation's): function_graph may rewrite the allocator's return address as
+ * soon as it is on, before the lat_* programs are (src/session.c). */
 SEC("fentry/copy_process")
 int BPF_PROG(fork_enter)
 {
@@ -577,7 +578,7 @@ static __always_inline void lat_enter(void *ctx)
 
 /* The allocation is over (the tracepoint has emitted it): forget it, so that
  * a later allocation whose fentry was skipped finds no stale start or caller. */
-static __always_inline void lat_exit(void *ret)
+static __always_inline void lat_exit(void)
 {
 	__u32 tid = cur_tid();
 
@@ -597,7 +598,7 @@ SEC("fexit")
 int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
 {
 	if (cache_is_fgraph(s))
-		lat_exit(ret);
+		lat_exit();
 	return 0;
 }
 
@@ -614,7 +615,7 @@ SEC("fexit")
 int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void *ret)
 {
 	if (size == shadow_size() && !cachep_addr)
-		lat_exit(ret);
+		lat_exit();
 	return 0;
 }
 
@@ -631,7 +632,7 @@ SEC("fexit")
 int BPF_PROG(lat_size_exit, size_t size, gfp_t gfp, void *ret)
 {
 	if (size == shadow_size() && !cachep_addr)
-		lat_exit(ret);
+		lat_exit();
 	return 0;
 }
 

@@ -126,7 +126,7 @@ void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 		jsonw_string_field(o->jw, "activation_path", p->direct_act ? "direct" : "attributed");
 		jsonw_string_field(o->jw, "sweep_path", p->direct_sweep ? "direct" : "attributed");
 		jsonw_string_field(o->jw, "fork_path", p->direct_fork ? "direct" : "attributed");
-		jsonw_bool_field(o->jw, "latency", p->lat_cache || p->lat_csize || p->lat_size);
+		jsonw_bool_field(o->jw, "latency", fgt_plan_has_lat(p));
 		jsonw_end_object(o->jw);
 		return;
 	}

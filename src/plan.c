@@ -564,7 +564,7 @@ static int figures(const struct fgt_plan *p, struct figure *f)
 	f[n++] = (struct figure){ "per-allocation latency, sweep path",
 				  p->direct_sweep ? "direct" : "attributed",
 				  "gaps between the sweep's consecutive allocation events" };
-	if (p->lat_cache || p->lat_csize || p->lat_size)
+	if (fgt_plan_has_lat(p))
 		snprintf(lat_how, sizeof(lat_how), "fentry/fexit %s%s%s, attached only while "
 			 "fgraph is active",
 			 p->lat_cache ? p->lat_cache : p->lat_csize ? p->lat_csize : "",

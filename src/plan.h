@@ -61,6 +61,12 @@ struct fgt_plan {
 	int tracing_err;
 };
 
+/* An allocator function accepted fentry/fexit: the fork path's latency can be measured. */
+static inline bool fgt_plan_has_lat(const struct fgt_plan *p)
+{
+	return p->lat_cache || p->lat_csize || p->lat_size;
+}
+
 /* Before any BPF: can this kernel have the problem, and may we look?
  * Returns 0 or an FGT_EXIT_* status, with one line (what is wrong, what to do) in msg. */
 int fgt_preflight(const struct fgt_ksyms *ks, char *msg, size_t msglen);

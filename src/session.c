@@ -63,19 +63,38 @@ static uint64_t lost_events(struct fgraphtop_bpf *skel)
 	return total + recursion_misses(skel);
 }
 
+/*
+ * The allocator's fentry/fexit pairs, one per argument shape (bpf/fgraphtop.bpf.c);
+ * target: the function this kernel uses for the shape (src/plan.c), NULL if none.
+ */
+#define NR_LAT 3
+
+struct lat_shape {
+	struct bpf_program *enter, *exit;
+	struct bpf_link **enter_link, **exit_link;
+	const char *target;
+};
+
+#define LAT_SHAPE(s, t) { skel->progs.lat_##s##_enter, skel->progs.lat_##s##_exit, \
+			  &skel->links.lat_##s##_enter, &skel->links.lat_##s##_exit, t }
+
+static void lat_shapes(struct fgraphtop_bpf *skel, const struct fgt_plan *p, struct lat_shape *l)
+{
+	struct lat_shape all[NR_LAT] = {
+		LAT_SHAPE(cache, p->lat_cache),
+		LAT_SHAPE(csize, p->lat_csize),
+		LAT_SHAPE(size, p->lat_size),
+	};
+
+	memcpy(l, all, sizeof(all));
+}
+
 /* rodata and program choices from the plan: between open and load. */
 static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
 		     bool want_exits)
 {
 	struct fgraphtop_bpf__rodata *ro = skel->rodata;
-	struct {
-		struct bpf_program *enter, *exit;
-		const char *target;
-	} lat[] = {
-		{ skel->progs.lat_cache_enter, skel->progs.lat_cache_exit, p->lat_cache },
-		{ skel->progs.lat_csize_enter, skel->progs.lat_csize_exit, p->lat_csize },
-		{ skel->progs.lat_size_enter, skel->progs.lat_size_exit, p->lat_size },
-	};
+	struct lat_shape lat[NR_LAT];
 	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
 	int err;
 
@@ -99,7 +118,8 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	ro->direct_fork = p->direct_fork;
 	ro->want_exits = want_exits;
 
-	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+	lat_shapes(skel, p, lat);
+	for (int i = 0; i < NR_LAT; i++) {
 		bool on = lat[i].target != NULL;
 
 		bpf_program__set_autoload(lat[i].enter, on);
@@ -171,6 +191,14 @@ static int graph_active(struct fgraphtop_bpf *skel)
 	return v >= 0 ? v : graph_active_fork(skel);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * The allocator's fentry/fexit put a trampoline on every allocation of the
  * system; the fork path's latency needs them only while fgraph is active, so
@@ -180,75 +208,55 @@ static int graph_active(struct fgraphtop_bpf *skel)
  * buffer. lat_on goes up before the attach and down after the detach, so
  * that the tracepoints look for the caller the trampoline hides whenever a
  * trampoline may be there.
- */
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-#define LAZY(p) { &skel->progs.p, &skel->links.p }
-#define NR_LAZY 6
-
-struct lazy_prog {
-	struct bpf_program **prog;
-	struct bpf_link **link;
-};
-
-/*
+ *
  * Exits before entries: an entry attached alone leaves in-flight records no
  * fexit removes (stale starts for the latency). So attach in this order,
  * detach in the reverse one. (When the tracepoint still waited for the fexit
  * to emit a fork-path allocation, a 5,000-fork storm lost 14 of them in that
  * window; it no longer waits, see alloc_seen() in bpf/fgraphtop.bpf.c.)
  */
-static void lazy_progs(struct fgraphtop_bpf *skel, struct lazy_prog *l)
-{
-	struct lazy_prog all[NR_LAZY] = {
-		LAZY(lat_cache_exit), LAZY(lat_csize_exit), LAZY(lat_size_exit),
-		LAZY(lat_cache_enter), LAZY(lat_csize_enter), LAZY(lat_size_enter),
-	};
-
-	memcpy(l, all, sizeof(all));
-}
-
 static void lazy_detach(struct fgt_session *s)
 {
-	struct lazy_prog l[NR_LAZY];
+	struct lat_shape l[NR_LAT];
 
-	lazy_progs(s->skel, l);
-	for (int i = NR_LAZY - 1; i >= 0; i--) {
-		bpf_link__destroy(*l[i].link);
-		*l[i].link = NULL;
+	lat_shapes(s->skel, s->plan, l);
+	for (int i = 0; i < NR_LAT; i++) {
+		bpf_link__destroy(*l[i].enter_link);
+		*l[i].enter_link = NULL;
+	}
+	for (int i = 0; i < NR_LAT; i++) {
+		bpf_link__destroy(*l[i].exit_link);
+		*l[i].exit_link = NULL;
 	}
 	s->skel->bss->lat_on = 0;
-	if (s->lazy_on)
-		log_dbg("fgraphtop: fgraph off: allocator latency probes detached\n");
 	s->lazy_on = false;
+}
+
+static bool lazy_attach_one(struct bpf_program *prog, struct bpf_link **link)
+{
+	*link = bpf_program__attach(prog);
+	if (*link)
+		return true;
+	log_warn("allocator latency probe %s did not attach (%s): no fork-path latency\n",
+		 bpf_program__name(prog), strerror(errno));
+	return false;
 }
 
 static void lazy_attach(struct fgt_session *s)
 {
-	struct lazy_prog l[NR_LAZY];
+	struct lat_shape l[NR_LAT];
+	bool ok = true;
 
-	lazy_progs(s->skel, l);
+	lat_shapes(s->skel, s->plan, l);
 	s->skel->bss->lat_on = 1;
-	for (int i = 0; i < NR_LAZY; i++) {
-		struct bpf_program *prog = *l[i].prog;
-
-		if (!bpf_program__autoload(prog))
-			continue;
-		*l[i].link = bpf_program__attach(prog);
-		if (!*l[i].link) {
-			log_warn("allocator latency probe %s did not attach (%s): "
-				 "no fork-path latency\n", bpf_program__name(prog), strerror(errno));
-			s->lazy_failed = true;
-			s->lazy_on = true;
-			lazy_detach(s);
-			return;
-		}
+	for (int i = 0; ok && i < NR_LAT; i++)
+		ok = !l[i].target || lazy_attach_one(l[i].exit, l[i].exit_link);
+	for (int i = 0; ok && i < NR_LAT; i++)
+		ok = !l[i].target || lazy_attach_one(l[i].enter, l[i].enter_link);
+	if (!ok) {
+		s->lazy_failed = true;	/* not tried again */
+		lazy_detach(s);
+		return;
 	}
 	s->lazy_on = true;
 	log_dbg("fgraphtop: fgraph active: allocator latency probes attached\n");
@@ -266,7 +274,7 @@ static void lazy_update(struct fgt_session *s)
 	uint64_t now = now_ms();
 	int active;
 
-	if (s->lazy_failed || !(p->lat_cache || p->lat_csize || p->lat_size))
+	if (s->lazy_failed || !fgt_plan_has_lat(p))
 		return;
 	active = graph_active_run(s->skel);
 	if (active <= 0 || s->skel->bss->act_tid)
@@ -276,8 +284,10 @@ static void lazy_update(struct fgt_session *s)
 	if (active > 0 && !s->lazy_on && s->active_since_ms &&
 	    now - s->active_since_ms >= FGT_LAZY_SETTLE_MS)
 		lazy_attach(s);
-	else if (active == 0 && s->lazy_on)
+	else if (active == 0 && s->lazy_on) {
 		lazy_detach(s);
+		log_dbg("fgraphtop: fgraph off: allocator latency probes detached\n");
+	}
 }
 
 static void feed(struct fgt_session *s, const struct fgt_event *e)
@@ -411,8 +421,8 @@ int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 }
 
 /*
- * An activation's events do not wake us one by one (bpf/fgraphtop.bpf.c):
- * the BPF side wakes us at its end, or when a quarter of the ring buffer
+ * An activation's records do not wake us one by one (bpf/fgraphtop.bpf.c):
+ * the BPF side wakes us at its end, or when a quarter of the activation log
  * waits. In between, drain once a second for the live view, not on every
  * poll timeout: on a machine short of CPUs our draining would compete with
  * the walk we are timing.
