@@ -47,6 +47,7 @@ const volatile __u64 fork_lo = 0, fork_hi = 0;	/* ftrace_graph_init_task */
 const volatile __u64 idle_lo = 0, idle_hi = 0;	/* ftrace_graph_init_idle_task */
 const volatile __u64 exit_lo = 0, exit_hi = 0;	/* ftrace_graph_exit_task */
 const volatile __u64 rth_addr = 0;		/* return_to_handler */
+const volatile __u64 text_lo = 0, text_hi = 0;	/* _stext, _etext */
 const volatile __u64 graph_active_addr = 0;	/* &ftrace_graph_active */
 const volatile __u64 nr_threads_addr = 0;	/* &nr_threads */
 const volatile __u64 cachep_addr = 0;		/* &fgraph_stack_cachep, 6.13+ only */
@@ -95,7 +96,6 @@ struct {
 /* An allocation in flight, between the allocator's fentry and fexit. */
 struct inflight {
 	__u64 start_ns;
-	__u64 caller;		/* first frame in a known fgraph range, from fentry's stack */
 };
 
 struct {
@@ -123,7 +123,8 @@ __u64 sweep_begin_ns;
 __u32 last_graph_active;	/* ftrace_graph_active seen by the last new task */
 __u64 newtask_seen;
 /* Set by userspace while the allocator fentry/fexit (lat_*) may be attached:
- * before attaching, cleared after detaching (src/session.c). */
+ * before attaching, cleared after detaching (src/session.c). Only says whether
+ * an in-flight start time may be there to look up. */
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
 __u32 act_seq;			/* activations begun */
@@ -292,28 +293,33 @@ static __always_inline bool known_site(__u64 a)
 	       in(a, fork_lo, fork_hi) || in(a, idle_lo, idle_hi);
 }
 
-/*
- * The tracepoints' call_site is the allocator's _RET_IP_. When our own
- * fentry/fexit pair is on the allocator, the BPF trampoline calls it, so
- * _RET_IP_ points into the trampoline: use the caller found by the fentry
- * program's stack walk instead, and 0 when there is none (the walk found no
- * fgraph frame, or the fentry run was skipped for recursion): hidden.
- * *fp: that fentry's in-flight record, NULL when the call did not go through
- * our trampoline.
- */
-static __always_inline __u64 real_call_site(__u64 call_site, struct inflight **fp)
-{
-	struct inflight *f;
-	__u32 tid;
+#define CALLER_DEPTH 16
 
-	*fp = NULL;
-	if (known_site(call_site) || !lat_on)
+/*
+ * The tracepoints' call_site is the allocator's _RET_IP_. It is not its caller
+ * when a BPF trampoline called the allocator (our own lat_* fentry/fexit while
+ * fgraph is active, or any other tool's, even during an activation), or when
+ * function_graph rewrote the return address (return_to_handler). Either way
+ * it lies outside the kernel's own text or is return_to_handler: then the
+ * caller is found on the stack (the unwinder steps over both), 0 if no fgraph
+ * frame is there (hidden). Only shadow-stack allocations come here, and only
+ * those from outside the kernel's text (modules on kmalloc kernels, besides
+ * the cases above) pay for the walk.
+ */
+static __always_inline __u64 real_call_site(void *ctx, __u64 call_site)
+{
+	__u64 ips[CALLER_DEPTH] = {};
+	long n;
+
+	if (known_site(call_site))
 		return call_site;
-	tid = cur_tid();
-	f = bpf_map_lookup_elem(&inflight, &tid);
-	*fp = f;
-	if (f && f->caller)
-		return f->caller;
+	if (call_site != rth_addr && (!text_lo || in(call_site, text_lo, text_hi)))
+		return call_site;	/* some other caller in the kernel */
+	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
+#pragma unroll
+	for (int i = 0; i < CALLER_DEPTH; i++)
+		if (i * 8 < n && known_site(ips[i]))
+			return ips[i];
 	return 0;
 }
 
@@ -331,8 +337,8 @@ static __always_inline __u32 classify(__u64 call_site)
 	tid = cur_tid();
 	if (direct_act && act_tid == tid)
 		return FGT_SITE_SWEEP;
-	/* function_graph rewrote the allocator's return address, or our
-	 * trampoline hid it: judge by context. Inside copy_process() while fgraph
+	/* function_graph rewrote the allocator's return address, or a
+	 * trampoline hid it, and the stack showed no fgraph frame: judge by context. Inside copy_process() while fgraph
 	 * is active, a shadow stack is ftrace_graph_init_task()'s. */
 	if (((rth_addr && call_site == rth_addr) || !call_site) &&
 	    bpf_map_lookup_elem(&in_fork, &tid))
@@ -340,14 +346,15 @@ static __always_inline __u32 classify(__u64 call_site)
 	return FGT_SITE_UNKNOWN;
 }
 
-static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __u32 size)
+static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __u32 gfp,
+				       __u32 size)
 {
 	struct fgt_event *e;
 	struct inflight *f;
-	__u32 site;
+	__u32 site, tid;
 	__u64 dur = 0;
 
-	site = classify(real_call_site(call_site, &f));
+	site = classify(real_call_site(ctx, call_site));
 	if (site == FGT_SITE_UNKNOWN)
 		return;
 	if (in_act()) {		/* the sweep, or the idle tasks before it */
@@ -371,8 +378,12 @@ static __always_inline void alloc_seen(__u64 call_site, __u64 ptr, __u32 gfp, __
 	 * as one failed fork-path allocation was in the lab. The sweep path's
 	 * latency is the gap between the sweep's events (src/activation.c).
 	 */
-	if (site != FGT_SITE_SWEEP && f && f->start_ns)
-		dur = bpf_ktime_get_ns() - f->start_ns;
+	if (site != FGT_SITE_SWEEP && lat_on) {
+		tid = cur_tid();
+		f = bpf_map_lookup_elem(&inflight, &tid);
+		if (f && f->start_ns)
+			dur = bpf_ktime_get_ns() - f->start_ns;
+	}
 	e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
 	if (!e)
 		return;
@@ -401,14 +412,14 @@ SEC("raw_tp/kmalloc")
 int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 	     size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags)
 {
-	struct inflight *f;
-
 	if (bytes_req == shadow_size() && !cachep_addr) {
-		alloc_seen(call_site, (__u64)ptr, gfp_flags, bytes_req);
+		alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, bytes_req);
 		return 0;
 	}
-	if (bytes_req != list_bytes || !ptr || !in(real_call_site(call_site, &f), start_lo, start_hi))
-		return 0;	/* (real_call_site looks anything up only while lat_on) */
+	/* No stack walk for the list: 256-byte kmallocs from modules are common,
+	 * and no trampoline of ours is on kmalloc during a 0->1 step. */
+	if (bytes_req != list_bytes || !ptr || !in(call_site, start_lo, start_hi))
+		return 0;
 	if (!direct_act)
 		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
 	else if (act_tid == cur_tid())
@@ -445,7 +456,7 @@ int BPF_PROG(tp_kmem_cache_alloc, unsigned long call_site, const void *ptr,
 	     struct kmem_cache *s, gfp_t gfp_flags)
 {
 	if (cache_is_fgraph(s))
-		alloc_seen(call_site, (__u64)ptr, gfp_flags, shadow_size());
+		alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, shadow_size());
 	return 0;
 }
 
@@ -549,28 +560,15 @@ int BPF_PROG(fork_exit)
  * Attached only while fgraph is active (src/session.c): they put a trampoline
  * on every allocation of the system, so they serve the fork path only. */
 
-#define CALLER_DEPTH 8
-
-/* Only for shadow-stack-sized allocations while fgraph is active: the stack walk
- * finds the real caller (the trampoline hides it from the tracepoints). Not in
- * an activation's walk: the lat_* programs are detached while fgraph is off. */
-static __always_inline void lat_enter(void *ctx)
+/* Only for shadow-stack allocations while fgraph is active: when it started.
+ * Not in an activation's walk: the lat_* programs are detached while fgraph is off. */
+static __always_inline void lat_enter(void)
 {
 	struct inflight f = {};
-	__u64 ips[CALLER_DEPTH] = {};
-	long n;
 	__u32 tid;
 
 	if (!graph_active())
 		return;
-	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
-#pragma unroll
-	for (int i = 0; i < CALLER_DEPTH; i++) {
-		if (i * 8 < n && known_site(ips[i])) {
-			f.caller = ips[i];
-			break;
-		}
-	}
 	tid = cur_tid();
 	f.start_ns = bpf_ktime_get_ns();
 	bpf_map_update_elem(&inflight, &tid, &f, BPF_ANY);
@@ -590,7 +588,7 @@ SEC("fentry")
 int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
 {
 	if (cache_is_fgraph(s))
-		lat_enter(ctx);
+		lat_enter();
 	return 0;
 }
 
@@ -607,7 +605,7 @@ SEC("fentry")
 int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 {
 	if (size == shadow_size() && !cachep_addr)
-		lat_enter(ctx);
+		lat_enter();
 	return 0;
 }
 
@@ -624,7 +622,7 @@ SEC("fentry")
 int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 {
 	if (size == shadow_size() && !cachep_addr)
-		lat_enter(ctx);
+		lat_enter();
 	return 0;
 }
 

@@ -416,6 +416,8 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 	range_of(ks, "ftrace_graph_init_idle_task", &p->idle);
 	range_of(ks, "ftrace_graph_exit_task", &p->exit);
 	p->rth_addr = addr_of(ks, "return_to_handler");
+	p->text_lo = addr_of(ks, "_stext");
+	p->text_hi = addr_of(ks, "_etext");
 	p->graph_active_addr = addr_of(ks, "ftrace_graph_active");
 	p->nr_threads_addr = addr_of(ks, "nr_threads");
 	/* 6.13+: shadow stacks come from the fgraph_stack kmem_cache */

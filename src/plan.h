@@ -46,6 +46,7 @@ struct fgt_plan {
 	struct fgt_range start;		/* start_graph_tracing or its holder */
 	struct fgt_range fork, idle, exit;
 	uint64_t rth_addr, graph_active_addr, nr_threads_addr, cachep_addr;
+	uint64_t text_lo, text_hi;	/* _stext, _etext: the kernel's own text */
 	uint32_t shadow_depth;		/* 50 where ret_stack is struct ftrace_ret_stack * */
 	uint32_t shadow_bytes;		/* SHADOW_STACK_SIZE otherwise */
 

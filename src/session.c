@@ -109,6 +109,8 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	ro->exit_lo = p->exit.lo;
 	ro->exit_hi = p->exit.hi;
 	ro->rth_addr = p->rth_addr;
+	ro->text_lo = p->text_lo;
+	ro->text_hi = p->text_hi;
 	ro->graph_active_addr = p->graph_active_addr;
 	ro->nr_threads_addr = p->nr_threads_addr;
 	ro->cachep_addr = p->cachep_addr;
@@ -205,9 +207,8 @@ static uint64_t now_ms(void)
  * they are attached then and detached when it goes off (issue 3's overhead
  * rule). Never while an activation is under way: the attach would wait for
  * ftrace_lock, which the activation holds, with nobody draining the ring
- * buffer. lat_on goes up before the attach and down after the detach, so
- * that the tracepoints look for the caller the trampoline hides whenever a
- * trampoline may be there.
+ * buffer. lat_on goes up before the attach and down after the detach: while
+ * it is up, the tracepoints look for the fentry's start time.
  *
  * Exits before entries: an entry attached alone leaves in-flight records no
  * fexit removes (stale starts for the latency). So attach in this order,
