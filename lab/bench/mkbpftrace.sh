@@ -29,6 +29,7 @@ key=$( {
 } | sha256sum | cut -c1-16)
 out=$CACHE/guest/bpftrace-$key.cpio
 if [ -s "$out" ]; then
+	touch "$out"	# in use: kept by the pruning below
 	echo "$out"
 	exit 0
 fi
@@ -42,5 +43,5 @@ dpkg-query -W -f='${Package} ${Version}\n' bpftrace > "$stage/usr/bin/bpftrace.v
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc -R 0:0 --quiet) > "$out.tmp.$$"
 mv "$out.tmp.$$" "$out"
-find "$CACHE/guest" -maxdepth 1 -name "bpftrace-*.cpio" ! -name "bpftrace-$key.cpio" -delete
+find "$CACHE/guest" -maxdepth 1 -name "bpftrace-*.cpio" ! -name "bpftrace-$key.cpio" -mmin +1440 -delete
 echo "$out"

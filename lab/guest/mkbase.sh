@@ -25,15 +25,18 @@ need_pkg trace-cmd
 need_pkg cpio
 
 TRACECMD=$(command -v trace-cmd)
-# The key: package versions of everything copied, plus this script.
+# The key: package versions of everything copied, the library paths it takes
+# (never ldd's own output: it carries ASLR load addresses, so the key changed
+# on every run and concurrent runs deleted each other's base), plus the scripts.
 key=$( {
 	dpkg-query -W -f='${Package} ${Version}\n' busybox-static trace-cmd libc6 \
 		libtracefs1 libtraceevent1 libzstd1 2>/dev/null || true
-	ldd "$TRACECMD"
+	elf_libs "$TRACECMD"
 	cat "$0" "$HERE/stage-lib.sh"
 } | sha256sum | cut -c1-16)
 out=$CACHE/guest/base-$key.cpio
 if [ -s "$out" ]; then
+	touch "$out"	# in use: the pruning below keeps what was used lately
 	echo "$out"
 	exit 0
 fi
@@ -59,6 +62,8 @@ printf 'root:x:0:\n' > "$stage/etc/group"
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc -R 0:0 --quiet) > "$out.tmp.$$"
 mv "$out.tmp.$$" "$out"
-# Older bases are dead weight once their inputs have moved on.
-find "$CACHE/guest" -maxdepth 1 -name "base-*.cpio" ! -name "base-$key.cpio" -delete
+# Older bases are dead weight once their inputs have moved on; but another
+# checkout (a branch with other inputs) may be booting one right now, so only
+# those unused for a day go.
+find "$CACHE/guest" -maxdepth 1 -name "base-*.cpio" ! -name "base-$key.cpio" -mmin +1440 -delete
 echo "$out"
