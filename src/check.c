@@ -346,8 +346,7 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 		.state_dir = env->state_dir,
 		.funcs = env->trig_funcs,
 		.no_bpf = env->no_bpf,
-		.fprobe_fgraph = ks && (fgt_ksyms_by_name(ks, "fprobe_graph_ops") ||
-					fgt_ksyms_by_name(ks, "fprobe_fgraph_entry")),
+		.fprobe_fgraph = fgt_fprobe_on_fgraph(ks),
 	};
 	struct fgt_trigger t;
 	struct fgt_park *park = NULL;

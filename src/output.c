@@ -121,19 +121,22 @@ void fgt_out_warning(struct fgt_out *o, const char *code, const char *msg)
 
 void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 {
+	bool act = fgt_plan_has(p, FGT_ROLE_ACT_DIRECT), sweep = fgt_plan_has(p, FGT_ROLE_SWEEP_DIRECT);
+	bool fork = fgt_plan_has(p, FGT_ROLE_FORK_DIRECT);
+
 	if (o->jw) {
 		json_head(o->jw, "start");
-		jsonw_string_field(o->jw, "activation_path", p->direct_act ? "direct" : "attributed");
-		jsonw_string_field(o->jw, "sweep_path", p->direct_sweep ? "direct" : "attributed");
-		jsonw_string_field(o->jw, "fork_path", p->direct_fork ? "direct" : "attributed");
+		jsonw_string_field(o->jw, "activation_path", act ? "direct" : "attributed");
+		jsonw_string_field(o->jw, "sweep_path", sweep ? "direct" : "attributed");
+		jsonw_string_field(o->jw, "fork_path", fork ? "direct" : "attributed");
 		jsonw_bool_field(o->jw, "latency", fgt_plan_has_lat(p));
 		jsonw_end_object(o->jw);
 		return;
 	}
 	if (!o->o.screen)
 		fprintf(o->f, "fgraphtop: watching (activations: %s, sweeps: %s, fork path: %s); "
-			"Ctrl-C to stop\n", p->direct_act ? "direct" : "attributed",
-			p->direct_sweep ? "direct" : "inferred", p->direct_fork ? "direct" : "attributed");
+			"Ctrl-C to stop\n", act ? "direct" : "attributed",
+			sweep ? "direct" : "inferred", fork ? "direct" : "attributed");
 }
 
 static double rel_s(const struct fgt_out *o, uint64_t ns)

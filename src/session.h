@@ -23,6 +23,7 @@
 
 struct fgraphtop_bpf;
 struct ring_buffer;
+struct bpf_link;
 
 struct fgt_session {
 	/* set by the caller before fgt_session_plan() */
@@ -37,8 +38,9 @@ struct fgt_session {
 	struct ring_buffer *rb;
 	struct fgt_assembler *as;
 	struct fgt_watch_ops ops;
-	bool lazy_on;			/* allocator latency probes attached (fgraph active) */
-	bool lazy_failed;		/* they would not attach: not tried again */
+	struct bpf_link *lazy_links[FGT_ROLE__NR][FGT_MAX_PROGS];	/* the lazy rows' */
+	bool lat_attached;		/* allocator latency probes attached (fgraph active) */
+	bool lat_failed;		/* they would not attach: not tried again */
 	uint64_t last_drain_ms;		/* CLOCK_MONOTONIC of the last full drain */
 	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */

@@ -243,6 +243,28 @@ static void test_unknown(void **state)
 	fake_free(f);
 }
 
+/* A masked or truncated kallsyms (a container's, say) is no proof of "not
+ * affected": without tracefs to tell, the answer is unknown, with the reason. */
+static void test_masked_kallsyms(void **state)
+{
+	struct fake *f = fake_new(0);
+	struct fgt_check_env e = env_of(f, NULL);
+	struct fgt_check_result r;
+
+	fake_write(f, "kallsyms", "");
+	e.host.tracefs = "/nonexistent";
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_int_equal(r.verdict, FGT_CHECK_V_UNKNOWN);
+	assert_string_equal(r.reason, "cannot tell whether this kernel has a function graph "
+			    "tracer: /proc/kallsyms looks masked or truncated (0 symbols, no "
+			    "_stext, no _etext), and tracefs is not readable (mount tracefs, run "
+			    "as root)");
+	/* truncated in the middle of the text symbols: no _etext */
+	fake_write(f, "kallsyms", "ffffffff81000000 T _stext\nffffffff81000100 T a\n");
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	fake_free(f);
+}
+
 static void test_not_affected(void **state)
 {
 	struct fake *f = fake_new(0);
@@ -254,9 +276,8 @@ static void test_not_affected(void **state)
 	assert_int_equal(r.verdict, FGT_CHECK_V_NOT_AFFECTED);
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH OK - not affected: no function graph tracer in this "
-			       "kernel: no register_ftrace_graph in kallsyms, no function_graph in "
-			       "available_tracers: it cannot have the quadratic shadow-stack walk; "
-			       "kernel "));
+			       "kernel: no register_ftrace_graph in kallsyms: it cannot have the "
+			       "quadratic shadow-stack walk; kernel "));
 	assert_null(strstr(out, "|"));
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"verdict\":\"not_affected\",\"status\":0"));
@@ -419,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_passive_fixed_and_warnings),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_not_affected),
+		cmocka_unit_test(test_masked_kallsyms),
 		cmocka_unit_test(test_trigger),
 		cmocka_unit_test(test_trigger_refusals),
 		cmocka_unit_test(test_prometheus),

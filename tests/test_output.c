@@ -197,10 +197,15 @@ static void test_json_error_warning(void **state)
 
 static void test_json_start(void **state)
 {
-	struct fgt_plan p = { .direct_act = true, .direct_sweep = false, .direct_fork = true,
-			      .lat_cache = "kmem_cache_alloc_noprof" };
+	static struct fgt_plan p;
 	struct cap c;
 	char *t;
+
+	for (int r = 0; r < FGT_ROLE__NR; r++)
+		p.chosen[r] = FGT_NO_CAND;
+	p.chosen[FGT_ROLE_ACT_DIRECT] = 0;
+	p.chosen[FGT_ROLE_FORK_DIRECT] = 0;
+	p.chosen[FGT_ROLE_LAT_CACHE] = 0;
 
 	cap_open(&c, true, false, false);
 	fgt_out_start(c.o, &p);
