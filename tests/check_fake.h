@@ -37,7 +37,7 @@ static inline void fake_write(const struct fake *f, const char *rel, const char 
 /* whole file, trailing newline stripped, into a static buffer */
 static inline const char *fake_read(const struct fake *f, const char *rel)
 {
-	static char buf[4096];
+	static char buf[16384];
 	char p[512];
 	size_t n;
 	FILE *fp;
