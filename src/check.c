@@ -336,8 +336,14 @@ static int may_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 	return 0;
 }
 
-static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
-		       const struct fgt_ksyms *ks, struct fgt_check_result *r)
+/*
+ * Take the trigger's lock and undo what dead runs left, before anything
+ * looks for fgraph users: a dead run's instance or top-level tracer would
+ * otherwise count as one, and the check would refuse forever instead of
+ * cleaning up. 0, else r is set (unknown).
+ */
+static int prepare_trigger(const struct fgt_check_env *env, const struct fgt_ksyms *ks,
+			   struct fgt_trigger *t, struct fgt_check_result *r)
 {
 	struct fgt_trig_cfg cfg = {
 		.tracefs = env->host.tracefs,
@@ -345,20 +351,27 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 		.funcs = env->trig_funcs,
 		.no_bpf = env->no_bpf,
 		.fprobe_fgraph = fgt_fprobe_on_fgraph(ks),
+		.proc = env->proc,
 	};
-	struct fgt_trigger t;
+	char msg[512] = "";
+	int ret;
+
+	ret = fgt_trig_prepare(t, &cfg, r->cleaned, sizeof(r->cleaned), msg, sizeof(msg));
+	if (r->cleaned[0])
+		p_warn("stale_state", "%s", r->cleaned);
+	if (ret)
+		unknown(r, "cannot trigger: %s", msg);
+	return ret;
+}
+
+static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		       struct fgt_trigger *t, struct fgt_check_result *r)
+{
 	struct fgt_park *park = NULL;
 	char msg[512] = "", undo[256] = "";
 	unsigned int before;
 	int ret;
 
-	ret = fgt_trig_prepare(&t, &cfg, r->cleaned, sizeof(r->cleaned), msg, sizeof(msg));
-	if (r->cleaned[0])
-		p_warn("stale_state", "%s", r->cleaned);
-	if (ret) {
-		unknown(r, "cannot trigger: %s", msg);
-		goto cleanup;
-	}
 	if (o->park) {
 		park = fgt_park_start(o->park);
 		if (!park) {
@@ -372,26 +385,25 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 	/* drain what came before, so the activation counted is ours */
 	env->watch->poll(env->watch->priv, 0);
 	before = r->seen.n;
-	ret = fgt_trig_on(&t, msg, sizeof(msg));
-	r->method = fgt_trig_method_name(t.method);
-	snprintf(r->func, sizeof(r->func), "%s", t.func);
+	ret = fgt_trig_on(t, msg, sizeof(msg));
+	r->method = fgt_trig_method_name(t->method);
+	snprintf(r->func, sizeof(r->func), "%s", t->func);
 	if (ret) {
 		r->method = NULL;
 		unknown(r, "cannot trigger an activation: %s", msg);
 		goto cleanup;
 	}
 	r->triggered = true;
-	log_info("triggered with %s on %s\n", r->method, r->func);
+	log_info("triggered with %s on %s", r->method, r->func);
 	/* the 0->1 step happened inside the write or link_create: its events are queued */
 	watch_until(env, &r->seen, mono_s() + o->timeout_s, before, true);
 cleanup:
-	if (fgt_trig_off(&t, undo, sizeof(undo))) {
-		log_err("%s\n", undo);
+	if (fgt_trig_off(t, undo, sizeof(undo))) {
+		log_err("%s", undo);
 		if (r->status != FGT_CHECK_UNKNOWN || !r->reason[0])
 			fgt_clause_add(r->cleaned, sizeof(r->cleaned), "%s", undo);
 	}
 	fgt_park_stop(park);
-	fgt_trig_release(&t);
 	return r->reason[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
 }
 
@@ -400,8 +412,9 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 {
 	const struct fgt_watch_ops *w = env->watch;
 	struct fgt_ksyms *ks = NULL;
+	struct fgt_trigger t;
 	char why[512], msg[512] = "", hint[256] = "";
-	bool started = false;
+	bool started = false, prepared = false;
 	int has;
 
 	memset(r, 0, sizeof(*r));
@@ -423,12 +436,15 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 		unknown(r, "%s", why);
 		goto out;
 	}
-	if (o->trigger && may_trigger(o, env, ks, r))
-		goto out;
 	if (!w) {
 		unknown(r, "this fgraphtop build has no BPF session to watch activations with; "
 			"use a full build of fgraphtop");
 		goto out;
+	}
+	if (o->trigger) {
+		prepared = true;
+		if (prepare_trigger(env, ks, &t, r) || may_trigger(o, env, ks, r))
+			goto out;
 	}
 	started = true;		/* a failed start may leave half of it: stop undoes it */
 	if (w->start(w->priv, ks, fgt_check_on_record, &r->seen, msg, sizeof(msg))) {
@@ -436,7 +452,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 		goto out;
 	}
 	if (o->trigger) {
-		if (run_trigger(o, env, ks, r))
+		if (run_trigger(o, env, &t, r))
 			goto out;
 		snprintf(hint, sizeof(hint), r->seen.n ? "the triggered activation did not "
 			 "tell (see the evidence); a later --trigger with fresh threads may" :
@@ -461,6 +477,8 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 out:
 	if (started)
 		w->stop(w->priv);
+	if (prepared)
+		fgt_trig_release(&t);
 	fgt_ksyms_free(ks);
 	return r->status;
 }

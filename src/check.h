@@ -68,6 +68,7 @@ struct fgt_check_env {
 	struct fgt_host host;
 	const char *notes_path;		/* NULL: /sys/kernel/notes */
 	const char *state_dir;		/* NULL: /run/fgraphtop */
+	const char *proc;		/* NULL: /proc */
 	const char *const *trig_funcs;	/* NULL: trigger.c's cold functions */
 	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
 	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */

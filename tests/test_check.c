@@ -18,6 +18,7 @@
 #include "check_env.h"
 #include "log.h"
 #include "check_fake.h"
+#include "trigger_state.h"
 #include "gen.h"
 
 struct fake_session {
@@ -345,6 +346,46 @@ static void test_trigger(void **state)
 	fake_free(f);
 }
 
+/*
+ * What a killed check left counts as an fgraph user (its instance with
+ * function_graph, the top-level tracer set to it): the next --trigger must
+ * clean it up under the lock before it looks for users, not refuse forever.
+ */
+static void test_trigger_after_killed_run(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+	char name[96], rel[160];
+	struct fgt_owner dead;
+
+	s.host = f;
+	/* a dead run of this PID namespace: its pid is gone */
+	assert_int_equal(fgt_owner_self(&dead, NULL), 0);
+	dead.pid = 4194303;
+	fgt_instance_name(&dead, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "tracing/instances/%s", name);
+	fake_mkdir(f, rel);	/* (a plain directory: rmdir of a fake one needs it empty) */
+	fake_write(f, "tracing/current_tracer", "function_graph\n");
+	fake_write(f, "tracing/set_ftrace_filter", "__x64_sys_reboot\n");
+	fake_mkdir(f, "run");
+	chmod(f->state, 0700);
+	fake_write(f, "run/check-4194303.state", "pid=4194303\ntoplevel=__x64_sys_reboot\n");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.triggered);
+	assert_non_null(strstr(r.cleaned, "removed stray tracefs instance "));
+	assert_non_null(strstr(r.cleaned, "reset the top-level tracer left by killed check pid "
+			       "4194303"));
+	snprintf(rel, sizeof(rel), "tracing/instances/%s", name);
+	assert_false(fake_exists(f, rel));
+	assert_false(fake_exists(f, "run/check-4194303.state"));
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	fake_free(f);
+}
+
 static void test_trigger_refusals(void **state)
 {
 	struct fake *f = fake_new(1);
@@ -573,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_not_affected),
 		cmocka_unit_test(test_masked_kallsyms),
 		cmocka_unit_test(test_trigger),
+		cmocka_unit_test(test_trigger_after_killed_run),
 		cmocka_unit_test(test_trigger_refusals),
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_usage_json),
