@@ -151,7 +151,8 @@ static int graph_active_fork(struct fgraphtop_bpf *skel)
 		_exit(0);
 	if (pid < 0)
 		return -1;
-	waitpid(pid, NULL, 0);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;	/* a signal (SIGINT to stop us) must not leave a zombie or a stale read */
 	if (skel->bss->newtask_seen == before)
 		return -1;
 	return (int)skel->bss->last_graph_active;
