@@ -370,8 +370,12 @@ void fgt_asm_feed(struct fgt_assembler *a, const struct fgt_event *ev)
 		act_start(a, ev, false);
 		break;
 	case FGT_EV_ACT_END:
-		if (a->active)
+		if (a->active) {
+			/* what the activation itself lost: its records the log had
+			 * no room for (bpf/fgraphtop.bpf.c counts them) */
+			a->act.lost += ev->lost;
 			act_finish(a, ev->ts_ns, true, ev->ret);
+		}
 		break;
 	case FGT_EV_SWEEP_BEGIN:
 		on_sweep_begin(a, ev);

@@ -25,8 +25,6 @@
 #include "output.h"
 #include "session.h"
 
-int fgt_verbose;
-
 /* libbpf's own messages go through the one channel: warnings with -v, all with -vvv. */
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
 {

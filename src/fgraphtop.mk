@@ -16,4 +16,4 @@ $(BUILD)/fgraphtop: $(FGT_MAIN_OBJS) $(FGT_LIB_OBJS)
 .PHONY: test-host
 test-host: $(BUILD)/fgraphtop
 	tests/host-status.sh $(BUILD)/fgraphtop
-test: test-host
+CHECK_TARGETS += test-host

@@ -13,7 +13,7 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 OUT=${BENCH_OUT:-docs/bench}
 RAW=$OUT/raw
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
