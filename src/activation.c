@@ -106,7 +106,7 @@ static void act_start(struct fgt_assembler *a, const struct fgt_event *ev, bool 
 	a->act.begin_ns = ev->ts_ns;
 	a->act.implicit = implicit;
 	a->act.stack_id = -1;
-	a->last_ts = ev->ts_ns;
+	a->last_ts = a->act.last_ns = ev->ts_ns;
 	if (!implicit) {
 		a->act.pid = ev->pid;
 		a->act.tid = ev->tid;
@@ -362,7 +362,7 @@ void fgt_assembler_feed(struct fgt_assembler *a, const struct fgt_event *ev)
 	if (!a || !ev)
 		return;
 	if (a->active && ev->ts_ns > a->last_ts)
-		a->last_ts = ev->ts_ns;
+		a->last_ts = a->act.last_ns = ev->ts_ns;
 	switch (ev->type) {
 	case FGT_EV_ACT_BEGIN:
 		if (a->active)	/* its END was lost: report what we have */
