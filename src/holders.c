@@ -5,12 +5,17 @@
  * link` does), /proc/PID/fd and fdinfo read to find the processes holding a
  * link. Each source fails alone; what could not be read is said, not guessed.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* pthread_timedjoin_np */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -504,4 +509,162 @@ bool fgt_holders_same(const struct fgt_holders *a, const struct fgt_holders *b)
 			return false;
 	}
 	return true;
+}
+
+/* ---- the watcher ------------------------------------------------------------ */
+
+struct fgt_holders_watch {
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct fgt_holders_cfg cfg;
+	unsigned int interval_ms;
+	bool stop, busy, have, done;
+	struct fgt_holders h, tmp;
+	uint64_t ns;
+	unsigned int gen;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void *watch_main(void *arg)
+{
+	struct fgt_holders_watch *w = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->stop) {
+		if (!w->busy) {
+			pthread_mutex_unlock(&w->mu);
+			fgt_holders_read(&w->cfg, &w->tmp);
+			pthread_mutex_lock(&w->mu);
+			if (!w->have || !fgt_holders_same(&w->h, &w->tmp))
+				w->gen++;
+			w->h = w->tmp;
+			w->ns = mono_ns();
+			w->have = true;
+			pthread_cond_broadcast(&w->cv);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += w->interval_ms / 1000;
+		until.tv_nsec += (long)(w->interval_ms % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		if (!w->stop)
+			pthread_cond_timedwait(&w->cv, &w->mu, &until);
+	}
+	w->done = true;
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+struct fgt_holders_watch *fgt_holders_watch_start(const struct fgt_holders_cfg *c,
+						  unsigned int interval_ms)
+{
+	struct fgt_holders_watch *w = calloc(1, sizeof(*w));
+	pthread_condattr_t ca;
+
+	if (!w)
+		return NULL;
+	w->cfg = *c;
+	w->interval_ms = interval_ms ? interval_ms : 1000;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&w->thr, NULL, watch_main, w)) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void fgt_holders_watch_busy(struct fgt_holders_watch *w, bool busy)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	/* an activation just ended: read again now, not a second later */
+	if (w->busy && !busy)
+		pthread_cond_broadcast(&w->cv);
+	w->busy = busy;
+	pthread_mutex_unlock(&w->mu);
+}
+
+bool fgt_holders_watch_get(struct fgt_holders_watch *w, struct fgt_holders *out,
+			   uint64_t *ns, unsigned int *gen)
+{
+	bool have;
+
+	if (!w)
+		return false;
+	pthread_mutex_lock(&w->mu);
+	have = w->have;
+	if (have && out)
+		*out = w->h;
+	if (ns)
+		*ns = w->ns;
+	if (gen)
+		*gen = w->gen;
+	pthread_mutex_unlock(&w->mu);
+	return have;
+}
+
+bool fgt_holders_watch_wait(struct fgt_holders_watch *w, unsigned int ms)
+{
+	struct timespec until;
+	bool have;
+
+	if (!w)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (!w->have && pthread_cond_timedwait(&w->cv, &w->mu, &until) == 0)
+		;
+	have = w->have;
+	pthread_mutex_unlock(&w->mu);
+	return have;
+}
+
+void fgt_holders_watch_stop(struct fgt_holders_watch *w)
+{
+	struct timespec until;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 200000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	/* stuck behind trace_types_lock: leave it (and w) to the process's exit */
+	if (pthread_timedjoin_np(w->thr, NULL, &until)) {
+		pthread_detach(w->thr);
+		return;
+	}
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
 }

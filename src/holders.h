@@ -109,4 +109,23 @@ const char *fgt_holder_undo(const struct fgt_holder *h, const char *tracefs,
 /* Do a and b name the same holders (for "changed" records)? */
 bool fgt_holders_same(const struct fgt_holders *a, const struct fgt_holders *b);
 
+/*
+ * The reader on a thread of its own, every interval_ms, so that a tracefs
+ * read stuck behind a tracer switch (trace_types_lock, for a whole walk)
+ * never stops the live view: it shows the last holders read, and when.
+ * While told busy (an activation under way) it does not start a read.
+ */
+struct fgt_holders_watch;
+struct fgt_holders_watch *fgt_holders_watch_start(const struct fgt_holders_cfg *c,
+						  unsigned int interval_ms);
+void fgt_holders_watch_busy(struct fgt_holders_watch *w, bool busy);
+/* The latest read into out (and its CLOCK_MONOTONIC time); false: none yet.
+ * *gen counts the reads that changed them. */
+bool fgt_holders_watch_get(struct fgt_holders_watch *w, struct fgt_holders *out,
+			   uint64_t *ns, unsigned int *gen);
+/* Wait up to ms for a first read; false: none came. */
+bool fgt_holders_watch_wait(struct fgt_holders_watch *w, unsigned int ms);
+/* Stop it; a thread stuck in a read is left to the process's exit. */
+void fgt_holders_watch_stop(struct fgt_holders_watch *w);
+
 #endif

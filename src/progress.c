@@ -93,8 +93,37 @@ static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
 	p->eta_known = true;
 }
 
+const char *fgt_u_src_name(enum fgt_u_src s)
+{
+	switch (s) {
+	case FGT_U_NR_THREADS:	return "nr_threads";
+	case FGT_U_EXPOSURE:	return "exposure";
+	case FGT_U_NOW:		return "threads_now";
+	default:		return "none";
+	}
+}
+
+/* U: an exposure count if there is one, else nr_threads at the start, else now. */
+static void u_of(const struct fgt_activation *act, int64_t lacking_at_start,
+		 uint64_t threads_now, struct fgt_progress *p)
+{
+	if (lacking_at_start >= 0) {
+		p->u_src = FGT_U_EXPOSURE;
+		p->threads = (uint64_t)lacking_at_start;
+	} else if (act->nr_threads) {
+		p->u_src = FGT_U_NR_THREADS;
+		p->threads = act->nr_threads;
+	} else if (threads_now) {
+		p->u_src = FGT_U_NOW;
+		p->threads = threads_now;
+	} else {
+		p->u_src = FGT_U_NONE;
+	}
+	p->lacking_exact = p->u_src == FGT_U_EXPOSURE;
+}
+
 void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
-		     int64_t lacking_at_start, struct fgt_progress *p)
+		     int64_t lacking_at_start, uint64_t threads_now, struct fgt_progress *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->seq = act->seq;
@@ -106,14 +135,13 @@ void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
 	p->begin_ns = act->begin_ns;
 	p->elapsed_ns = sub(now_ns, act->begin_ns);
 	p->data_age_ns = sub(now_ns, act->last_ns);
-	p->lacking_exact = lacking_at_start >= 0;
-	p->threads = p->lacking_exact ? (uint64_t)lacking_at_start : act->nr_threads;
+	u_of(act, lacking_at_start, threads_now, p);
 	p->served = act->served;
 	p->lacking = sub(p->threads, p->served);
 	p->sweeps = act->nr_sweeps;
 	p->lost = act->lost;
 	p->so_far = fgt_verdict_so_far(act);
-	if (!act->nr_sweeps)
+	if (!act->nr_sweeps || p->u_src == FGT_U_NONE)
 		return;
 	if (p->so_far == FGT_VERDICT_NOT_FIXED) {
 		p->to_come_known = true;

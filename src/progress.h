@@ -29,6 +29,15 @@
 
 #define FGT_VIA_LEN	128
 
+/* Where U comes from. */
+enum fgt_u_src {
+	FGT_U_NR_THREADS,	/* ACT_BEGIN's nr_threads: every thread (an upper bound) */
+	FGT_U_EXPOSURE,		/* an exposure count taken before it began: exact */
+	FGT_U_NOW,		/* its ACT_BEGIN was not seen (fgraphtop started during
+				 * it): the threads now, an upper bound */
+	FGT_U_NONE,		/* not known at all */
+};
+
 struct fgt_progress {
 	uint32_t seq;
 	uint32_t src;			/* enum fgt_src */
@@ -38,7 +47,8 @@ struct fgt_progress {
 	uint64_t begin_ns;		/* monotonic */
 	uint64_t elapsed_ns;		/* now - begin */
 	uint64_t data_age_ns;		/* now - its latest event seen */
-	uint64_t threads;		/* U at the start */
+	uint64_t threads;		/* U at the start (see u_src) */
+	enum fgt_u_src u_src;
 	bool lacking_exact;		/* threads counts only those lacking a stack */
 	uint64_t served;		/* so far */
 	uint64_t lacking;		/* threads - served: still lacking (at most, unless exact) */
@@ -57,10 +67,15 @@ struct fgt_progress {
 /*
  * The progress of act at now_ns (CLOCK_MONOTONIC, the events' clock).
  * lacking_at_start: the threads lacking a stack when it began, or -1 when
- * unknown (then ACT_BEGIN's nr_threads). p->via is left empty.
+ * unknown (then ACT_BEGIN's nr_threads); threads_now: the threads in the
+ * system now, for an activation whose ACT_BEGIN was not seen (0: unknown).
+ * p->via is left empty.
  */
 void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
-		     int64_t lacking_at_start, struct fgt_progress *p);
+		     int64_t lacking_at_start, uint64_t threads_now, struct fgt_progress *p);
+
+/* "nr_threads", "exposure", "threads_now", "none". */
+const char *fgt_u_src_name(enum fgt_u_src s);
 
 /*
  * Threads lacking a stack at an activation's start, from a scan taken before

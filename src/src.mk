@@ -15,6 +15,6 @@ FGT_LIB_SRCS += src/check.c src/trigger.c src/trigger_state.c src/park.c src/ker
 FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/trigger_state.h src/park.h \
 		src/kernel_id.h src/host_state.h src/holders.h
 # Everything fgraphtop prints (JSON writer, screen, text): renderers, no BPF.
-FGT_LIB_SRCS += src/output.c src/via.c src/progress.c
-FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h src/progress.h
+FGT_LIB_SRCS += src/output.c src/via.c src/progress.c src/screen.c
+FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h src/progress.h src/screen.h
 FGT_SRCS     := $(FGT_LIB_SRCS)

@@ -63,7 +63,7 @@ static void at(const struct evs *v, uint64_t seen, uint64_t now, int64_t lacking
 			fgt_assembler_feed(a, &v->e[i]);
 	cur = fgt_assembler_current(a);
 	assert_non_null(cur);
-	fgt_progress_of(cur, now, lacking, p);
+	fgt_progress_of(cur, now, lacking, 0, p);
 	fgt_assembler_free(a);
 }
 
@@ -292,6 +292,37 @@ static void test_recorded(void **state)
 	}
 }
 
+/* fgraphtop started during the activation: no ACT_BEGIN, no U from it. The
+ * threads now stand in for U; without them there is no estimate. */
+static void test_midway(void **state)
+{
+	struct gen_cfg c = { .lacking = 3000, .ts0 = 1000000 };
+	struct fgt_assembler *a = fgt_assembler_new(NULL, NULL);
+	struct evs v = {};
+	struct fgt_progress p;
+	uint64_t begin = 0, end = 0, half;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	half = begin + (end - begin) / 2;
+	/* from the 5th sweep on, as if started then */
+	for (size_t i = 1 + 32 * 4; i < v.n && v.e[i].ts_ns <= half; i++)
+		fgt_assembler_feed(a, &v.e[i]);
+	assert_non_null(fgt_assembler_current(a));
+	fgt_progress_of(fgt_assembler_current(a), half, -1, 0, &p);
+	assert_int_equal(p.u_src, FGT_U_NONE);
+	assert_false(p.eta_known);
+	assert_false(p.to_come_known);
+	fgt_progress_of(fgt_assembler_current(a), half, -1, 3000, &p);
+	assert_int_equal(p.u_src, FGT_U_NOW);
+	assert_string_equal(fgt_u_src_name(p.u_src), "threads_now");
+	assert_true(p.eta_known);
+	/* it counts only what it saw: 4 sweeps fewer, so the time left is longer */
+	assert_true(p.eta_ns > end - half);
+	fgt_assembler_free(a);
+	free(v.e);
+}
+
 static void test_lacking_at_start(void **state)
 {
 	/* 1000 lacking of 21000 at the scan, 50 threads created since */
@@ -311,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_early),
 		cmocka_unit_test(test_convex),
 		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_midway),
 		cmocka_unit_test(test_lacking_at_start),
 	};
 

@@ -54,7 +54,9 @@ test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
-	@grep -q '"type":"check"' $(TEST_BUILD)/output.jsonl || \
-		{ echo "test-schema: no check answer was checked"; exit 1; }
+	@for t in check progress holders; do \
+		grep -q "\"type\":\"$$t\"" $(TEST_BUILD)/output.jsonl || \
+			{ echo "test-schema: no $$t record was checked"; exit 1; }; \
+	done
 
 CHECK_TARGETS += test-unit test-schema
