@@ -519,7 +519,7 @@ struct fgt_holders_watch {
 	pthread_cond_t cv;
 	struct fgt_holders_cfg cfg;
 	unsigned int interval_ms;
-	bool stop, busy, have, done;
+	bool stop, busy, have, done, kicked;
 	struct fgt_holders h, tmp;
 	uint64_t ns;
 	unsigned int gen;
@@ -541,13 +541,18 @@ static void *watch_main(void *arg)
 	pthread_mutex_lock(&w->mu);
 	while (!w->stop) {
 		if (!w->busy) {
+			/* stamped with its start: a change seen after that makes it stale
+			 * (a link can go while we list it: our own fd may be its last) */
+			uint64_t t = mono_ns();
+
+			w->kicked = false;
 			pthread_mutex_unlock(&w->mu);
 			fgt_holders_read(&w->cfg, &w->tmp);
 			pthread_mutex_lock(&w->mu);
 			if (!w->have || !fgt_holders_same(&w->h, &w->tmp))
 				w->gen++;
 			w->h = w->tmp;
-			w->ns = mono_ns();
+			w->ns = t;
 			w->have = true;
 			pthread_cond_broadcast(&w->cv);
 		}
@@ -558,7 +563,8 @@ static void *watch_main(void *arg)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000;
 		}
-		if (!w->stop)
+		/* busy: no read however kicked, wait (the end of it kicks again) */
+		if (!w->stop && (w->busy || !w->kicked))
 			pthread_cond_timedwait(&w->cv, &w->mu, &until);
 	}
 	w->done = true;
@@ -596,9 +602,21 @@ void fgt_holders_watch_busy(struct fgt_holders_watch *w, bool busy)
 		return;
 	pthread_mutex_lock(&w->mu);
 	/* an activation just ended: read again now, not a second later */
-	if (w->busy && !busy)
+	if (w->busy && !busy) {
+		w->kicked = true;
 		pthread_cond_broadcast(&w->cv);
+	}
 	w->busy = busy;
+	pthread_mutex_unlock(&w->mu);
+}
+
+void fgt_holders_watch_kick(struct fgt_holders_watch *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->kicked = true;	/* even when it is reading now: once more after */
+	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
 

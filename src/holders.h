@@ -119,7 +119,9 @@ struct fgt_holders_watch;
 struct fgt_holders_watch *fgt_holders_watch_start(const struct fgt_holders_cfg *c,
 						  unsigned int interval_ms);
 void fgt_holders_watch_busy(struct fgt_holders_watch *w, bool busy);
-/* The latest read into out (and its CLOCK_MONOTONIC time); false: none yet.
+/* Read again now (ftrace_graph_active changed: someone came or went). */
+void fgt_holders_watch_kick(struct fgt_holders_watch *w);
+/* The latest read into out (and when it began, CLOCK_MONOTONIC); false: none yet.
  * *gen counts the reads that changed them. */
 bool fgt_holders_watch_get(struct fgt_holders_watch *w, struct fgt_holders *out,
 			   uint64_t *ns, unsigned int *gen);

@@ -670,7 +670,8 @@ void fgt_out_holders(struct fgt_out *o, const struct fgt_status *st)
 	const struct fgt_holders *h = st->holders;
 	char hms[16], t[512], u[512], ow[64];
 
-	if (!h || o->o.screen || (o->o.events && !o->jw))
+	/* a record is a consistent picture: not while a re-read is due */
+	if (!h || st->holders_stale || o->o.screen || (o->o.events && !o->jw))
 		return;
 	if (o->shown_any && o->shown_active == st->graph_active && fgt_holders_same(&o->shown, h))
 		return;

@@ -41,6 +41,7 @@ struct fgt_status {
 	const struct fgt_progress *progress;	/* cur's progress (NULL when none) */
 	const struct fgt_holders *holders;	/* who holds fgraph; NULL: not read yet */
 	uint64_t holders_ns;			/* when they were read (monotonic) */
+	bool holders_stale;			/* ftrace_graph_active changed since: a read is due */
 	int graph_active;			/* ftrace_graph_active now, -1 unknown */
 	/*
 	 * Exposure: threads lacking a shadow stack now, out of all threads

@@ -3,8 +3,6 @@
 #include <string.h>
 #include "progress.h"
 
-/* The recent half of the sweeps seen, at least this many when there are. */
-#define FIT_MIN		8
 /* An estimate needs this many finished sweeps (a slope needs two points). */
 #define FIT_NEED	2
 
@@ -58,15 +56,15 @@ static uint64_t to_come(const struct fgt_activation *act, uint64_t threads)
 /* Unfixed: the sweep under way and those to come, each a + b*k. */
 static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p)
 {
-	uint32_t done = act->nr_sweeps - 1, from;
+	uint32_t done = act->nr_sweeps - 1;
 	double a, b, left, open, last;
 
 	if (done < FIT_NEED)
 		return;
-	from = done / 2;
-	if (done - from < FIT_MIN)
-		from = done > FIT_MIN ? done - FIT_MIN : 0;
-	fit(act, from, done, &a, &b);
+	/* every sweep seen: under qemu a stretch of slow sweeps (the other
+	 * vCPU's work) made a fit over the recent half overshoot 2x, and the
+	 * walk's shape is nearly linear wherever it was measured */
+	fit(act, 0, done, &a, &b);
 	open = done;
 	last = open + p->sweeps_to_come;
 	/* sum over k = open .. last of a + b*k */
@@ -74,7 +72,7 @@ static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p
 	if (left < 0)
 		left = 0;
 	p->end_ns = act->sweeps[done].begin_ns + (uint64_t)left;
-	p->fit_sweeps = done - from;
+	p->fit_sweeps = done;
 	p->eta_known = true;
 }
 

@@ -14,7 +14,7 @@
  * list, sweep k walks about k/S of it, so the sweeps cost a + b*k, and when
  * the lacking threads are all at its end every sweep is a full walk (b = 0).
  * The durations of the sweeps seen (begin to the next begin) are fitted to
- * a + b*k (least squares over the recent half, b >= 0) and summed over the
+ * a + b*k (least squares over all of them, b >= 0) and summed over the
  * sweeps to come, ceil(lacking / 32): the end, on the kernel's clock. A fixed
  * kernel walks once, allocating inline: its rate so far times the threads
  * left. Either way it is an estimate, said as one.

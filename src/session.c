@@ -385,6 +385,7 @@ static void holders_start(struct fgt_session *s)
 {
 	struct fgt_holders_cfg c = {};
 
+	s->graph_active = -2;	/* not seen yet */
 	fgt_fprobe_facts(s->ks, &c.fprobe);
 	s->hw = fgt_holders_watch_start(&c, FGT_HOLDERS_MS);
 	if (!s->hw)
@@ -538,6 +539,12 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 	st->lost = fgt_session_lost(s);
 	/* the test run only: the fork fallback would show up in the fork path */
 	st->graph_active = s->skel ? graph_active_run(s->skel) : -1;
+	if (st->graph_active != s->graph_active) {
+		/* a user came or went: the holders read before are out of date */
+		s->graph_active = st->graph_active;
+		s->graph_active_ns = st->now_ns;
+		fgt_holders_watch_kick(s->hw);
+	}
 	if (cur) {
 		long now = cur->nr_threads ? 0 : fgt_host_threads(NULL);
 
@@ -551,6 +558,7 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 	if (fgt_holders_watch_get(s->hw, &s->holders, &s->holders_ns, NULL)) {
 		st->holders = &s->holders;
 		st->holders_ns = s->holders_ns;
+		st->holders_stale = s->holders_ns < s->graph_active_ns;
 	}
 	st->exposure_known = s->exp_known;
 	st->exposure_lacking = s->exp_lacking;

@@ -63,6 +63,8 @@ struct fgt_session {
 	struct fgt_holders_watch *hw;
 	struct fgt_holders holders;
 	uint64_t holders_ns;
+	int graph_active;		/* as last seen, and when it changed */
+	uint64_t graph_active_ns;
 	struct fgt_progress prog;
 	uint32_t via_seq;		/* prog_via is this activation's */
 	char prog_via[FGT_VIA_LEN];

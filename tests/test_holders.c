@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <linux/bpf.h>
 #include <cmocka.h>
 #include "check_fake.h"
@@ -308,6 +310,51 @@ static void test_many(void **state)
 	fake_free(f);
 }
 
+/* The watcher: reads on its own thread, again when kicked, never while busy;
+ * a read is stamped with its start. */
+static void test_watch(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_holders_cfg c = cfg_of(f);
+	struct fgt_holders_watch *w;
+	struct fgt_holders hs;
+	unsigned int gen0, gen;
+	uint64_t ns, before;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	before = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	w = fgt_holders_watch_start(&c, 60000);	/* no second read unless kicked */
+	assert_non_null(w);
+	assert_true(fgt_holders_watch_wait(w, 5000));
+	assert_true(fgt_holders_watch_get(w, &hs, &ns, &gen0));
+	assert_int_equal(hs.n, 0);
+	assert_true(ns >= before);
+	/* busy (an activation under way): a kick reads nothing */
+	fgt_holders_watch_busy(w, true);
+	fake_write(f, "tracing/current_tracer", "function_graph\n");
+	fgt_holders_watch_kick(w);
+	usleep(200000);
+	fgt_holders_watch_get(w, &hs, NULL, &gen);
+	assert_int_equal(gen, gen0);
+	assert_int_equal(hs.n, 0);
+	/* its end reads at once */
+	fgt_holders_watch_busy(w, false);
+	for (int i = 0; i < 50 && gen == gen0; i++) {
+		usleep(100000);
+		fgt_holders_watch_get(w, &hs, NULL, &gen);
+	}
+	assert_int_equal(gen, gen0 + 1);
+	assert_int_equal(hs.n, 1);
+	/* a kick reads again; the same holders: the generation stays */
+	fgt_holders_watch_kick(w);
+	usleep(200000);
+	fgt_holders_watch_get(w, &hs, &ns, &gen);
+	assert_int_equal(gen, gen0 + 1);
+	fgt_holders_watch_stop(w);
+	fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_fprobes),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_watch),
 	};
 
 	return cmocka_run_group_tests_name("holders", tests, NULL, NULL);

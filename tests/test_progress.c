@@ -253,6 +253,74 @@ static void test_convex(void **state)
 	free(v.e);
 }
 
+/*
+ * A real walk: the lab's 30,049-thread activation on lab-stock, as fgraphtop
+ * recorded it sweep by sweep (tests/data/lab-stock-30k.sweeps), replayed as
+ * the attributed path's events: within the 2x the live view promises
+ * wherever it is taken from a third of the way on, and the sweeps to come
+ * add up to those it made.
+ */
+static void test_lab_walk(void **state)
+{
+	const char *dir = getenv("FGT_TEST_DATA");
+	char path[512], line[256];
+	unsigned int served, sweeps = 0;
+	unsigned long long walk, alloc, threads = 0;
+	uint64_t ts = 1000000000, begin = ts, end;
+	struct evs v = {};
+	struct fgt_event ev;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/lab-stock-30k.sweeps", dir ? dir : "tests/data");
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "# sweeps=%*u served=%*u nr_threads=%llu", &threads) == 1) {
+			ev = (struct fgt_event){ .type = FGT_EV_ACT_BEGIN, .src = FGT_SRC_ATTRIBUTED,
+						 .ts_ns = ts, .nr_threads = threads, .stack_id = -1 };
+			keep(&ev, &v);
+			continue;
+		}
+		if (sscanf(line, "%u %llu %llu", &served, &walk, &alloc) != 3)
+			continue;
+		sweeps++;
+		/* the batch of 32 over its allocation phase, then the walk, then
+		 * the last sweep frees what it did not hand out */
+		for (int i = 0; i < 32; i++) {
+			ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
+				.site = FGT_SITE_SWEEP, .gfp = 0xcc0, .ok = 1, .size = 4096,
+				.ts_ns = ts + alloc * (i + 1) / 32 };
+			keep(&ev, &v);
+		}
+		ts += alloc + walk;
+		for (unsigned int i = served; i < 32; i++) {
+			ev = (struct fgt_event){ .type = FGT_EV_FREE, .src = FGT_SRC_ATTRIBUTED,
+						 .site = FGT_SITE_SWEEP, .ts_ns = ts };
+			keep(&ev, &v);
+		}
+	}
+	fclose(fp);
+	assert_int_equal(sweeps, 940);
+	end = ts;
+	ev = (struct fgt_event){ .type = FGT_EV_ACT_END, .src = FGT_SRC_ATTRIBUTED, .ts_ns = end };
+	keep(&ev, &v);
+	for (int sixth = 2; sixth <= 5; sixth++) {
+		uint64_t seen = begin + (end - begin) * sixth / 6;
+		struct fgt_progress p;
+		double q;
+
+		at(&v, seen, seen, -1, &p);
+		q = ratio(p.eta_ns, end - seen);
+		print_message("lab walk at %d/6: %u sweeps, %llu to come, eta %.3f s, actual %.3f s "
+			      "(x%.2f)\n", sixth, p.sweeps, (unsigned long long)p.sweeps_to_come,
+			      p.eta_ns / 1e9, (end - seen) / 1e9, q);
+		assert_true(p.eta_known);
+		assert_true(q > 0.5 && q < 2);
+		assert_int_equal(p.sweeps + p.sweeps_to_come, 940);
+	}
+	free(v.e);
+}
+
 /* The recorded runs of tests/data: every prefix gives sane figures. */
 static void test_recorded(void **state)
 {
@@ -341,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_early),
 		cmocka_unit_test(test_convex),
+		cmocka_unit_test(test_lab_walk),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_midway),
 		cmocka_unit_test(test_lacking_at_start),
