@@ -9,6 +9,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio xz-utils zstd
 	bc flex bison libssl-dev dwarves kmod rsync
 	python3 jq mandoc prometheus trace-cmd
+	python3-pyte
 )
 
 missing=()

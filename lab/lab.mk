@@ -10,6 +10,7 @@ lab-kernels:
 
 include lab/guest.mk
 include lab/tool.mk
+include lab/live.mk
 include lab/check.mk
 
 # Lab tests need the kernels and the image: a fresh machine builds them here.

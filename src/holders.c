@@ -10,7 +10,9 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,13 +515,20 @@ bool fgt_holders_same(const struct fgt_holders *a, const struct fgt_holders *b)
 
 /* ---- the watcher ------------------------------------------------------------ */
 
+/*
+ * The thread sleeps in poll() on a pipe, with a relative timeout; a kick or
+ * the end of a busy spell writes a byte to it. The mutex guards the shared
+ * fields only, never a wait: in the lab, a pthread_cond_timedwait() loop
+ * that returned at once kept the mutex to itself and starved the main
+ * thread (all three fgraphtops of a run hung on it).
+ */
 struct fgt_holders_watch {
 	pthread_t thr;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	int wake[2];			/* the pipe: [0] polled by the thread */
 	struct fgt_holders_cfg cfg;
 	unsigned int interval_ms;
-	bool stop, busy, have, done, kicked;
+	bool stop, busy, have;
 	struct fgt_holders h, tmp;
 	uint64_t ns;
 	unsigned int gen;
@@ -533,20 +542,53 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static void wake(struct fgt_holders_watch *w)
+{
+	char c = 1;
+
+	/* a full pipe already holds a wake-up: nothing lost */
+	if (write(w->wake[1], &c, 1) < 0 && errno != EAGAIN)
+		return;
+}
+
+/* Sleep up to ms, or until woken; the wake-ups waiting are consumed. */
+static void nap(struct fgt_holders_watch *w, unsigned int ms)
+{
+	uint64_t until = mono_ns() + (uint64_t)ms * 1000000ull, now;
+	struct pollfd p = { .fd = w->wake[0], .events = POLLIN };
+	char buf[64];
+
+	while ((now = mono_ns()) < until) {
+		int r = poll(&p, 1, (int)((until - now + 999999) / 1000000));
+
+		if (r > 0) {
+			while (read(w->wake[0], buf, sizeof(buf)) > 0)
+				;
+			return;
+		}
+		if (r < 0 && errno != EINTR)
+			return;
+	}
+}
+
 static void *watch_main(void *arg)
 {
 	struct fgt_holders_watch *w = arg;
-	struct timespec until;
 
-	pthread_mutex_lock(&w->mu);
-	while (!w->stop) {
-		if (!w->busy) {
+	for (;;) {
+		bool stop, busy;
+		uint64_t t;
+
+		pthread_mutex_lock(&w->mu);
+		stop = w->stop;
+		busy = w->busy;
+		pthread_mutex_unlock(&w->mu);
+		if (stop)
+			break;
+		if (!busy) {
 			/* stamped with its start: a change seen after that makes it stale
 			 * (a link can go while we list it: our own fd may be its last) */
-			uint64_t t = mono_ns();
-
-			w->kicked = false;
-			pthread_mutex_unlock(&w->mu);
+			t = mono_ns();
 			fgt_holders_read(&w->cfg, &w->tmp);
 			pthread_mutex_lock(&w->mu);
 			if (!w->have || !fgt_holders_same(&w->h, &w->tmp))
@@ -554,21 +596,11 @@ static void *watch_main(void *arg)
 			w->h = w->tmp;
 			w->ns = t;
 			w->have = true;
-			pthread_cond_broadcast(&w->cv);
+			pthread_mutex_unlock(&w->mu);
 		}
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += w->interval_ms / 1000;
-		until.tv_nsec += (long)(w->interval_ms % 1000) * 1000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
-		/* busy: no read however kicked, wait (the end of it kicks again) */
-		if (!w->stop && (w->busy || !w->kicked))
-			pthread_cond_timedwait(&w->cv, &w->mu, &until);
+		/* busy: no read however woken; the end of it wakes us again */
+		nap(w, w->interval_ms);
 	}
-	w->done = true;
-	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
@@ -576,19 +608,19 @@ struct fgt_holders_watch *fgt_holders_watch_start(const struct fgt_holders_cfg *
 						  unsigned int interval_ms)
 {
 	struct fgt_holders_watch *w = calloc(1, sizeof(*w));
-	pthread_condattr_t ca;
 
 	if (!w)
 		return NULL;
 	w->cfg = *c;
 	w->interval_ms = interval_ms ? interval_ms : 1000;
+	if (pipe2(w->wake, O_CLOEXEC | O_NONBLOCK)) {
+		free(w);
+		return NULL;
+	}
 	pthread_mutex_init(&w->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	if (pthread_create(&w->thr, NULL, watch_main, w)) {
-		pthread_cond_destroy(&w->cv);
+		close(w->wake[0]);
+		close(w->wake[1]);
 		pthread_mutex_destroy(&w->mu);
 		free(w);
 		return NULL;
@@ -598,26 +630,23 @@ struct fgt_holders_watch *fgt_holders_watch_start(const struct fgt_holders_cfg *
 
 void fgt_holders_watch_busy(struct fgt_holders_watch *w, bool busy)
 {
+	bool ended;
+
 	if (!w)
 		return;
 	pthread_mutex_lock(&w->mu);
-	/* an activation just ended: read again now, not a second later */
-	if (w->busy && !busy) {
-		w->kicked = true;
-		pthread_cond_broadcast(&w->cv);
-	}
+	ended = w->busy && !busy;
 	w->busy = busy;
 	pthread_mutex_unlock(&w->mu);
+	/* an activation just ended: read again now, not a second later */
+	if (ended)
+		wake(w);
 }
 
 void fgt_holders_watch_kick(struct fgt_holders_watch *w)
 {
-	if (!w)
-		return;
-	pthread_mutex_lock(&w->mu);
-	w->kicked = true;	/* even when it is reading now: once more after */
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	if (w)
+		wake(w);	/* a read under way is followed by another */
 }
 
 bool fgt_holders_watch_get(struct fgt_holders_watch *w, struct fgt_holders *out,
@@ -641,24 +670,14 @@ bool fgt_holders_watch_get(struct fgt_holders_watch *w, struct fgt_holders *out,
 
 bool fgt_holders_watch_wait(struct fgt_holders_watch *w, unsigned int ms)
 {
-	struct timespec until;
-	bool have;
+	uint64_t until = mono_ns() + (uint64_t)ms * 1000000ull;
 
-	if (!w)
-		return false;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
+	while (w && !fgt_holders_watch_get(w, NULL, NULL, NULL)) {
+		if (mono_ns() >= until)
+			return false;
+		usleep(10000);
 	}
-	pthread_mutex_lock(&w->mu);
-	while (!w->have && pthread_cond_timedwait(&w->cv, &w->mu, &until) == 0)
-		;
-	have = w->have;
-	pthread_mutex_unlock(&w->mu);
-	return have;
+	return w != NULL;
 }
 
 void fgt_holders_watch_stop(struct fgt_holders_watch *w)
@@ -669,8 +688,8 @@ void fgt_holders_watch_stop(struct fgt_holders_watch *w)
 		return;
 	pthread_mutex_lock(&w->mu);
 	w->stop = true;
-	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	wake(w);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_nsec += 200000000;
 	if (until.tv_nsec >= 1000000000) {
@@ -682,7 +701,8 @@ void fgt_holders_watch_stop(struct fgt_holders_watch *w)
 		pthread_detach(w->thr);
 		return;
 	}
-	pthread_cond_destroy(&w->cv);
+	close(w->wake[0]);
+	close(w->wake[1]);
 	pthread_mutex_destroy(&w->mu);
 	free(w);
 }

@@ -330,6 +330,10 @@ static void test_watch(void **state)
 	assert_true(fgt_holders_watch_get(w, &hs, &ns, &gen0));
 	assert_int_equal(hs.n, 0);
 	assert_true(ns >= before);
+	/* it sleeps between reads: no second read without a kick */
+	usleep(300000);
+	fgt_holders_watch_get(w, NULL, &before, NULL);
+	assert_int_equal(before, ns);
 	/* busy (an activation under way): a kick reads nothing */
 	fgt_holders_watch_busy(w, true);
 	fake_write(f, "tracing/current_tracer", "function_graph\n");
@@ -346,11 +350,13 @@ static void test_watch(void **state)
 	}
 	assert_int_equal(gen, gen0 + 1);
 	assert_int_equal(hs.n, 1);
-	/* a kick reads again; the same holders: the generation stays */
+	/* a kick reads again (a later stamp); the same holders: the generation stays */
+	fgt_holders_watch_get(w, NULL, &before, NULL);
 	fgt_holders_watch_kick(w);
 	usleep(200000);
 	fgt_holders_watch_get(w, &hs, &ns, &gen);
 	assert_int_equal(gen, gen0 + 1);
+	assert_true(ns > before);
 	fgt_holders_watch_stop(w);
 	fake_free(f);
 }

@@ -24,6 +24,8 @@ by frame, the terminal resized where the scenario resized it. Checked:
              trigger's pid, then none again: on the screen and in -j
   terminal   q, Ctrl-C and SIGTERM each end fgraphtop with status 0, the
              alternate screen left and the terminal's modes as they were
+  lines      `fgraphtop --no-screen` beside it: the progress, the holders as
+             they change and the history at the end, as plain lines
 
 Prints one "ok ..." or "FAIL ..." line per check and the figures read; exit 1
 on any FAIL. --screen-out writes the frame nearest the halfway point (as the
@@ -51,7 +53,7 @@ def ok(cond, what):
 
 
 def load(path):
-    logs, raw, recs, live, exits = {}, {}, [], None, {}
+    logs, raw, recs, live, exits, lines = {}, {}, [], None, {}, []
     for line in open(path):
         line = line.strip()
         if not line.startswith("{"):
@@ -68,8 +70,10 @@ def load(path):
             exits[r["name"]] = r["status"]
         elif t == "live":
             live = r
+        elif t == "lines":
+            lines.append(r["line"])
     raw = {k: base64.b64decode("".join(v)).decode("latin-1") for k, v in raw.items()}
-    return logs, raw, recs, live, exits
+    return logs, raw, recs, live, exits, lines
 
 
 class Run:
@@ -360,12 +364,43 @@ def check_terminal(name, run, key):
     return data[at + len(LEAVE):] if at >= 0 else ""
 
 
+def check_lines(lines, acts, live):
+    text = "\n".join(lines)
+    ok(live.get("lines_status") == 0, f"lines: fgraphtop --no-screen exited {live.get('lines_status')}")
+    ok(lines and "\033" not in text, f"lines: {len(lines)} lines, no terminal control")
+    trig = acts[0]["trigger"] if acts else {}
+    pr = [l for l in lines if re.match(r"^\d\d:\d\d:\d\d activation #1 under way ", l)]
+    ok(pr and all(f": pid {trig.get('pid')} (fgt-trigger) write() -> tracing_set_tracer; served "
+                  in l and f" of {acts[0]['nr_threads']:,} threads at the start" in l for l in pr),
+       f"lines: {len(pr)} progress lines naming the trigger: {pr[:1]}")
+    heads = [(i, l) for i, l in enumerate(lines) if re.match(r"^\d\d:\d\d:\d\d fgraph holders: ", l)]
+    got = [re.sub(r"^\S+ ", "", l) for _, l in heads]
+    want = ["fgraph holders: 0 (ftrace_graph_active 0)", "fgraph holders: 1 (ftrace_graph_active 1)",
+            "fgraph holders: 2 (ftrace_graph_active 2)"]
+    if live["kret_pid"]:
+        want.append("fgraph holders: 3 (ftrace_graph_active 3)")
+    want.append("fgraph holders: 0 (ftrace_graph_active 0)")
+    it = iter(got)
+    ok(all(w in it for w in want), f"lines: holders as they change: {got}")
+    top = "  function_graph, the top-level tracer; to turn it off: echo nop > "
+    link = (f"(prog \\d+, 1 function\\), held by pid {live['kret_pid']} \\(fgt-trigger\\); to turn "
+            f"it off: stop pid {live['kret_pid']} \\(fgt-trigger\\)")
+    ok(any(l.startswith(top) for l in lines) and
+       (not live["kret_pid"] or any(re.search(r"BPF kretprobe\.multi link \d+ " + link, l)
+                                    for l in lines)),
+       "lines: each holder with what turning it off takes")
+    if ok("history (newest first):" in lines, "lines: the history at the end"):
+        i = lines.index("history (newest first):")
+        rows = [re.match(r"^\s*(\d+)  ", l) for l in lines[i + 2:i + 4]]
+        ok([int(m[1]) for m in rows if m] == [2, 1], f"lines: history rows {lines[i + 2:i + 4]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
     ap.add_argument("--screen-out")
     a = ap.parse_args()
-    logs, raw, recs, live, exits = load(a.results)
+    logs, raw, recs, live, exits, lines = load(a.results)
     if not ok(live is not None and 1 in logs and 1 in raw, "the scenario's results are there"):
         return 1
     runs = {k: Run(logs[k], raw.get(k, "")) for k in logs}
@@ -390,6 +425,8 @@ def main():
     ok("summary: " in rest and "history (newest first" in rest,
        "run 1: the summary and the history printed after the screen")
     ok(exits.get("json") == 0, f"json: fgraphtop -j exited {exits.get('json')}")
+    if acts:
+        check_lines(lines, acts, live)
     for k, key in ((2, "Ctrl-C"), (3, "SIGTERM")):
         if ok(k in runs, f"run {k} ({key}) recorded"):
             check_frames(f"run {k}", runs[k])
