@@ -628,7 +628,7 @@ static void holders_notes(const struct fgt_holders *h, int graph_active,
 	if (!h->n && graph_active == 0)
 		line(ctx, "none: fgraph is off; its next user makes the 0->1 step");
 	else if (!h->n && graph_active < 0)
-		line(ctx, "none found (ftrace_graph_active unknown)");
+		line(ctx, "none found");
 	if (un) {
 		snprintf(b, sizeof(b), "+%d fgraph user%s no tracefs file or BPF link names "
 			 "(a kernel module's, or the kernel's own)", un, un == 1 ? "" : "s");
@@ -655,8 +655,11 @@ void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_act
 {
 	char t[512], u[512], ow[64];
 
-	fprintf(f, "\nWho holds fgraph now (ftrace_graph_active %d%s):\n", graph_active,
-		graph_active < 0 ? ": unknown" : "");
+	if (graph_active < 0)
+		fprintf(f, "\nWho holds fgraph now (tracefs and BPF links; ftrace_graph_active "
+			"itself is read by the live view):\n");
+	else
+		fprintf(f, "\nWho holds fgraph now (ftrace_graph_active %d):\n", graph_active);
 	for (unsigned int i = 0; i < h->kept; i++)
 		fprintf(f, "  %s%s\n      to turn it off: %s\n",
 			fgt_holder_text(&h->h[i], t, sizeof(t)), owner_words(&h->h[i], ow, sizeof(ow)),
@@ -824,10 +827,14 @@ static void scr_holders(struct fgt_out *o, const struct fgt_status *st)
 		fgt_lines_add(l, "HOLDERS  not read yet");
 		return;
 	}
-	fgt_lines_add(l, "HOLDERS  what keeps fgraph on, and what turning it off takes%s%s",
-		      st->holders_ns && st->now_ns > st->holders_ns + 3000000000ull ? "   as of " : "",
-		      st->holders_ns && st->now_ns > st->holders_ns + 3000000000ull ?
-		      hms_of(o, st->holders_ns, hms, sizeof(hms)) : "");
+	if (st->holders_stale)
+		/* fgraph changed since the read; during a tracer switch tracefs
+		 * is locked: the old list, said to be old, and no sums with it */
+		fgt_lines_add(l, "HOLDERS  as read at %s, before ftrace_graph_active changed; read "
+			      "again once tracefs is free (a tracer switch holds it)",
+			      hms_of(o, st->holders_ns, hms, sizeof(hms)));
+	else
+		fgt_lines_add(l, "HOLDERS  what keeps fgraph on, and what turning it off takes");
 	for (unsigned int i = 0; i < h->kept; i++) {
 		int n = snprintf(line, sizeof(line), "%s%s", fgt_holder_text(&h->h[i], t, sizeof(t)),
 				 owner_words(&h->h[i], ow, sizeof(ow)));
@@ -850,7 +857,10 @@ static void scr_holders(struct fgt_out *o, const struct fgt_status *st)
 			fgt_lines_add(l, "      off: %s", u);
 		}
 	}
-	holders_notes(h, st->graph_active, scr_note, l);
+	if (!st->holders_stale)
+		holders_notes(h, st->graph_active, scr_note, l);
+	else if (!h->kept)
+		fgt_lines_add(l, "  none then");
 }
 
 /* The history table: as many of the newest as fit, leaving `keep` rows. */

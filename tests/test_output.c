@@ -455,6 +455,36 @@ static void test_screen(void **state)
 	/* 4 active, 3 named: one nobody names */
 	assert_non_null(strstr(rows[r + 7], "+1 fgraph user no tracefs file or BPF link names"));
 	free(t);
+	/* ftrace_graph_active moved since they were read (the tracer switch under
+	 * way locks tracefs): the old list, said to be old, nothing summed */
+	st->holders_stale = true;
+	st->graph_active = 5;
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 100);
+	r = find_row(rows, n, "HOLDERS  as read at ");
+	assert_true(r > 0);
+	assert_non_null(strstr(rows[r], ", before ftrace_graph_active changed; read again once "
+			       "tracefs is free"));
+	assert_string_equal(rows[r + 1], "  function_graph, the top-level tracer");
+	assert_int_equal(find_row(rows, n, "fgraph user no tracefs file"), -1);
+	free(t);
+	{
+		struct fgt_holders *h = some_holders();
+
+		h->n = h->kept = 0;
+		st->holders = h;
+	}
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 100);
+	r = find_row(rows, n, "HOLDERS  as read at ");
+	assert_string_equal(rows[r + 1], "  none then");
+	assert_int_equal(find_row(rows, n, "none: fgraph is off"), -1);
+	free(t);
+	st->holders_stale = false;
 	fgt_assembler_free(c.a);
 
 	/* A fresh assembler, the whole run: the activation shows at the next redraw. */

@@ -13,6 +13,8 @@
 #   {"type":"pty_raw","run":R,"b64":"..."}  what fgraphtop drew, base64, in order
 #   {"type":"fgt","name":"json","rec":{...}}  `fgraphtop -j`'s records
 #   {"type":"lines","line":"..."}           `fgraphtop --no-screen`'s lines, stdout and stderr
+#   {"type":"explain_holders","line":"..."}  `fgraphtop --explain`'s holders part, first
+#   {"type":"fgt","name":"explain","rec":{...}}  `fgraphtop --explain -j`, first
 #   {"type":"live","parked":N,"u":U,"on_ns":NS,"kret_pid":P,"triggers":"..."}
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
@@ -96,6 +98,13 @@ pty_send() {
 }
 
 status=0
+# who holds fgraph, as --explain says it (nothing does yet)
+fgraphtop --explain > "$FGT_RUN/explain.txt" 2>&1 || status=1
+sed -n '/^Who holds fgraph now/,$p' "$FGT_RUN/explain.txt" | while IFS= read -r line; do
+	fgt_result "$(fgt_json type explain_holders line "$line")" > /dev/null
+done
+plan=$(fgraphtop --explain -j) || status=1
+fgt_result "{\"type\":\"fgt\",\"name\":\"explain\",\"rec\":$plan}" > /dev/null
 watchdog &
 wdpid=$!
 park=$(fgt_park "$n")

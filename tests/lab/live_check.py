@@ -26,6 +26,7 @@ by frame, the terminal resized where the scenario resized it. Checked:
              alternate screen left and the terminal's modes as they were
   lines      `fgraphtop --no-screen` beside it: the progress, the holders as
              they change and the history at the end, as plain lines
+  explain    `fgraphtop --explain` (and -j) name the holders (none, before)
 
 Prints one "ok ..." or "FAIL ..." line per check and the figures read; exit 1
 on any FAIL. --screen-out writes the frame nearest the halfway point (as the
@@ -41,6 +42,7 @@ import sys
 import pyte
 
 SYNC_BEGIN, SYNC_END = "\033[?2026h", "\033[?2026l"
+explain = {}
 LEAVE = "\033[?25h\033[?1049l"
 fails = []
 
@@ -54,6 +56,7 @@ def ok(cond, what):
 
 def load(path):
     logs, raw, recs, live, exits, lines = {}, {}, [], None, {}, []
+    explain.clear()
     for line in open(path):
         line = line.strip()
         if not line.startswith("{"):
@@ -66,6 +69,10 @@ def load(path):
             raw.setdefault(r["run"], []).append(r["b64"])
         elif t == "fgt" and r.get("name") == "json":
             recs.append(r["rec"])
+        elif t == "fgt" and r.get("name") == "explain":
+            explain["plan"] = r["rec"]
+        elif t == "explain_holders":
+            explain.setdefault("text", []).append(r["line"])
         elif t == "fgt_exit":
             exits[r["name"]] = r["status"]
         elif t == "live":
@@ -383,8 +390,9 @@ def check_lines(lines, acts, live):
     it = iter(got)
     ok(all(w in it for w in want), f"lines: holders as they change: {got}")
     top = "  function_graph, the top-level tracer; to turn it off: echo nop > "
-    link = (f"(prog \\d+, 1 function\\), held by pid {live['kret_pid']} \\(fgt-trigger\\); to turn "
-            f"it off: stop pid {live['kret_pid']} \\(fgt-trigger\\)")
+    link = (r"\(prog \d+, 1 function\), held by pid " + str(live["kret_pid"]) +
+            r" \(fgt-trigger\); to turn it off: stop pid " + str(live["kret_pid"]) +
+            r" \(fgt-trigger\)")
     ok(any(l.startswith(top) for l in lines) and
        (not live["kret_pid"] or any(re.search(r"BPF kretprobe\.multi link \d+ " + link, l)
                                     for l in lines)),
@@ -425,6 +433,12 @@ def main():
     ok("summary: " in rest and "history (newest first" in rest,
        "run 1: the summary and the history printed after the screen")
     ok(exits.get("json") == 0, f"json: fgraphtop -j exited {exits.get('json')}")
+    ph = (explain.get("plan") or {}).get("holders")
+    ok(isinstance(ph, dict) and ph["count"] == 0 and ph["holders"] == [] and
+       ph["tracefs"].endswith("/tracing"), f"explain -j: plan.holders {ph}")
+    ok(explain.get("text", [""])[:2] == ["Who holds fgraph now (tracefs and BPF links; "
+                                         "ftrace_graph_active itself is read by the live view):",
+                                         "  none found"], f"explain: {explain.get('text')}")
     if acts:
         check_lines(lines, acts, live)
     for k, key in ((2, "Ctrl-C"), (3, "SIGTERM")):
