@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel images for the static verdict (src/kread.h): /proc/kcore, a vmlinux,
+ * a bzImage; their symbols from .symtab or a System.map. The embedded kallsyms
+ * tables are src/kread_kallsyms.c.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "kread.h"
+
+/* Kernel virtual addresses are in the upper half on x86-64. */
+#define KERNEL_HALF	0xffff800000000000ull
+/* A decompressed vmlinux bigger than this is not one (Debian's: 40-70 MiB). */
+#define MAX_VMLINUX	(1ull << 30)
+
+static void kimage_init(struct fgt_kimage *im)
+{
+	memset(im, 0, sizeof(*im));
+	im->fd = -1;
+}
+
+void fgt_kimage_close(struct fgt_kimage *im)
+{
+	if (im->fd >= 0)
+		close(im->fd);
+	if (im->map)
+		munmap(im->map, im->size);
+	free(im->heap);
+	kimage_init(im);
+}
+
+/* ---- ELF ------------------------------------------------------------------- */
+
+static const Elf64_Shdr *elf_shdr(const struct fgt_kimage *im, unsigned int i)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im->data;
+
+	if (!eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr) || i >= eh->e_shnum ||
+	    eh->e_shoff + (uint64_t)(i + 1) * sizeof(Elf64_Shdr) > im->size)
+		return NULL;
+	return (const Elf64_Shdr *)(im->data + eh->e_shoff) + i;
+}
+
+static const char *elf_shname(const struct fgt_kimage *im, const Elf64_Shdr *sh)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im->data;
+	const Elf64_Shdr *strs = elf_shdr(im, eh->e_shstrndx);
+
+	if (!strs || strs->sh_offset + strs->sh_size > im->size || sh->sh_name >= strs->sh_size)
+		return "";
+	return (const char *)im->data + strs->sh_offset + sh->sh_name;
+}
+
+const void *fgt_kimage_section(const struct fgt_kimage *im, const char *name, size_t *len)
+{
+	const Elf64_Shdr *sh;
+
+	if (!im->data)
+		return NULL;
+	for (unsigned int i = 1; (sh = elf_shdr(im, i)); i++) {
+		if (sh->sh_type == SHT_NOBITS || strcmp(elf_shname(im, sh), name))
+			continue;
+		if (sh->sh_offset + sh->sh_size > im->size)
+			return NULL;
+		*len = sh->sh_size;
+		return im->data + sh->sh_offset;
+	}
+	return NULL;
+}
+
+static bool is_elf64_x86(const uint8_t *d, size_t size)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
+
+	return size >= sizeof(*eh) && !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+	       eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_ident[EI_DATA] == ELFDATA2LSB &&
+	       eh->e_machine == EM_X86_64;
+}
+
+int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
+			const char *name, char *msg, size_t len)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
+	const Elf64_Phdr *ph;
+	bool kernel = false;
+	const Elf64_Shdr *sh;
+
+	if (!is_elf64_x86(data, size)) {
+		snprintf(msg, len, "%s: not an x86-64 ELF file", name);
+		return FGT_SW_NOT_KERNEL;
+	}
+	if (eh->e_phentsize != sizeof(*ph) || eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(*ph) > size) {
+		snprintf(msg, len, "%s: truncated ELF program headers", name);
+		return FGT_SW_NOT_KERNEL;
+	}
+	im->data = data;
+	im->size = size;
+	ph = (const Elf64_Phdr *)(data + eh->e_phoff);
+	for (unsigned int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !ph[i].p_filesz)
+			continue;
+		if (ph[i].p_offset + ph[i].p_filesz > size) {
+			snprintf(msg, len, "%s: truncated (a segment runs past the end of the file)", name);
+			return FGT_SW_NOT_KERNEL;
+		}
+		if (im->nr_segs < FGT_KIMAGE_MAX_SEGS)
+			im->seg[im->nr_segs++] = (struct fgt_kseg){ ph[i].p_vaddr, ph[i].p_offset,
+								    ph[i].p_filesz };
+		if (ph[i].p_vaddr >= KERNEL_HALF && (ph[i].p_flags & PF_X))
+			kernel = true;
+	}
+	if (!kernel || eh->e_type != ET_EXEC) {
+		snprintf(msg, len, "%s: an ELF file, but not a kernel (no executable segment "
+			 "at a kernel address)", name);
+		return FGT_SW_NOT_KERNEL;
+	}
+	for (unsigned int i = 1; (sh = elf_shdr(im, i)); i++)
+		if (!strcmp(elf_shname(im, sh), ".text")) {
+			im->text_addr = sh->sh_addr;
+			break;
+		}
+	return 0;
+}
+
+int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_t len)
+{
+	for (unsigned int i = 0; i < im->nr_segs; i++) {
+		const struct fgt_kseg *s = &im->seg[i];
+		ssize_t n;
+
+		if (addr < s->vaddr || addr - s->vaddr >= s->filesz || len > s->filesz - (addr - s->vaddr))
+			continue;
+		if (im->data) {
+			memcpy(buf, im->data + s->off + (addr - s->vaddr), len);
+			return 0;
+		}
+		n = pread(im->fd, buf, len, (off_t)(s->off + (addr - s->vaddr)));
+		if (n < 0)
+			return -errno;
+		return (size_t)n == len ? 0 : -EIO;
+	}
+	return -EFAULT;
+}
+
+/* ---- bzImage ---------------------------------------------------------------- */
+
+/* Documentation/arch/x86/boot.rst: the real-mode header. */
+#define BZ_SETUP_SECTS	0x1f1
+#define BZ_MAGIC	0x202		/* "HdrS" */
+#define BZ_VERSION	0x206
+#define BZ_PAYLOAD_OFF	0x248		/* protocol 2.08+ */
+#define BZ_PAYLOAD_LEN	0x24c
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int inflate_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len, size_t *got)
+{
+	z_stream z = { .next_in = (Bytef *)in, .avail_in = (uInt)in_len,
+		       .next_out = out, .avail_out = (uInt)out_len };
+	int ret;
+
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -1;
+	ret = inflate(&z, Z_FINISH);
+	*got = z.total_out;
+	inflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -1;
+}
+
+static int inflate_xz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len, size_t *got,
+		      bool alone)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	lzma_ret ret;
+
+	ret = alone ? lzma_alone_decoder(&z, UINT64_MAX) : lzma_stream_decoder(&z, UINT64_MAX, 0);
+	if (ret != LZMA_OK)
+		return -1;
+	z.next_in = in;
+	z.avail_in = in_len;
+	z.next_out = out;
+	z.avail_out = out_len;
+	ret = lzma_code(&z, LZMA_FINISH);
+	*got = z.total_out;
+	lzma_end(&z);
+	return ret == LZMA_STREAM_END ? 0 : -1;
+}
+
+static int inflate_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len, size_t *got)
+{
+	ZSTD_DCtx *z = ZSTD_createDCtx();
+	ZSTD_inBuffer ib = { in, in_len, 0 };
+	ZSTD_outBuffer ob = { out, out_len, 0 };
+	size_t ret = 1;
+
+	if (!z)
+		return -1;
+	/* the kernel compresses with --ultra -22: a window beyond the default limit */
+	ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, 31);
+	while (ret && ib.pos < ib.size && ob.pos < ob.size) {
+		ret = ZSTD_decompressStream(z, &ob, &ib);
+		if (ZSTD_isError(ret))
+			break;
+	}
+	*got = ob.pos;
+	ZSTD_freeDCtx(z);
+	return ret == 0 ? 0 : -1;
+}
+
+struct codec {
+	const char *name;
+	const uint8_t magic[6];
+	size_t magic_len;
+};
+
+static const struct codec codecs[] = {
+	{ "gzip", { 0x1f, 0x8b }, 2 },
+	{ "xz", { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6 },
+	{ "zstd", { 0x28, 0xb5, 0x2f, 0xfd }, 4 },
+	{ "lzma", { 0x5d, 0, 0 }, 3 },
+	{ "bzip2", { 'B', 'Z', 'h' }, 3 },
+	{ "lzo", { 0x89, 'L', 'Z', 'O' }, 4 },
+	{ "lz4", { 0x02, 0x21, 0x4c, 0x18 }, 4 },
+};
+
+/*
+ * The payload is the vmlinux ELF compressed; the kernel's build appends its
+ * decompressed size as 4 little-endian bytes (arch/x86/boot/compressed/Makefile,
+ * size_append), which sizes the buffer.
+ */
+static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, const char *path,
+			char *msg, size_t len)
+{
+	unsigned int setup = d[BZ_SETUP_SECTS] ? d[BZ_SETUP_SECTS] : 4;
+	uint16_t version = (uint16_t)(d[BZ_VERSION] | d[BZ_VERSION + 1] << 8);
+	uint64_t start = (uint64_t)(setup + 1) * 512, off, plen, out_len;
+	const struct codec *c = NULL;
+	const uint8_t *p;
+	size_t got = 0;
+	uint8_t *out;
+	int ret = -1, err;
+
+	if (version < 0x208) {
+		snprintf(msg, len, "%s: boot protocol %u.%02u has no payload fields (2.08+ needed)",
+			 path, version >> 8, version & 0xff);
+		return FGT_SW_NOT_KERNEL;
+	}
+	off = start + le32(d + BZ_PAYLOAD_OFF);
+	plen = le32(d + BZ_PAYLOAD_LEN);
+	if (plen < 16 || off + plen > size) {
+		snprintf(msg, len, "%s: truncated bzImage (payload past the end of the file)", path);
+		return FGT_SW_NOT_KERNEL;
+	}
+	p = d + off;
+	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
+		if (!memcmp(p, codecs[i].magic, codecs[i].magic_len)) {
+			c = &codecs[i];
+			break;
+		}
+	if (!c) {
+		snprintf(msg, len, "%s: a bzImage whose payload is in no compression format known here",
+			 path);
+		return FGT_SW_NOT_KERNEL;
+	}
+	out_len = le32(p + plen - 4);
+	if (out_len < 4096 || out_len > MAX_VMLINUX) {
+		snprintf(msg, len, "%s: implausible decompressed size %" PRIu64, path, out_len);
+		return FGT_SW_NOT_KERNEL;
+	}
+	out = malloc(out_len);
+	if (!out) {
+		snprintf(msg, len, "%s: out of memory for the %" PRIu64 "-byte vmlinux", path, out_len);
+		return FGT_SW_READ;
+	}
+	if (!strcmp(c->name, "gzip"))
+		ret = inflate_gzip(p, plen, out, out_len, &got);
+	else if (!strcmp(c->name, "xz") || !strcmp(c->name, "lzma"))
+		ret = inflate_xz(p, plen, out, out_len, &got, c->name[0] == 'l');
+	else if (!strcmp(c->name, "zstd"))
+		ret = inflate_zstd(p, plen, out, out_len, &got);
+	else {
+		free(out);
+		snprintf(msg, len, "%s: payload compressed with %s, not read here: decompress it "
+			 "first (the kernel's scripts/extract-vmlinux) and pass the vmlinux", path, c->name);
+		return FGT_SW_NOT_KERNEL;
+	}
+	if (ret || got != out_len) {
+		free(out);
+		snprintf(msg, len, "%s: the %s payload does not decompress (%zu of %" PRIu64 " bytes)",
+			 path, c->name, got, out_len);
+		return FGT_SW_NOT_KERNEL;
+	}
+	im->heap = out;
+	err = fgt_kimage_open_elf(im, out, out_len, path, msg, len);
+	if (!err)
+		snprintf(im->desc, sizeof(im->desc), "bzImage %s (%s)", path, c->name);
+	return err;
+}
+
+int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, char *msg, size_t len)
+{
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	kimage_init(im);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
+		return FGT_SW_READ;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 4096) {
+		snprintf(msg, len, "%s: not a kernel image (%s)", path,
+			 S_ISREG(st.st_mode) ? "too small" : "not a regular file");
+		close(fd);
+		return FGT_SW_NOT_KERNEL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
+		return FGT_SW_READ;
+	}
+	im->map = map;
+	im->size = (size_t)st.st_size;
+	if (!memcmp((const uint8_t *)map + BZ_MAGIC, "HdrS", 4)) {
+		err = open_bzimage(im, map, im->size, path, msg, len);
+		/* the ELF lives in the heap now: the mapping can go */
+		munmap(im->map, (size_t)st.st_size);
+		im->map = NULL;
+		if (err)
+			fgt_kimage_close(im);
+		return err;
+	}
+	if (!is_elf64_x86(map, im->size)) {
+		snprintf(msg, len, "%s: not a kernel image (neither an x86-64 vmlinux nor a bzImage)",
+			 path);
+		fgt_kimage_close(im);
+		return FGT_SW_NOT_KERNEL;
+	}
+	err = fgt_kimage_open_elf(im, map, im->size, path, msg, len);
+	if (err) {
+		fgt_kimage_close(im);
+		return err;
+	}
+	im->map = map;
+	snprintf(im->desc, sizeof(im->desc), "vmlinux %s", path);
+	return 0;
+}
+
+/* ---- /proc/kcore -------------------------------------------------------------- */
+
+/* Is the kernel locked down for confidentiality? (securityfs shows "[...]".) */
+static bool locked_down(void)
+{
+	char buf[128] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strstr(buf, "[confidentiality]") != NULL;
+}
+
+int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, size_t len)
+{
+	Elf64_Ehdr eh;
+	ssize_t n;
+
+	kimage_init(im);
+	path = path ? path : "/proc/kcore";
+	im->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (im->fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT) {
+			snprintf(msg, len, "no %s (CONFIG_PROC_KCORE off, or a container without it)",
+				 path);
+			return FGT_SW_NO_KCORE;
+		}
+		if (e == EPERM && locked_down()) {
+			snprintf(msg, len, "%s: refused by lockdown=confidentiality", path);
+			return FGT_SW_LOCKDOWN;
+		}
+		if (e == EPERM || e == EACCES) {
+			snprintf(msg, len, "%s: %s (needs root with CAP_SYS_RAWIO%s)", path, strerror(e),
+				 e == EPERM ? ", or lockdown=confidentiality refused it" : "");
+			return e == EPERM && geteuid() == 0 ? FGT_SW_LOCKDOWN : FGT_SW_NO_PERM;
+		}
+		snprintf(msg, len, "%s: %s", path, strerror(e));
+		return FGT_SW_NO_KCORE;
+	}
+	n = pread(im->fd, &eh, sizeof(eh), 0);
+	if (n != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_CORE ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096) {
+		snprintf(msg, len, "%s is %s (a container masks it so)", path,
+			 n <= 0 ? "empty" : "not an ELF core file");
+		fgt_kimage_close(im);
+		return FGT_SW_NO_KCORE;
+	}
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(im->fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
+			break;
+		/* the kernel text mapping (KCORE_TEXT) is what we read */
+		if (ph.p_type != PT_LOAD || ph.p_vaddr < KERNEL_HALF || !ph.p_filesz)
+			continue;
+		if (im->nr_segs == FGT_KIMAGE_MAX_SEGS)
+			break;
+		im->seg[im->nr_segs++] = (struct fgt_kseg){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+	}
+	snprintf(im->desc, sizeof(im->desc), "%s", path);
+	return 0;
+}
+
+/* ---- symbols ------------------------------------------------------------------- */
+
+/* kallsyms-format text to a symbol table (one parser for every source). */
+static struct fgt_ksyms *ksyms_from_text(char *text, size_t n)
+{
+	FILE *f = fmemopen(text, n ? n : 1, "r");
+	struct fgt_ksyms *ks;
+
+	if (!f)
+		return NULL;
+	ks = fgt_ksyms_load_file(f);
+	fclose(f);
+	return ks;
+}
+
+static char sym_letter(const struct fgt_kimage *im, const Elf64_Sym *s)
+{
+	const Elf64_Shdr *sh = elf_shdr(im, s->st_shndx);
+	bool global = ELF64_ST_BIND(s->st_info) != STB_LOCAL;
+	char c = 'd';
+
+	if (sh && (sh->sh_flags & SHF_EXECINSTR))
+		c = 't';
+	else if (sh && sh->sh_type == SHT_NOBITS)
+		c = 'b';
+	else if (sh && !(sh->sh_flags & SHF_WRITE))
+		c = 'r';
+	return global ? (char)(c - 'a' + 'A') : c;
+}
+
+/* .symtab as kallsyms text; -1 if there is none. */
+static int symtab_text(const struct fgt_kimage *im, char **text, size_t *n, size_t *count)
+{
+	const Elf64_Shdr *sh, *strs;
+	FILE *f;
+
+	for (unsigned int i = 1; (sh = elf_shdr(im, i)); i++) {
+		const Elf64_Sym *sym;
+		size_t nsym;
+
+		if (sh->sh_type != SHT_SYMTAB)
+			continue;
+		strs = elf_shdr(im, sh->sh_link);
+		if (!strs || sh->sh_offset + sh->sh_size > im->size ||
+		    strs->sh_offset + strs->sh_size > im->size || sh->sh_entsize != sizeof(*sym))
+			return -1;
+		sym = (const Elf64_Sym *)(im->data + sh->sh_offset);
+		nsym = sh->sh_size / sizeof(*sym);
+		f = open_memstream(text, n);
+		if (!f)
+			return -1;
+		*count = 0;
+		for (size_t k = 1; k < nsym; k++) {
+			unsigned int t = ELF64_ST_TYPE(sym[k].st_info);
+			const char *name;
+
+			if (sym[k].st_shndx == SHN_UNDEF || sym[k].st_shndx >= SHN_LORESERVE ||
+			    (t != STT_FUNC && t != STT_OBJECT && t != STT_NOTYPE) ||
+			    sym[k].st_name >= strs->sh_size || sym[k].st_value < KERNEL_HALF)
+				continue;
+			name = (const char *)im->data + strs->sh_offset + sym[k].st_name;
+			if (!name[0] || memchr(name, '\n', strnlen(name, 512)))
+				continue;
+			fprintf(f, "%016" PRIx64 " %c %s\n", sym[k].st_value, sym_letter(im, &sym[k]), name);
+			(*count)++;
+		}
+		fclose(f);
+		return 0;
+	}
+	return -1;
+}
+
+struct fgt_ksyms *fgt_kimage_symbols(const struct fgt_kimage *im, char *desc, size_t dlen,
+				     int *why, char *msg, size_t len)
+{
+	struct fgt_ksyms *ks = NULL;
+	char *text = NULL, kmsg[200] = "";
+	size_t n = 0, count = 0;
+
+	if (!symtab_text(im, &text, &n, &count) && count) {
+		ks = ksyms_from_text(text, n);
+		snprintf(desc, dlen, ".symtab (%zu symbols)", count);
+	} else {
+		free(text);
+		text = NULL;
+		if (!fgt_kallsyms_extract(im, &text, &n, &count, kmsg, sizeof(kmsg))) {
+			ks = ksyms_from_text(text, n);
+			snprintf(desc, dlen, "the image's kallsyms tables (%zu symbols)", count);
+		} else {
+			free(text);
+			*why = FGT_SW_NO_SYMBOLS;
+			snprintf(msg, len, "%s has no symbols: no .symtab, and %s; give its System.map",
+				 im->desc, kmsg);
+			return NULL;
+		}
+	}
+	free(text);
+	if (!ks) {
+		*why = FGT_SW_READ;
+		snprintf(msg, len, "%s: cannot build the symbol table: %s", im->desc, strerror(errno));
+	}
+	return ks;
+}
+
+struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char *path,
+					int *why, char *msg, size_t len)
+{
+	struct fgt_ksyms *ks = fgt_ksyms_load(path);
+	const struct fgt_ksym *banner, *text;
+	char buf[16], insane[160];
+
+	if (!ks) {
+		*why = FGT_SW_READ;
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!fgt_ksyms_sane(ks, insane, sizeof(insane))) {
+		*why = FGT_SW_BAD_MAP;
+		snprintf(msg, len, "%s is a placeholder, not a System.map (%zu symbol%s; Debian "
+			 "ships the real one in linux-image-<version>-dbg), or pass the vmlinuz alone: "
+			 "its own kallsyms tables are read", path, fgt_ksyms_count(ks),
+			 fgt_ksyms_count(ks) == 1 ? "" : "s");
+		fgt_ksyms_free(ks);
+		return NULL;
+	}
+	/* this image's? linux_banner is "Linux version ..." in it */
+	banner = fgt_ksyms_by_name(ks, "linux_banner");
+	text = fgt_ksyms_by_name(ks, "_text");
+	if ((banner && (fgt_kimage_read(im, banner->addr, buf, 14) || memcmp(buf, "Linux version ", 14))) ||
+	    (!banner && text && im->text_addr && text->addr != im->text_addr)) {
+		*why = FGT_SW_BAD_MAP;
+		snprintf(msg, len, "%s does not belong to %s (linux_banner is not there)", path, im->desc);
+		fgt_ksyms_free(ks);
+		return NULL;
+	}
+	return ks;
+}
