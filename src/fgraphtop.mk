@@ -20,6 +20,8 @@ test: test-host
 
 # The static verdict's developer entry point (until `fgraphtop check --static`
 # is wired): the lab runs it in guests, tests/static-lab.sh on kernel files.
-$(BUILD)/fgt-static: $(BUILD)/static_main.o $(FGT_LIB_OBJS)
+# kread_bpf.o installs the BPF fallback reader (bpf/kread.bpf.c) when linked.
+$(BUILD)/kread_bpf.o: $(BUILD)/kread.skel.h
+$(BUILD)/fgt-static: $(BUILD)/static_main.o $(BUILD)/kread_bpf.o $(FGT_LIB_OBJS)
 	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -lm -o $@
 all: $(BUILD)/fgt-static

@@ -5,7 +5,10 @@
  * test on the lab's kernel files), and the recorder of tests/data/static/.
  *
  *   fgt-static [--kernel FILE [--system-map FILE]] [--json] [--no-bpf]
- *              [--record FILE --name NAME]
+ *              [--record FILE --name NAME] [--kcore F] [--kallsyms F] [--btf F]
+ *
+ * --kcore, --kallsyms and --btf replace the running kernel's files (tests of
+ * the bad cases: a masked kcore is --kcore /dev/null).
  *
  * Exit status as fgraphtop check's: 0 fixed or not affected, 2 not fixed,
  * 3 unknown.
@@ -114,8 +117,16 @@ static void record(const struct fgt_static_code *c, const struct fgt_static_kern
 	}
 	for (int i = 0; i < FGT_SYM__NR; i++)
 		add(&ss, fgt_ksyms_by_name(k->ks, fgt_sym_name(i)));
-	for (size_t i = 0; i < fgt_nr_alloc_fns; i++)
+	for (size_t i = 0; i < fgt_nr_alloc_fns; i++) {
+		char pfx[128];
+
 		add(&ss, fgt_ksyms_by_name(k->ks, fgt_alloc_fns[i].name));
+		/* their padding, for call thunks (tests redirect calls into it) */
+		snprintf(pfx, sizeof(pfx), "__pfx_%s", fgt_alloc_fns[i].name);
+		add(&ss, fgt_ksyms_by_name(k->ks, pfx));
+	}
+	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
+		add(&ss, fgt_ksyms_by_name(k->ks, fgt_walk_calls[i].name));
 	for (unsigned int i = 0; i < c->nr_parts; i++) {
 		add_ref(&ss, k->ks, c->part[i].addr);
 		refs(&ss, k->ks, &c->part[i]);
@@ -163,6 +174,9 @@ int main(int argc, char **argv)
 		{ "no-bpf", no_argument, NULL, 'B' },
 		{ "record", required_argument, NULL, 'r' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "kcore", required_argument, NULL, 'C' },
+		{ "kallsyms", required_argument, NULL, 'S' },
+		{ "btf", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -180,6 +194,9 @@ int main(int argc, char **argv)
 		case 'B': o.no_bpf = true; break;
 		case 'r': rc.path = optarg; break;
 		case 'n': rc.name = optarg; break;
+		case 'C': o.kcore = optarg; break;
+		case 'S': o.kallsyms = optarg; break;
+		case 'T': o.btf = optarg; break;
 		default:
 			fprintf(stderr, "usage: fgt-static [--kernel FILE [--system-map FILE]] [--json] "
 				"[--no-bpf] [--record FILE --name NAME]\n");

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The static verdict on every lab kernel (issue 13).
+#
+#   tests/static-lab.sh [offline]           every kernel of `lab/kernels.sh list`, from its
+#                                           files on this host: no guest (make test-static-lab)
+#   tests/static-lab.sh guest [-o DIR] [KERNEL[:U]...]
+#                                           boot each kernel (default: all; U threads parked,
+#                                           lab-stock and lab-fixed 100000 by default) and
+#                                           answer from /proc/kcore in it, beside
+#                                           check --trigger and the offline answer
+#
+# Offline, per kernel: the answer from its vmlinux, from its bzImage and (lab kernels)
+# from the bzImage with its System.map must be the same and the one its patches say
+# (a fix*/ patch: fixed, else not_fixed), with the evidence naming the shadow-stack
+# sites, which objdump must show as calls of the allocator with that gfp where the
+# vmlinux has symbols (tests/static_lab_check.py). Environment: FGT_BUILD (build dir),
+# FGT_STATIC (the binary answering; default $FGT_BUILD/fgt-static).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+BUILD=${FGT_BUILD:-$ROOT/build}
+BIN=${FGT_STATIC:-$BUILD/fgt-static}
+KERNELS=$ROOT/lab/kernels.sh
+CHECK=$HERE/static_lab_check.py
+
+[ -x "$BIN" ] || { echo "static-lab: no $BIN (make $BUILD/fgt-static)" >&2; exit 2; }
+
+# fixed or not_fixed, from the kernel's patches (info.json)
+expected() {
+	jq -r 'if ([.patches[] | select(startswith("fix"))] | length) > 0
+	       then "fixed" else "not_fixed" end' "$1/info.json"
+}
+
+offline() {
+	local out k dir names
+	out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-static.XXXXXX")
+	trap 'rm -rf "$out"' EXIT
+	names=$("$KERNELS" list)
+	for k in $names; do
+		dir=$("$KERNELS" path "$k" 2> /dev/null) || {
+			echo "static-lab: $k: not built (lab/kernels.sh ensure $k)" >&2
+			return 1
+		}
+		{
+			printf '{"kernel":"%s","expected":"%s","dir":"%s","runs":[' "$k" "$(expected "$dir")" "$dir"
+			local sep=
+			for how in vmlinux bzImage map; do
+				local args=()
+				case $how in
+				vmlinux) [ -f "$dir/vmlinux" ] || continue; args=(--kernel "$dir/vmlinux") ;;
+				bzImage) args=(--kernel "$dir/bzImage") ;;
+				map) [ -f "$dir/System.map" ] || continue
+				     args=(--kernel "$dir/bzImage" --system-map "$dir/System.map") ;;
+				esac
+				local t0 t1 j st=0
+				t0=$(date +%s%N)
+				j=$("$BIN" --json "${args[@]}") || st=$?
+				t1=$(date +%s%N)
+				printf '%s{"how":"%s","status":%d,"wall_ms":%d,"answer":%s}' "$sep" "$how" "$st" \
+					$(((t1 - t0) / 1000000)) "$j"
+				sep=,
+			done
+			printf ']}\n'
+		} >> "$out/offline.jsonl"
+	done
+	python3 "$CHECK" offline "$out/offline.jsonl"
+}
+
+guest() {
+	local outdir= stage cpio specs=() k u dir
+	if [ "${1:-}" = -o ]; then
+		outdir=$2
+		shift 2
+	fi
+	outdir=${outdir:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-static-guest.XXXXXX")}
+	mkdir -p "$outdir"
+	if [ $# -gt 0 ]; then
+		specs=("$@")
+	else
+		for k in $("$KERNELS" list); do
+			case $k in
+			lab-stock | lab-fixed) specs+=("$k:100000") ;;
+			*) specs+=("$k:0") ;;
+			esac
+		done
+	fi
+	# fgt-static rides in an extra initramfs archive (the base image has fgraphtop)
+	stage=$outdir/stage
+	rm -rf "$stage"
+	mkdir -p "$stage/bin"
+	cp "$BIN" "$stage/bin/fgt-static"
+	cpio=$outdir/fgt-static.cpio
+	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio"
+	for spec in "${specs[@]}"; do
+		k=${spec%%:*}
+		u=${spec#*:}
+		[ "$u" = "$spec" ] && u=0
+		dir=$("$KERNELS" path "$k")
+		local mem=2048 args=()
+		[ "$u" -gt 20000 ] && mem=6144
+		mkdir -p "$outdir/$k"
+		echo "static-lab: $k: booting (U=$u)" >&2
+		FGT_EXTRA_CPIO=$cpio "$ROOT/lab/run.sh" -k "$k" -s static-check -m $mem -t 1200 \
+			-o "$outdir/$k/run" -- U="$u" > "$outdir/$k/results.jsonl" || true
+		"$BIN" --json --kernel "$dir/bzImage" ${dir:+$( [ -f "$dir/System.map" ] && echo --system-map "$dir/System.map")} \
+			> "$outdir/$k/offline.json" || true
+		printf '{"kernel":"%s","expected":"%s"}\n' "$k" "$(expected "$dir")" > "$outdir/$k/kernel.json"
+	done
+	python3 "$CHECK" guest "$outdir"
+}
+
+case ${1:-offline} in
+offline) offline ;;
+guest) shift; guest "$@" ;;
+*) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
