@@ -5,6 +5,7 @@
  * tables are src/kread_kallsyms.c.
  */
 #include <elf.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -420,6 +421,11 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 
 		if (pread(im->fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
 			break;
+		if (ph.p_type == PT_NOTE) {
+			im->note_off = ph.p_offset;
+			im->note_len = ph.p_filesz;
+			continue;
+		}
 		/* the kernel text mapping (KCORE_TEXT) is what we read */
 		if (ph.p_type != PT_LOAD || ph.p_vaddr < KERNEL_HALF || !ph.p_filesz)
 			continue;
@@ -567,4 +573,246 @@ struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char 
 		return NULL;
 	}
 	return ks;
+}
+
+/* ---- VMCOREINFO ------------------------------------------------------------- */
+
+#define NOTE_MAX	(256u << 10)
+
+static void vmcoreinfo_line(const char *l, struct fgt_vmcoreinfo *vi)
+{
+	static const struct { const char *key; size_t off; } syms[] = {
+		{ "SYMBOL(kallsyms_names)=", offsetof(struct fgt_vmcoreinfo, names) },
+		{ "SYMBOL(kallsyms_num_syms)=", offsetof(struct fgt_vmcoreinfo, num_syms) },
+		{ "SYMBOL(kallsyms_token_table)=", offsetof(struct fgt_vmcoreinfo, token_table) },
+		{ "SYMBOL(kallsyms_token_index)=", offsetof(struct fgt_vmcoreinfo, token_index) },
+		{ "SYMBOL(kallsyms_offsets)=", offsetof(struct fgt_vmcoreinfo, offsets) },
+		{ "SYMBOL(kallsyms_relative_base)=", offsetof(struct fgt_vmcoreinfo, relative_base) },
+		{ "SYMBOL(_stext)=", offsetof(struct fgt_vmcoreinfo, stext) },
+	};
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		if (!strncmp(l, syms[i].key, strlen(syms[i].key))) {
+			*(uint64_t *)((char *)vi + syms[i].off) =
+				strtoull(l + strlen(syms[i].key), NULL, 16);
+			return;
+		}
+	if (!strncmp(l, "OSRELEASE=", 10))
+		sscanf(l + 10, "%64s", vi->osrelease);
+	else if (!strncmp(l, "BUILD-ID=", 9))
+		sscanf(l + 9, "%40s", vi->build_id);
+}
+
+int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi)
+{
+	size_t len = im->note_len < NOTE_MAX ? im->note_len : NOTE_MAX, p = 0;
+	uint8_t *buf;
+	int ret = -1;
+
+	memset(vi, 0, sizeof(*vi));
+	if (im->fd < 0 || !len || !(buf = malloc(len + 1)))
+		return -1;
+	if (pread(im->fd, buf, len, (off_t)im->note_off) != (ssize_t)len)
+		goto out;
+	buf[len] = '\0';
+	while (p + sizeof(Elf64_Nhdr) <= len) {
+		const Elf64_Nhdr *nh = (const Elf64_Nhdr *)(buf + p);
+		size_t name = p + sizeof(*nh), desc = name + ((nh->n_namesz + 3) & ~3u);
+		size_t end = desc + ((nh->n_descsz + 3) & ~3u);
+
+		if (end > len || end <= p)
+			break;
+		if (nh->n_namesz == sizeof("VMCOREINFO") && !memcmp(buf + name, "VMCOREINFO", 10)) {
+			char *text = (char *)buf + desc, *l, *save = NULL;
+
+			text[nh->n_descsz] = '\0';	/* the padding, or buf[len] */
+			for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+				vmcoreinfo_line(l, vi);
+			ret = vi->names && vi->num_syms && vi->token_table && vi->token_index &&
+			      vi->offsets && vi->stext ? 0 : -1;
+			break;
+		}
+		p = end;
+	}
+out:
+	free(buf);
+	return ret;
+}
+
+int fgt_kimage_write_core(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi, FILE *f)
+{
+	char info[1024];
+	int n = snprintf(info, sizeof(info),
+			 "OSRELEASE=fake\nSYMBOL(_stext)=%" PRIx64 "\n"
+			 "SYMBOL(kallsyms_names)=%" PRIx64 "\nSYMBOL(kallsyms_num_syms)=%" PRIx64 "\n"
+			 "SYMBOL(kallsyms_token_table)=%" PRIx64 "\nSYMBOL(kallsyms_token_index)=%" PRIx64 "\n"
+			 "SYMBOL(kallsyms_offsets)=%" PRIx64 "\n",
+			 vi->stext, vi->names, vi->num_syms, vi->token_table, vi->token_index, vi->offsets);
+	Elf64_Ehdr eh = { .e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			  .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr) };
+	Elf64_Nhdr nh = { .n_namesz = sizeof("VMCOREINFO"), .n_type = 0 };
+	uint64_t off, note_len;
+	static const char zero[8];
+
+	if (vi->relative_base)
+		n += snprintf(info + n, sizeof(info) - (size_t)n, "SYMBOL(kallsyms_relative_base)=%" PRIx64 "\n",
+			      vi->relative_base);
+	nh.n_descsz = (Elf64_Word)n;
+	note_len = sizeof(nh) + 12 + (((size_t)n + 3) & ~3u);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_phnum = (Elf64_Half)(im->nr_segs + 1);
+	fwrite(&eh, sizeof(eh), 1, f);
+	off = sizeof(eh) + eh.e_phnum * sizeof(Elf64_Phdr);
+	{
+		Elf64_Phdr ph = { .p_type = PT_NOTE, .p_offset = off, .p_filesz = note_len };
+
+		fwrite(&ph, sizeof(ph), 1, f);
+	}
+	off += note_len;
+	for (unsigned int i = 0; i < im->nr_segs; i++) {
+		Elf64_Phdr ph = { .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = off,
+				  .p_vaddr = im->seg[i].vaddr, .p_filesz = im->seg[i].filesz,
+				  .p_memsz = im->seg[i].filesz };
+
+		fwrite(&ph, sizeof(ph), 1, f);
+		off += im->seg[i].filesz;
+	}
+	fwrite(&nh, sizeof(nh), 1, f);
+	fwrite("VMCOREINFO\0\0", 12, 1, f);
+	fwrite(info, 1, (size_t)n, f);
+	fwrite(zero, 1, (((size_t)n + 3) & ~3u) - (size_t)n, f);
+	for (unsigned int i = 0; i < im->nr_segs; i++)
+		fwrite(im->data + im->seg[i].off, 1, im->seg[i].filesz, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- BTF: just task_struct::ret_stack ----------------------------------------- */
+
+enum {
+	BTF_INT = 1, BTF_PTR, BTF_ARRAY, BTF_STRUCT, BTF_UNION, BTF_ENUM, BTF_FWD, BTF_TYPEDEF,
+	BTF_VOLATILE, BTF_CONST, BTF_RESTRICT, BTF_FUNC, BTF_FUNC_PROTO, BTF_VAR, BTF_DATASEC,
+	BTF_FLOAT, BTF_DECL_TAG, BTF_TYPE_TAG, BTF_ENUM64,
+};
+
+struct btf_view {
+	const uint8_t *types, *strs;
+	uint32_t types_len, strs_len;
+	uint32_t *off;			/* of type id i (1-based) in types */
+	uint32_t n;
+};
+
+/* A type record's length: 12 bytes and what its kind appends (include/uapi/linux/btf.h). */
+static int64_t btf_rec_len(const uint8_t *t)
+{
+	uint32_t info = le32(t + 4), vlen = info & 0xffff;
+
+	switch ((info >> 24) & 0x1f) {
+	case BTF_INT: case BTF_VAR: case BTF_DECL_TAG:
+		return 16;
+	case BTF_ARRAY:
+		return 24;
+	case BTF_STRUCT: case BTF_UNION: case BTF_DATASEC: case BTF_ENUM64:
+		return 12 + 12 * (int64_t)vlen;
+	case BTF_ENUM: case BTF_FUNC_PROTO:
+		return 12 + 8 * (int64_t)vlen;
+	case BTF_PTR: case BTF_FWD: case BTF_TYPEDEF: case BTF_VOLATILE: case BTF_CONST:
+	case BTF_RESTRICT: case BTF_FUNC: case BTF_FLOAT: case BTF_TYPE_TAG:
+		return 12;
+	}
+	return -1;
+}
+
+static bool btf_name_is(const struct btf_view *v, uint32_t off, const char *name)
+{
+	size_t n = strlen(name);
+
+	return off < v->strs_len && v->strs_len - off > n && !memcmp(v->strs + off, name, n + 1);
+}
+
+static const uint8_t *btf_type(const struct btf_view *v, uint32_t id)
+{
+	return id && id <= v->n ? v->types + v->off[id] : NULL;
+}
+
+/* Past typedefs and qualifiers. */
+static const uint8_t *btf_skip(const struct btf_view *v, const uint8_t *t)
+{
+	for (int i = 0; t && i < 16; i++) {
+		uint32_t kind = (le32(t + 4) >> 24) & 0x1f;
+
+		if (kind != BTF_TYPEDEF && kind != BTF_VOLATILE && kind != BTF_CONST &&
+		    kind != BTF_RESTRICT && kind != BTF_TYPE_TAG)
+			return t;
+		t = btf_type(v, le32(t + 8));
+	}
+	return NULL;
+}
+
+int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes)
+{
+	const uint8_t *b = btf, *t;
+	struct btf_view v = {};
+	uint32_t hdr, cap;
+	int ret = -1;
+
+	if (len < 24 || b[0] != 0x9f || b[1] != 0xeb || b[2] != 1)
+		return -1;
+	hdr = le32(b + 4);
+	if ((uint64_t)hdr + le32(b + 8) + le32(b + 12) > len || (uint64_t)hdr + le32(b + 16) + le32(b + 20) > len)
+		return -1;
+	v.types = b + hdr + le32(b + 8);
+	v.types_len = le32(b + 12);
+	v.strs = b + hdr + le32(b + 16);
+	v.strs_len = le32(b + 20);
+	cap = v.types_len / 12 + 2;
+	v.off = malloc(cap * sizeof(*v.off));
+	if (!v.off)
+		return -1;
+	for (uint32_t o = 0; o + 12 <= v.types_len && v.n + 1 < cap;) {
+		int64_t l = btf_rec_len(v.types + o);
+
+		if (l < 0 || o + l > v.types_len)
+			goto out;
+		v.off[++v.n] = o;
+		o += (uint32_t)l;
+	}
+	for (uint32_t id = 1; id <= v.n; id++) {
+		const uint8_t *m;
+		uint32_t info;
+
+		t = btf_type(&v, id);
+		info = le32(t + 4);
+		if (((info >> 24) & 0x1f) != BTF_STRUCT || !btf_name_is(&v, le32(t), "task_struct"))
+			continue;
+		m = t + 12;
+		for (uint32_t k = 0; k < (info & 0xffff); k++, m += 12) {
+			const uint8_t *mt;
+
+			if (!btf_name_is(&v, le32(m), "ret_stack"))
+				continue;
+			mt = btf_skip(&v, btf_type(&v, le32(m + 4)));
+			if (!mt || ((le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+				goto out;
+			mt = btf_skip(&v, btf_type(&v, le32(mt + 8)));
+			if (!mt)
+				goto out;
+			if (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT) {
+				*src = FGT_STACK_KMALLOC_ARRAY;
+				*bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
+			} else {
+				*src = FGT_STACK_KMALLOC;
+				*bytes = FGT_SHADOW_STACK_SIZE;
+			}
+			ret = 0;
+			goto out;
+		}
+		break;	/* task_struct without ret_stack: no fgraph */
+	}
+out:
+	free(v.off);
+	return ret;
 }

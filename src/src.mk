@@ -14,7 +14,8 @@ FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h
 FGT_SRCS     := $(FGT_LIB_SRCS)
 # fgraphtop check --static (issue 13): the decoder (Capstone), the kernel readers
 # (kcore, vmlinux, bzImage: zlib, liblzma, libzstd), the glue. All static archives.
-FGT_LIB_SRCS += src/static_check.c src/static_kernel.c src/kread.c src/kread_kallsyms.c
+FGT_LIB_SRCS += src/static_check.c src/static_kernel.c src/static_rec.c src/kread.c \
+		src/kread_kallsyms.c
 FGT_LIB_HDRS += src/static_check.h src/kread.h
 FGT_STATIC_LIBS := -lcapstone -llzma -lzstd
 LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)

@@ -103,6 +103,7 @@ struct insn {
 	int8_t alloc;		/* fgt_alloc_fns index for C_ALLOC */
 	bool thunk;		/* the target was the callee's padding */
 	bool last;		/* last decoded instruction of its part */
+	bool cut;		/* ... and the bytes after it did not decode */
 	bool warned;		/* an anomaly was recorded for it */
 };
 
@@ -377,6 +378,46 @@ static int grow(struct dec *d)
 	return 0;
 }
 
+/*
+ * UD0 (0f ff /r) and UD1 (0f b9 /r) take a ModRM operand; Capstone 4 (Debian
+ * 12's) decodes them as two bytes without it and loses the instruction
+ * boundaries after them. 7.x patches every WARN()'s `call __SCT__WARN_trap`
+ * into `ud1 (%edx),%rdi` at boot (arch/x86/kernel/static_call.c): so they are
+ * measured here. Returns their length, 0 if p is not one.
+ */
+static size_t ud_len(const uint8_t *p, size_t left)
+{
+	size_t i = 0, n;
+	uint8_t modrm, mod, rm;
+
+	while (i < left && i < 4 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0x2e ||
+				     p[i] == 0x3e || p[i] == 0x26 || p[i] == 0x36 ||
+				     p[i] == 0x64 || p[i] == 0x65))
+		i++;
+	if (i < left && (p[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (i + 3 > left || p[i] != 0x0f || (p[i + 1] != 0xb9 && p[i + 1] != 0xff))
+		return 0;
+	modrm = p[i + 2];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	n = i + 3;
+	if (mod != 3 && rm == 4) {		/* SIB */
+		if (n >= left)
+			return 0;
+		if (mod == 0 && (p[n] & 7) == 5)
+			n += 4;
+		n++;
+	}
+	if (mod == 0 && rm == 5)
+		n += 4;				/* disp32 (rip/eip-relative) */
+	else if (mod == 1)
+		n += 1;
+	else if (mod == 2)
+		n += 4;
+	return n <= left ? n : 0;
+}
+
 static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_static_part *p)
 {
 	const uint8_t *code = p->bytes;
@@ -385,12 +426,31 @@ static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_stati
 
 	while (left) {
 		struct insn *in;
+		size_t ud = ud_len(code, left);
 
+		if (ud) {
+			/* a trap: BUG() stops there, WARN() goes on after it */
+			if (d->n == d->cap && grow(d))
+				return -1;
+			in = &d->in[d->n++];
+			memset(in, 0, sizeof(*in));
+			in->addr = addr;
+			in->size = (uint8_t)ud;
+			in->kind = I_TRAP;
+			in->dst = in->src = R_NONE;
+			in->alloc = -1;
+			code += ud;
+			left -= ud;
+			addr += ud;
+			continue;
+		}
 		if (!cs_disasm_iter(h, &code, &left, &addr, ci)) {
 			/* The part ends here: a path that runs into it is an anomaly
 			 * (successors()); padding after the last instruction is not. */
 			if (!d->undecoded)
 				d->undecoded = addr;
+			if (d->n > first)
+				d->in[d->n - 1].cut = true;
 			break;
 		}
 		if (d->n == d->cap && grow(d))
@@ -654,8 +714,8 @@ static int successors(struct dec *d, size_t i, long out[2])
 	    in->kind == I_JCC || in->kind == I_TRAP) {
 		if (!in->last)
 			out[n++] = (long)i + 1;
-		else if ((in->kind == I_OTHER || in->kind == I_JCC) && !in->warned) {
-			if (d->undecoded)
+		else if ((in->cut || in->kind == I_OTHER || in->kind == I_JCC) && !in->warned) {
+			if (in->cut)
 				note(d, FGT_SW_DISASM, "control runs past %s into bytes Capstone "
 				     "cannot decode (at %s)", where(d, in->addr, a, sizeof(a)),
 				     where(d, d->undecoded, a + 48, 48));
@@ -1077,6 +1137,51 @@ oom:
 	free(d.in);
 	free(d.st);
 	return unknown(r, FGT_SW_DISASM, "out of memory");
+}
+
+void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
+		     void *arg)
+{
+	cs_insn *ci;
+	csh h;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	ci = cs_malloc(h);
+	for (unsigned int p = 0; ci && p < c->nr_parts; p++) {
+		const uint8_t *code = c->part[p].bytes;
+		size_t left = c->part[p].len;
+		uint64_t addr = c->part[p].addr;
+
+		cb(addr, arg);
+		while (left) {
+			size_t ud = ud_len(code, left);
+			const cs_x86 *x;
+
+			if (ud) {
+				code += ud;
+				left -= ud;
+				addr += ud;
+				continue;
+			}
+			if (!cs_disasm_iter(h, &code, &left, &addr, ci))
+				break;
+			x = &ci->detail->x86;
+			for (int i = 0; i < x->op_count; i++) {
+				const cs_x86_op *op = &x->operands[i];
+				uint64_t a;
+
+				if (op->type == X86_OP_IMM && (uint64_t)op->imm >= 0xffff800000000000ull)
+					cb((uint64_t)op->imm, arg);
+				else if (op->type == X86_OP_MEM && mem_addr(ci, op, &a))
+					cb(a, arg);
+			}
+		}
+	}
+	if (ci)
+		cs_free(ci, 1);
+	cs_close(&h);
 }
 
 const char *fgt_static_kind_name(enum fgt_static_kind k)

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "json_writer.h"
 #include "kfacts.h"
 #include "ksyms.h"
@@ -162,6 +163,32 @@ enum fgt_static_verdict fgt_static_decode(const struct fgt_static_code *c,
 /* One site as the evidence writes it:
  * "register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_NOWAIT|__GFP_NOWARN)" */
 const char *fgt_static_site_str(const struct fgt_static_site *s, char *buf, size_t len);
+
+/*
+ * Every address the decoder will look up in the symbol table for this code:
+ * direct call and jump targets, fixed memory operands, immediates that are
+ * kernel addresses. The glue builds its symbol table from these when it
+ * reads kallsyms from kernel memory; the recorder keeps their symbols.
+ */
+void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
+		     void *arg);
+
+/* ---- recorded sequences (src/static_rec.c, tests/data/static/README) ------ */
+
+struct fgt_static_rec {
+	char func[64];
+	struct fgt_static_code code;
+	struct fgt_static_kernel k;
+	struct fgt_ksyms *ks;		/* owned */
+	uint8_t *bytes[FGT_STATIC_MAX_PARTS];
+};
+
+/* Write the code with the symbols it needs (from k->ks). 0 or -errno. */
+int fgt_static_rec_write(FILE *f, const char *name, const struct fgt_static_code *c,
+			 const struct fgt_static_kernel *k);
+/* Load one; 0, or -1 with msg. */
+int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, size_t len);
+void fgt_static_rec_free(struct fgt_static_rec *r);
 
 /* ---- the glue (src/static_kernel.c) -------------------------------------- */
 

@@ -5,8 +5,6 @@
  * Reads only: kallsyms, /proc/kcore (or one BPF_PROG_TEST_RUN of a program
  * that is never attached, src/kread_bpf.c), BTF; or a kernel file.
  */
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,45 +41,6 @@ static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const 
 	return r->verdict = FGT_SV_UNKNOWN;
 }
 
-/* task_struct::ret_stack: a struct pointer (the old array of frames, up to
- * 6.10) or unsigned long * (4096-byte stacks): as the live tool reads it. */
-static int shadow_size(const struct btf *btf, enum fgt_stack_src *src, uint32_t *bytes)
-{
-	const struct btf_member *m;
-	const struct btf_type *t;
-	int id;
-
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const struct btf_type *mt;
-		__s64 sz;
-
-		if (strcmp(btf__name_by_offset(btf, m->name_off), "ret_stack"))
-			continue;
-		mt = btf__type_by_id(btf, m->type);
-		if (!btf_is_ptr(mt))
-			return -1;
-		id = btf__resolve_type(btf, mt->type);
-		mt = btf__type_by_id(btf, id);
-		if (!btf_is_struct(mt)) {
-			*src = FGT_STACK_KMALLOC;
-			*bytes = FGT_SHADOW_STACK_SIZE;
-			return 0;
-		}
-		sz = btf__resolve_size(btf, id);
-		if (sz <= 0)
-			return -1;
-		*src = FGT_STACK_KMALLOC_ARRAY;
-		*bytes = (uint32_t)(FGT_RETFUNC_DEPTH * sz);
-		return 0;
-	}
-	return -1;
-}
-
 struct ctx {
 	const struct fgt_static_opts *o;
 	struct fgt_static_result *r;
@@ -90,37 +49,182 @@ struct ctx {
 	struct fgt_ksyms *ks_owned;
 	const struct fgt_ksyms *ks;
 	uint8_t *text[FGT_STATIC_MAX_PARTS];
+	/* the running kernel's kallsyms from its memory, and the symbols taken */
+	struct fgt_kmem *km;
+	long *sel;
+	size_t nr_sel, cap_sel;
+	int kcore_why;			/* why kcore could not be opened, 0 if it was */
+	char kcore_msg[200];
 };
+
+/* ---- the running kernel's symbols from kcore (VMCOREINFO) ------------------- */
+
+static void select_sym(struct ctx *c, long i)
+{
+	long *p;
+
+	if (i < 0)
+		return;
+	for (size_t k = 0; k < c->nr_sel; k++)
+		if (c->sel[k] == i)
+			return;
+	if (c->nr_sel == c->cap_sel) {
+		p = realloc(c->sel, (c->cap_sel ? c->cap_sel * 2 : 64) * sizeof(*p));
+		if (!p)
+			return;
+		c->sel = p;
+		c->cap_sel = c->cap_sel ? c->cap_sel * 2 : 64;
+	}
+	c->sel[c->nr_sel++] = i;
+}
+
+/* The symbols taken so far as a table (each with the next one, for its size). */
+static int kmem_table(struct ctx *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -1;
+	for (size_t k = 0; k < c->nr_sel; k++)
+		fgt_kmem_emit(c->km, c->sel[k], f);
+	fclose(f);
+	fgt_ksyms_free(c->ks_owned);
+	f = fmemopen(text, len ? len : 1, "r");
+	c->ks_owned = f ? fgt_ksyms_load_file(f) : NULL;
+	if (f)
+		fclose(f);
+	free(text);
+	c->ks = c->ks_owned;
+	return c->ks ? 0 : -1;
+}
+
+/* Every name the decoder and the glue look up, by name. */
+static size_t wanted(const char **names, char (*buf)[96], size_t max)
+{
+	size_t n = 0, b = 0;
+
+#define WANT(s) do { if (n < max) names[n++] = (s); } while (0)
+	for (int i = 0; i < FGT_SYM__NR; i++)
+		WANT(fgt_sym_name(i));
+	for (size_t i = 0; i < fgt_nr_alloc_fns; i++)
+		WANT(fgt_alloc_fns[i].name);
+	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
+		WANT(fgt_walk_calls[i].name);
+	for (size_t i = 0; i < fgt_nr_text_facts; i++)
+		if (!fgt_text_facts[i].prefix)
+			WANT(fgt_text_facts[i].name);
+	snprintf(buf[b], sizeof(buf[b]), "%s.cold", fgt_sym_name(FGT_SYM_REGISTER));
+	WANT(buf[b++]);
+	snprintf(buf[b], sizeof(buf[b]), "%s.cold", fgt_sym_name(FGT_SYM_SWEEP));
+	WANT(buf[b++]);
+#undef WANT
+	return n;
+}
+
+/* 0: c->ks holds what was wanted; 1: not available here (the caller reads
+ * /proc/kallsyms); -1: failed, with r filled. */
+static int kmem_symbols(struct ctx *c)
+{
+	struct fgt_static_result *r = c->r;
+	struct fgt_vmcoreinfo vi;
+	const char *names[96];
+	char buf[2][96], msg[200];
+	long idx[96];
+	size_t n;
+
+	c->kcore_why = fgt_kimage_open_kcore(&c->im, c->o->kcore, c->kcore_msg, sizeof(c->kcore_msg));
+	if (c->kcore_why)
+		return 1;
+	c->have_im = true;
+	snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
+	if (fgt_kimage_vmcoreinfo(&c->im, &vi))
+		return 1;	/* before 6.0: no kallsyms tables in VMCOREINFO */
+	c->km = fgt_kmem_open(&c->im, &vi, msg, sizeof(msg));
+	if (!c->km)
+		return 1;
+	n = wanted(names, buf, sizeof(names) / sizeof(names[0]));
+	if (fgt_kmem_find(c->km, names, n, idx))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		select_sym(c, idx[i]);
+	snprintf(r->symbols, sizeof(r->symbols), "the kallsyms tables in kernel memory "
+		 "(VMCOREINFO; %u symbols)", fgt_kmem_count(c->km));
+	if (kmem_table(c))
+		return fail(r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	return 0;
+}
+
+static void take_ref(uint64_t a, void *arg)
+{
+	struct ctx *c = arg;
+
+	select_sym(c, fgt_kmem_at(c->km, a));
+}
+
+/* With the text read: the symbols of everything it refers to. */
+static int kmem_refs(struct ctx *c, const struct fgt_static_code *code)
+{
+	fgt_static_refs(code, take_ref, c);
+	if (kmem_table(c))
+		return fail(c->r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	return 0;
+}
+
+/* The whole of a file (sysfs reports no size for BTF: read to the end). */
+static void *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 8u << 20, n = 0, got;
+	char *buf = NULL, *nb;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n == cap || !buf) {
+			nb = realloc(buf, buf ? cap *= 2 : cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	*len = n;
+	return buf;
+}
 
 /* Where shadow stacks come from: the cache (6.13+), else BTF decides. */
 static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 {
-	struct btf *btf = NULL;
-	const void *raw;
-	size_t len;
+	const void *raw = NULL;
+	void *owned = NULL;
+	size_t len = 0;
 	int err;
 
 	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
 		k->stack_src = FGT_STACK_CACHE;
 		return 0;
 	}
-	if (c->o->kernel) {
+	if (c->o->kernel)
 		raw = fgt_kimage_section(&c->im, ".BTF", &len);
-		if (raw)
-			btf = btf__new(raw, (__u32)len);
-	} else {
-		btf = btf__parse(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", NULL);
-	}
-	if (!btf || libbpf_get_error(btf)) {
+	else
+		raw = owned = slurp(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &len);
+	if (!raw) {
 		fail(c->r, FGT_SW_NO_BTF, "no fgraph_stack_cachep, so shadow stacks are kmalloc()ed, "
 		     "and their size needs the kernel's BTF, which %s has not",
 		     c->o->kernel ? c->o->kernel : "this kernel");
 		return -1;
 	}
-	err = shadow_size(btf, &k->stack_src, &k->shadow_bytes);
-	btf__free(btf);
+	err = fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes);
+	free(owned);
 	if (err)
-		fail(c->r, FGT_SW_SHAPE, "task_struct::ret_stack is not a pointer in BTF: not a "
+		fail(c->r, FGT_SW_SHAPE, "no task_struct::ret_stack pointer in the BTF: not a "
 		     "shadow stack we know");
 	return err;
 }
@@ -150,6 +254,12 @@ static int symbols(struct ctx *c)
 		c->ks = c->ks_owned;
 		return 0;
 	}
+	/* kcore's VMCOREINFO gives the kallsyms tables: no /proc/kallsyms to read */
+	if (!o->ks && !o->kallsyms) {
+		err = kmem_symbols(c);
+		if (err <= 0)
+			return err;
+	}
 	snprintf(r->symbols, sizeof(r->symbols), "%s", o->kallsyms ? o->kallsyms : "/proc/kallsyms");
 	c->ks = o->ks;
 	if (!c->ks) {
@@ -175,7 +285,13 @@ static int read_running(struct ctx *c, uint64_t addr, void *buf, size_t len)
 	int err, why;
 
 	if (!c->have_im) {
-		why = fgt_kimage_open_kcore(&c->im, o->kcore, msg, sizeof(msg));
+		if (c->kcore_why) {
+			/* tried already (kmem_symbols) */
+			why = c->kcore_why;
+			snprintf(msg, sizeof(msg), "%s", c->kcore_msg);
+		} else {
+			why = fgt_kimage_open_kcore(&c->im, o->kcore, msg, sizeof(msg));
+		}
 		if (!why) {
 			c->have_im = true;
 			snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
@@ -262,7 +378,7 @@ enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	c.im.fd = -1;
-	if (!symbols(&c) && !find_code(&c, &code)) {
+	if (!symbols(&c) && !find_code(&c, &code) && (!c.km || !kmem_refs(&c, &code))) {
 		k.ks = c.ks;
 		if (!stack_source(&c, &k)) {
 			if (o->code_cb)
@@ -276,5 +392,7 @@ enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
 		free(c.text[i]);
 	fgt_ksyms_free(c.ks_owned);
+	fgt_kmem_free(c.km);
+	free(c.sel);
 	return r->verdict;
 }

@@ -6,6 +6,10 @@
  *
  *   fgt-static [--kernel FILE [--system-map FILE]] [--json] [--no-bpf]
  *              [--record FILE --name NAME] [--kcore F] [--kallsyms F] [--btf F]
+ *   fgt-static --replay FILE [--json]     decode a recording (tests/data/static/)
+ *   fgt-static --make-kcore OUT --kernel FILE
+ *                                         OUT: the image as /proc/kcore shows it, with a
+ *                                         VMCOREINFO note (tests of the kcore path)
  *
  * --kcore, --kallsyms and --btf replace the running kernel's files (tests of
  * the bad cases: a masked kcore is --kcore /dev/null).
@@ -13,7 +17,6 @@
  * Exit status as fgraphtop check's: 0 fixed or not affected, 2 not fixed,
  * 3 unknown.
  */
-#include <capstone/capstone.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +24,7 @@
 #include <string.h>
 #include "exit_codes.h"
 #include "json_writer.h"
+#include "kread.h"
 #include "static_check.h"
 
 struct rec {
@@ -29,121 +33,61 @@ struct rec {
 	int err;
 };
 
-/* Symbols a recording needs: fgraphtop's, the allocators, and what the code refers to. */
-struct symset {
-	const struct fgt_ksym *s[512];
-	size_t n;
-};
-
-static void add(struct symset *ss, const struct fgt_ksym *s)
-{
-	if (!s)
-		return;
-	for (size_t i = 0; i < ss->n; i++)
-		if (ss->s[i] == s)
-			return;
-	if (ss->n < sizeof(ss->s) / sizeof(ss->s[0]))
-		ss->s[ss->n++] = s;
-}
-
-static void add_ref(struct symset *ss, const struct fgt_ksyms *ks, uint64_t a)
-{
-	const struct fgt_ksym *s = fgt_ksyms_by_addr(ks, a);
-
-	add(ss, s);
-	/* a padding symbol's function, for call thunks */
-	if (s && !strncmp(s->name, "__pfx_", 6))
-		add(ss, fgt_ksyms_by_name(ks, s->name + 6));
-}
-
-static void refs(struct symset *ss, const struct fgt_ksyms *ks, const struct fgt_static_part *p)
-{
-	const uint8_t *code = p->bytes;
-	size_t left = p->len;
-	uint64_t addr = p->addr;
-	cs_insn *ci;
-	csh h;
-
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-		return;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	ci = cs_malloc(h);
-	while (ci && cs_disasm_iter(h, &code, &left, &addr, ci)) {
-		const cs_x86 *x = &ci->detail->x86;
-
-		for (int i = 0; i < x->op_count; i++) {
-			const cs_x86_op *op = &x->operands[i];
-
-			if (op->type == X86_OP_IMM && (ci->id == X86_INS_CALL || ci->id == X86_INS_JMP ||
-						       cs_insn_group(h, ci, X86_GRP_JUMP)))
-				add_ref(ss, ks, (uint64_t)op->imm);
-			else if (op->type == X86_OP_MEM && op->mem.base == X86_REG_RIP)
-				add_ref(ss, ks, ci->address + ci->size + (uint64_t)op->mem.disp);
-			else if (op->type == X86_OP_MEM && op->mem.base == X86_REG_INVALID &&
-				 op->mem.index == X86_REG_INVALID)
-				add_ref(ss, ks, (uint64_t)op->mem.disp);
-			else if (op->type == X86_OP_IMM && (uint64_t)op->imm >= 0xffff800000000000ull)
-				add_ref(ss, ks, (uint64_t)op->imm);
-		}
-	}
-	cs_free(ci, 1);
-	cs_close(&h);
-}
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct fgt_ksym *x = *(const struct fgt_ksym *const *)a;
-	const struct fgt_ksym *y = *(const struct fgt_ksym *const *)b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static const char *src_name(enum fgt_stack_src s)
-{
-	return s == FGT_STACK_CACHE ? "cache" : s == FGT_STACK_KMALLOC ? "kmalloc" : "kmalloc_array";
-}
-
-/* tests/data/static/README has the format. */
 static void record(const struct fgt_static_code *c, const struct fgt_static_kernel *k, void *arg)
 {
 	struct rec *rc = arg;
-	struct symset ss = { .n = 0 };
 	FILE *f = fopen(rc->path, "w");
 
-	if (!f) {
+	if (!f || fgt_static_rec_write(f, rc->name, c, k) || fclose(f)) {
 		perror(rc->path);
 		rc->err = 1;
+	}
+}
+
+/* Decode a recording (tests/data/static/) as the glue would have. */
+static void replay(const char *path, struct fgt_static_result *r)
+{
+	struct fgt_static_rec rec;
+	char msg[256];
+
+	memset(r, 0, sizeof(*r));
+	if (fgt_static_rec_load(path, &rec, msg, sizeof(msg))) {
+		r->why = FGT_SW_READ;
+		snprintf(r->evidence, sizeof(r->evidence), "%s", msg);
 		return;
 	}
-	for (int i = 0; i < FGT_SYM__NR; i++)
-		add(&ss, fgt_ksyms_by_name(k->ks, fgt_sym_name(i)));
-	for (size_t i = 0; i < fgt_nr_alloc_fns; i++) {
-		char pfx[128];
+	snprintf(r->source, sizeof(r->source), "recording %s", path);
+	snprintf(r->func, sizeof(r->func), "%s", rec.func);
+	r->func_len = rec.code.part[0].len;
+	fgt_static_decode(&rec.code, &rec.k, r);
+	fgt_static_rec_free(&rec);
+}
 
-		add(&ss, fgt_ksyms_by_name(k->ks, fgt_alloc_fns[i].name));
-		/* their padding, for call thunks (tests redirect calls into it) */
-		snprintf(pfx, sizeof(pfx), "__pfx_%s", fgt_alloc_fns[i].name);
-		add(&ss, fgt_ksyms_by_name(k->ks, pfx));
+static int make_kcore(const char *kernel, const char *out)
+{
+	struct fgt_kimage im;
+	struct fgt_vmcoreinfo vi;
+	char msg[256];
+	FILE *f;
+	int err;
+
+	if (!kernel || fgt_kimage_open_file(&im, kernel, msg, sizeof(msg))) {
+		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--make-kcore needs --kernel");
+		return FGT_CHECK_UNKNOWN;
 	}
-	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
-		add(&ss, fgt_ksyms_by_name(k->ks, fgt_walk_calls[i].name));
-	for (unsigned int i = 0; i < c->nr_parts; i++) {
-		add_ref(&ss, k->ks, c->part[i].addr);
-		refs(&ss, k->ks, &c->part[i]);
+	if (fgt_kallsyms_locate(&im, &vi, msg, sizeof(msg))) {
+		fprintf(stderr, "fgt-static: %s: %s\n", kernel, msg);
+		fgt_kimage_close(&im);
+		return FGT_CHECK_UNKNOWN;
 	}
-	qsort(ss.s, ss.n, sizeof(ss.s[0]), cmp_sym);
-	fprintf(f, "# %s: recorded by fgt-static --record\n", rc->name);
-	fprintf(f, "func %s\nstack %s %u\n", c->func, src_name(k->stack_src), k->shadow_bytes);
-	for (size_t i = 0; i < ss.n; i++)
-		fprintf(f, "sym %016" PRIx64 " %c %s\n", ss.s[i]->addr, ss.s[i]->type, ss.s[i]->name);
-	for (unsigned int i = 0; i < c->nr_parts; i++) {
-		fprintf(f, "part %016" PRIx64 " %zu\n", c->part[i].addr, c->part[i].len);
-		for (size_t j = 0; j < c->part[i].len; j++)
-			fprintf(f, "%02x%s", c->part[i].bytes[j],
-				(j % 32 == 31 || j + 1 == c->part[i].len) ? "\n" : "");
-	}
-	if (fclose(f))
-		rc->err = 1;
+	f = fopen(out, "w");
+	err = !f || fgt_kimage_write_core(&im, &vi, f);
+	if (f && fclose(f))
+		err = 1;
+	if (err)
+		perror(out);
+	fgt_kimage_close(&im);
+	return err ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
 }
 
 static void print_text(const struct fgt_static_result *r)
@@ -177,12 +121,15 @@ int main(int argc, char **argv)
 		{ "kcore", required_argument, NULL, 'C' },
 		{ "kallsyms", required_argument, NULL, 'S' },
 		{ "btf", required_argument, NULL, 'T' },
+		{ "replay", required_argument, NULL, 'R' },
+		{ "make-kcore", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct fgt_static_opts o = {};
 	struct fgt_static_result r;
 	struct rec rc = { .name = "?" };
+	const char *replay_path = NULL, *core_path = NULL;
 	bool json = false;
 	int c;
 
@@ -197,6 +144,8 @@ int main(int argc, char **argv)
 		case 'C': o.kcore = optarg; break;
 		case 'S': o.kallsyms = optarg; break;
 		case 'T': o.btf = optarg; break;
+		case 'R': replay_path = optarg; break;
+		case 'K': core_path = optarg; break;
 		default:
 			fprintf(stderr, "usage: fgt-static [--kernel FILE [--system-map FILE]] [--json] "
 				"[--no-bpf] [--record FILE --name NAME]\n");
@@ -207,7 +156,12 @@ int main(int argc, char **argv)
 		o.code_cb = record;
 		o.code_arg = &rc;
 	}
-	fgt_static_check(&o, &r);
+	if (core_path)
+		return make_kcore(o.kernel, core_path);
+	if (replay_path)
+		replay(replay_path, &r);
+	else
+		fgt_static_check(&o, &r);
 	if (json) {
 		json_writer_t *jw = jsonw_new(stdout);
 
