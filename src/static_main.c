@@ -7,6 +7,8 @@
  *   fgt-static [--kernel FILE [--system-map FILE]] [--json] [--no-bpf]
  *              [--record FILE --name NAME] [--kcore F] [--kallsyms F] [--btf F]
  *   fgt-static --replay FILE [--json]     decode a recording (tests/data/static/)
+ *   fgt-static --dump-symbols OUT --kernel FILE
+ *                                         OUT: FILE's own kallsyms tables, decoded
  *   fgt-static --make-kcore OUT --kernel FILE
  *                                         OUT: the image as /proc/kcore shows it, with a
  *                                         VMCOREINFO note (tests of the kcore path)
@@ -90,6 +92,37 @@ static int make_kcore(const char *kernel, const char *out)
 	return err ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
 }
 
+/* The kallsyms tables a kernel file carries, decoded (tests compare them with
+ * its System.map, where there is one). */
+static int dump_symbols(const char *kernel, const char *out)
+{
+	struct fgt_kimage im;
+	char msg[256], *text = NULL;
+	size_t len = 0, n = 0;
+	FILE *f;
+	int err;
+
+	if (!kernel || fgt_kimage_open_file(&im, kernel, msg, sizeof(msg))) {
+		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--dump-symbols needs --kernel");
+		return FGT_CHECK_UNKNOWN;
+	}
+	err = fgt_kallsyms_extract(&im, &text, &len, &n, msg, sizeof(msg));
+	fgt_kimage_close(&im);
+	if (err) {
+		fprintf(stderr, "fgt-static: %s: %s\n", kernel, msg);
+		free(text);
+		return FGT_CHECK_UNKNOWN;
+	}
+	f = fopen(out, "w");
+	err = !f || fwrite(text, 1, len, f) != len;
+	if (f && fclose(f))
+		err = 1;
+	if (err)
+		perror(out);
+	free(text);
+	return err ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
+}
+
 static void print_text(const struct fgt_static_result *r)
 {
 	char buf[256];
@@ -123,13 +156,14 @@ int main(int argc, char **argv)
 		{ "btf", required_argument, NULL, 'T' },
 		{ "replay", required_argument, NULL, 'R' },
 		{ "make-kcore", required_argument, NULL, 'K' },
+		{ "dump-symbols", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct fgt_static_opts o = {};
 	struct fgt_static_result r;
 	struct rec rc = { .name = "?" };
-	const char *replay_path = NULL, *core_path = NULL;
+	const char *replay_path = NULL, *core_path = NULL, *dump_path = NULL;
 	bool json = false;
 	int c;
 
@@ -146,6 +180,7 @@ int main(int argc, char **argv)
 		case 'T': o.btf = optarg; break;
 		case 'R': replay_path = optarg; break;
 		case 'K': core_path = optarg; break;
+		case 'D': dump_path = optarg; break;
 		default:
 			fprintf(stderr, "usage: fgt-static [--kernel FILE [--system-map FILE]] [--json] "
 				"[--no-bpf] [--record FILE --name NAME]\n");
@@ -158,6 +193,8 @@ int main(int argc, char **argv)
 	}
 	if (core_path)
 		return make_kcore(o.kernel, core_path);
+	if (dump_path)
+		return dump_symbols(o.kernel, dump_path);
 	if (replay_path)
 		replay(replay_path, &r);
 	else

@@ -32,37 +32,45 @@ expected() {
 	       then "fixed" else "not_fixed" end' "$1/info.json"
 }
 
+# One answer as a run object: how, exit status, wall time, fgt-static's JSON.
+run() {
+	local how=$1 t0 t1 j st=0
+	shift
+	t0=$(date +%s%N)
+	j=$("$BIN" --json "$@") || st=$?
+	t1=$(date +%s%N)
+	printf '{"how":"%s","status":%d,"wall_ms":%d,"answer":%s}' "$how" "$st" \
+		$(((t1 - t0) / 1000000)) "${j:-null}"
+}
+
+OUT=
+cleanup() { [ -z "$OUT" ] || rm -rf "$OUT"; }
+trap cleanup EXIT
+
 offline() {
-	local out k dir names
+	local out k dir
 	out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-static.XXXXXX")
-	trap 'rm -rf "$out"' EXIT
-	names=$("$KERNELS" list)
-	for k in $names; do
+	OUT=$out
+	for k in $("$KERNELS" list); do
 		dir=$("$KERNELS" path "$k" 2> /dev/null) || {
 			echo "static-lab: $k: not built (lab/kernels.sh ensure $k)" >&2
 			return 1
 		}
-		{
-			printf '{"kernel":"%s","expected":"%s","dir":"%s","runs":[' "$k" "$(expected "$dir")" "$dir"
-			local sep=
-			for how in vmlinux bzImage map; do
-				local args=()
-				case $how in
-				vmlinux) [ -f "$dir/vmlinux" ] || continue; args=(--kernel "$dir/vmlinux") ;;
-				bzImage) args=(--kernel "$dir/bzImage") ;;
-				map) [ -f "$dir/System.map" ] || continue
-				     args=(--kernel "$dir/bzImage" --system-map "$dir/System.map") ;;
-				esac
-				local t0 t1 j st=0
-				t0=$(date +%s%N)
-				j=$("$BIN" --json "${args[@]}") || st=$?
-				t1=$(date +%s%N)
-				printf '%s{"how":"%s","status":%d,"wall_ms":%d,"answer":%s}' "$sep" "$how" "$st" \
-					$(((t1 - t0) / 1000000)) "$j"
-				sep=,
-			done
-			printf ']}\n'
-		} >> "$out/offline.jsonl"
+		local runs=()
+		[ -f "$dir/vmlinux" ] && runs+=("$(run vmlinux --kernel "$dir/vmlinux")")
+		runs+=("$(run bzImage --kernel "$dir/bzImage")")
+		[ -f "$dir/System.map" ] &&
+			runs+=("$(run map --kernel "$dir/bzImage" --system-map "$dir/System.map")")
+		# the kcore path (VMCOREINFO, kernel memory) on a kcore made of the vmlinux
+		if [ -f "$dir/vmlinux" ] && "$BIN" --make-kcore "$out/$k.kcore" --kernel "$dir/vmlinux" &&
+			objcopy -O binary --only-section=.BTF "$dir/vmlinux" "$out/$k.btf"; then
+			runs+=("$(run kcore --kcore "$out/$k.kcore" --btf "$out/$k.btf" --no-bpf)")
+		fi
+		"$BIN" --dump-symbols "$out/$k.syms" --kernel "$dir/bzImage" || rm -f "$out/$k.syms"
+		local IFS=,
+		printf '{"kernel":"%s","expected":"%s","dir":"%s","symbols":"%s","runs":[%s]}\n' \
+			"$k" "$(expected "$dir")" "$dir" "$out/$k.syms" "${runs[*]}" >> "$out/offline.jsonl"
+		rm -f "$out/$k.kcore" "$out/$k.btf"
 	done
 	python3 "$CHECK" offline "$out/offline.jsonl"
 }
@@ -103,8 +111,11 @@ guest() {
 		echo "static-lab: $k: booting (U=$u)" >&2
 		FGT_EXTRA_CPIO=$cpio "$ROOT/lab/run.sh" -k "$k" -s static-check -m $mem -t 1200 \
 			-o "$outdir/$k/run" -- U="$u" > "$outdir/$k/results.jsonl" || true
-		"$BIN" --json --kernel "$dir/bzImage" ${dir:+$( [ -f "$dir/System.map" ] && echo --system-map "$dir/System.map")} \
-			> "$outdir/$k/offline.json" || true
+		local off=(--kernel "$dir/bzImage")
+		[ -f "$dir/System.map" ] && off+=(--system-map "$dir/System.map")
+		"$BIN" --json "${off[@]}" > "$outdir/$k/offline.json" || true
+		# the text as the running kernel showed it, for tests/data/static/KERNEL-live.txt
+		jq -r 'select(.type == "record") | .line' "$outdir/$k/results.jsonl" > "$outdir/$k/rec.txt" || true
 		printf '{"kernel":"%s","expected":"%s"}\n' "$k" "$(expected "$dir")" > "$outdir/$k/kernel.json"
 	done
 	python3 "$CHECK" guest "$outdir"

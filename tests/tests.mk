@@ -41,3 +41,10 @@ test-schema: $(TEST_BUILD)/test_output
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
 
 test: test-unit test-schema
+
+# The static verdict (issue 13) on every lab kernel, from its files on this host
+# (no guest): tests/static-lab.sh. Needs the kernels (`make lab`).
+.PHONY: test-static-lab
+test-static-lab: $(BUILD)/fgt-static lab
+	tests/static-lab.sh offline
+test: test-static-lab

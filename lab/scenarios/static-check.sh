@@ -57,7 +57,7 @@ s1=$(state)
 fgt_result "$(fgt_json type state when after state "$s1" unchanged "$([ "$s0" = "$s1" ] && echo true || echo false)")"
 
 if [ "$RECORD" = 1 ]; then
-	fgt-static --no-bpf --record $FGT_RUN/rec.txt --name "$(uname -r) /proc/kcore" > /dev/null
+	fgt-static --record $FGT_RUN/rec.txt --name "$(uname -r), the running kernel" > /dev/null
 	while IFS= read -r l; do
 		fgt_result "$(fgt_json type record line "$l")"
 	done < $FGT_RUN/rec.txt
