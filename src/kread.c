@@ -47,7 +47,7 @@ static const Elf64_Shdr *elf_shdr(const struct fgt_kimage *im, unsigned int i)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im->data;
 
-	if (!eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr) || i >= eh->e_shnum ||
+	if (!eh->e_shoff || eh->e_shoff % 8 || eh->e_shentsize != sizeof(Elf64_Shdr) || i >= eh->e_shnum ||
 	    eh->e_shoff + (uint64_t)(i + 1) * sizeof(Elf64_Shdr) > im->size)
 		return NULL;
 	return (const Elf64_Shdr *)(im->data + eh->e_shoff) + i;
@@ -101,8 +101,9 @@ int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
 		snprintf(msg, len, "%s: not an x86-64 ELF file", name);
 		return FGT_SW_NOT_KERNEL;
 	}
-	if (eh->e_phentsize != sizeof(*ph) || eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(*ph) > size) {
-		snprintf(msg, len, "%s: truncated ELF program headers", name);
+	if (eh->e_phentsize != sizeof(*ph) || eh->e_phoff % 8 ||
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(*ph) > size) {
+		snprintf(msg, len, "%s: truncated or misaligned ELF program headers", name);
 		return FGT_SW_NOT_KERNEL;
 	}
 	im->data = data;
@@ -277,6 +278,12 @@ static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, co
 			 path);
 		return FGT_SW_NOT_KERNEL;
 	}
+	if (strcmp(c->name, "gzip") && strcmp(c->name, "xz") && strcmp(c->name, "lzma") &&
+	    strcmp(c->name, "zstd")) {
+		snprintf(msg, len, "%s: payload compressed with %s, not read here: decompress it "
+			 "first (the kernel's scripts/extract-vmlinux) and pass the vmlinux", path, c->name);
+		return FGT_SW_NOT_KERNEL;
+	}
 	out_len = le32(p + plen - 4);
 	if (out_len < 4096 || out_len > MAX_VMLINUX) {
 		snprintf(msg, len, "%s: implausible decompressed size %" PRIu64, path, out_len);
@@ -291,14 +298,8 @@ static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, co
 		ret = inflate_gzip(p, plen, out, out_len, &got);
 	else if (!strcmp(c->name, "xz") || !strcmp(c->name, "lzma"))
 		ret = inflate_xz(p, plen, out, out_len, &got, c->name[0] == 'l');
-	else if (!strcmp(c->name, "zstd"))
+	else
 		ret = inflate_zstd(p, plen, out, out_len, &got);
-	else {
-		free(out);
-		snprintf(msg, len, "%s: payload compressed with %s, not read here: decompress it "
-			 "first (the kernel's scripts/extract-vmlinux) and pass the vmlinux", path, c->name);
-		return FGT_SW_NOT_KERNEL;
-	}
 	if (ret || got != out_len) {
 		free(out);
 		snprintf(msg, len, "%s: the %s payload does not decompress (%zu of %" PRIu64 " bytes)",
@@ -401,8 +402,8 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 		}
 		if (e == EPERM || e == EACCES) {
 			snprintf(msg, len, "%s: %s (needs root with CAP_SYS_RAWIO%s)", path, strerror(e),
-				 e == EPERM ? ", or lockdown=confidentiality refused it" : "");
-			return e == EPERM && geteuid() == 0 ? FGT_SW_LOCKDOWN : FGT_SW_NO_PERM;
+				 e == EPERM ? "; lockdown=confidentiality refuses it too" : "");
+			return FGT_SW_NO_PERM;
 		}
 		snprintf(msg, len, "%s: %s", path, strerror(e));
 		return FGT_SW_NO_KCORE;
@@ -480,7 +481,7 @@ static int symtab_text(const struct fgt_kimage *im, char **text, size_t *n, size
 		if (sh->sh_type != SHT_SYMTAB)
 			continue;
 		strs = elf_shdr(im, sh->sh_link);
-		if (!strs || sh->sh_offset + sh->sh_size > im->size ||
+		if (!strs || sh->sh_offset % 8 || sh->sh_offset + sh->sh_size > im->size ||
 		    strs->sh_offset + strs->sh_size > im->size || sh->sh_entsize != sizeof(*sym))
 			return -1;
 		sym = (const Elf64_Sym *)(im->data + sh->sh_offset);
