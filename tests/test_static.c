@@ -122,6 +122,54 @@ static const struct xkernel deb72 = {
 	{ "register_ftrace_graph+0x4be", "register_ftrace_graph+0x590", "register_ftrace_graph+0x772" },
 };
 
+/* The LTS ports of the fix (lab/patches/fix-6.1, fix-6.12) on minimal builds. */
+static const struct xkernel lab61_stock = {
+	"lab-6.1-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0xbc: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0xd9)",
+	{ { "register_ftrace_graph+0x40", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xbc", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
+	{ "register_ftrace_graph+0xd9" },
+	{ "register_ftrace_graph+0xa3", "register_ftrace_graph+0x159", "register_ftrace_graph+0x211" },
+};
+
+/* 6.1's GFP_NOWAIT is 0x800 alone: the port adds __GFP_NOWARN itself */
+static const struct xkernel lab61_fixed = {
+	"lab-6.1-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x18a: kmalloc_trace(kmalloc_caches+0x58, GFP_NOWAIT|__GFP_NOWARN, 1600) "
+	"inside rcu_read_lock(); register_ftrace_graph+0xf6: kmalloc_trace(kmalloc_caches+0x58, "
+	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve)",
+	{ { "register_ftrace_graph+0x42", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xf6", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW },
+	  { "register_ftrace_graph+0x18a", "kmalloc_trace", "kmalloc_caches+0x58", 0x2800, 1600, I, SHADOW } },
+	{ "register_ftrace_graph+0x112" },
+	{ "register_ftrace_graph+0xba", "register_ftrace_graph+0x1ef" },
+};
+
+static const struct xkernel lab612_stock = {
+	"lab-6.12-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0x34f: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x36b)",
+	{ { "register_ftrace_graph+0x2bb", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x34f", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
+	{ "register_ftrace_graph+0x36b" },
+	{ "register_ftrace_graph+0x3ef", "register_ftrace_graph+0x542", "register_ftrace_graph+0x562" },
+};
+
+static const struct xkernel lab612_fixed = {
+	"lab-6.12-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x400: __kmalloc_cache_noprof(kmalloc_caches+0x60, "
+	"GFP_NOWAIT|__GFP_NOWARN, 4096) inside rcu_read_lock(); register_ftrace_graph+0x36b: "
+	"__kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) outside rcu_read_lock() (the reserve)",
+	{ { "register_ftrace_graph+0x2dc", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x36b", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW },
+	  { "register_ftrace_graph+0x400", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0x2800, 4096, I, SHADOW } },
+	{ "register_ftrace_graph+0x387" },
+	{ "register_ftrace_graph+0x487", "register_ftrace_graph+0x59c" },
+};
+
 static char *data_path(const char *name, char *buf, size_t len)
 {
 	const char *dir = getenv("FGT_TEST_DATA");
@@ -235,6 +283,10 @@ static void test_lab_traceable_fixed(void **state) { check_kernel(&lab_tfixed, "
 static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
 static void test_debian_612(void **state) { check_kernel(&deb612, "debian-6.12"); }
 static void test_debian_72(void **state) { check_kernel(&deb72, "debian-7.2"); }
+static void test_lab_61_stock(void **state) { check_kernel(&lab61_stock, "lab-6.1-stock"); }
+static void test_lab_61_fixed(void **state) { check_kernel(&lab61_fixed, "lab-6.1-fixed"); }
+static void test_lab_612_stock(void **state) { check_kernel(&lab612_stock, "lab-6.12-stock"); }
+static void test_lab_612_fixed(void **state) { check_kernel(&lab612_fixed, "lab-6.12-fixed"); }
 
 /*
  * The same kernels' text as the running kernel shows it (/proc/kcore, or BPF
@@ -479,6 +531,10 @@ int main(void)
 		cmocka_unit_test(test_debian_61),
 		cmocka_unit_test(test_debian_612),
 		cmocka_unit_test(test_debian_72),
+		cmocka_unit_test(test_lab_61_stock),
+		cmocka_unit_test(test_lab_61_fixed),
+		cmocka_unit_test(test_lab_612_stock),
+		cmocka_unit_test(test_lab_612_fixed),
 		cmocka_unit_test(test_live_debian_72),
 		cmocka_unit_test(test_record_roundtrip),
 		cmocka_unit_test(test_blocking_inside_walk),
