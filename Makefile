@@ -43,6 +43,7 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
 -include src/fgraphtop.mk
 -include tests/tests.mk
 -include mk/docs.mk
+-include mk/deb.mk
 # The lab last: its tests are the slowest, and a run ends with their table.
 -include lab/lab.mk
 -include lab/bench.mk

@@ -1,0 +1,42 @@
+# mk/deb.mk: the Debian package (debian/) and the tests of what it ships.
+#   make deb         build/fgraphtop_<version>_amd64.deb, lintian-checked
+#   make test-rules  promtool on dist/prometheus/ (alert rules and their tests)
+#   make test-deb    dpkg -i, the check from /usr/sbin, the units verified,
+#                    dpkg -r and purge leave nothing (tests/deb/test-deb.sh)
+# The package is built from a copy of the tree in $(BUILD)/deb, so nothing
+# dpkg-buildpackage writes (debian/ outputs, ../*.changes) lands in the tree.
+
+DEB_VERSION := $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+DEB_FILE    := $(BUILD)/fgraphtop_$(DEB_VERSION)_amd64.deb
+DEB_WORK    := $(BUILD)/deb
+# tags lintian may show at all; each override in debian/ says why
+LINTIAN     := lintian --fail-on error,warning,info --info --display-info
+
+.PHONY: deb
+deb: $(DEB_FILE)
+
+# Every file that goes in: the tree itself (the package build runs its Makefile).
+DEB_INPUTS := $(shell find debian dist src bpf man vmlinux Makefile mk README.md docs \
+		-type f -o -type l 2>/dev/null)
+
+$(DEB_FILE): $(DEB_INPUTS)
+	@[ -n "$(DEB_VERSION)" ] || { echo "deb: no version in debian/changelog (dpkg-dev installed?)"; exit 1; }
+	rm -rf $(DEB_WORK)
+	mkdir -p $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
+	tar -cf - --exclude=./build --exclude=./.git . | tar -xf - -C $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
+	cd $(DEB_WORK)/fgraphtop-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
+		{ tail -30 $(CURDIR)/$(DEB_WORK)/build.log; exit 1; }
+	$(LINTIAN) $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_amd64.changes
+	mv $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_amd64.deb $@
+	rm -rf $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
+
+.PHONY: test-rules
+test-rules:
+	promtool check rules dist/prometheus/fgraphtop.rules.yml
+	cd dist/prometheus && promtool test rules fgraphtop.rules.test.yml
+
+.PHONY: test-deb
+test-deb: $(DEB_FILE)
+	tests/deb/test-deb.sh $(DEB_FILE)
+
+test: test-rules test-deb
