@@ -44,6 +44,7 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
 -include tests/tests.mk
 -include mk/docs.mk
 -include mk/deb.mk
+-include mk/exposure.mk
 # The lab last: its tests are the slowest, and a run ends with their table.
 -include lab/lab.mk
 -include lab/bench.mk

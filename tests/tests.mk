@@ -6,7 +6,7 @@ TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c
-UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host check_trigger check output via
+UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host check_trigger check output via exposure
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 
 $(TEST_BUILD):
