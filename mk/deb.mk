@@ -40,3 +40,17 @@ test-deb: $(DEB_FILE)
 	tests/deb/test-deb.sh $(DEB_FILE)
 
 test: test-rules test-deb
+
+# fgraphtop-check.service's CapabilityBoundingSet, in the lab (no systemd
+# there): fgt-capbound runs the check with exactly those capabilities, on
+# kernels with fgraph (tests/deb/lab-caps.sh, lab/scenarios/unit-caps.sh).
+FGT_CAPBOUND := $(BUILD)/lab/fgt-capbound
+$(FGT_CAPBOUND): tests/deb/capbound.c
+	mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -static -o $@ $<
+
+.PHONY: test-lab-caps
+test-lab-caps: $(BUILD)/fgraphtop $(FGT_CAPBOUND) lab-image
+	tests/deb/lab-caps.sh
+
+test: test-lab-caps
