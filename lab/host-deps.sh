@@ -10,7 +10,7 @@ PKGS=(
 	bc flex bison libssl-dev dwarves kmod rsync
 	python3 jq mandoc prometheus trace-cmd
 	# make deb, make test-deb (debhelper, lintian; systemd-analyze, man for its verify)
-	build-essential dpkg-dev debhelper lintian systemd man-db
+	build-essential dpkg-dev debhelper lintian systemd man-db mmdebstrap
 )
 
 missing=()

@@ -54,3 +54,14 @@ test-lab-caps: $(BUILD)/fgraphtop $(FGT_CAPBOUND) lab-image
 	tests/deb/lab-caps.sh
 
 test: test-lab-caps
+
+# The package under a real systemd (PID 1 in a guest: Debian 12's userland,
+# mmdebstrap, cached), on Debian's 6.12 (tracefs-instance trigger) and 6.1
+# (top-level trigger): the sandboxed service answers, writes its textfile,
+# says so without the directory; dpkg -r stops an enabled timer.
+.PHONY: test-deb-vm
+test-deb-vm: $(DEB_FILE) lab
+	tests/deb/unit-vm.sh $(DEB_FILE) -k debian-6.12
+	tests/deb/unit-vm.sh $(DEB_FILE) -k debian-6.1
+
+test: test-deb-vm

@@ -39,12 +39,12 @@ struct fgt_exp_rec {
 
 #ifndef __bpf__
 
-#define FGT_EXP_BATCH	32	/* FTRACE_RETSTACK_ALLOC_SIZE, unchanged since 2.6.29 */
+#define FGT_EXP_BATCH	32	/* FTRACE_RETSTACK_ALLOC_SIZE (6.1 .. 7.2) */
 
 /*
  * Cost of one visit when nothing better is known: the series' figure, 227 s
  * for 400,000 idle threads (all lacking, 2,500,212,499 visits in this model):
- * 90.8 ns. Measured under qemu TCG in the lab: about 165 ns.
+ * 90.8 ns. Under qemu TCG in the lab: 110 to 210 ns (tests/lab/exposure.sh).
  */
 #define FGT_EXP_VISIT_NS_DEFAULT	90.8
 /* An observed walk calibrates the cost only when it is an unfixed one (2 or
@@ -67,7 +67,8 @@ void fgt_exp_walk_step(struct fgt_exp_walk *w, bool lacking);
 void fgt_exp_walk_end(struct fgt_exp_walk *w);
 
 /* The same walk when the lacking threads come first (every thread lacking,
- * on a host fgraph never ran on): the series' U^2/64, exactly. */
+ * on a host fgraph never ran on), in closed form: the series' U^2/64, plus
+ * one visit a sweep and the final full walk. */
 void fgt_exp_walk_lacking_first(uint64_t threads, uint64_t lacking, struct fgt_exp_walk *w);
 
 /* Records from the iterator (TID order) into task-list order, then the walk.
