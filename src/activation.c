@@ -36,7 +36,6 @@
 #include <string.h>
 #include "activation.h"
 
-#define FGT_BATCH		32	/* FTRACE_RETSTACK_ALLOC_SIZE */
 #define FGT_MAX_SWEEPS		(1u << 20)	/* 32M threads unfixed; beyond, merge */
 
 /* Timing of the sweep under way: only the open sweep needs it. */
@@ -226,7 +225,7 @@ static bool starts_sweep(const struct fgt_assembler *a)
 		return true;
 	if (a->cur.explicit)
 		return false;
-	return s->batch + s->failed_blocking >= FGT_BATCH || s->failed_blocking ||
+	return s->batch + s->failed_blocking >= FGT_RETSTACK_BATCH || s->failed_blocking ||
 	       s->nonblocking || s->failed_nonblocking || s->freed;
 }
 

@@ -1,7 +1,7 @@
 # The main program: its own objects plus the library of src/src.mk
 # (FGT_LIB_SRCS: json_writer, hist, ksyms, activation, verdict, prom),
 # linked statically into one binary.
-FGT_MAIN_SRCS := src/fgraphtop.c src/session.c src/plan.c src/exposure.c
+FGT_MAIN_SRCS := src/fgraphtop.c src/session.c src/probe.c src/exposure.c
 FGT_SRCS      += $(FGT_MAIN_SRCS)
 FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
 FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))

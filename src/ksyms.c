@@ -573,6 +573,23 @@ bool fgt_ksyms_have_addrs(const struct fgt_ksyms *ks)
 	return ks && ks->have_addrs;
 }
 
+size_t fgt_ksyms_count(const struct fgt_ksyms *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+bool fgt_ksyms_sane(const struct fgt_ksyms *ks, char *why, size_t len)
+{
+	bool stext = fgt_ksyms_by_name(ks, "_stext"), etext = fgt_ksyms_by_name(ks, "_etext");
+	size_t n = fgt_ksyms_count(ks);
+
+	if (stext && etext && n >= FGT_KSYMS_MIN)
+		return true;
+	snprintf(why, len, "/proc/kallsyms looks masked or truncated (%zu symbols%s%s)", n,
+		 stext ? "" : ", no _stext", etext ? "" : ", no _etext");
+	return false;
+}
+
 /* Up to the next higher address; aliases share it; the last has none (0). */
 static uint64_t size_of(const struct fgt_ksyms *ks, size_t i)
 {
