@@ -39,7 +39,8 @@ test-rules:
 test-deb: $(DEB_FILE)
 	tests/deb/test-deb.sh $(DEB_FILE)
 
-test: test-rules test-deb
+CHECK_TARGETS += test-rules
+TEST_TARGETS += test-deb
 
 # fgraphtop-check.service's CapabilityBoundingSet, in the lab (no systemd
 # there): fgt-capbound runs the check with exactly those capabilities, on
@@ -53,7 +54,7 @@ $(FGT_CAPBOUND): tests/deb/capbound.c
 test-lab-caps: $(BUILD)/fgraphtop $(FGT_CAPBOUND) lab-image
 	tests/deb/lab-caps.sh
 
-test: test-lab-caps
+TEST_TARGETS += test-lab-caps
 
 # The package under a real systemd (PID 1 in a guest: Debian 12's userland,
 # mmdebstrap, cached), on Debian's 6.12 (tracefs-instance trigger) and 6.1
@@ -64,4 +65,13 @@ test-deb-vm: $(DEB_FILE) lab
 	tests/deb/unit-vm.sh $(DEB_FILE) -k debian-6.12
 	tests/deb/unit-vm.sh $(DEB_FILE) -k debian-6.1
 
-test: test-deb-vm
+TEST_TARGETS += test-deb-vm
+
+# shellcheck on this fragment's scripts (mk/lint.mk's lists are the tree's
+# others): the packaging and its tests as bash/sh, the guest scenarios as dash.
+.PHONY: test-shellcheck-deb
+test-shellcheck-deb:
+	shellcheck -x tests/deb/*.sh dist/systemd/fgraphtop-check debian/fgraphtop.prerm debian/fgraphtop.postrm
+	shellcheck -x -s dash -P lab/scenarios lab/scenarios/exposure.sh lab/scenarios/unit-caps.sh
+
+CHECK_TARGETS += test-shellcheck-deb

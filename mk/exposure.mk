@@ -18,4 +18,4 @@ $(FGT_EXPOSURE): tests/lab/exposure_probe.c src/exposure.c src/exposure_model.c 
 test-lab-exposure: $(BUILD)/fgraphtop $(FGT_EXPOSURE) lab-image
 	tests/lab/exposure.sh
 
-test: test-lab-exposure
+TEST_TARGETS += test-lab-exposure

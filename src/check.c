@@ -29,9 +29,6 @@
 #include "prom.h"
 #include "trigger.h"
 
-/* -v count: the main program's (src/fgraphtop.c) when linked into it; this
- * weak one serves the unit tests, which link the library alone */
-int fgt_verbose __attribute__((weak));
 
 #define CHECK_GRACE_S		10.0	/* past the deadline, for an activation under way */
 #define CHECK_POLL_MS		100
@@ -136,10 +133,11 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 		break;
 	}
 	/*
-	 * Only what was lost during the activation judged can make its figures a
-	 * lower bound. Losses at other times (runs the kernel skipped while
-	 * interrupts freed objects, say) are reported in lost_events but would
-	 * make a fleet of fixed kernels flap to WARNING.
+	 * Only the judged activation's own lost records can make its figures a
+	 * lower bound. Other losses (runs the kernel skipped while interrupts
+	 * freed objects, a second fgraphtop's slower consumer) are reported in
+	 * lost_events but never were its events: they would make a fleet of
+	 * fixed kernels flap to WARNING.
 	 */
 	if (r->seen.lost) {
 		fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " event%s lost during "

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Exposure, the BPF side's userspace: load bpf/exposure.bpf.c (its own small
- * object, nothing shared with the watching session), create one task
- * iterator, read its records, close everything. Nothing is attached to any
- * kernel function and nothing stays loaded once this returns.
+ * object, nothing shared with the watching session) and make its task
+ * iterator link; each read is one pass over the tasks. Nothing is attached to
+ * any kernel function: an iterator runs only while its fd is read. One-shot
+ * callers use fgt_exposure_scan(); the live view keeps one open.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,60 +47,93 @@ static int read_all(int fd, char **buf, size_t *len)
 	return 0;
 }
 
-static int run_iter(struct exposure_bpf *skel, char **buf, size_t *len, char *msg, size_t mlen)
-{
-	struct bpf_link *link;
-	int fd, err;
-
-	link = bpf_program__attach_iter(skel->progs.count_lacking, NULL);
-	if (!link) {
-		err = -errno;
-		snprintf(msg, mlen, "cannot create the task iterator: %s", strerror(-err));
-		return err;
-	}
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		snprintf(msg, mlen, "cannot open the task iterator: %s", strerror(-err));
-	} else {
-		err = read_all(fd, buf, len);
-		if (err)
-			snprintf(msg, mlen, "reading the task iterator: %s", strerror(-err));
-		close(fd);
-	}
-	bpf_link__destroy(link);
-	return err;
-}
-
-int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len)
-{
+struct fgt_exposure {
 	struct exposure_bpf *skel;
-	char *buf = NULL;
-	size_t n = 0;
-	int err;
+	struct bpf_link *link;
+};
+
+struct fgt_exposure *fgt_exposure_open(char *msg, size_t len)
+{
+	struct fgt_exposure *e = calloc(1, sizeof(*e));
+	int err = 0;
 
 	if (len)
 		msg[0] = '\0';
-	skel = exposure_bpf__open_and_load();
-	if (!skel) {
-		err = -errno;
-		snprintf(msg, len, "cannot load the task iterator (%s): it needs kernel BTF, "
-			 "BPF tracing programs, CAP_BPF and CAP_PERFMON", strerror(-err));
-		return err ? err : -EINVAL;
+	if (!e) {
+		snprintf(msg, len, "out of memory");
+		return NULL;
 	}
-	err = run_iter(skel, &buf, &n, msg, len);
-	if (!err && skel->bss->no_ret_stack) {
+	e->skel = exposure_bpf__open_and_load();
+	if (!e->skel) {
+		err = errno;
+		snprintf(msg, len, "cannot load the task iterator (%s): it needs kernel BTF, "
+			 "BPF tracing programs, CAP_BPF and CAP_PERFMON", strerror(err));
+		goto fail;
+	}
+	e->link = bpf_program__attach_iter(e->skel->progs.count_lacking, NULL);
+	if (!e->link) {
+		err = errno;
+		snprintf(msg, len, "cannot create the task iterator: %s", strerror(err));
+		goto fail;
+	}
+	return e;
+fail:
+	fgt_exposure_close(e);
+	errno = err ? err : EINVAL;
+	return NULL;
+}
+
+void fgt_exposure_close(struct fgt_exposure *e)
+{
+	if (!e)
+		return;
+	bpf_link__destroy(e->link);
+	exposure_bpf__destroy(e->skel);
+	free(e);
+}
+
+int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	int fd, err;
+
+	if (len)
+		msg[0] = '\0';
+	/* each iterator fd is one pass over the tasks, from the first */
+	fd = bpf_iter_create(bpf_link__fd(e->link));
+	if (fd < 0) {
+		err = -errno;
+		snprintf(msg, len, "cannot open the task iterator: %s", strerror(-err));
+		return err;
+	}
+	err = read_all(fd, &buf, &n);
+	close(fd);
+	if (err)
+		snprintf(msg, len, "reading the task iterator: %s", strerror(-err));
+	else if (e->skel->bss->no_ret_stack) {
 		err = -EOPNOTSUPP;
 		snprintf(msg, len, "this kernel has no function graph tracer (task_struct has "
 			 "no ret_stack): no walk to stall");
-	} else if (!err && n % sizeof(struct fgt_exp_rec)) {
+	} else if (n % sizeof(struct fgt_exp_rec)) {
 		err = -EPROTO;
 		snprintf(msg, len, "task iterator: %zu bytes, not whole records", n);
 	}
 	if (!err)
 		fgt_exp_walk_from_records((struct fgt_exp_rec *)buf, n / sizeof(struct fgt_exp_rec), w);
 	free(buf);
-	exposure_bpf__destroy(skel);
+	return err;
+}
+
+int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	struct fgt_exposure *e = fgt_exposure_open(msg, len);
+	int err;
+
+	if (!e)
+		return -errno;
+	err = fgt_exposure_read(e, w, msg, len);
+	fgt_exposure_close(e);
 	return err;
 }
 

@@ -119,5 +119,13 @@ int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len);
 /* The same, counts only: U into *lacking, T into *threads. */
 int fgt_exposure_count(uint64_t *lacking, uint64_t *threads, char *msg, size_t len);
 
+/* For repeated scans (the live view's interval line): load once, read a pass
+ * per interval (errors as fgt_exposure_scan), close. open: NULL with errno
+ * and msg set. */
+struct fgt_exposure;
+struct fgt_exposure *fgt_exposure_open(char *msg, size_t len);
+int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg, size_t len);
+void fgt_exposure_close(struct fgt_exposure *e);
+
 #endif /* !__bpf__ */
 #endif

@@ -25,8 +25,6 @@
 #include "output.h"
 #include "session.h"
 
-int fgt_verbose;
-
 /* libbpf's own messages go through the one channel: warnings with -v, all with -vvv. */
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -126,7 +124,7 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 	}
 	/* the final report needs the assembler: flush it, report, then close */
 	fgt_session_poll(s, 0);
-	fgt_asm_flush(s->as);
+	fgt_assembler_flush(s->as);
 	fgt_session_status(s, &st);
 	fgt_out_final(out, &st);
 	if (fflush(stdout) || ferror(stdout))

@@ -9,6 +9,8 @@
 
 #define FGT_MSG_LEN	4096
 
+int fgt_verbose;
+
 static bool json;
 static FILE *json_out;
 

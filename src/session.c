@@ -321,7 +321,7 @@ static void feed(struct fgt_session *s, const struct fgt_event *e)
 			n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
 		s->on_event(e, frames, n, s->event_ctx);
 	}
-	fgt_asm_feed(s->as, e);
+	fgt_assembler_feed(s->as, e);
 }
 
 /* BPF's array strides values by 8 bytes: the same layout on both sides */
@@ -366,7 +366,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	case FGT_EV_ACT_BEGIN:
 		log_drain(s, e->act_seq - 1);
-		s->lost_at_begin = lost_events(s->skel);
 		s->begin_seq = e->act_seq;
 		s->who.pid = e->pid;
 		s->who.tid = e->tid;
@@ -374,9 +373,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		break;
 	case FGT_EV_ACT_END:
 		log_drain(s, e->act_seq);
-		/* what was lost between handling its BEGIN and its END: a window a
-		 * little wider than the activation, since both wake us at once */
-		fgt_asm_lost(s->as, lost_events(s->skel) - s->lost_at_begin);
 		break;
 	}
 	feed(s, e);
@@ -435,7 +431,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
-	s->as = fgt_asm_new(fgt_recorder_activation, &s->rec);
+	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
 	if (!s->as) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
@@ -482,8 +478,8 @@ uint64_t fgt_session_lost(struct fgt_session *s)
 
 void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 {
-	st->cur = fgt_asm_current(s->as);
-	st->fork = fgt_asm_fork(s->as);
+	st->cur = fgt_assembler_current(s->as);
+	st->fork = fgt_assembler_fork(s->as);
 	st->judge = &s->rec.judge;
 	st->lost = fgt_session_lost(s);
 }
@@ -498,12 +494,12 @@ void fgt_session_close(struct fgt_session *s)
 		munmap((void *)s->log, log_bytes());
 	s->log = NULL;
 	if (s->as)
-		fgt_asm_flush(s->as);
+		fgt_assembler_flush(s->as);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
-	fgt_asm_free(s->as);
+	fgt_assembler_free(s->as);
 	s->as = NULL;
 	free(s->plan);
 	s->plan = NULL;
@@ -542,7 +538,7 @@ static bool w_busy(void *priv)
 {
 	struct fgt_session *s = priv;
 
-	return s->as && fgt_asm_current(s->as) != NULL;
+	return s->as && fgt_assembler_current(s->as) != NULL;
 }
 
 static uint64_t w_lost(void *priv)

@@ -53,7 +53,6 @@ struct fgt_session {
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */
 	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
 	struct fgt_log_who who;		/* ... and its thread, for the log's records */
-	uint64_t lost_at_begin;		/* lost_events() when its ACT_BEGIN was handled */
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).

@@ -143,12 +143,21 @@ static const char *value_of(const char *line, const char *key)
 	return !strncmp(line, key, n) && line[n] == '=' ? line + n + 1 : NULL;
 }
 
+/* Mark key bit seen; true when it was already. */
+static bool once(unsigned int *seen, unsigned int bit)
+{
+	bool again = *seen & bit;
+
+	*seen |= bit;
+	return again;
+}
+
 int fgt_state_parse(const char *text, struct fgt_state *st, const char *const *funcs)
 {
 	char line[256];
 	const char *p = text, *v;
+	unsigned int seen = 0;	/* each key once: we never write one twice */
 	uint64_t x;
-	bool have_pid = false;
 
 	memset(st, 0, sizeof(*st));
 	while (*p) {
@@ -159,33 +168,35 @@ int fgt_state_parse(const char *text, struct fgt_state *st, const char *const *f
 		if (n >= sizeof(line) || line[0] == '#')
 			continue;	/* too long for anything we write */
 		if ((v = value_of(line, "pid"))) {
-			if (fgt_parse_uint(v, 1, 4194304, &x))
+			if (once(&seen, 1) || fgt_parse_uint(v, 1, 4194304, &x))
 				return -1;
 			st->owner.pid = (long)x;
-			have_pid = true;
 		} else if ((v = value_of(line, "pidns"))) {
-			if (fgt_parse_uint(v, 0, UINT64_MAX, &x))
+			if (once(&seen, 2) || fgt_parse_uint(v, 0, UINT64_MAX, &x))
 				return -1;
 			st->owner.pidns = x;
 		} else if ((v = value_of(line, "start"))) {
-			if (fgt_parse_uint(v, 0, UINT64_MAX, &x))
+			if (once(&seen, 4) || fgt_parse_uint(v, 0, UINT64_MAX, &x))
 				return -1;
 			st->owner.start = x;
 		} else if ((v = value_of(line, "instance"))) {
 			struct fgt_owner o;
 
-			if (strlen(v) >= sizeof(st->instance) || fgt_instance_owner(v, &o))
+			if (once(&seen, 8) || strlen(v) >= sizeof(st->instance) ||
+			    fgt_instance_owner(v, &o))
 				return -1;
 			memcpy(st->instance, v, strlen(v) + 1);
 		} else if ((v = value_of(line, "toplevel"))) {
-			if (!is_cold(v, funcs) || strlen(v) >= sizeof(st->toplevel))
+			if (once(&seen, 16) || !is_cold(v, funcs) || strlen(v) >= sizeof(st->toplevel))
 				return -1;
 			memcpy(st->toplevel, v, strlen(v) + 1);
 		} else if ((v = value_of(line, "link"))) {
+			if (once(&seen, 32))
+				return -1;
 			st->link = true;
 		}
 	}
-	return have_pid ? 0 : -1;
+	return seen & 1 ? 0 : -1;
 }
 
 void fgt_state_render(const struct fgt_state *st, char *buf, size_t len)

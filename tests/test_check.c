@@ -37,8 +37,8 @@ static void feed(const struct fgt_event *ev, void *ctx)
 	struct fake_session *s = ctx;
 
 	if (ev->type == FGT_EV_ACT_END && s->lost_in_act)
-		fgt_asm_lost(s->as, s->lost_in_act);
-	fgt_asm_feed(s->as, ev);
+		fgt_assembler_lost(s->as, s->lost_in_act);
+	fgt_assembler_feed(s->as, ev);
 }
 
 static int fs_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, void *cb_ctx,
@@ -51,7 +51,7 @@ static int fs_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, vo
 		return -EPERM;
 	}
 	fgt_recorder_init(&s->rec, cb, cb_ctx, ks, NULL, NULL);
-	s->as = fgt_asm_new(fgt_recorder_activation, &s->rec);
+	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
 	return s->as ? 0 : -ENOMEM;
 }
 
@@ -96,8 +96,8 @@ static void fs_stop(void *priv)
 	struct fake_session *s = priv;
 
 	if (s->as) {
-		fgt_asm_flush(s->as);
-		fgt_asm_free(s->as);
+		fgt_assembler_flush(s->as);
+		fgt_assembler_free(s->as);
 	}
 	s->as = NULL;
 	s->stopped = true;

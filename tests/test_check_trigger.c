@@ -268,6 +268,10 @@ static void test_state_parse(void **state)
 	assert_int_equal(fgt_state_parse("pid=-12\n", &st, funcs), -1);
 	assert_int_equal(fgt_state_parse("instance=fgraphtop-check-5\n", &st, funcs), -1);
 	assert_int_equal(fgt_state_parse("", &st, funcs), -1);
+	/* a key twice: not a file we wrote (found by tests/fuzz/fuzz_state.c) */
+	assert_int_equal(fgt_state_parse("pid=12\npid=13\n", &st, funcs), -1);
+	assert_int_equal(fgt_state_parse("pid=12\ninstance=fgraphtop-check-1992\n"
+					 "instance=fgraphtop-check-12\n", &st, funcs), -1);
 }
 
 /* The state directory must be ours alone; a symlink, a group- or world-

@@ -40,7 +40,7 @@ static void cap_open(struct cap *c, bool json, bool events, bool screen)
 	c->o = fgt_out_new(c->f, &oo);
 	assert_non_null(c->o);
 	fgt_recorder_init(&c->rec, fgt_out_record, c->o, NULL, NULL, NULL);
-	c->a = fgt_asm_new(fgt_recorder_activation, &c->rec);
+	c->a = fgt_assembler_new(fgt_recorder_activation, &c->rec);
 	assert_non_null(c->a);
 }
 
@@ -49,8 +49,8 @@ static const struct fgt_status *status(struct cap *c, uint64_t lost)
 {
 	static struct fgt_status st;
 
-	st.cur = fgt_asm_current(c->a);
-	st.fork = fgt_asm_fork(c->a);
+	st.cur = fgt_assembler_current(c->a);
+	st.fork = fgt_assembler_fork(c->a);
 	st.judge = &c->rec.judge;
 	st.lost = lost;
 	return &st;
@@ -86,7 +86,7 @@ static void cap_close(struct cap *c)
 		fclose(f);
 	}
 	free(t);
-	fgt_asm_free(c->a);
+	fgt_assembler_free(c->a);
 	fgt_out_free(c->o);
 	fclose(c->f);
 	free(c->buf);
@@ -111,12 +111,12 @@ static void feed(struct cap *c, const char *name, bool ev, int max)
 		case EV_LINE_EVENT:
 			if (ev)
 				fgt_out_event(c->o, &e, NULL, 0);
-			fgt_asm_feed(c->a, &e);
+			fgt_assembler_feed(c->a, &e);
 			if (max > 0 && ++n == max)
 				goto out;
 			break;
 		case EV_LINE_LOST:
-			fgt_asm_lost(c->a, lost);
+			fgt_assembler_lost(c->a, lost);
 			break;
 		case EV_LINE_ERROR:
 			fail_msg("%s: bad line: %s", path, line);
@@ -146,7 +146,7 @@ static void test_json_activation(void **state)
 
 	cap_open(&c, true, false, false);
 	feed(&c, "unfixed-1000-attributed", false, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	fgt_out_interval(c.o, status(&c, 3));
 	fgt_out_final(c.o, status(&c, 3));
 	t = cap_text(&c);
@@ -176,7 +176,7 @@ static void test_json_events(void **state)
 
 	cap_open(&c, true, true, false);
 	feed(&c, "fixed-1000-k100-attributed", true, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	t = cap_text(&c);
 	assert_int_equal(count(t, "\"type\":\"event\",\"event\":\"alloc\""),
 			 128 + 903 + 100);
@@ -314,14 +314,14 @@ static void test_screen(void **state)
 	assert_non_null(strstr(t, "\nunder way: pid "));
 	assert_null(strstr(t, "activation #1"));
 	free(t);
-	fgt_asm_free(c.a);
+	fgt_assembler_free(c.a);
 
 	/* A fresh assembler, the whole run: the activation shows at the next redraw. */
 	fgt_recorder_init(&c.rec, fgt_out_record, c.o, NULL, NULL, NULL);
-	c.a = fgt_asm_new(fgt_recorder_activation, &c.rec);
+	c.a = fgt_assembler_new(fgt_recorder_activation, &c.rec);
 	cap_reset(&c);
 	feed(&c, "unfixed-1000-attributed", false, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	t = cap_text(&c);
 	assert_string_equal(t, "");	/* nothing between redraws */
 	free(t);
@@ -358,7 +358,7 @@ static void test_text(void **state)
 
 	cap_open(&c, false, false, false);
 	feed(&c, "fixed-1000-k100-attributed", false, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	t = cap_text(&c);
 	assert_null(strstr(t, "\033["));
 	assert_non_null(strstr(t, "activation #1 at "));
@@ -380,8 +380,8 @@ static void test_lost_in_activation(void **state)
 	for (int json = 0; json < 2; json++) {
 		cap_open(&c, json, false, false);
 		feed(&c, "unfixed-1000-attributed", false, 200);
-		fgt_asm_lost(c.a, 4);
-		fgt_asm_flush(c.a);
+		fgt_assembler_lost(c.a, 4);
+		fgt_assembler_flush(c.a);
 		t = cap_text(&c);
 		if (json) {
 			assert_non_null(strstr(t, "\"complete\":false,"));
