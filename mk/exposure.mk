@@ -1,4 +1,4 @@
-# mk/exposure.mk: the exposure count (issue 16) beyond the main program.
+# mk/exposure.mk: the exposure count beyond the main program.
 # bpf/exposure.bpf.c and src/exposure.c are built by the top-level rules
 # (every bpf/*.bpf.c, every src/*.c); the record they share is in src/exposure.h.
 $(BUILD)/exposure.bpf.o: src/exposure.h

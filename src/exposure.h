@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Exposure (issue 16): if fgraph were turned on now, how long would an
+ * Exposure: if fgraph were turned on now, how long would an
  * unfixed kernel's shadow-stack walk stall?
  *
  *  - src/exposure.c: counts the threads lacking a shadow stack with a BPF

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab test of the exposure count (issue 16), lab/scenarios/exposure.sh:
+# Lab test of the exposure count, lab/scenarios/exposure.sh:
 #   lab-stock   ROUNDS="1000 10000": 1,000 parked threads, an activation, 10,000
 #               more behind them (the first 1,000 now hold stacks), another
 #   debian-6.1  ROUNDS="1000": the older kernel's ret_stack type (CO-RE)
