@@ -37,7 +37,11 @@ made_tfdir=false
 cleanup() {
 	dpkg-query -W -f='${Status}' fgraphtop 2>/dev/null | grep -qv 'not-installed' &&
 		dpkg -P fgraphtop > /dev/null 2>&1
-	$made_tfdir && rmdir "$tfdir" 2>/dev/null
+	# a directory made here goes, with what a failed run left in it of ours
+	if $made_tfdir; then
+		rm -f "$tfdir/fgraphtop.prom" "$tfdir"/.fgraphtop.prom.??????
+		rmdir "$tfdir" 2>/dev/null
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
