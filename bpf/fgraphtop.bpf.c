@@ -108,6 +108,10 @@ __u64 newtask_seen;
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
 __u32 act_seq;			/* activations begun */
+/* Records of the activation under way that the log had no room for: its own
+ * losses, which ACT_END reports. Runs the kernel skipped in other contexts
+ * (an interrupt's kfree inside ours) never were the activation's events. */
+__u32 act_lost;
 __u64 log_head;			/* records written to actlog (here) */
 __u64 log_tail;			/* records consumed (by userspace) */
 
@@ -182,6 +186,7 @@ static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
 
 	if (head - log_tail >= FGT_LOG_ENTRIES) {
 		count_lost();
+		act_lost++;
 		return NULL;
 	}
 	idx = head & (FGT_LOG_ENTRIES - 1);
@@ -234,6 +239,7 @@ static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
 	act_tid = cur_tid();
 	act_list = list;
 	act_begin_ns = bpf_ktime_get_ns();
+	act_lost = 0;
 	act_seq++;
 	e = reserve(FGT_EV_ACT_BEGIN, src);
 	if (!e)
@@ -260,6 +266,7 @@ static __always_inline void act_end(__u32 src, int ret)
 		e->ret = ret;
 		e->ptr = act_list;
 		e->act_seq = act_seq;
+		e->lost = act_lost;
 		e->dur_ns = e->ts_ns - act_begin_ns;
 		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	}

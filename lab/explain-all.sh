@@ -2,8 +2,8 @@
 # Every lab kernel's `fgraphtop --explain` (text and JSON, each --path) into
 # OUTDIR/KERNEL.txt, so that two builds of fgraphtop can be compared:
 #   lab/explain-all.sh OUTDIR [KERNEL...]      (default: every kernel)
-# then `diff -r OUT1 OUT2`. Addresses differ between boots only under KASLR,
-# which the lab's kernels do not randomise between runs of the same image.
+# then `diff -r OUT1 OUT2`. Debian's kernels randomise their addresses at each
+# boot (KASLR): compare those with the addresses masked.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: explain-all.sh OUTDIR [KERNEL...]}

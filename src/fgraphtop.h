@@ -100,7 +100,7 @@ struct fgt_event {
 	__u32 target_tid;	/* TASK_NEW/TASK_EXIT: the new/exiting task */
 	char comm[FGT_COMM_LEN];
 	__u32 act_seq;		/* ACT_BEGIN/END: the activation's number (BPF's count) */
-	__u32 pad;
+	__u32 lost;		/* ACT_END: the activation's own records lost (its log was full) */
 };
 
 /*

@@ -115,7 +115,7 @@ int fgt_host_has_fgraph(const struct fgt_host *h, const struct fgt_ksyms *ks,
 	if (tracers == 0) {
 		snprintf(why, len, "no function graph tracer in this kernel: no "
 			 "function_graph in available_tracers (%s)",
-			 insane[0] ? insane : "kallsyms unreadable");
+			 insane[0] ? insane : "/proc/kallsyms is not readable");
 		return 0;
 	}
 	snprintf(why, len, "cannot tell whether this kernel has a function graph tracer: "

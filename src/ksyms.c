@@ -6,7 +6,7 @@
  *
  * 59k lines on the lab's own kernels, 94k to 199k on Debian's, kept for the whole
  * run: its memory is most of fgraphtop's own and its parse was a third of the
- * start-up (issue 5). So, per symbol, in address order: the address (8 bytes),
+ * start-up. So, per symbol, in address order: the address (8 bytes),
  * where its name starts in one blob of NUL-terminated names (4) and its type
  * letter (1); sizes come from the next address when asked. The name index is
  * 4 bytes a symbol: symbol numbers sorted by a hash of the name (radix sort, no

@@ -151,7 +151,8 @@ static int graph_active_fork(struct fgraphtop_bpf *skel)
 		_exit(0);
 	if (pid < 0)
 		return -1;
-	waitpid(pid, NULL, 0);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;	/* a signal (SIGINT to stop us) must not leave a zombie or a stale read */
 	if (skel->bss->newtask_seen == before)
 		return -1;
 	return (int)skel->bss->last_graph_active;
@@ -247,7 +248,7 @@ static bool attach_one(struct fgt_session *s, struct bpf_program *prog, struct b
 	*link = bpf_program__attach(prog);
 	if (*link)
 		return true;
-	log_warn("allocator latency probe %s did not attach (%s): no fork-path latency\n",
+	p_warn("latency_probe", "allocator latency probe %s did not attach (%s): no fork-path latency",
 		 bpf_program__name(prog), strerror(errno));
 	s->lat_failed = true;	/* not tried again */
 	return false;
@@ -293,11 +294,34 @@ static void lazy_update(struct fgt_session *s)
 	}
 }
 
+/* The trigger's stack from BPF's stack map: the session is the only reader. */
+static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
+{
+	struct fgt_session *s = ctx;
+	int n;
+
+	if (id < 0 || !s->skel)
+		return 0;
+	memset(ips, 0, FGT_MAX_STACK_DEPTH * sizeof(*ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips))
+		return 0;
+	for (n = 0; n < FGT_MAX_STACK_DEPTH && ips[n]; n++)
+		;
+	return n;
+}
+
 static void feed(struct fgt_session *s, const struct fgt_event *e)
 {
-	if (s->on_event)
-		s->on_event(e, s->event_ctx);
-	fgt_asm_feed(s->as, e);
+	if (s->on_event) {
+		struct fgt_frame frames[FGT_MAX_STACK_DEPTH];
+		uint64_t ips[FGT_MAX_STACK_DEPTH];
+		int n = 0;
+
+		if (e->type == FGT_EV_ACT_BEGIN)
+			n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
+		s->on_event(e, frames, n, s->event_ctx);
+	}
+	fgt_assembler_feed(s->as, e);
 }
 
 /* BPF's array strides values by 8 bytes: the same layout on both sides */
@@ -342,7 +366,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	case FGT_EV_ACT_BEGIN:
 		log_drain(s, e->act_seq - 1);
-		s->lost_at_begin = lost_events(s->skel);
 		s->begin_seq = e->act_seq;
 		s->who.pid = e->pid;
 		s->who.tid = e->tid;
@@ -350,9 +373,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		break;
 	case FGT_EV_ACT_END:
 		log_drain(s, e->act_seq);
-		/* what was lost between handling its BEGIN and its END: a window a
-		 * little wider than the activation, since both wake us at once */
-		fgt_asm_lost(s->as, lost_events(s->skel) - s->lost_at_begin);
 		break;
 	}
 	feed(s, e);
@@ -363,7 +383,8 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 {
 	int status;
 
-	s->ks = fgt_ksyms_load(NULL);
+	if (!s->ks)
+		s->ks = s->own_ks = fgt_ksyms_load(NULL);
 	status = fgt_preflight(s->ks, msg, len);
 	if (status)
 		return status;
@@ -375,7 +396,7 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 	return fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
 }
 
-int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
+int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		      char *msg, size_t len)
 {
 	int err;
@@ -409,7 +430,8 @@ int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 			 "see fgraphtop --explain", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
-	s->as = fgt_asm_new(cb, cb_ctx);
+	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
+	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
 	if (!s->as) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
@@ -454,9 +476,12 @@ uint64_t fgt_session_lost(struct fgt_session *s)
 	return s->skel ? lost_events(s->skel) : 0;
 }
 
-int fgt_session_stack_fd(const struct fgt_session *s)
+void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 {
-	return s->skel ? bpf_map__fd(s->skel->maps.stacks) : -1;
+	st->cur = fgt_assembler_current(s->as);
+	st->fork = fgt_assembler_fork(s->as);
+	st->judge = &s->rec.judge;
+	st->lost = fgt_session_lost(s);
 }
 
 void fgt_session_close(struct fgt_session *s)
@@ -469,25 +494,30 @@ void fgt_session_close(struct fgt_session *s)
 		munmap((void *)s->log, log_bytes());
 	s->log = NULL;
 	if (s->as)
-		fgt_asm_flush(s->as);
+		fgt_assembler_flush(s->as);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
-	fgt_asm_free(s->as);
+	fgt_assembler_free(s->as);
 	s->as = NULL;
 	free(s->plan);
 	s->plan = NULL;
-	fgt_ksyms_free(s->ks);
+	fgt_ksyms_free(s->own_ks);
+	s->own_ks = NULL;
 	s->ks = NULL;
 }
 
 /* ---- struct fgt_watch_ops for `fgraphtop check` ---- */
 
-static int w_start(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, size_t len)
+static int w_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, void *cb_ctx,
+		   char *msg, size_t len)
 {
 	struct fgt_session *s = priv;
-	int status = fgt_session_plan(s, msg, len);
+	int status;
+
+	s->ks = ks;
+	status = fgt_session_plan(s, msg, len);
 
 	if (!status)
 		status = fgt_session_start(s, cb, cb_ctx, msg, len);
@@ -508,7 +538,7 @@ static bool w_busy(void *priv)
 {
 	struct fgt_session *s = priv;
 
-	return s->as && fgt_asm_current(s->as) != NULL;
+	return s->as && fgt_assembler_current(s->as) != NULL;
 }
 
 static uint64_t w_lost(void *priv)

@@ -23,7 +23,7 @@ struct fake {
 
 static inline void fake_write(const struct fake *f, const char *rel, const char *content)
 {
-	char p[512];
+	char p[1024];
 	FILE *fp;
 
 	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
@@ -37,8 +37,8 @@ static inline void fake_write(const struct fake *f, const char *rel, const char 
 /* whole file, trailing newline stripped, into a static buffer */
 static inline const char *fake_read(const struct fake *f, const char *rel)
 {
-	static char buf[4096];
-	char p[512];
+	static char buf[16384];
+	char p[1024];
 	size_t n;
 	FILE *fp;
 
@@ -56,7 +56,7 @@ static inline const char *fake_read(const struct fake *f, const char *rel)
 
 static inline int fake_exists(const struct fake *f, const char *rel)
 {
-	char p[512];
+	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
 	return access(p, F_OK) == 0;
@@ -64,7 +64,7 @@ static inline int fake_exists(const struct fake *f, const char *rel)
 
 static inline void fake_mkdir(const struct fake *f, const char *rel)
 {
-	char p[512];
+	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
 	if (mkdir(p, 0755))
@@ -77,7 +77,7 @@ static inline void fake_mkdir(const struct fake *f, const char *rel)
  */
 static inline void fake_kallsyms(const struct fake *f, int with_fgraph)
 {
-	char p[512];
+	char p[1024];
 	FILE *fp;
 
 	snprintf(p, sizeof(p), "%s/kallsyms", f->root);

@@ -102,5 +102,5 @@ for k in "${kernels[@]}"; do
 done
 
 "$ROOT/lab/report.sh" "$out"/*/results.jsonl
-note "$(ls -d "$out"/*/ | wc -l) runs in $out"
+note "$(find "$out" -mindepth 1 -maxdepth 1 -type d | wc -l) runs in $out"
 exit $fail

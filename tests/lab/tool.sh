@@ -27,7 +27,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
-out= only=()
+out='' only=()
 while getopts "o:k:" opt; do
 	case $opt in
 	o) out=$OPTARG ;;
@@ -38,6 +38,7 @@ done
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-tool.XXXXXX")}
 mkdir -p "$out"
 us=${FGT_LAB_TOOL_U:-1000 10000}
+nus=$(wc -w <<<"$us")	# rounds per kernel
 fail=0
 note() { echo "tool: $*" >&2; }
 
@@ -71,23 +72,22 @@ run() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
 }
 
 rounds() {	# TRIGGERS...: "U:tracefs" for each U, then "100:T" for each extra trigger
-	local r= u t
+	local r='' u t
 	for u in $us; do r="$r $u:tracefs"; done
 	for t in "$@"; do r="$r 100:$t"; done
 	echo "$r"
 }
-nr() { echo $#; }
 
 for k in lab-traceable-stock lab-traceable-fixed; do
-	run "act-$k" "$k" act "paths=direct:attributed rounds=$(nr $us)" -s tool-act -- \
+	run "act-$k" "$k" act "paths=direct:attributed rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" "PATHS=direct attributed" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
 for k in debian-7.2 lab-stock; do
-	run "act-$k" "$k" act "rounds=$(($(nr $us) + 2))" -s tool-act -- \
+	run "act-$k" "$k" act "rounds=$((nus + 2))" -s tool-act -- \
 		"ROUNDS=$(rounds trace-cmd kretmulti)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
 for k in debian-6.1 debian-6.12 lab-fixed; do
-	run "act-$k" "$k" act "rounds=$(nr $us)" -s tool-act -- \
+	run "act-$k" "$k" act "rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
 run failslab-lab-fixed lab-fixed failslab "ks=5:32:33:100" -s tool-failslab -a slab_nomerge -- \
@@ -100,5 +100,5 @@ run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
 
 note "runs in $out"
-[ $fail = 0 ] && note "all passed" || note "FAILED"
+if [ $fail = 0 ]; then note "all passed"; else note "FAILED"; fi
 exit $fail
