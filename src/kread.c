@@ -817,3 +817,39 @@ out:
 	free(v.off);
 	return ret;
 }
+
+/* ---- what kernel a file is ----------------------------------------------------- */
+
+void fgt_kimage_ident(const struct fgt_kimage *im, const struct fgt_ksyms *ks,
+		      char *release, size_t rlen, char *build_id, size_t blen)
+{
+	const struct fgt_ksym *banner = ks ? fgt_ksyms_by_name(ks, "linux_banner") : NULL;
+	const uint8_t *n;
+	size_t len = 0, p = 0;
+	char buf[128];
+
+	release[0] = build_id[0] = '\0';
+	if (banner && !fgt_kimage_read(im, banner->addr, buf, sizeof(buf) - 1)) {
+		buf[sizeof(buf) - 1] = '\0';
+		if (!strncmp(buf, "Linux version ", 14))
+			sscanf(buf + 14, "%64s", release);
+		if (rlen < 65)
+			release[rlen - 1] = '\0';
+	}
+	n = fgt_kimage_section(im, ".notes", &len);
+	if (!n)
+		n = fgt_kimage_section(im, ".note.gnu.build-id", &len);
+	while (n && p + 12 <= len) {
+		uint32_t nsz = le32(n + p), dsz = le32(n + p + 4), type = le32(n + p + 8);
+		size_t name = p + 12, desc = name + ((nsz + 3) & ~3u);
+
+		if (desc + dsz > len)
+			break;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(n + name, "GNU", 4)) {
+			for (uint32_t i = 0; i < dsz && 2 * i + 2 < blen; i++)
+				snprintf(build_id + 2 * i, 3, "%02x", n[desc + i]);
+			break;
+		}
+		p = desc + ((dsz + 3) & ~3u);
+	}
+}

@@ -112,6 +112,11 @@ struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char 
  */
 int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes);
 
+/* A file image's GNU build ID (hex, from its notes) and release (from
+ * linux_banner, "Linux version R ..."), "" where absent. */
+void fgt_kimage_ident(const struct fgt_kimage *im, const struct fgt_ksyms *ks,
+		      char *release, size_t rlen, char *build_id, size_t blen);
+
 /* A section's bytes by name (".BTF"), NULL if absent. */
 const void *fgt_kimage_section(const struct fgt_kimage *im, const char *name, size_t *len);
 

@@ -24,6 +24,7 @@ struct fgt_prom_metrics {
 	uint64_t threads_served;
 	uint64_t failures;	/* failed shadow-stack allocations, all gfp classes */
 	uint64_t lost_events;
+	const char *method;	/* what answered (check's JSON "method"); NULL: not said */
 };
 
 /* Every verdict fgraphtop_verdict has a series for (a state set: one is 1). */

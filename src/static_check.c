@@ -1233,6 +1233,10 @@ void fgt_static_json_fields(const struct fgt_static_result *r, json_writer_t *jw
 		jsonw_string_field(jw, "source", r->source);
 	if (r->symbols[0])
 		jsonw_string_field(jw, "symbols", r->symbols);
+	if (r->release[0])
+		jsonw_string_field(jw, "release", r->release);
+	if (r->build_id[0])
+		jsonw_string_field(jw, "build_id", r->build_id);
 	if (r->func[0]) {
 		jsonw_string_field(jw, "function", r->func);
 		jsonw_uint_field(jw, "bytes", r->func_len);

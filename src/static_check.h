@@ -116,6 +116,8 @@ struct fgt_static_result {
 	/* what was read (filled by the glue) */
 	char source[256];		/* "/proc/kcore", "vmlinux FILE", "bzImage FILE (zstd)" */
 	char symbols[160];		/* "/proc/kallsyms", "System.map FILE", ".symtab", ... */
+	char release[65];		/* the kernel's, where the source says (VMCOREINFO, banner) */
+	char build_id[41];		/* GNU build ID, hex, where known */
 	char func[64];			/* the function decoded */
 	uint64_t func_addr;
 	size_t func_len;

@@ -141,6 +141,8 @@ static int kmem_symbols(struct ctx *c)
 	snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
 	if (fgt_kimage_vmcoreinfo(&c->im, &vi))
 		return 1;	/* before 6.0: no kallsyms tables in VMCOREINFO */
+	snprintf(r->release, sizeof(r->release), "%s", vi.osrelease);
+	snprintf(r->build_id, sizeof(r->build_id), "%s", vi.build_id);
 	c->km = fgt_kmem_open(&c->im, &vi, msg, sizeof(msg));
 	if (!c->km)
 		return 1;
@@ -252,6 +254,8 @@ static int symbols(struct ctx *c)
 		if (!c->ks_owned)
 			return fail(r, err, "%s", msg), -1;
 		c->ks = c->ks_owned;
+		fgt_kimage_ident(&c->im, c->ks, r->release, sizeof(r->release), r->build_id,
+				 sizeof(r->build_id));
 		return 0;
 	}
 	/* kcore's VMCOREINFO gives the kallsyms tables: no /proc/kallsyms to read */

@@ -93,6 +93,10 @@ guest() {
 			esac
 		done
 	fi
+	[ -x "$BUILD/lab/fgt-spawn" ] || {
+		echo "static-lab: no $BUILD/lab/fgt-spawn (make lab-helpers)" >&2
+		return 2
+	}
 	# fgt-static rides in an extra initramfs archive (the base image has fgraphtop)
 	stage=$outdir/stage
 	rm -rf "$stage"

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "output.h"
 #include "static_check.h"
 
 struct xsite {
@@ -521,6 +522,35 @@ static void test_json(void **state)
 	fgt_static_rec_free(&rec);
 }
 
+/* The live view's "static" record (src/output.c), checked against docs/json.md
+ * by make test-schema. */
+static void test_live_record(void **state)
+{
+	struct fgt_out_opts oo = { .json = true };
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct fgt_out *out = fgt_out_new(f, &oo);
+
+	load("lab-stock", &rec);
+	decode(&rec, &r);
+	fgt_out_static(out, &r);
+	fgt_out_free(out);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"type\":\"static\",\"verdict\":\"not_fixed\""));
+	if (getenv("FGT_JSON_OUT")) {
+		FILE *j = fopen(getenv("FGT_JSON_OUT"), "a");
+
+		assert_non_null(j);
+		fputs(buf, j);
+		fclose(j);
+	}
+	free(buf);
+	fgt_static_rec_free(&rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_shadow_size),
 		cmocka_unit_test(test_call_thunk),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_live_record),
 	};
 
 	return cmocka_run_group_tests_name("static", tests, NULL, NULL);

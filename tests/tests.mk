@@ -49,10 +49,11 @@ test-unit: $(UNIT_BINS)
 
 # The JSON lines the output and check tests write, checked against docs/json.md.
 .PHONY: test-schema
-test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check
+test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check $(TEST_BUILD)/test_static
 	@rm -f $(TEST_BUILD)/output.jsonl
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_static > /dev/null
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
 	@grep -q '"type":"check"' $(TEST_BUILD)/output.jsonl || \
 		{ echo "test-schema: no check answer was checked"; exit 1; }
