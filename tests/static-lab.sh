@@ -119,7 +119,8 @@ guest() {
 		[ -f "$dir/System.map" ] && off+=(--system-map "$dir/System.map")
 		"$BIN" --json "${off[@]}" > "$outdir/$k/offline.json" || true
 		# the text as the running kernel showed it, for tests/data/static/KERNEL-live.txt
-		jq -r 'select(.type == "record") | .line' "$outdir/$k/results.jsonl" > "$outdir/$k/rec.txt" || true
+		jq -rR 'fromjson? | select(.type == "record") | .line' "$outdir/$k/results.jsonl" \
+			> "$outdir/$k/rec.txt" || true
 		printf '{"kernel":"%s","expected":"%s"}\n' "$k" "$(expected "$dir")" > "$outdir/$k/kernel.json"
 	done
 	python3 "$CHECK" guest "$outdir"

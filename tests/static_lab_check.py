@@ -174,6 +174,11 @@ def results(path):
 
 
 def guest(d):
+    """Per kernel: `fgraphtop check` (the code) from the running kernel must be the
+    expected verdict with the offline answer's evidence and sites; `check
+    --trigger` must agree (method static+trigger), and with many threads parked
+    the code still answers while the trigger is refused (method static); the
+    tracing state is the same before and after."""
     rows = []
     for name in sorted(os.listdir(d)):
         kd = os.path.join(d, name)
@@ -182,40 +187,51 @@ def guest(d):
         want = json.load(open(os.path.join(kd, "kernel.json")))["expected"]
         res = results(os.path.join(kd, "results.jsonl"))
         off = json.load(open(os.path.join(kd, "offline.json")))
-        st = {r["run"]: r for r in res if r.get("type") == "static"}
-        chk = {r["threads"]: r for r in res if r.get("type") == "check"}
+        code = {r["run"]: r for r in res if r.get("type") == "check_static"}
+        trig = {r["run"]: r for r in res if r.get("type") == "check"}
+        bad = {r["run"]: r for r in res if r.get("type") == "static"}
         run = next((r for r in res if r.get("type") == "run"), {})
         state = [r for r in res if r.get("type") == "state"]
-        live = st.get("kcore")
-        if not live:
+        live = code.get("kcore")
+        if not live or not live.get("answer"):
             fail(name, "no answer from the guest")
             continue
-        if live["verdict"] != want:
-            fail(name, f"live: {live['verdict']} ({live['evidence']}), expected {want}")
-        if live["evidence"] != off["evidence"] or live["sites"] != off["sites"]:
-            fail(name, f"live and offline differ: {live['evidence']!r} / {off['evidence']!r}")
-        dyn = chk.get(0, {}).get("verdict", "-")
-        if dyn != "-" and dyn != want:
-            fail(name, f"check --trigger: {dyn}, expected {want}")
+        a = live["answer"]
+        st = a.get("static", {})
+        if a["verdict"] != want or a.get("method") != "static":
+            fail(name, f"check: {a['verdict']} by {a.get('method')} ({a['reason']}), expected {want}")
+        if st.get("evidence") != off["evidence"] or st.get("sites") != off["sites"]:
+            fail(name, f"live and offline differ: {st.get('evidence')!r} / {off['evidence']!r}")
+        t = trig.get("trigger", {}).get("answer") or {}
+        if t and (t.get("verdict") != want or t.get("method") != "static+trigger"):
+            fail(name, f"check --trigger: {t.get('verdict')} by {t.get('method')}: {t.get('reason')}")
         if any(r.get("unchanged") is False for r in state):
             fail(name, "the tracing state changed while answering")
-        many = [r for k, r in st.items() if k.endswith("-threads")]
+        many = [r for k, r in code.items() if k.endswith("-threads")]
+        many_t = [r for k, r in trig.items() if k.endswith("-threads")]
         for r in many:
-            if r["verdict"] != want:
-                fail(name, f"{r['run']}: {r['verdict']}")
-        bad = {k: r.get("why") for k, r in st.items() if k in ("no-kcore", "masked-kcore", "kptr-restrict")}
+            if r["answer"]["verdict"] != want:
+                fail(name, f"{r['run']}: {r['answer']['verdict']}")
+        for r in many_t:
+            ta = r["answer"]
+            if ta["verdict"] != want or "refusing to trigger" not in ta["reason"]:
+                fail(name, f"{r['run']}: {ta['verdict']} by {ta.get('method')}: {ta['reason'][:200]}")
+        why = {k: (r.get("answer") or {}).get("why") for k, r in bad.items()}
+        kptr = code.get("kptr-restrict", {}).get("answer") or {}
         if run.get("splats"):
             fail(name, f"splats: {run['splats']}")
-        rows.append((name, want, off["verdict"], live["verdict"], dyn,
-                     live["source"].split(" (")[0][:28], live["wall_s"], live["ms"],
-                     ",".join(f"{r['run']}={r['verdict']}/{r['wall_s']}s" for r in many),
-                     ",".join(f"{k}={v}" for k, v in sorted(bad.items()) if v),
-                     chk.get(max(chk) if chk else 0, {}).get("verdict", "-") if many else ""))
-    print(f"{'kernel':22} {'expected':10} {'offline':10} {'live':10} {'trigger':10} "
-          f"{'text from':28} {'wall_s':7} {'ms':7} many threads / bad cases")
+        rows.append((name, want, off["verdict"], a["verdict"], t.get("verdict", "-"),
+                     t.get("method", "-"), st.get("source", "").split(" (")[0][:28],
+                     live["wall_s"], st.get("ms", 0),
+                     " ".join(f"{r['run']}:{r['answer']['verdict']}/{r['wall_s']}s" for r in many) +
+                     " " + " ".join(f"{r['run']}:{r['answer']['method']}" for r in many_t),
+                     ",".join(f"{k}={v}" for k, v in sorted(why.items()) if v) +
+                     (f",check-kptr={kptr.get('verdict')}" if kptr else "")))
+    print(f"{'kernel':22} {'expected':10} {'offline':10} {'check':10} {'--trigger':10} "
+          f"{'method':15} {'text from':28} {'wall_s':7} {'ms':7} many threads | bad cases")
     for r in rows:
-        print(f"{r[0]:22} {r[1]:10} {r[2]:10} {r[3]:10} {r[4]:10} {r[5]:28} {r[6]!s:7} "
-              f"{r[7]:<7.1f} {r[8]} {r[9]} {('trigger at U: ' + r[10]) if r[10] else ''}")
+        print(f"{r[0]:22} {r[1]:10} {r[2]:10} {r[3]:10} {r[4]:10} {r[5]:15} {r[6]:28} "
+              f"{r[7]!s:7} {r[8]:<7.1f} {r[9]} | {r[10]}")
     return report(len(rows))
 
 

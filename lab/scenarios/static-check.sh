@@ -6,9 +6,10 @@
 #   RECORD=1   send the text read from kcore as tests/data/static/ format
 #   BAD=1      the bad cases: no kcore, kcore masked (/dev/null), BPF instead of
 #              kcore, kallsyms addresses hidden (kptr_restrict=2)
-# Results: {"type":"static","run":R,...fgt-static --json...} per run,
-# {"type":"state","when":W,"state":S} before and after (it must change nothing),
-# {"type":"check",...} from check --trigger, {"type":"record","line":L}.
+# Results: {"type":T,"run":R,"wall_s":S,"status":N,"answer":{...}} per answer
+# (T: check_static for `fgraphtop check --json`, check for `... --trigger`,
+# static for fgt-static's bad cases), {"type":"state","when":W,"state":S}
+# before and after (answering must change nothing), {"type":"record","line":L}.
 # fgt-static comes in an extra initramfs archive (tests/static-lab.sh guest).
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
@@ -34,25 +35,21 @@ state() {
 }
 
 # One answer as a result line, with the command's exit status and wall time
-# (busybox time: 10 ms steps; fgt-static's own "ms" is finer).
+# (busybox time: 10 ms steps; the answer's own "ms" is finer), its JSON inside.
+#   answer TYPE RUN CMD...
 answer() {
-	local run=$1 out t
-	shift
-	t=$( { busybox time -f '%e %x' fgt-static --json "$@" > $FGT_RUN/static.json; } 2>&1 | tail -n 1)
-	out=$(head -n 1 $FGT_RUN/static.json)
-	out=${out#\{\"type\":\"static\",}
-	fgt_result "{\"type\":\"static\",\"run\":\"$run\",\"wall_s\":${t%% *},\"status\":${t##* },$out"
+	local type=$1 run=$2 out t
+	shift 2
+	t=$( { busybox time -f '%e %x' "$@" > $FGT_RUN/answer.json; } 2>&1 | tail -n 1)
+	out=$(head -n 1 $FGT_RUN/answer.json)
+	fgt_result "{\"type\":\"$type\",\"run\":\"$run\",\"wall_s\":${t%% *},\"status\":${t##* },\"answer\":${out:-null}}"
 }
-
-# what reading kallsyms costs here, the bulk of an answer under TCG
-t=$( { busybox time -f '%e' cat /proc/kallsyms > /dev/null; } 2>&1 | tail -n 1)
-fgt_result "$(fgt_json type kallsyms lines "$(wc -l < /proc/kallsyms)" cat_s "$t" \
-	kcore "$([ -e /proc/kcore ] && echo true || echo false)")"
 
 s0=$(state)
 fgt_result "$(fgt_json type state when before state "$s0")"
-answer kcore
-answer kcore-again
+# fgraphtop check as shipped: from the code alone by default
+answer check_static kcore fgraphtop check --json
+answer check_static kcore-again fgraphtop check --json
 s1=$(state)
 fgt_result "$(fgt_json type state when after state "$s1" unchanged "$([ "$s0" = "$s1" ] && echo true || echo false)")"
 
@@ -64,30 +61,28 @@ if [ "$RECORD" = 1 ]; then
 fi
 
 if [ "$BAD" = 1 ]; then
-	answer no-kcore --kcore /nonexistent --no-bpf
-	answer masked-kcore --kcore /dev/null --no-bpf
-	answer bpf --kcore /nonexistent
+	# fgt-static can point the readers elsewhere: the bad cases, and BPF instead of kcore
+	answer static no-kcore fgt-static --json --kcore /nonexistent --no-bpf
+	answer static masked-kcore fgt-static --json --kcore /dev/null --no-bpf
+	answer static bpf fgt-static --json --kcore /nonexistent
 	s2=$(state)
 	fgt_result "$(fgt_json type state when after-bpf state "$s2")"
 	old=$(cat /proc/sys/kernel/kptr_restrict)
 	echo 2 > /proc/sys/kernel/kptr_restrict
-	answer kptr-restrict
+	answer static kptr-restrict fgt-static --json --kcore /nonexistent
+	answer check_static kptr-restrict fgraphtop check --json
 	echo "$old" > /proc/sys/kernel/kptr_restrict
 fi
 
 if [ "$TRIGGER" = 1 ]; then
-	j=$(fgraphtop check --trigger --json 2> /dev/null | tail -n 1)
-	fgt_result "{\"type\":\"check\",\"threads\":0,${j#\{\"type\":\"check\",}"
+	answer check trigger fgraphtop check --trigger --json
 fi
 
 if [ "$U" -gt 0 ]; then
 	fgt_park "$U" > $FGT_RUN/park.out
-	fgt_result "$(fgt_json type parked threads "$U" nr_threads "$(cat /proc/loadavg | cut -d/ -f2 | cut -d' ' -f1)")"
-	answer "kcore-$U-threads"
-	if [ "$TRIGGER" = 1 ]; then
-		j=$(fgraphtop check --trigger --json 2> /dev/null | tail -n 1)
-		fgt_result "{\"type\":\"check\",\"threads\":$U,${j#\{\"type\":\"check\",}"
-	fi
+	fgt_result "$(fgt_json type parked threads "$U" nr_threads "$(cut -d/ -f2 /proc/loadavg | cut -d' ' -f1)")"
+	answer check_static "kcore-$U-threads" fgraphtop check --json
+	[ "$TRIGGER" = 1 ] && answer check "trigger-$U-threads" fgraphtop check --trigger --json
 	fgt_unpark
 fi
 exit 0
