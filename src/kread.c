@@ -286,7 +286,8 @@ static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, co
 	}
 	out_len = le32(p + plen - 4);
 	if (out_len < 4096 || out_len > MAX_VMLINUX) {
-		snprintf(msg, len, "%s: implausible decompressed size %" PRIu64, path, out_len);
+		snprintf(msg, len, "%s: implausible decompressed size %llu", path,
+			 (unsigned long long)out_len);
 		return FGT_SW_NOT_KERNEL;
 	}
 	out = malloc(out_len);

@@ -76,7 +76,7 @@ offline() {
 }
 
 guest() {
-	local outdir= stage cpio specs=() k u dir
+	local outdir="" stage cpio specs=() k u dir
 	if [ "${1:-}" = -o ]; then
 		outdir=$2
 		shift 2
@@ -109,7 +109,7 @@ guest() {
 		u=${spec#*:}
 		[ "$u" = "$spec" ] && u=0
 		dir=$("$KERNELS" path "$k")
-		local mem=2048 args=()
+		local mem=2048
 		[ "$u" -gt 20000 ] && mem=6144
 		mkdir -p "$outdir/$k"
 		echo "static-lab: $k: booting (U=$u)" >&2

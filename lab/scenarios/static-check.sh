@@ -29,7 +29,7 @@ state() {
 	printf 'tracer=%s enabled_functions=%s instances=%s bpf_progs=%s dmesg=%s' \
 		"$(cat $TRACEFS/current_tracer 2> /dev/null)" \
 		"$(wc -l < $TRACEFS/enabled_functions 2> /dev/null)" \
-		"$(ls $TRACEFS/instances 2> /dev/null | wc -l)" \
+		"$(find $TRACEFS/instances -mindepth 1 -maxdepth 1 2> /dev/null | wc -l)" \
 		"$(grep -c ' bpf_prog_' /proc/kallsyms)" \
 		"$(dmesg | wc -l)"
 }

@@ -24,7 +24,7 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c $(FGT_LIB_HDRS) | $(FUZZ_BUILD)/obj
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_args.h $(FUZZ_LIB_OBJS)
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) -lbpf -lelf -lz -lm -lpthread
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 
 # run-fuzz SECONDS: every harness in turn; the executions of each are printed
 define run-fuzz
