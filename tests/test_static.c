@@ -290,13 +290,20 @@ static void test_lab_612_stock(void **state) { check_kernel(&lab612_stock, "lab-
 static void test_lab_612_fixed(void **state) { check_kernel(&lab612_fixed, "lab-6.12-fixed"); }
 
 /*
- * The same kernels' text as the running kernel shows it (/proc/kcore, or BPF
- * on the lab's kernels, which have no kcore): KASLR moved it, boot-time
- * patching rewrote it (ret thunks into `ret; int3`, ENDBR sealed into nops,
- * relocated immediates, 7.2's WARN calls into ud1), and the answer and its
- * sites are the same.
+ * The same kernels' text as the running kernel shows it (/proc/kcore on
+ * Debian's, BPF on the lab's, which have no kcore): KASLR moved Debian's
+ * (by 0x1e400000, 0x15800000, 0x23600000) and boot-time patching rewrote
+ * 35, 90 and 104 bytes of it (return thunks into `ret; int3`, ENDBR sealed
+ * into nops, relocated immediates, 7.2's WARN calls into ud1), 5 to 9 bytes
+ * of the lab's: the answer and its sites are the same.
  */
+static void test_live_debian_61(void **state) { check_kernel(&deb61, "debian-6.1-live"); }
+static void test_live_debian_612(void **state) { check_kernel(&deb612, "debian-6.12-live"); }
 static void test_live_debian_72(void **state) { check_kernel(&deb72, "debian-7.2-live"); }
+static void test_live_lab_stock(void **state) { check_kernel(&lab_stock, "lab-stock-live"); }
+static void test_live_lab_fixed(void **state) { check_kernel(&lab_fixed, "lab-fixed-live"); }
+static void test_live_lab_tstock(void **state) { check_kernel(&lab_tstock, "lab-traceable-stock-live"); }
+static void test_live_lab_tfixed(void **state) { check_kernel(&lab_tfixed, "lab-traceable-fixed-live"); }
 
 /* The record format round-trips through the writer. */
 static void test_record_roundtrip(void **state)
@@ -565,7 +572,13 @@ int main(void)
 		cmocka_unit_test(test_lab_61_fixed),
 		cmocka_unit_test(test_lab_612_stock),
 		cmocka_unit_test(test_lab_612_fixed),
+		cmocka_unit_test(test_live_debian_61),
+		cmocka_unit_test(test_live_debian_612),
 		cmocka_unit_test(test_live_debian_72),
+		cmocka_unit_test(test_live_lab_stock),
+		cmocka_unit_test(test_live_lab_fixed),
+		cmocka_unit_test(test_live_lab_tstock),
+		cmocka_unit_test(test_live_lab_tfixed),
 		cmocka_unit_test(test_record_roundtrip),
 		cmocka_unit_test(test_blocking_inside_walk),
 		cmocka_unit_test(test_gfp_not_constant),
