@@ -367,14 +367,38 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, char *msg, siz
 
 /* ---- /proc/kcore -------------------------------------------------------------- */
 
-/* Is the kernel locked down for confidentiality? (securityfs shows "[...]".) */
+/* Does this process hold CAP_SYS_RAWIO (17), which kcore asks for? */
+static bool have_rawio(void)
+{
+	char line[256];
+	unsigned long long caps = 0;
+	bool found = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+			found = true;
+			break;
+		}
+	fclose(f);
+	return found && (caps >> 17 & 1);
+}
+
+/*
+ * Is kcore refused by lockdown=confidentiality? securityfs says so where it
+ * is mounted ("[confidentiality]"); where it is not, EPERM with
+ * CAP_SYS_RAWIO held can only be lockdown (fs/proc/kcore.c: open_kcore()
+ * checks the capability, then security_locked_down(LOCKDOWN_KCORE)).
+ */
 static bool locked_down(void)
 {
 	char buf[128] = "";
 	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
 
 	if (!f)
-		return false;
+		return have_rawio();
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = '\0';
 	fclose(f);

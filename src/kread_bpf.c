@@ -36,8 +36,8 @@ static int kread_bpf(uint64_t addr, void *buf, size_t len, char *msg, size_t mle
 	if (!skel) {
 		err = -errno;
 		snprintf(msg, mlen, "cannot load the BPF reader: %s%s", strerror(-err),
-			 err == -EPERM ? " (needs CAP_BPF and CAP_PERFMON; lockdown=confidentiality "
-			 "refuses bpf_probe_read_kernel)" : "");
+			 err == -EPERM || err == -EINVAL ? " (needs CAP_BPF and CAP_PERFMON; "
+			 "lockdown=confidentiality refuses bpf_probe_read_kernel)" : "");
 		return err;
 	}
 	skel->bss->addr = addr;
