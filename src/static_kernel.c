@@ -6,11 +6,14 @@
  * that is never attached, src/kread_bpf.c), BTF; or a kernel file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "kread.h"
 #include "static_check.h"
 
@@ -174,29 +177,32 @@ static int kmem_refs(struct ctx *c, const struct fgt_static_code *code)
 	return 0;
 }
 
-/* The whole of a file (sysfs reports no size for BTF: read to the end). */
+/* The whole of a file, in as few reads as its size allows (sysfs gives
+ * /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF). */
 static void *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "re");
-	size_t cap = 8u << 20, n = 0, got;
-	char *buf = NULL, *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap, n = 0;
+	struct stat st;
+	char *buf, *nb;
+	ssize_t got;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	do {
-		if (n == cap || !buf) {
-			nb = realloc(buf, buf ? cap *= 2 : cap);
+	cap = !fstat(fd, &st) && st.st_size > 0 ? (size_t)st.st_size + 1 : 8u << 20;
+	buf = malloc(cap);
+	while (buf && (got = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			nb = realloc(buf, cap *= 2);
 			if (!nb) {
 				free(buf);
-				fclose(f);
-				return NULL;
+				buf = NULL;
 			}
 			buf = nb;
 		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	fclose(f);
+	}
+	close(fd);
 	*len = n;
 	return buf;
 }
