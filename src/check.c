@@ -457,8 +457,12 @@ static void from_static(struct fgt_check_result *r, bool alone)
 	r->status = r->verdict == FGT_CHECK_V_NOT_FIXED ? FGT_CHECK_CRITICAL :
 		    r->verdict == FGT_CHECK_V_UNKNOWN ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
 	snprintf(r->reason, sizeof(r->reason), "%s", r->st.evidence);
+	/* what would tell: the file where kernel memory is off limits, else an activation */
 	if (r->verdict == FGT_CHECK_V_UNKNOWN && alone)
-		fgt_clause_add(r->reason, sizeof(r->reason), "--trigger adds an activation's proof");
+		fgt_clause_add(r->reason, sizeof(r->reason), r->st.why == FGT_SW_LOCKDOWN ?
+			       "--kernel /boot/vmlinuz-%s reads the same code from the file" :
+			       "--trigger adds an activation's proof%s", r->st.why == FGT_SW_LOCKDOWN ?
+			       r->kid.release : "");
 	r->answered_by = "static";
 }
 
