@@ -40,7 +40,7 @@ static const char check_doc[] =
 "EXAMPLES:\n"
 "    fgraphtop check                       # from the code, at once\n"
 "    fgraphtop check --kernel /boot/vmlinuz-$(uname -r)\n"
-"    fgraphtop check --timeout 30          # and wait up to 30 s for an activation\n"
+"    fgraphtop check --timeout 30          # and wait for an activation\n"
 "    fgraphtop check --trigger             # cause one, answer in about a second\n"
 "    fgraphtop check --trigger --json\n"
 "    fgraphtop check --trigger --prometheus /var/lib/prometheus/node-exporter/fgraphtop.prom\n";
