@@ -12,6 +12,7 @@
 # killed run never recorded KEY (within AT_WAIT=S, default 60) or left nothing
 # for the next run to undo. Each run's process must have started before the
 # poll: the state file name carries its pid.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
 rounds=$(fgt_arg ROUNDS 8 "$@")
@@ -29,6 +30,7 @@ rand_ms() {
 }
 
 leftovers() {
+	# shellcheck disable=SC2012 # our own names, listed for the report
 	ls -d $TRACEFS/instances/fgraphtop-check-* /run/fgraphtop/check-*.state \
 		/run/fgraphtop/check-*.state.tmp $FGT_RUN/.kill.prom.* 2>/dev/null | tr '\n' ' '
 	[ "$(cat $TRACEFS/current_tracer)" = nop ] || printf 'current_tracer=%s ' "$(cat $TRACEFS/current_tracer)"
@@ -79,9 +81,9 @@ while [ $i -lt "$rounds" ]; do
 	[ $ok = true ] || fails=$((fails + 1))
 	case $out in \{*) ;; *) out=null ;; esac
 	fgt_result "$(fgt_json type kill round $i at "${at:-random}" state_seen $seen \
-		killed_state "$state" killed_after_ms $ms killed_status $killed_status \
+		killed_state "$state" killed_after_ms "$ms" killed_status $killed_status \
 		left_by_killed "$before" left_after_next "$after" next_status $status ok $ok \
 		next "$out")"
 done
-fgt_result "$(fgt_json type kill-summary rounds $rounds failures $fails)"
+fgt_result "$(fgt_json type kill-summary rounds "$rounds" failures $fails)"
 [ $fails -eq 0 ]
