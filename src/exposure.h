@@ -38,8 +38,7 @@ struct fgt_exp_rec {
 };
 
 #ifndef __bpf__
-
-#define FGT_EXP_BATCH	32	/* FTRACE_RETSTACK_ALLOC_SIZE (6.1 .. 7.2) */
+#include "fgraphtop.h"	/* FGT_RETSTACK_BATCH */
 
 /*
  * Cost of one visit when nothing better is known: the series' figure, 227 s

@@ -36,7 +36,7 @@ void fgt_exp_walk_step(struct fgt_exp_walk *w, bool lacking)
 		w->pending = 0;
 	}
 	w->threads++;
-	if (lacking && ++w->lacking % FGT_EXP_BATCH == 0)
+	if (lacking && ++w->lacking % FGT_RETSTACK_BATCH == 0)
 		w->pending = w->threads;
 }
 
@@ -51,7 +51,7 @@ void fgt_exp_walk_end(struct fgt_exp_walk *w)
 
 void fgt_exp_walk_lacking_first(uint64_t threads, uint64_t lacking, struct fgt_exp_walk *w)
 {
-	uint64_t b = FGT_EXP_BATCH, m;
+	uint64_t b = FGT_RETSTACK_BATCH, m;
 
 	if (lacking > threads)
 		lacking = threads;

@@ -30,7 +30,7 @@ static void kernel_walk(const bool *lacking, size_t n, uint64_t *sweeps, uint64_
 		ret = 0;
 		for (i = 0; i < n; i++) {
 			(*visits)++;
-			if (start == FGT_EXP_BATCH) {
+			if (start == FGT_RETSTACK_BATCH) {
 				ret = -EAGAIN;
 				break;
 			}
