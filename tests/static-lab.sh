@@ -13,14 +13,16 @@
 # from the bzImage with its System.map must be the same and the one its patches say
 # (a fix*/ patch: fixed, else not_fixed), with the evidence naming the shadow-stack
 # sites, which objdump must show as calls of the allocator with that gfp where the
-# vmlinux has symbols (tests/static_lab_check.py). Environment: FGT_BUILD (build dir),
-# FGT_STATIC (the binary answering; default $FGT_BUILD/fgt-static).
+# vmlinux has symbols (tests/static_lab_check.py); `fgraphtop check --kernel` (as
+# shipped) must give the same. Environment: FGT_BUILD (build dir), FGT_STATIC
+# (fgt-static; default $FGT_BUILD/fgt-static), FGT_BIN (fgraphtop).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 BUILD=${FGT_BUILD:-$ROOT/build}
 BIN=${FGT_STATIC:-$BUILD/fgt-static}
+CHECK_BIN=${FGT_BIN:-$BUILD/fgraphtop}
 KERNELS=$ROOT/lab/kernels.sh
 CHECK=$HERE/static_lab_check.py
 
@@ -65,6 +67,15 @@ offline() {
 		if [ -f "$dir/vmlinux" ] && "$BIN" --make-kcore "$out/$k.kcore" --kernel "$dir/vmlinux" &&
 			objcopy -O binary --only-section=.BTF "$dir/vmlinux" "$out/$k.btf"; then
 			runs+=("$(run kcore --kcore "$out/$k.kcore" --btf "$out/$k.btf" --no-bpf)")
+		fi
+		# and as shipped: fgraphtop check --kernel, its JSON's static object
+		if [ -x "$CHECK_BIN" ]; then
+			local t0 t1 j st=0
+			t0=$(date +%s%N)
+			j=$("$CHECK_BIN" check --json --kernel "$dir/bzImage") || st=$?
+			t1=$(date +%s%N)
+			runs+=("$(printf '{"how":"check","status":%d,"wall_ms":%d,"answer":%s}' "$st" \
+				$(((t1 - t0) / 1000000)) "$(echo "${j:-null}" | jq -c '.static')")")
 		fi
 		"$BIN" --dump-symbols "$out/$k.syms" --kernel "$dir/bzImage" || rm -f "$out/$k.syms"
 		local IFS=,

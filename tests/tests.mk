@@ -63,6 +63,6 @@ CHECK_TARGETS += test-unit test-schema
 # The static verdict on every lab kernel, from its files on this host (no
 # guest): tests/static-lab.sh. Needs the kernels (`make lab`).
 .PHONY: test-static-lab
-test-static-lab: $(BUILD)/fgt-static lab
+test-static-lab: $(BUILD)/fgt-static $(BUILD)/fgraphtop lab
 	tests/static-lab.sh offline
 TEST_TARGETS += test-static-lab
