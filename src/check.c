@@ -194,19 +194,24 @@ static const char *method_words(const struct fgt_check_result *r)
 
 void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
 {
+	const char *sep = " | ";	/* perfdata follow it, space-separated */
+
 	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
 		verdict_words(r->verdict), method_words(r), r->reason,
 		r->kid.release[0] ? r->kid.release : "?",
 		r->kid.build_id[0] ? r->kid.build_id : "unknown");
-	if (r->seen.have)
-		fprintf(f, " | sweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
-			PRIu64 " lost=%" PRIu64, r->seen.sweeps, r->seen.served, r->seen.duration_s,
-			r->seen.failures, r->lost);
-	else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED &&
-		 !(r->answered_by && !strcmp(r->answered_by, "static")))
-		fprintf(f, " | lost=%" PRIu64, r->lost);
+	if (r->seen.have) {
+		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
+			PRIu64 " lost=%" PRIu64, sep, r->seen.sweeps, r->seen.served,
+			r->seen.duration_s, r->seen.failures, r->lost);
+		sep = " ";
+	} else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED &&
+		   !(r->answered_by && !strcmp(r->answered_by, "static"))) {
+		fprintf(f, "%slost=%" PRIu64, sep, r->lost);
+		sep = " ";
+	}
 	if (r->have_exposure)
-		fprintf(f, " lacking=%" PRIu64 " walk_estimate=%.3gs", r->exposure.lacking,
+		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%.3gs", sep, r->exposure.lacking,
 			r->exposure_est.seconds);
 	fputc('\n', f);
 	fflush(f);
@@ -654,9 +659,19 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 		ask_code(o, env, r);
 		if (o->kernel || o->static_only || (!o->trigger && !o->watch)) {
 			from_static(r, !o->kernel);
-			/* the exposure count is a BPF iterator: not for an answer that changes nothing */
-			snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: the answer "
-				 "from the code loads no BPF");
+			/*
+			 * The exposure is one pass of a BPF task iterator: nothing
+			 * attached, nothing left loaded, but --static promises no
+			 * BPF at all, and a kernel file is not this host.
+			 */
+			if (o->kernel)
+				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+					 "the answer is about a kernel file");
+			else if (o->static_only)
+				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+					 "--static loads no BPF");
+			else if (env->watch && r->verdict != FGT_CHECK_V_NOT_AFFECTED)
+				exposure(env, r);
 			if (r->verdict == FGT_CHECK_V_NOT_AFFECTED && !o->kernel)
 				not_affected_words(env, r);
 			return r->status;

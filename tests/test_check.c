@@ -523,6 +523,21 @@ static void test_code_alone(void **state)
 			    "without it); --trigger adds an activation's proof");
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"why\":\"no_kcore\""));
+	/* the host's exposure comes with the code's answer (a task iterator
+	 * pass, the session never started); --static loads no BPF at all */
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	s.have_expo = true;
+	fgt_exp_walk_lacking_first(400000, 400000, &s.expo);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.have_exposure);
+	assert_int_equal(r.exposure.lacking, 400000);
+	assert_false(s.stopped);
+	assert_non_null(strstr(render(&r, false), " build 06f8bde30046985060c60820f7a11515a33afb06 "
+			       "| lacking=400000 walk_estimate=227s\n"));
+	o.static_only = true;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(r.have_exposure);
+	assert_string_equal(r.exposure_why, "not measured: --static loads no BPF");
 	fake_free(f);
 }
 
