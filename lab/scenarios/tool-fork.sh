@@ -1,10 +1,15 @@
 #!/bin/sh
 # tool-fork M=N [F=N] [PATHS="direct attributed"|auto] [FILTER=FUNC] [V=1]
+#           [INJECT=cache|stack]
 # With fgraph active (tracefs, FILTER), park M new threads: each gets its shadow stack
 # on the fork path (ftrace_graph_init_task, GFP_KERNEL). Then, when F > 0 (lab
-# kernels: FAILSLAB and the fgraph_stack cache; boot with slab_nomerge), make failslab
-# fail the next F allocations from fgraph_stack including blocking ones
-# (ignore-gfp-wait N) and park M more: F of them are left without a stack.
+# kernels: FAILSLAB), make failslab fail the next F shadow-stack allocations
+# including blocking ones (ignore-gfp-wait N) and park M more: F of them are left
+# without a stack. Which allocations failslab may fail (INJECT):
+#   cache  the fgraph_stack cache's (6.13 and later; boot with slab_nomerge);
+#   stack  those made with ftrace_graph_init_task on the call stack (stack filter:
+#          6.1 and 6.12, whose shadow stacks come from the shared kmalloc
+#          caches); ftrace_graph_init_task allocates nothing but the stack.
 # One `fgraphtop -j --events` per PATHS entry watches all of it (name PATH, see
 # tool-lib.sh); its task_new events are counted in the guest:
 #   {"type":"fork_events","name":PATH,"task_new":..,"task_new_nostack":..,
@@ -21,6 +26,11 @@ f=$(fgt_arg F 0 "$@")
 paths=$(fgt_arg PATHS auto "$@")
 filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
 verbose=$(fgt_arg V "" "$@")	# V=1: fgraphtop -vv (its stderr comes back in fgt_exit)
+inject=$(fgt_arg INJECT cache "$@")
+case $inject in
+cache | stack) ;;
+*) fgt_die "INJECT=$inject: want cache or stack" ;;
+esac
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 field() { echo "$1" | sed -n "s/.*\"$2\":\([^,}]*\).*/\1/p"; }
 
@@ -43,7 +53,11 @@ park
 left=0
 if [ "$f" -gt 0 ]; then
 	# GFP_KERNEL allocations fail too: the fork path's.
-	fgt_failslab_arm "$f" N
+	if [ "$inject" = cache ]; then
+		fgt_failslab_arm "$f" N
+	else
+		fgt_failslab_arm_stack "$f" N ftrace_graph_init_task
+	fi
 	park
 	left=$(fgt_failslab_disarm)
 fi
