@@ -121,8 +121,9 @@ for k in debian-6.1 debian-6.12 lab-fixed; do
 done
 lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
 odd=${FGT_LAB_TOOL_ODD_U:-3333}
+# partial=N: round N, the odd U (the last), must end on a partial batch
 for k in "${lts[@]}"; do
-	run "act-$k" "$k" act "rounds=$(nr $us $odd) info=$(info_of "$k")" -s tool-act -- \
+	run "act-$k" "$k" act "rounds=$(nr $us $odd) partial=$(nr $us $odd) info=$(info_of "$k")" -s tool-act -- \
 		"ROUNDS=$(us="$us $odd" rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1 EVENTS=1
 done
 run failslab-lab-fixed lab-fixed failslab "ks=5:32:33:100" -s tool-failslab -a slab_nomerge -- \

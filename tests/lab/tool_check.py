@@ -158,6 +158,9 @@ def check_act(kernel, recs, opt):
             continue
         ok(o["ok"], f"{tag}: trigger on/off worked")
         u, cr, ex = o["u"], o["created"] or 0, o["exited"] or 0
+        if str(o["round"]) in opt.get("partial", "").split():
+            # the round meant to end on a partial batch of the unfixed walk
+            ok(u % 32 != 0, f"{tag}: U {u} is not a multiple of 32 ({u} = 32 x {u // 32} + {u % 32})")
         ora = o["oracle"]
         got = {}
         for p in paths:
@@ -186,11 +189,17 @@ def check_act(kernel, recs, opt):
             alloc = a["allocations"]["blocking"] + a["allocations"]["nonblocking"]
             ok(alloc - a["allocations"]["freed"] == sv,
                f"{t}: allocated {alloc} - freed {a['allocations']['freed']} = served {sv}")
+            per = [x["served"] for x in a["per_sweep"]]
             if fixed:
                 ok(sw == 1 and v == "fixed", f"{t}: fixed kernel: sweeps {sw}, verdict {v}")
+                ok(per == [sv], f"{t}: fixed: the one sweep served all {sv}")
             else:
                 ok(sw == max(1, math.ceil(sv / 32)) and v == "not_fixed",
                    f"{t}: unfixed: sweeps {sw} = max(1, ceil({sv}/32)), verdict {v}")
+                # every sweep but the last hands out its whole batch
+                want_per = [32] * (sw - 1) + [sv - 32 * (sw - 1)]
+                ok(per == want_per, f"{t}: unfixed: served per sweep 32 x{sw - 1}, "
+                   f"{sv - 32 * (sw - 1)} (got {per[-1] if per else None} last)")
                 if cr == 0 and ex == 0:
                     ok(sw == o["expected_sweeps"], f"{t}: sweeps {sw} = expected {o['expected_sweeps']}")
             if ora.get("attachable"):
