@@ -1,6 +1,11 @@
 # fgraphtop: top-level build. `make` gives one static binary, build/fgraphtop.
-# The lab (lab/lab.mk), the unit tests (tests/tests.mk) and the benchmarks
-# (lab/bench.mk) live in their own fragments, included below.
+#   make check   the quick tests: unit, schema, fuzz smoke, docs, shellcheck,
+#                this host's answer. No qemu, no apt (make deps installs what
+#                they need), under 2 minutes warm.
+#   make test    make deps, make check, then the rest: fuzzing, the package,
+#                the alert rules and the lab (kernels under qemu), in order.
+# Fragments (included below) add their targets to CHECK_TARGETS (quick, host
+# only) or TEST_TARGETS (the rest, run in order after check; the lab's last).
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -9,19 +14,23 @@ ARCH       := x86
 CC         ?= cc
 CLANG      ?= clang
 BPFTOOL    ?= bpftool
-CFLAGS     ?= -O2 -g -Wall -Wextra -Wno-unused-parameter
+# A distribution's CFLAGS replace these two; the warnings are always added.
+CFLAGS     ?= -O2 -g
+override CFLAGS += -Wall -Wextra -Wno-unused-parameter
 CPPFLAGS   += -I$(BUILD) -Isrc
 LDLIBS     := -lbpf -lelf -lz
 LDFLAGS    += -static
 
+# A recipe that fails leaves no half-made target behind.
+.DELETE_ON_ERROR:
+# The tests' Python must not leave __pycache__ in the tree.
+export PYTHONDONTWRITEBYTECODE := 1
+
 .PHONY: all
 all: $(BUILD)/fgraphtop
 
-# `make test` does its own set-up on a fresh machine. This rule comes before
-# every fragment's `test:` line, so host packages are installed first; the lab
-# tests then depend on `lab` (kernels and guest image, a no-op when warm).
-.PHONY: test
-test: deps
+CHECK_TARGETS :=
+TEST_TARGETS  :=
 
 # BPF objects and their skeletons (CO-RE against vmlinux/$(ARCH)/vmlinux.h).
 BPF_CFLAGS := -g -O2 -Wall -Wno-missing-declarations -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Isrc -Ibpf
@@ -33,22 +42,42 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c src/fgraphtop.h $(wildcard bpf/*.h) vmlinux/$(ARCH
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+	$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects: every src/*.c, one rule.
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
--include src/src.mk
--include src/fgraphtop.mk
--include tests/tests.mk
--include mk/docs.mk
+include src/src.mk
+include src/fgraphtop.mk
+include tests/tests.mk
+include tests/fuzz/fuzz.mk
+include mk/docs.mk
+include mk/lint.mk
 # The lab last: its tests are the slowest, and a run ends with their table.
--include lab/lab.mk
--include lab/bench.mk
+include lab/lab.mk
+include lab/bench.mk
 
 $(BUILD):
 	mkdir -p $@
+
+.PHONY: check
+check: $(CHECK_TARGETS)
+	@echo "check: all passed ($(words $(CHECK_TARGETS)) targets)"
+
+# In order whatever -j says: set-up first, the quick tests, then the rest one
+# after the other (each lab test runs its own guests side by side). Every one
+# runs even when one fails; the status says whether any did.
+.PHONY: test
+test:
+	$(MAKE) --no-print-directory deps
+	$(MAKE) --no-print-directory check
+	@failed=""; for t in $(TEST_TARGETS); do \
+		echo "== make $$t"; \
+		$(MAKE) --no-print-directory $$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test: FAILED:$$failed"; exit 1; fi; \
+	echo "test: all passed"
 
 .PHONY: install
 install: $(BUILD)/fgraphtop

@@ -3,8 +3,8 @@
  * fgraphtop: watch the function-graph tracer hand out per-thread shadow
  * stacks on its 0 -> 1 step. See docs/EVENTS.md for the vocabulary.
  *
- * Two observation paths, chosen per metric by src/plan.c from real
- * load-and-attach attempts (bpf/calib_feat.bpf.c):
+ * Two observation paths, chosen per figure by src/plan.c from real
+ * load-and-attach attempts of the probe table (src/kfacts.c):
  *  - direct: fentry/fexit on the fgraph functions themselves (only kernels
  *    built with ftrace instrumentation in kernel/trace/fgraph.c);
  *  - attributed: the slab allocator's tracepoints (call_site inside the
@@ -14,11 +14,13 @@
  * Only fentry/fexit/tp_btf: fgraphtop must never cause the 0 -> 1 step it
  * watches (kprobe_multi with a return handler would, via fprobe).
  *
- * Overhead (issue 3): what must be on all the time to catch an activation is
- * the four kmem raw tracepoints and task_newtask; each rejects allocations that
- * are not shadow stacks by comparing size/cache/call_site with read-only data
- * before touching any map. The heavier probes (the allocator's fentry/fexit for
- * fork-path latency, copy_process context) are attached by userspace only while
+ * Overhead: what must be on all the time to catch an activation is the kmem
+ * raw tracepoints (kmalloc and kfree; kmem_cache_alloc and kmem_cache_free
+ * too where stacks come from the fgraph_stack cache), task_newtask and
+ * copy_process's fentry/fexit; each rejects what is not fgraph's by comparing
+ * size/cache/call_site (or ftrace_graph_active) with read-only data before
+ * touching any map. The allocator's fentry/fexit, for the fork path's
+ * latency, are attached by userspace only while
  * fgraph is active (src/session.c), never during an activation: attaching a
  * trampoline needs ftrace_lock, which the activation holds. The sweep path's
  * per-allocation latency therefore comes from the tracepoints' own timestamps
@@ -33,34 +35,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define EAGAIN_ 11
-
-/* ---- set by userspace between open and load (src/fgraphtop.c) ---- */
-
-/* Function holding the sweep: alloc_retstack_tasklist where out of line, else
- * register_ftrace_graph (into which it is inlined on stock kernels). */
-const volatile __u64 sweep_lo = 0, sweep_hi = 0;
-/* Function holding the ret_stack_list kcalloc: start_graph_tracing or the
- * function it is inlined into. */
-const volatile __u64 start_lo = 0, start_hi = 0;
-const volatile __u64 fork_lo = 0, fork_hi = 0;	/* ftrace_graph_init_task */
-const volatile __u64 idle_lo = 0, idle_hi = 0;	/* ftrace_graph_init_idle_task */
-const volatile __u64 exit_lo = 0, exit_hi = 0;	/* ftrace_graph_exit_task */
-const volatile __u64 rth_addr = 0;		/* return_to_handler */
-const volatile __u64 text_lo = 0, text_hi = 0;	/* _stext, _etext */
-const volatile __u64 graph_active_addr = 0;	/* &ftrace_graph_active */
-const volatile __u64 nr_threads_addr = 0;	/* &nr_threads */
-const volatile __u64 cachep_addr = 0;		/* &fgraph_stack_cachep, 6.13+ only */
-/* Shadow-stack size. 6.1 .. 6.7: kmalloc_array(FTRACE_RETFUNC_DEPTH, sizeof(struct
- * ftrace_ret_stack)), so userspace sets shadow_depth = 50 and the size comes from
- * CO-RE; 6.8+ (ret_stack became unsigned long *): SHADOW_STACK_SIZE, 4096. */
-const volatile __u32 shadow_depth = 0;
-const volatile __u32 shadow_bytes = 4096;
-/* kcalloc(FTRACE_RETSTACK_ALLOC_SIZE, sizeof(void *)): marks ACT_BEGIN (attributed). */
-const volatile __u32 list_bytes = 32 * 8;
-const volatile bool direct_act = false;		/* ACT/SWEEP from fentry/fexit */
-const volatile bool direct_fork = false;	/* TASK_NEW from fexit ftrace_graph_init_task */
-const volatile bool want_exits = false;		/* TASK_EXIT events: only --events prints them */
+/*
+ * This kernel's facts (src/fgraphtop.h), set by userspace between open and
+ * load (src/plan.c fills them). Frozen rodata: the verifier prunes what a
+ * kernel's configuration makes dead.
+ */
+const volatile struct fgt_kconf kconf = {};
 
 /* ---- maps ---- */
 
@@ -128,17 +108,21 @@ __u64 newtask_seen;
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
 __u32 act_seq;			/* activations begun */
+/* Records of the activation under way that the log had no room for: its own
+ * losses, which ACT_END reports. Runs the kernel skipped in other contexts
+ * (an interrupt's kfree inside ours) never were the activation's events. */
+__u32 act_lost;
 __u64 log_head;			/* records written to actlog (here) */
 __u64 log_tail;			/* records consumed (by userspace) */
 
 static __always_inline __u32 shadow_size(void)
 {
-	if (shadow_depth)
-		return shadow_depth * bpf_core_type_size(struct ftrace_ret_stack);
-	return shadow_bytes;
+	if (kconf.shadow_depth)
+		return kconf.shadow_depth * bpf_core_type_size(struct ftrace_ret_stack);
+	return kconf.shadow_bytes;
 }
 
-static __always_inline bool in(__u64 a, __u64 lo, __u64 hi)
+static __always_inline bool in_range(__u64 a, __u64 lo, __u64 hi)
 {
 	return lo && a >= lo && a < hi;
 }
@@ -147,8 +131,8 @@ static __always_inline int graph_active(void)
 {
 	int v = 0;
 
-	if (graph_active_addr)
-		bpf_probe_read_kernel(&v, sizeof(v), (void *)graph_active_addr);
+	if (kconf.graph_active_addr)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)kconf.graph_active_addr);
 	return v;
 }
 
@@ -202,6 +186,7 @@ static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
 
 	if (head - log_tail >= FGT_LOG_ENTRIES) {
 		count_lost();
+		act_lost++;
 		return NULL;
 	}
 	idx = head & (FGT_LOG_ENTRIES - 1);
@@ -254,15 +239,16 @@ static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
 	act_tid = cur_tid();
 	act_list = list;
 	act_begin_ns = bpf_ktime_get_ns();
+	act_lost = 0;
 	act_seq++;
 	e = reserve(FGT_EV_ACT_BEGIN, src);
 	if (!e)
 		return;
 	e->act_seq = act_seq;
-	if (nr_threads_addr) {
+	if (kconf.nr_threads_addr) {
 		int v = 0;
 
-		bpf_probe_read_kernel(&v, sizeof(v), (void *)nr_threads_addr);
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)kconf.nr_threads_addr);
 		n = v;
 	}
 	e->nr_threads = n;
@@ -280,6 +266,7 @@ static __always_inline void act_end(__u32 src, int ret)
 		e->ret = ret;
 		e->ptr = act_list;
 		e->act_seq = act_seq;
+		e->lost = act_lost;
 		e->dur_ns = e->ts_ns - act_begin_ns;
 		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	}
@@ -289,8 +276,10 @@ static __always_inline void act_end(__u32 src, int ret)
 
 static __always_inline bool known_site(__u64 a)
 {
-	return in(a, sweep_lo, sweep_hi) || in(a, start_lo, start_hi) ||
-	       in(a, fork_lo, fork_hi) || in(a, idle_lo, idle_hi);
+	return in_range(a, kconf.sweep_lo, kconf.sweep_hi) ||
+	       in_range(a, kconf.start_lo, kconf.start_hi) ||
+	       in_range(a, kconf.fork_lo, kconf.fork_hi) ||
+	       in_range(a, kconf.idle_lo, kconf.idle_hi);
 }
 
 #define CALLER_DEPTH 16
@@ -313,7 +302,8 @@ static __always_inline __u64 real_call_site(void *ctx, __u64 call_site)
 
 	if (known_site(call_site))
 		return call_site;
-	if (call_site != rth_addr && (!text_lo || in(call_site, text_lo, text_hi)))
+	if (call_site != kconf.rth_addr &&
+	    (!kconf.text_lo || in_range(call_site, kconf.text_lo, kconf.text_hi)))
 		return call_site;	/* some other caller in the kernel */
 	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
 #pragma unroll
@@ -328,20 +318,20 @@ static __always_inline __u32 classify(__u64 call_site)
 {
 	__u32 tid;
 
-	if (in(call_site, idle_lo, idle_hi))
+	if (in_range(call_site, kconf.idle_lo, kconf.idle_hi))
 		return FGT_SITE_IDLE;
-	if (in(call_site, fork_lo, fork_hi))
+	if (in_range(call_site, kconf.fork_lo, kconf.fork_hi))
 		return FGT_SITE_FORK;
-	if (in(call_site, sweep_lo, sweep_hi))
+	if (in_range(call_site, kconf.sweep_lo, kconf.sweep_hi))
 		return FGT_SITE_SWEEP;
 	tid = cur_tid();
-	if (direct_act && act_tid == tid)
+	if (kconf.direct_act && act_tid == tid)
 		return FGT_SITE_SWEEP;
 	/* function_graph rewrote the allocator's return address, or a
-	 * trampoline hid it, and the stack showed no fgraph frame: judge by context. Inside copy_process() while fgraph
-	 * is active, a shadow stack is ftrace_graph_init_task()'s. */
-	if (((rth_addr && call_site == rth_addr) || !call_site) &&
-	    bpf_map_lookup_elem(&in_fork, &tid))
+	 * trampoline hid it, and the stack showed no fgraph frame
+	 * (real_call_site() gave 0): judge by context. Inside copy_process()
+	 * while fgraph is active, a shadow stack is ftrace_graph_init_task()'s. */
+	if (!call_site && bpf_map_lookup_elem(&in_fork, &tid))
 		return FGT_SITE_FORK;
 	return FGT_SITE_UNKNOWN;
 }
@@ -412,15 +402,16 @@ SEC("raw_tp/kmalloc")
 int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 	     size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags)
 {
-	if (bytes_req == shadow_size() && !cachep_addr) {
+	if (bytes_req == shadow_size() && !kconf.cachep_addr) {
 		alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, bytes_req);
 		return 0;
 	}
 	/* No stack walk for the list: 256-byte kmallocs from modules are common,
 	 * and no trampoline of ours is on kmalloc during a 0->1 step. */
-	if (bytes_req != list_bytes || !ptr || !in(call_site, start_lo, start_hi))
+	if (bytes_req != kconf.list_bytes || !ptr ||
+	    !in_range(call_site, kconf.start_lo, kconf.start_hi))
 		return 0;
-	if (!direct_act)
+	if (!kconf.direct_act)
 		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
 	else if (act_tid == cur_tid())
 		act_list = (__u64)ptr;	/* so that its kfree is not taken for a stack */
@@ -442,9 +433,9 @@ static __always_inline bool cache_is_fgraph(struct kmem_cache *s)
 		return (__u64)s == c;
 	/* not created yet (or not read yet): most caches fail the size test.
 	 * A merged cache's object_size can exceed ours by less than a word. */
-	if (!cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
+	if (!kconf.cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
 		return false;
-	bpf_probe_read_kernel(&c, sizeof(c), (void *)cachep_addr);
+	bpf_probe_read_kernel(&c, sizeof(c), (void *)kconf.cachep_addr);
 	if (!c)
 		return false;
 	cachep_seen = c;
@@ -465,8 +456,8 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 	struct fgt_event *e;
 	struct fgt_rec *r;
 
-	if (in(call_site, exit_lo, exit_hi)) {
-		if (!want_exits)
+	if (in_range(call_site, kconf.exit_lo, kconf.exit_hi)) {
+		if (!kconf.want_exits)
 			return;
 		e = reserve(FGT_EV_TASK_EXIT, FGT_SRC_ATTRIBUTED);
 		if (e) {
@@ -476,16 +467,17 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 		}
 		return;
 	}
-	if (!in(call_site, sweep_lo, sweep_hi) && !in(call_site, start_lo, start_hi))
+	if (!in_range(call_site, kconf.sweep_lo, kconf.sweep_hi) &&
+	    !in_range(call_site, kconf.start_lo, kconf.start_hi))
 		return;
 	if (!ptr || !in_act())
 		return;
 	if (ptr == act_list) {
-		if (!direct_act)
+		if (!kconf.direct_act)
 			act_end(FGT_SRC_ATTRIBUTED, 0);
 		return;
 	}
-	r = log_rec(FGT_EV_FREE, direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED);
+	r = log_rec(FGT_EV_FREE, kconf.direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED);
 	if (r) {
 		r->ptr = ptr;
 		r->site = FGT_SITE_SWEEP;
@@ -503,7 +495,7 @@ int BPF_PROG(tp_kfree, unsigned long call_site, const void *ptr)
 SEC("raw_tp/kmem_cache_free")
 int BPF_PROG(tp_kmem_cache_free, unsigned long call_site, const void *ptr)
 {
-	if (!cachep_addr)
+	if (!kconf.cachep_addr)
 		return 0;
 	free_seen(call_site, (__u64)ptr);
 	return 0;
@@ -518,7 +510,7 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
 
 	last_graph_active = active;
 	newtask_seen++;
-	if (!active || direct_fork)
+	if (!active || kconf.direct_fork)
 		return 0;
 	e = reserve(FGT_EV_TASK_NEW, FGT_SRC_ATTRIBUTED);
 	if (!e)
@@ -555,8 +547,9 @@ int BPF_PROG(fork_exit)
 }
 
 /* ================= allocator latency: fentry/fexit =================
- * Three shapes; src/plan.c picks the functions this kernel uses (see the
- * comments in bpf/calib_feat.bpf.c) and sets the attach targets at run time.
+ * Three shapes (enum fgt_alloc_shape); src/plan.c picks the functions this
+ * kernel uses (fgt_alloc_fns in src/kfacts.c) and src/session.c sets the
+ * attach targets at run time.
  * Attached only while fgraph is active (src/session.c): they put a trampoline
  * on every allocation of the system, so they serve the fork path only. */
 
@@ -575,7 +568,7 @@ static __always_inline void lat_enter(void)
 }
 
 /* The allocation is over (the tracepoint has emitted it): forget it, so that
- * a later allocation whose fentry was skipped finds no stale start or caller. */
+ * a later allocation whose fentry was skipped finds no stale start time. */
 static __always_inline void lat_exit(void)
 {
 	__u32 tid = cur_tid();
@@ -604,7 +597,7 @@ int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
 SEC("fentry")
 int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 {
-	if (size == shadow_size() && !cachep_addr)
+	if (size == shadow_size() && !kconf.cachep_addr)
 		lat_enter();
 	return 0;
 }
@@ -612,7 +605,7 @@ int BPF_PROG(lat_csize_enter, struct kmem_cache *s, gfp_t gfp, size_t size)
 SEC("fexit")
 int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void *ret)
 {
-	if (size == shadow_size() && !cachep_addr)
+	if (size == shadow_size() && !kconf.cachep_addr)
 		lat_exit();
 	return 0;
 }
@@ -621,7 +614,7 @@ int BPF_PROG(lat_csize_exit, struct kmem_cache *s, gfp_t gfp, size_t size, void 
 SEC("fentry")
 int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 {
-	if (size == shadow_size() && !cachep_addr)
+	if (size == shadow_size() && !kconf.cachep_addr)
 		lat_enter();
 	return 0;
 }
@@ -629,7 +622,7 @@ int BPF_PROG(lat_size_enter, size_t size, gfp_t gfp)
 SEC("fexit")
 int BPF_PROG(lat_size_exit, size_t size, gfp_t gfp, void *ret)
 {
-	if (size == shadow_size() && !cachep_addr)
+	if (size == shadow_size() && !kconf.cachep_addr)
 		lat_exit();
 	return 0;
 }

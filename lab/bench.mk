@@ -1,4 +1,4 @@
-# lab/bench.mk: `make bench` (issue 5), separate from `make test`.
+# lab/bench.mk: `make bench`, separate from `make test`.
 # One run measures the fix (stock vs fixed), fgraphtop's own cost (vs bpftrace),
 # and its fidelity under load, and writes docs/bench/ (results.md, results.json,
 # plots). BENCH_QUICK=1: fewer threads and repetitions, to try it out.

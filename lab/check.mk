@@ -6,4 +6,4 @@
 test-lab-check: $(BUILD)/fgraphtop lab
 	tests/lab/check.sh
 
-test: test-lab-check
+TEST_TARGETS += test-lab-check

@@ -7,4 +7,4 @@
 test-checkpatch:
 	tests/checkpatch.sh
 
-test: test-checkpatch
+TEST_TARGETS += test-checkpatch

@@ -28,7 +28,7 @@ ROOT=$(cd "$HERE/.." && pwd)
 BUILD=${FGT_BUILD:-$ROOT/build}
 FGT=$BUILD/fgraphtop
 
-u=${FGT_DEMO_U:-10000} kernels="lab-stock lab-fixed" outdir= mode=auto
+u=${FGT_DEMO_U:-10000} kernels="lab-stock lab-fixed" outdir='' mode=auto
 while getopts "u:k:o:LHh" opt; do
 	case $opt in
 	u) u=$OPTARG ;;
@@ -45,7 +45,7 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*" 2>/dev/null || printf '\n== %s\n' 
 [ -t 1 ] || say() { printf '\n== %s\n' "$*"; }
 
 # Set-up when run by hand (make demo has done it already: FGT_DEMO_SETUP=done).
-if [ "${FGT_DEMO_SETUP:-}" != done ]; then
+if [ "${FGT_DEMO_SETUP:-}" != "done" ]; then
 	make -C "$ROOT" --no-print-directory deps all
 fi
 
@@ -101,6 +101,7 @@ status=0
 runpid=
 # A background job ignores SIGINT in a script: pass Ctrl-C on to the runner,
 # which takes its qemu down.
+# shellcheck disable=SC2317 # reached through the trap below
 stop() { [ -n "$runpid" ] && kill -TERM "$runpid" 2>/dev/null; wait 2>/dev/null; exit 130; }
 trap stop INT TERM
 for k in $kernels; do

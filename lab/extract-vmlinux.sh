@@ -22,6 +22,7 @@ try() {
 	local magic=$1 pos
 	shift
 	command -v "$1" >/dev/null || return 1
+	# shellcheck disable=SC2013 # byte offsets, one number a line: words are lines
 	for pos in $(LC_ALL=C grep -obUaP "$magic" "$img" | cut -d: -f1); do
 		# The payload is followed by other data: decompressors complain
 		# about trailing garbage after writing everything, so ignore status.

@@ -8,11 +8,11 @@ lab: lab-kernels lab-image
 lab-kernels:
 	lab/kernels.sh ensure all
 
--include lab/checkpatch.mk
--include lab/guest.mk
--include lab/tool.mk
--include lab/check.mk
+include lab/checkpatch.mk
+include lab/guest.mk
+include lab/tool.mk
+include lab/check.mk
 
 # Lab tests need the kernels and the image: a fresh machine builds them here.
 lab-test-runner lab-test-basic test-lab-tool: lab
-test: lab-test-runner lab-test-basic
+TEST_TARGETS += lab-test-runner lab-test-basic

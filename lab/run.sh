@@ -24,7 +24,7 @@ usage() {
 	exit 2
 }
 
-kname= kimage= scenario= timeout=300 mem=2048 cpus=2 outdir= accel=${FGT_ACCEL:-auto}
+kname='' kimage='' scenario='' timeout=300 mem=2048 cpus=2 outdir='' accel=${FGT_ACCEL:-auto}
 extra=()
 while getopts "k:K:s:t:m:c:o:a:A:h" opt; do
 	case $opt in
@@ -160,7 +160,10 @@ qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
 # since a host that hangs KVM guests hangs them until it reboots.
 probe_kvm() {
 	local bootid f
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] || { echo tcg; return; }
+	if ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
 	bootid=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
 	f=$CACHE/kvm-probe-$bootid
 	if [ ! -s "$f" ]; then

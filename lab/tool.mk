@@ -5,4 +5,4 @@
 test-lab-tool: $(BUILD)/fgraphtop lab-image
 	tests/lab/tool.sh
 
-test: test-lab-tool
+TEST_TARGETS += test-lab-tool

@@ -18,4 +18,4 @@ demo:
 test-docs: $(BUILD)/fgraphtop
 	tests/docs/run.sh
 
-test: test-docs
+CHECK_TARGETS += test-docs

@@ -36,7 +36,6 @@
 #include <string.h>
 #include "activation.h"
 
-#define FGT_BATCH		32	/* FTRACE_RETSTACK_ALLOC_SIZE */
 #define FGT_MAX_SWEEPS		(1u << 20)	/* 32M threads unfixed; beyond, merge */
 
 /* Timing of the sweep under way: only the open sweep needs it. */
@@ -61,7 +60,7 @@ struct fgt_assembler {
 	struct fgt_fork_stats fork;
 };
 
-struct fgt_assembler *fgt_asm_new(fgt_activation_cb cb, void *ctx)
+struct fgt_assembler *fgt_assembler_new(fgt_activation_cb cb, void *ctx)
 {
 	struct fgt_assembler *a = calloc(1, sizeof(*a));
 
@@ -72,7 +71,7 @@ struct fgt_assembler *fgt_asm_new(fgt_activation_cb cb, void *ctx)
 	return a;
 }
 
-void fgt_asm_free(struct fgt_assembler *a)
+void fgt_assembler_free(struct fgt_assembler *a)
 {
 	if (!a)
 		return;
@@ -226,7 +225,7 @@ static bool starts_sweep(const struct fgt_assembler *a)
 		return true;
 	if (a->cur.explicit)
 		return false;
-	return s->batch + s->failed_blocking >= FGT_BATCH || s->failed_blocking ||
+	return s->batch + s->failed_blocking >= FGT_RETSTACK_BATCH || s->failed_blocking ||
 	       s->nonblocking || s->failed_nonblocking || s->freed;
 }
 
@@ -358,7 +357,7 @@ static void on_sweep_end(struct fgt_assembler *a, const struct fgt_event *ev)
 	sweep_close(a, ev->ts_ns, ev->ret == -EAGAIN);
 }
 
-void fgt_asm_feed(struct fgt_assembler *a, const struct fgt_event *ev)
+void fgt_assembler_feed(struct fgt_assembler *a, const struct fgt_event *ev)
 {
 	if (!a || !ev)
 		return;
@@ -371,8 +370,12 @@ void fgt_asm_feed(struct fgt_assembler *a, const struct fgt_event *ev)
 		act_start(a, ev, false);
 		break;
 	case FGT_EV_ACT_END:
-		if (a->active)
+		if (a->active) {
+			/* what the activation itself lost: its records the log had
+			 * no room for (bpf/fgraphtop.bpf.c counts them) */
+			a->act.lost += ev->lost;
 			act_finish(a, ev->ts_ns, true, ev->ret);
+		}
 		break;
 	case FGT_EV_SWEEP_BEGIN:
 		on_sweep_begin(a, ev);
@@ -396,23 +399,23 @@ void fgt_asm_feed(struct fgt_assembler *a, const struct fgt_event *ev)
 	}
 }
 
-const struct fgt_activation *fgt_asm_current(const struct fgt_assembler *a)
+const struct fgt_activation *fgt_assembler_current(const struct fgt_assembler *a)
 {
 	return a && a->active ? &a->act : NULL;
 }
 
-const struct fgt_fork_stats *fgt_asm_fork(const struct fgt_assembler *a)
+const struct fgt_fork_stats *fgt_assembler_fork(const struct fgt_assembler *a)
 {
 	return a ? &a->fork : NULL;
 }
 
-void fgt_asm_lost(struct fgt_assembler *a, uint64_t n)
+void fgt_assembler_lost(struct fgt_assembler *a, uint64_t n)
 {
 	if (a && a->active)
 		a->act.lost += n;
 }
 
-void fgt_asm_flush(struct fgt_assembler *a)
+void fgt_assembler_flush(struct fgt_assembler *a)
 {
 	if (a && a->active)
 		act_finish(a, a->last_ts, false, 0);

@@ -67,19 +67,19 @@ struct fgt_assembler;
 /* Called for every completed activation; the record is valid during the call only. */
 typedef void (*fgt_activation_cb)(const struct fgt_activation *act, void *ctx);
 
-struct fgt_assembler *fgt_asm_new(fgt_activation_cb cb, void *ctx);
-void fgt_asm_free(struct fgt_assembler *a);
+struct fgt_assembler *fgt_assembler_new(fgt_activation_cb cb, void *ctx);
+void fgt_assembler_free(struct fgt_assembler *a);
 /* Feed one event; events must come in ts_ns order per activation. */
-void fgt_asm_feed(struct fgt_assembler *a, const struct fgt_event *ev);
+void fgt_assembler_feed(struct fgt_assembler *a, const struct fgt_event *ev);
 /* The activation under way (NULL if none): for live views. */
-const struct fgt_activation *fgt_asm_current(const struct fgt_assembler *a);
-const struct fgt_fork_stats *fgt_asm_fork(const struct fgt_assembler *a);
+const struct fgt_activation *fgt_assembler_current(const struct fgt_assembler *a);
+const struct fgt_fork_stats *fgt_assembler_fork(const struct fgt_assembler *a);
 /*
  * Ring-buffer losses: n events never arrived. The activation under way (if any)
  * records them, so its figures are known to be a lower bound.
  */
-void fgt_asm_lost(struct fgt_assembler *a, uint64_t n);
+void fgt_assembler_lost(struct fgt_assembler *a, uint64_t n);
 /* Flush an activation that never saw ACT_END (e.g. at exit): reported incomplete. */
-void fgt_asm_flush(struct fgt_assembler *a);
+void fgt_assembler_flush(struct fgt_assembler *a);
 
 #endif

@@ -11,7 +11,6 @@
  *      undo it; passive: wait up to --timeout for someone else's;
  *   5. judge (verdict.c), print, write the metrics file.
  */
-#include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -30,11 +29,7 @@
 #include "prom.h"
 #include "trigger.h"
 
-/* -v count: the main program's (src/fgraphtop.c) when linked into it; this
- * weak one serves the unit tests, which link the library alone */
-int fgt_verbose __attribute__((weak));
 
-#define CHECK_TIMEOUT_S		30.0	/* default --timeout */
 #define CHECK_GRACE_S		10.0	/* past the deadline, for an activation under way */
 #define CHECK_POLL_MS		100
 
@@ -82,16 +77,15 @@ void fgt_check_seen_init(struct fgt_check_seen *s)
 	fgt_judge_init(&s->judge);
 }
 
-void fgt_check_on_activation(const struct fgt_activation *act, void *ctx)
+void fgt_check_on_record(const struct fgt_record *rec, void *ctx)
 {
+	const struct fgt_activation *act = rec->act;
 	struct fgt_check_seen *s = ctx;
-	char before[sizeof(s->judge.evidence)];
 
-	memcpy(before, s->judge.evidence, sizeof(before));
-	fgt_judge_add(&s->judge, act);
-	s->n++;
+	s->judge = *rec->judge;
+	s->n = rec->judge->n;
 	/* keep the figures of the activation the judge quotes */
-	if (s->have && !strcmp(before, s->judge.evidence))
+	if (s->have && !rec->quoted)
 		return;
 	s->have = true;
 	s->duration_s = act->end_ns > act->begin_ns ? (act->end_ns - act->begin_ns) / 1e9 : 0;
@@ -114,7 +108,7 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 {
 	const struct fgt_judge *j = &r->seen.judge;
 
-	snprintf(r->reason, sizeof(r->reason), "%s", j->evidence);
+	fgt_judge_text(j, r->reason, sizeof(r->reason));
 	switch (j->verdict) {
 	case FGT_VERDICT_NOT_FIXED:
 		r->verdict = FGT_CHECK_V_NOT_FIXED;
@@ -139,10 +133,11 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 		break;
 	}
 	/*
-	 * Only what was lost during the activation judged can make its figures a
-	 * lower bound. Losses at other times (runs the kernel skipped while
-	 * interrupts freed objects, say) are reported in lost_events but would
-	 * make a fleet of fixed kernels flap to WARNING.
+	 * Only the judged activation's own lost records can make its figures a
+	 * lower bound. Other losses (runs the kernel skipped while interrupts
+	 * freed objects, a second fgraphtop's slower consumer) are reported in
+	 * lost_events but never were its events: they would make a fleet of
+	 * fixed kernels flap to WARNING.
 	 */
 	if (r->seen.lost) {
 		fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " event%s lost during "
@@ -201,6 +196,7 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 	if (!jw)
 		return;
 	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "schema", FGT_JSON_SCHEMA);
 	jsonw_string_field(jw, "type", "check");
 	jsonw_string_field(jw, "verdict", fgt_check_verdict_name(r->verdict));
 	jsonw_int_field(jw, "status", r->status);
@@ -338,30 +334,42 @@ static int may_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 	return 0;
 }
 
-static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
-		       const struct fgt_ksyms *ks, struct fgt_check_result *r)
+/*
+ * Take the trigger's lock and undo what dead runs left, before anything
+ * looks for fgraph users: a dead run's instance or top-level tracer would
+ * otherwise count as one, and the check would refuse forever instead of
+ * cleaning up. 0, else r is set (unknown).
+ */
+static int prepare_trigger(const struct fgt_check_env *env, const struct fgt_ksyms *ks,
+			   struct fgt_trigger *t, struct fgt_check_result *r)
 {
 	struct fgt_trig_cfg cfg = {
 		.tracefs = env->host.tracefs,
 		.state_dir = env->state_dir,
 		.funcs = env->trig_funcs,
 		.no_bpf = env->no_bpf,
-		.fprobe_fgraph = ks && (fgt_ksyms_by_name(ks, "fprobe_graph_ops") ||
-					fgt_ksyms_by_name(ks, "fprobe_fgraph_entry")),
+		.fprobe_fgraph = fgt_fprobe_on_fgraph(ks),
+		.proc = env->proc,
 	};
-	struct fgt_trigger t;
+	char msg[512] = "";
+	int ret;
+
+	ret = fgt_trig_prepare(t, &cfg, r->cleaned, sizeof(r->cleaned), msg, sizeof(msg));
+	if (r->cleaned[0])
+		p_warn("stale_state", "%s", r->cleaned);
+	if (ret)
+		unknown(r, "cannot trigger: %s", msg);
+	return ret;
+}
+
+static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		       struct fgt_trigger *t, struct fgt_check_result *r)
+{
 	struct fgt_park *park = NULL;
 	char msg[512] = "", undo[256] = "";
 	unsigned int before;
 	int ret;
 
-	ret = fgt_trig_prepare(&t, &cfg, r->cleaned, sizeof(r->cleaned), msg, sizeof(msg));
-	if (r->cleaned[0])
-		log_warn("%s\n", r->cleaned);
-	if (ret) {
-		unknown(r, "cannot trigger: %s", msg);
-		goto cleanup;
-	}
 	if (o->park) {
 		park = fgt_park_start(o->park);
 		if (!park) {
@@ -375,26 +383,25 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 	/* drain what came before, so the activation counted is ours */
 	env->watch->poll(env->watch->priv, 0);
 	before = r->seen.n;
-	ret = fgt_trig_on(&t, msg, sizeof(msg));
-	r->method = fgt_trig_method_name(t.method);
-	snprintf(r->func, sizeof(r->func), "%s", t.func);
+	ret = fgt_trig_on(t, msg, sizeof(msg));
+	r->method = fgt_trig_method_name(t->method);
+	snprintf(r->func, sizeof(r->func), "%s", t->func);
 	if (ret) {
 		r->method = NULL;
 		unknown(r, "cannot trigger an activation: %s", msg);
 		goto cleanup;
 	}
 	r->triggered = true;
-	log_info("triggered with %s on %s\n", r->method, r->func);
+	log_info("triggered with %s on %s", r->method, r->func);
 	/* the 0->1 step happened inside the write or link_create: its events are queued */
 	watch_until(env, &r->seen, mono_s() + o->timeout_s, before, true);
 cleanup:
-	if (fgt_trig_off(&t, undo, sizeof(undo))) {
-		log_err("%s\n", undo);
+	if (fgt_trig_off(t, undo, sizeof(undo))) {
+		log_err("%s", undo);
 		if (r->status != FGT_CHECK_UNKNOWN || !r->reason[0])
 			fgt_clause_add(r->cleaned, sizeof(r->cleaned), "%s", undo);
 	}
 	fgt_park_stop(park);
-	fgt_trig_release(&t);
 	return r->reason[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
 }
 
@@ -403,8 +410,9 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 {
 	const struct fgt_watch_ops *w = env->watch;
 	struct fgt_ksyms *ks = NULL;
+	struct fgt_trigger t;
 	char why[512], msg[512] = "", hint[256] = "";
-	bool started = false;
+	bool started = false, prepared = false;
 	int has;
 
 	memset(r, 0, sizeof(*r));
@@ -426,20 +434,23 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 		unknown(r, "%s", why);
 		goto out;
 	}
-	if (o->trigger && may_trigger(o, env, ks, r))
-		goto out;
 	if (!w) {
 		unknown(r, "this fgraphtop build has no BPF session to watch activations with; "
 			"use a full build of fgraphtop");
 		goto out;
 	}
-	if (w->start(w->priv, fgt_check_on_activation, &r->seen, msg, sizeof(msg))) {
+	if (o->trigger) {
+		prepared = true;
+		if (prepare_trigger(env, ks, &t, r) || may_trigger(o, env, ks, r))
+			goto out;
+	}
+	started = true;		/* a failed start may leave half of it: stop undoes it */
+	if (w->start(w->priv, ks, fgt_check_on_record, &r->seen, msg, sizeof(msg))) {
 		unknown(r, "cannot watch activations: %s", msg);
 		goto out;
 	}
-	started = true;
 	if (o->trigger) {
-		if (run_trigger(o, env, ks, r))
+		if (run_trigger(o, env, &t, r))
 			goto out;
 		snprintf(hint, sizeof(hint), r->seen.n ? "the triggered activation did not "
 			 "tell (see the evidence); a later --trigger with fresh threads may" :
@@ -456,192 +467,36 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 		unknown(r, "interrupted before an answer");
 		goto out;
 	}
+	/* lost first: stop frees the session that counts it */
+	r->lost = w->lost ? w->lost(w->priv) : 0;
 	w->stop(w->priv);	/* flushes: an unfinished activation is judged incomplete */
 	started = false;
-	r->lost = w->lost ? w->lost(w->priv) : 0;
 	fgt_check_decide(r, hint);
 out:
 	if (started)
 		w->stop(w->priv);
+	if (prepared)
+		fgt_trig_release(&t);
 	fgt_ksyms_free(ks);
 	return r->status;
 }
 
-/* ---- command line -------------------------------------------------------- */
 
-static const char check_doc[] =
-"Tell whether the running kernel carries the fix for fgraph's quadratic\n"
-"shadow-stack walk, and exit with a monitoring-plugin status:\n"
-"  0 fixed, or not affected (no function graph tracer in this kernel)\n"
-"  1 fixed, but allocations failed or events were lost during the activation\n"
-"  2 not fixed\n"
-"  3 unknown: the line says why and what would let it tell\n"
-"\n"
-"Passive by default: waits up to --timeout for an activation (fgraph's 0->1\n"
-"step) someone else causes. --trigger causes one: a private tracefs instance\n"
-"(or a kretprobe.multi link, or the idle top-level tracer) on one cold\n"
-"function, after parking threads that need shadow stacks; the tracing state\n"
-"is restored afterwards, and after a killed run by the next one.\n"
-"\n"
-"EXAMPLES:\n"
-"    fgraphtop check                       # wait up to 30 s for an activation\n"
-"    fgraphtop check --trigger             # cause one, answer in about a second\n"
-"    fgraphtop check --trigger --json\n"
-"    fgraphtop check --trigger --prometheus /var/lib/prometheus/node-exporter/fgraphtop.prom\n";
-
-enum {
-	OPT_TIMEOUT = 0x200,
-	OPT_TRIGGER,
-	OPT_FORCE,
-	OPT_PROM,
-	OPT_PARK,
-};
-
-static const struct argp_option check_opts[] = {
-	{ "timeout", OPT_TIMEOUT, "S", 0, "Wait up to S seconds (default 30)", 0 },
-	{ "trigger", OPT_TRIGGER, NULL, 0, "Cause an activation (least disturbing way)", 0 },
-	{ "force", OPT_FORCE, NULL, 0, "Trigger even when the unfixed walk is estimated "
-	  "to take long on this host", 0 },
-	{ "json", 'j', NULL, 0, "One JSON object", 0 },
-	{ "prometheus", OPT_PROM, "FILE", 0, "Also write node_exporter textfile metrics to FILE", 0 },
-	{ "park", OPT_PARK, "N", OPTION_HIDDEN, "Threads to park before triggering", 0 },
-	{ "verbose", 'v', NULL, 0, "More messages", 0 },
-	{},
-};
-
-struct check_args {
-	struct fgt_check_opts o;
-	char err[256];
-};
-
-static error_t check_parse(int key, char *arg, struct argp_state *state)
+int fgt_check_answer(struct fgt_check_result *r, bool json, const char *prom_file, FILE *out)
 {
-	struct check_args *a = state->input;
-	char *end;
-	double d;
-	unsigned long n;
-
-	switch (key) {
-	case OPT_TIMEOUT:
-		errno = 0;
-		d = strtod(arg, &end);
-		if (errno || end == arg || *end || !(d >= 0 && d <= 86400)) {
-			snprintf(a->err, sizeof(a->err), "invalid --timeout: %s (0..86400 seconds)", arg);
-			argp_error(state, "%s", a->err);
-			return EINVAL;
-		}
-		a->o.timeout_s = d;
-		break;
-	case OPT_TRIGGER:
-		a->o.trigger = true;
-		break;
-	case OPT_FORCE:
-		a->o.force = true;
-		break;
-	case 'j':
-		a->o.json = true;
-		break;
-	case OPT_PROM:
-		a->o.prom_file = arg;
-		break;
-	case OPT_PARK:
-		errno = 0;
-		n = strtoul(arg, &end, 10);
-		if (errno || end == arg || *end || n > 100000) {
-			snprintf(a->err, sizeof(a->err), "invalid --park: %s (0..100000)", arg);
-			argp_error(state, "%s", a->err);
-			return EINVAL;
-		}
-		a->o.park = (unsigned int)n;
-		break;
-	case 'v':
-		fgt_verbose++;
-		break;
-	case ARGP_KEY_ARG:
-		snprintf(a->err, sizeof(a->err), "unexpected argument: %s", arg);
-		argp_error(state, "%s", a->err);
-		return EINVAL;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-static volatile sig_atomic_t check_stop;
-
-static void on_signal(int sig)
-{
-	check_stop = 1;
-}
-
-static bool wants_json(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
-			return true;
-	}
-	return false;
-}
-
-/* Usage errors are answers too: status 3, and JSON under --json. */
-static int usage_error(bool json, const char *msg)
-{
-	struct fgt_check_result r = { .threads = -1 };
-
-	if (!json) {
-		fprintf(stderr, "fgraphtop check: %s\nTry 'fgraphtop check --help'.\n", msg);
-		return FGT_CHECK_UNKNOWN;
-	}
-	fgt_check_seen_init(&r.seen);
-	fgt_kernel_id_read(&r.kid, NULL);
-	r.check_time = epoch_s();
-	unknown(&r, "usage: %s", msg);
-	fgt_check_print_json(stdout, &r);
-	return FGT_CHECK_UNKNOWN;
-}
-
-int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch)
-{
-	static const struct argp argp = { check_opts, check_parse, NULL, check_doc, NULL, NULL, NULL };
-	struct check_args a = { .o = { .timeout_s = CHECK_TIMEOUT_S, .park = FGT_PARK_THREADS } };
-	struct fgt_check_env env = { .watch = watch, .out = stdout, .stop = &check_stop };
-	struct fgt_check_result *r;
-	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: wake the poll */
-	bool json = wants_json(argc, argv);
 	char err[512];
-	int status, e;
 
-	/* plain: argp prints errors and help itself and exits with status 3;
-	 * --json: the error is an answer object on stdout */
-	argp_err_exit_status = FGT_CHECK_UNKNOWN;
-	if (argc > 0)
-		argv[0] = (char *)"fgraphtop check";	/* argp's name in usage and errors */
-	e = argp_parse(&argp, argc, argv, json ? ARGP_NO_EXIT | ARGP_NO_ERRS : 0, NULL, &a);
-	if (e)
-		return usage_error(json, a.err[0] ? a.err : "invalid option or argument");
-	if (a.o.force && !a.o.trigger)
-		return usage_error(json, "--force only makes sense with --trigger");
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return FGT_CHECK_UNKNOWN;
-	status = fgt_check_run(&a.o, &env, r);
-	if (a.o.json)
-		fgt_check_print_json(stdout, r);
-	else
-		fgt_check_print_line(stdout, r);
-	if (a.o.prom_file && fgt_check_write_prom(a.o.prom_file, r, err, sizeof(err))) {
-		log_err("check: --prometheus: %s\n", err);
-		status = FGT_CHECK_UNKNOWN;
+	if (prom_file && fgt_check_write_prom(prom_file, r, err, sizeof(err))) {
+		fgt_clause_add(r->reason, sizeof(r->reason), "--prometheus: %s", err);
+		r->status = FGT_CHECK_UNKNOWN;
 	}
-	free(r);
-	return status;
+	if (json)
+		fgt_check_print_json(out, r);
+	else
+		fgt_check_print_line(out, r);
+	if (fflush(out) || ferror(out)) {
+		log_err("cannot write the answer: %s", strerror(errno));
+		return FGT_CHECK_UNKNOWN;
+	}
+	return r->status;
 }

@@ -20,40 +20,29 @@
 #include "activation.h"
 #include "host_state.h"
 #include "kernel_id.h"
+#include "record.h"
 #include "verdict.h"
 
 #include "exit_codes.h"
 
 /*
- * What check needs from a BPF session that watches fgraph activations.
- *
- * Glue still to write (tool-core's session lives inside main() in
- * src/fgraphtop.c for now): factor main's plan -> open -> configure -> load ->
- * attach -> ring buffer sequence into a session object, then
- *   start        = fgt_preflight + fgt_plan_build + that sequence, its assembler
- *                  created with (cb, cb_ctx); msg = the plan's one-line reason
- *   graph_active = graph_active_now(skel)
- *   poll         = ring_buffer__poll(rb, ms)
- *   busy         = fgt_asm_current(as) != NULL
- *   lost         = lost_events(skel)
- *   stop         = fgt_asm_flush + destroy
- * and dispatch before argp in main():
- *   if (argc > 1 && !strcmp(argv[1], "check"))
- *           return fgt_check_main(argc - 1, argv + 1, &session_watch_ops);
- * Until then fgraphtop check answers not_affected without a session (this
- * machine), and "unknown: no BPF session" elsewhere.
+ * What check needs from a BPF session that watches fgraph activations: the
+ * live tool's (src/session.c, fgt_session_watch_ops), or a test's fake.
  */
 struct fgt_watch_ops {
-	/* Plan, load, attach. Complete activation records go to cb (during
-	 * poll/stop). 0, or -errno with msg: what is wrong and what to do. */
-	int (*start)(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, size_t len);
+	/* Plan, load, attach, with kallsyms as check read it (so it is parsed
+	 * once; it outlives the session). Finished activation records go to cb
+	 * (during poll/stop). 0, or -errno with msg: what is wrong and what to do. */
+	int (*start)(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, void *cb_ctx,
+		     char *msg, size_t len);
 	/* fgraph users as the kernel counts them (ftrace_graph_active); -1 unknown. */
 	int (*graph_active)(void *priv);
 	/* Wait up to ms for events and deliver them. 0 or -errno (-EINTR is fine). */
 	int (*poll)(void *priv, int ms);
 	/* An activation is under way (begun, not ended): worth waiting for. */
 	bool (*busy)(void *priv);
-	/* Events lost so far (ring buffer full). */
+	/* Events lost so far (ring buffer full, runs skipped): read it before
+	 * stop, which frees what it counts. */
 	uint64_t (*lost)(void *priv);
 	/* Flush (an unfinished activation is reported incomplete), detach, free. */
 	void (*stop)(void *priv);
@@ -79,6 +68,7 @@ struct fgt_check_env {
 	struct fgt_host host;
 	const char *notes_path;		/* NULL: /sys/kernel/notes */
 	const char *state_dir;		/* NULL: /run/fgraphtop */
+	const char *proc;		/* NULL: /proc */
 	const char *const *trig_funcs;	/* NULL: trigger.c's cold functions */
 	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
 	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */
@@ -86,7 +76,8 @@ struct fgt_check_env {
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: restore and leave */
 };
 
-/* Activations seen: judged, and the figures of the one quoted. */
+/* Activations seen: the session's judge as it stood after the last one, and
+ * the figures of the one it quotes. */
 struct fgt_check_seen {
 	struct fgt_judge judge;
 	unsigned int n;			/* complete or not */
@@ -96,7 +87,7 @@ struct fgt_check_seen {
 	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
 };
 void fgt_check_seen_init(struct fgt_check_seen *s);
-void fgt_check_on_activation(const struct fgt_activation *act, void *ctx);	/* fgt_activation_cb */
+void fgt_check_on_record(const struct fgt_record *rec, void *ctx);	/* fgt_record_cb */
 
 struct fgt_check_result {
 	enum fgt_check_verdict verdict;
@@ -132,8 +123,16 @@ int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, cha
 int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *env,
 		  struct fgt_check_result *r);
 
-/* `fgraphtop check ...`: argv[0] is "check". Parses options (argp), installs
- * SIGINT/SIGTERM/SIGHUP handlers, runs, returns the exit status. */
+/*
+ * The answer: the metrics file first (if it cannot be written, that is part
+ * of the answer: status 3 and a clause in the reason), then the line or the
+ * JSON object on out. An answer that cannot be written is status 3 too.
+ * Returns the exit status.
+ */
+int fgt_check_answer(struct fgt_check_result *r, bool json, const char *prom_file, FILE *out);
+
+/* `fgraphtop check ...` (src/check_env.c): argv[0] is "check". Parses options,
+ * installs SIGINT/SIGTERM/SIGHUP handlers, runs, answers, returns the status. */
 int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch);
 
 #endif

@@ -35,7 +35,7 @@ static inline const char *fgt_exit_name(int status)
 	return "unknown";
 }
 
-/* fgraphtop check (issue 4): monitoring-plugin convention. */
+/* fgraphtop check: monitoring-plugin convention. */
 enum fgt_check_exit {
 	FGT_CHECK_OK		= 0,	/* fixed, or not affected */
 	FGT_CHECK_WARNING	= 1,	/* fixed, but something is wrong (failures seen) */

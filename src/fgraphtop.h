@@ -45,8 +45,40 @@ enum fgt_src {
 	FGT_SRC_ATTRIBUTED	= 2,
 };
 
-/* x86-64 gfp bits the verdict needs; values are stable from 6.1 to 7.2. */
+/* x86-64 gfp bits the verdict needs; values are stable from 6.1 to 7.2
+ * (the others are in src/kfacts.h). */
 #define FGT_GFP_DIRECT_RECLAIM	0x400u	/* absent: a non-blocking (GFP_NOWAIT-class) allocation */
+
+/* FTRACE_RETSTACK_ALLOC_SIZE: the unfixed sweep's batch, the fix's reserve,
+ * and the ret_stack_list's length (pointers), on every series. */
+#define FGT_RETSTACK_BATCH	32
+
+/*
+ * What the BPF programs know of this kernel, set once between open and load
+ * (src/plan.c fills it from kallsyms, BTF and the probe results). Address
+ * ranges are [lo, hi); 0 when the symbol is absent.
+ */
+struct fgt_kconf {
+	__u64 sweep_lo, sweep_hi;	/* alloc_retstack_tasklist or the function it is inlined into */
+	__u64 start_lo, start_hi;	/* start_graph_tracing or its holder: the ret_stack_list */
+	__u64 fork_lo, fork_hi;		/* ftrace_graph_init_task */
+	__u64 idle_lo, idle_hi;		/* ftrace_graph_init_idle_task */
+	__u64 exit_lo, exit_hi;		/* ftrace_graph_exit_task */
+	__u64 rth_addr;			/* return_to_handler */
+	__u64 text_lo, text_hi;		/* _stext, _etext */
+	__u64 graph_active_addr;	/* &ftrace_graph_active */
+	__u64 nr_threads_addr;		/* &nr_threads */
+	__u64 cachep_addr;		/* &fgraph_stack_cachep (6.13+), else 0 */
+	/* The shadow stack's size: shadow_depth * sizeof(struct ftrace_ret_stack)
+	 * by CO-RE where ret_stack is a struct pointer (up to 6.10), else shadow_bytes. */
+	__u32 shadow_depth;
+	__u32 shadow_bytes;
+	__u32 list_bytes;		/* the ret_stack_list: FGT_RETSTACK_BATCH pointers */
+	__u8 direct_act;		/* ACT_BEGIN/END from fentry/fexit (not from the list) */
+	__u8 direct_fork;		/* TASK_NEW from fexit ftrace_graph_init_task */
+	__u8 want_exits;		/* TASK_EXIT events (only --events prints them) */
+	__u8 pad;
+};
 
 struct fgt_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns() at the event */
@@ -68,7 +100,7 @@ struct fgt_event {
 	__u32 target_tid;	/* TASK_NEW/TASK_EXIT: the new/exiting task */
 	char comm[FGT_COMM_LEN];
 	__u32 act_seq;		/* ACT_BEGIN/END: the activation's number (BPF's count) */
-	__u32 pad;
+	__u32 lost;		/* ACT_END: the activation's own records lost (its log was full) */
 };
 
 /*

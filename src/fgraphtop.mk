@@ -1,7 +1,7 @@
-# The main program: its own objects plus the library of src/src.mk
-# (FGT_LIB_SRCS: json_writer, hist, ksyms, activation, verdict, prom),
-# linked statically into one binary.
-FGT_MAIN_SRCS := src/fgraphtop.c src/session.c src/plan.c
+# The main program: the BPF side's users (the session, the probes) and main(),
+# plus the kernel-independent library of src/src.mk, linked statically into
+# one binary.
+FGT_MAIN_SRCS := src/fgraphtop.c src/session.c src/probe.c
 FGT_SRCS      += $(FGT_MAIN_SRCS)
 FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
 FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))
@@ -16,4 +16,4 @@ $(BUILD)/fgraphtop: $(FGT_MAIN_OBJS) $(FGT_LIB_OBJS)
 .PHONY: test-host
 test-host: $(BUILD)/fgraphtop
 	tests/host-status.sh $(BUILD)/fgraphtop
-test: test-host
+CHECK_TARGETS += test-host

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include "clause.h"
 #include "host_state.h"
+#include "kfacts.h"
 
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing",
@@ -82,37 +83,44 @@ int fgt_host_has_fgraph(const struct fgt_host *h, const struct fgt_ksyms *ks,
 {
 	struct fgt_ksyms *own = NULL;
 	const char *tfs = fgt_host_tracefs(h);
-	char line[1024];
+	char line[1024], insane[160] = "";
 	int tracers = -1;	/* function_graph in available_tracers: 1, 0, -1 unreadable */
-	int sym = -1;		/* register_ftrace_graph in kallsyms: 1, 0, -1 unreadable */
+	int sym = -1;		/* register_ftrace_graph in kallsyms: 1, 0, -1 cannot tell */
 
 	if (!ks)
 		ks = own = load_ksyms(h);
-	if (ks)
-		sym = fgt_ksyms_by_name(ks, "register_ftrace_graph") != NULL;
-	if (tfs && read_line(tfs, "available_tracers", line, sizeof(line)) == 0)
-		tracers = has_word(line, "function_graph");
+	if (ks && fgt_ksyms_by_name(ks, fgt_sym_name(FGT_SYM_REGISTER)))
+		sym = 1;
+	else if (ks && fgt_ksyms_sane(ks, insane, sizeof(insane)))
+		sym = 0;
 	fgt_ksyms_free(own);
-
-	if (sym == 1 || tracers == 1) {
-		snprintf(why, len, "%s", sym == 1 ? "register_ftrace_graph is in kallsyms"
-			 : "function_graph is in available_tracers");
+	/* kallsyms decides when it can; tracefs only when it cannot, so that the
+	 * answer (and its words) do not depend on tracefs being mounted */
+	if (sym == 1) {
+		snprintf(why, len, "register_ftrace_graph is in kallsyms");
 		return 1;
 	}
 	if (sym == 0) {
 		/* kallsyms lists every text symbol, whoever reads it: decisive */
 		snprintf(why, len, "no function graph tracer in this kernel: no "
-			 "register_ftrace_graph in kallsyms%s", tracers == 0 ?
-			 ", no function_graph in available_tracers" : "");
+			 "register_ftrace_graph in kallsyms");
 		return 0;
+	}
+	if (tfs && read_line(tfs, "available_tracers", line, sizeof(line)) == 0)
+		tracers = has_word(line, "function_graph");
+	if (tracers == 1) {
+		snprintf(why, len, "function_graph is in available_tracers");
+		return 1;
 	}
 	if (tracers == 0) {
 		snprintf(why, len, "no function graph tracer in this kernel: no "
-			 "function_graph in available_tracers (kallsyms unreadable)");
+			 "function_graph in available_tracers (%s)",
+			 insane[0] ? insane : "/proc/kallsyms is not readable");
 		return 0;
 	}
 	snprintf(why, len, "cannot tell whether this kernel has a function graph tracer: "
-		 "neither /proc/kallsyms nor tracefs is readable (mount tracefs, run as root)");
+		 "%s, and tracefs is not readable (mount tracefs, run as root)",
+		 insane[0] ? insane : "/proc/kallsyms is not readable");
 	return -1;
 }
 
@@ -247,14 +255,19 @@ int fgt_host_fgraph_users(const struct fgt_host *h, const struct fgt_ksyms *ks,
 	}
 	if (!ks)
 		ks = own = load_ksyms(h);
-	/* 6.14 moved fprobe onto fgraph (fprobe_graph_ops); before, it used rethook */
-	if (ks && (fgt_ksyms_by_name(ks, "fprobe_graph_ops") ||
-		   fgt_ksyms_by_name(ks, "fprobe_fgraph_entry")) && !(h && h->no_bpf_links))
+	if (fgt_fprobe_on_fgraph(ks) && !(h && h->no_bpf_links))
 		bpf_links(&u);
 	fgt_ksyms_free(own);
 	if (!tfs && !u.n)
 		snprintf(why, len, "tracefs is not mounted: tracers in use unknown");
 	return u.n;
+}
+
+bool fgt_fprobe_on_fgraph(const struct fgt_ksyms *ks)
+{
+	/* 6.14 moved fprobe onto fgraph (src/kfacts.c); before, it used rethook */
+	return ks && (fgt_ksyms_by_name(ks, fgt_sym_name(FGT_SYM_FPROBE_GRAPH_OPS)) ||
+		      fgt_ksyms_by_name(ks, fgt_sym_name(FGT_SYM_FPROBE_FGRAPH_ENTRY)));
 }
 
 long fgt_host_threads(const struct fgt_host *h)

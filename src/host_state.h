@@ -46,6 +46,10 @@ int fgt_host_has_fgraph(const struct fgt_host *h, const struct fgt_ksyms *ks,
 int fgt_host_fgraph_users(const struct fgt_host *h, const struct fgt_ksyms *ks,
 			  const char *skip_instance, char *why, size_t len);
 
+/* Is fprobe an fgraph user on this kernel (6.14+)? Then BPF kprobe_multi
+ * links with a return handler turn fgraph on. */
+bool fgt_fprobe_on_fgraph(const struct fgt_ksyms *ks);
+
 /* Threads in the system (the kernel's nr_threads, from /proc/loadavg); -errno on error. */
 long fgt_host_threads(const struct fgt_host *h);
 

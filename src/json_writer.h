@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The schema of every JSON object fgraphtop prints (docs/json.md, "schema"):
+ * bump only when a name or meaning changes. */
+#define FGT_JSON_SCHEMA 1
+
 typedef struct json_writer json_writer_t;
 
 json_writer_t *jsonw_new(FILE *f);

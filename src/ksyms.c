@@ -6,7 +6,7 @@
  *
  * 59k lines on the lab's own kernels, 94k to 199k on Debian's, kept for the whole
  * run: its memory is most of fgraphtop's own and its parse was a third of the
- * start-up (issue 5). So, per symbol, in address order: the address (8 bytes),
+ * start-up. So, per symbol, in address order: the address (8 bytes),
  * where its name starts in one blob of NUL-terminated names (4) and its type
  * letter (1); sizes come from the next address when asked. The name index is
  * 4 bytes a symbol: symbol numbers sorted by a hash of the name (radix sort, no
@@ -571,6 +571,23 @@ void fgt_ksyms_free(struct fgt_ksyms *ks)
 bool fgt_ksyms_have_addrs(const struct fgt_ksyms *ks)
 {
 	return ks && ks->have_addrs;
+}
+
+size_t fgt_ksyms_count(const struct fgt_ksyms *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+bool fgt_ksyms_sane(const struct fgt_ksyms *ks, char *why, size_t len)
+{
+	bool stext = fgt_ksyms_by_name(ks, "_stext"), etext = fgt_ksyms_by_name(ks, "_etext");
+	size_t n = fgt_ksyms_count(ks);
+
+	if (stext && etext && n >= FGT_KSYMS_MIN)
+		return true;
+	snprintf(why, len, "/proc/kallsyms looks masked or truncated (%zu symbols%s%s)", n,
+		 stext ? "" : ", no _stext", etext ? "" : ", no _etext");
+	return false;
 }
 
 /* Up to the next higher address; aliases share it; the last has none (0). */

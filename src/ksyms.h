@@ -22,6 +22,15 @@ struct fgt_ksyms *fgt_ksyms_load_file(FILE *f);
 void fgt_ksyms_free(struct fgt_ksyms *ks);
 /* False when every address reads 0 (kptr_restrict, not root). */
 bool fgt_ksyms_have_addrs(const struct fgt_ksyms *ks);
+size_t fgt_ksyms_count(const struct fgt_ksyms *ks);
+/*
+ * Does the table look like a whole kernel's? A masked (empty) or truncated
+ * kallsyms must not pass for one that lacks a symbol: it needs _stext and
+ * _etext (text symbols come between them) and FGT_KSYMS_MIN symbols. If not,
+ * why says so, in words.
+ */
+#define FGT_KSYMS_MIN	1000
+bool fgt_ksyms_sane(const struct fgt_ksyms *ks, char *why, size_t len);
 /* Exact name (first match of a text symbol for functions, any type otherwise). */
 const struct fgt_ksym *fgt_ksyms_by_name(const struct fgt_ksyms *ks, const char *name);
 /* The symbol whose [addr, addr+size) holds a; NULL if none. */

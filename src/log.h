@@ -1,15 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small logging macros (retsnoop style): one place decides where messages go. */
+/*
+ * The one message channel (bpftool's p_err/p_info, retsnoop's small macros):
+ * every message fgraphtop prints goes through here. In text mode they are
+ * lines on stderr; in JSON mode every one is a JSON object (docs/json.md:
+ * "error", "warning", "log") on the stream set up, so that a consumer of -j
+ * never meets a stray line of text.
+ */
 #ifndef FGT_LOG_H
 #define FGT_LOG_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 extern int fgt_verbose;		/* -v count */
 
-#define log_err(fmt, ...)  fprintf(stderr, "fgraphtop: " fmt, ##__VA_ARGS__)
-#define log_warn(fmt, ...) fprintf(stderr, "fgraphtop: warning: " fmt, ##__VA_ARGS__)
-#define log_info(fmt, ...) do { if (fgt_verbose >= 1) fprintf(stderr, fmt, ##__VA_ARGS__); } while (0)
-#define log_dbg(fmt, ...)  do { if (fgt_verbose >= 2) fprintf(stderr, fmt, ##__VA_ARGS__); } while (0)
+/* JSON mode on or off, and where its objects go (text always goes to stderr). */
+void fgt_msg_setup(bool json, FILE *json_out);
+bool fgt_msg_json(void);
+
+/* The one line before exiting with status (an FGT_EXIT_* code). */
+void p_err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Something is wrong, but fgraphtop goes on; code names it for JSON consumers. */
+void p_warn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+enum fgt_log_level { FGT_LOG_ERROR, FGT_LOG_INFO, FGT_LOG_DEBUG };
+void fgt_log(enum fgt_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fgt_vlog(enum fgt_log_level level, const char *fmt, va_list ap);
+
+/* An internal error worth a line (not the exit's), -v, -vv. */
+#define log_err(fmt, ...)  fgt_log(FGT_LOG_ERROR, fmt, ##__VA_ARGS__)
+#define log_info(fmt, ...) do { if (fgt_verbose >= 1) fgt_log(FGT_LOG_INFO, fmt, ##__VA_ARGS__); } while (0)
+#define log_dbg(fmt, ...)  do { if (fgt_verbose >= 2) fgt_log(FGT_LOG_DEBUG, fmt, ##__VA_ARGS__); } while (0)
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <bpf/bpf.h>
 #include "exit_codes.h"
 #include "hist.h"
 #include "json_writer.h"
@@ -16,10 +15,7 @@ struct fgt_out {
 	FILE *f;
 	struct fgt_out_opts o;
 	json_writer_t *jw;
-	struct fgt_judge judge;
-	uint32_t nr_acts;		/* completed activations */
 	char last[4096];		/* last activation's text, for the screen */
-	uint64_t last_lost;
 };
 
 static const char *ev_name(uint32_t t)
@@ -61,7 +57,6 @@ struct fgt_out *fgt_out_new(FILE *f, const struct fgt_out_opts *opts)
 		return NULL;
 	o->f = f;
 	o->o = *opts;
-	fgt_judge_init(&o->judge);
 	if (opts->json) {
 		o->jw = jsonw_new(f);
 		if (!o->jw) {
@@ -88,52 +83,24 @@ static void json_head(json_writer_t *jw, const char *type)
 	jsonw_string_field(jw, "type", type);
 }
 
-void fgt_out_error(FILE *f, bool json, int status, const char *msg)
-{
-	json_writer_t *jw;
-
-	if (!json) {
-		fprintf(stderr, "fgraphtop: %s\n", msg);
-		return;
-	}
-	jw = jsonw_new(f);
-	if (!jw)
-		return;
-	json_head(jw, "error");
-	jsonw_string_field(jw, "code", fgt_exit_name(status));
-	jsonw_int_field(jw, "exit", status);
-	jsonw_string_field(jw, "message", msg);
-	jsonw_end_object(jw);
-	jsonw_destroy(&jw);
-}
-
-void fgt_out_warning(struct fgt_out *o, const char *code, const char *msg)
-{
-	if (!o->jw) {
-		fprintf(stderr, "fgraphtop: warning: %s\n", msg);
-		return;
-	}
-	json_head(o->jw, "warning");
-	jsonw_string_field(o->jw, "code", code);
-	jsonw_string_field(o->jw, "message", msg);
-	jsonw_end_object(o->jw);
-}
-
 void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 {
+	bool act = fgt_plan_has(p, FGT_ROLE_ACT_DIRECT), sweep = fgt_plan_has(p, FGT_ROLE_SWEEP_DIRECT);
+	bool fork = fgt_plan_has(p, FGT_ROLE_FORK_DIRECT);
+
 	if (o->jw) {
 		json_head(o->jw, "start");
-		jsonw_string_field(o->jw, "activation_path", p->direct_act ? "direct" : "attributed");
-		jsonw_string_field(o->jw, "sweep_path", p->direct_sweep ? "direct" : "attributed");
-		jsonw_string_field(o->jw, "fork_path", p->direct_fork ? "direct" : "attributed");
+		jsonw_string_field(o->jw, "activation_path", act ? "direct" : "attributed");
+		jsonw_string_field(o->jw, "sweep_path", sweep ? "direct" : "attributed");
+		jsonw_string_field(o->jw, "fork_path", fork ? "direct" : "attributed");
 		jsonw_bool_field(o->jw, "latency", fgt_plan_has_lat(p));
 		jsonw_end_object(o->jw);
 		return;
 	}
 	if (!o->o.screen)
 		fprintf(o->f, "fgraphtop: watching (activations: %s, sweeps: %s, fork path: %s); "
-			"Ctrl-C to stop\n", p->direct_act ? "direct" : "attributed",
-			p->direct_sweep ? "direct" : "inferred", p->direct_fork ? "direct" : "attributed");
+			"Ctrl-C to stop\n", act ? "direct" : "attributed",
+			sweep ? "direct" : "inferred", fork ? "direct" : "attributed");
 }
 
 static double rel_s(const struct fgt_out *o, uint64_t ns)
@@ -141,91 +108,35 @@ static double rel_s(const struct fgt_out *o, uint64_t ns)
 	return ns > o->o.start_ns ? (ns - o->o.start_ns) / 1e9 : 0;
 }
 
-/* The trigger's kernel stack, outermost frames last: "a <- b <- c". Frames of
- * the allocator and of fgraph's own code above the trigger are kept: they show
- * the path (e.g. register_ftrace_graph <- graph_trace_init <- tracing_set_tracer). */
-static int stack_frames(const struct fgt_out *o, int32_t id, uint64_t *ips)
+/* The trigger's kernel stack, outermost frames last: "a <- b <- c", from the
+ * frame holding the 0->1 step (e.g. register_ftrace_graph <- graph_trace_init
+ * <- tracing_set_tracer). */
+static void stack_text(const struct fgt_frame *fr, int n, char *out, size_t len)
 {
-	int n;
-
-	if (id < 0 || o->o.stack_map_fd < 0)
-		return 0;
-	memset(ips, 0, FGT_MAX_STACK_DEPTH * sizeof(*ips));
-	if (bpf_map_lookup_elem(o->o.stack_map_fd, &id, ips))
-		return 0;
-	for (n = 0; n < FGT_MAX_STACK_DEPTH && ips[n]; n++)
-		;
-	return n;
-}
-
-static const char *sym(const struct fgt_out *o, uint64_t ip, char *buf, size_t len)
-{
-	const struct fgt_ksym *s = o->o.ks ? fgt_ksyms_by_addr(o->o.ks, ip) : NULL;
-
-	if (s)
-		snprintf(buf, len, "%s", s->name);
-	else
-		snprintf(buf, len, "0x%llx", (unsigned long long)ip);
-	return buf;
-}
-
-/* First frame worth showing: the one holding the 0->1 step (skips the probe and allocator frames). */
-static int first_frame(const struct fgt_out *o, const uint64_t *ips, int n)
-{
-	static const char *holders[] = { "register_ftrace_graph", "start_graph_tracing" };
-	char b[128];
-
-	for (int i = 0; i < n; i++)
-		for (size_t k = 0; k < 2; k++)
-			if (!strcmp(sym(o, ips[i], b, sizeof(b)), holders[k]))
-				return i;
-	return 0;
-}
-
-static void stack_text(const struct fgt_out *o, int32_t id, char *out, size_t len)
-{
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n = stack_frames(o, id, ips), i, first;
 	size_t off = 0;
 	char b[128];
 
 	out[0] = 0;
-	first = first_frame(o, ips, n);
-	for (i = first; i < n && off < len; i++)
-		off += snprintf(out + off, len - off, "%s%s", i > first ? " <- " : "",
-				sym(o, ips[i], b, sizeof(b)));
+	for (int i = 0; i < n && off < len; i++)
+		off += snprintf(out + off, len - off, "%s%s", i ? " <- " : "",
+				fr[i].name[0] ? fr[i].name : fgt_frame_text(&fr[i], b, sizeof(b)));
 	if (!n)
 		snprintf(out, len, "(no stack)");
 }
 
-/* The trigger in a few words ("write() -> tracing_set_tracer"), from the whole stack. */
-static void stack_via(const struct fgt_out *o, int32_t id, char *out, size_t len)
+static void stack_json(json_writer_t *jw, const struct fgt_frame *fr, int n)
 {
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	char names[FGT_MAX_STACK_DEPTH][128];
-	const char *syms[FGT_MAX_STACK_DEPTH];
-	int n = stack_frames(o, id, ips);
-
-	for (int i = 0; i < n; i++)
-		syms[i] = sym(o, ips[i], names[i], sizeof(names[i]));
-	if (fgt_trigger_via(syms, n, out, len) <= 0)
-		snprintf(out, len, "unknown");
-}
-
-static void stack_json(const struct fgt_out *o, int32_t id)
-{
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n = stack_frames(o, id, ips), first = first_frame(o, ips, n);
 	char b[128];
 
-	jsonw_name(o->jw, "stack");
-	jsonw_start_array(o->jw);
-	for (int i = first; i < n; i++)
-		jsonw_string(o->jw, fgt_ksyms_format(o->o.ks, ips[i], b, sizeof(b)));
-	jsonw_end_array(o->jw);
+	jsonw_name(jw, "stack");
+	jsonw_start_array(jw);
+	for (int i = 0; i < n; i++)
+		jsonw_string(jw, fgt_frame_text(&fr[i], b, sizeof(b)));
+	jsonw_end_array(jw);
 }
 
-void fgt_out_event(struct fgt_out *o, const struct fgt_event *e)
+void fgt_out_event(struct fgt_out *o, const struct fgt_event *e,
+		   const struct fgt_frame *frames, int nr_frames)
 {
 	char st[1024];
 
@@ -251,7 +162,7 @@ void fgt_out_event(struct fgt_out *o, const struct fgt_event *e)
 			break;
 		case FGT_EV_ACT_BEGIN:
 			jsonw_uint_field(o->jw, "nr_threads", e->nr_threads);
-			stack_json(o, e->stack_id);
+			stack_json(o->jw, frames, nr_frames);
 			break;
 		case FGT_EV_ACT_END:
 		case FGT_EV_SWEEP_END:
@@ -280,7 +191,7 @@ void fgt_out_event(struct fgt_out *o, const struct fgt_event *e)
 			fprintf(o->f, " lat=%lluns", (unsigned long long)e->dur_ns);
 		break;
 	case FGT_EV_ACT_BEGIN:
-		stack_text(o, e->stack_id, st, sizeof(st));
+		stack_text(frames, nr_frames, st, sizeof(st));
 		fprintf(o->f, " threads=%llu stack: %s", (unsigned long long)e->nr_threads, st);
 		break;
 	case FGT_EV_ACT_END:
@@ -331,11 +242,10 @@ static void alloc_counts_json(json_writer_t *jw, const char *blocking_name, uint
 	jsonw_uint_field(jw, "freed", freed);
 }
 
-static void act_json(struct fgt_out *o, const struct fgt_activation *a,
-		     enum fgt_verdict v, const char *evidence)
+static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char *evidence)
 {
+	const struct fgt_activation *a = rec->act;
 	json_writer_t *jw = o->jw;
-	char via[128];
 
 	json_head(jw, "activation");
 	jsonw_uint_field(jw, "seq", a->seq);
@@ -347,9 +257,8 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 	jsonw_uint_field(jw, "pid", a->pid);
 	jsonw_uint_field(jw, "tid", a->tid);
 	jsonw_string_field(jw, "comm", a->comm);
-	stack_via(o, a->stack_id, via, sizeof(via));
-	jsonw_string_field(jw, "via", via);
-	stack_json(o, a->stack_id);
+	jsonw_string_field(jw, "via", rec->via);
+	stack_json(jw, rec->frames, rec->nr_frames);
 	jsonw_end_object(jw);
 	jsonw_uint_field(jw, "nr_threads", a->nr_threads);
 	jsonw_int_field(jw, "ret", a->ret);
@@ -389,33 +298,30 @@ static void act_json(struct fgt_out *o, const struct fgt_activation *a,
 	jsonw_end_object(jw);
 	jsonw_name(jw, "verdict");
 	jsonw_start_object(jw);
-	jsonw_string_field(jw, "verdict", fgt_verdict_name(v));
+	jsonw_string_field(jw, "verdict", fgt_verdict_name(rec->verdict.verdict));
 	jsonw_string_field(jw, "evidence", evidence);
 	jsonw_end_object(jw);
 	jsonw_end_object(jw);
 }
 
-void fgt_out_activation(const struct fgt_activation *a, void *ctx)
+void fgt_out_record(const struct fgt_record *rec, void *ctx)
 {
+	const struct fgt_activation *a = rec->act;
 	struct fgt_out *o = ctx;
-	char evidence[256], runs[512], st[1024], via[128];
-	enum fgt_verdict v;
+	char evidence[FGT_EVIDENCE_LEN], runs[512], st[1024];
 	double walk_max = 0;
 	size_t off = 0;
 
-	v = fgt_verdict_of(a, evidence, sizeof(evidence));
-	fgt_judge_add(&o->judge, a);
-	o->nr_acts++;
+	fgt_verdict_text(&rec->verdict, evidence, sizeof(evidence));
 	if (o->jw) {
-		act_json(o, a, v, evidence);
+		act_json(o, rec, evidence);
 		return;
 	}
 	for (uint32_t i = 0; i < a->nr_sweeps; i++)
 		if (a->sweeps[i].walk_ns / 1e6 > walk_max)
 			walk_max = a->sweeps[i].walk_ns / 1e6;
 	served_runs(a, runs, sizeof(runs));
-	stack_text(o, a->stack_id, st, sizeof(st));
-	stack_via(o, a->stack_id, via, sizeof(via));
+	stack_text(rec->frames, rec->nr_frames, st, sizeof(st));
 	off += snprintf(o->last + off, sizeof(o->last) - off,
 		"activation #%u at %.3fs%s (%s): pid %u tid %u (%s)\n"
 		"  trigger:   %s: %s\n"
@@ -426,14 +332,14 @@ void fgt_out_activation(const struct fgt_activation *a, void *ctx)
 		"non-blocking %llu; unused freed %llu\n"
 		"  verdict: %s: %s\n",
 		a->seq, rel_s(o, a->begin_ns), a->complete ? "" : " INCOMPLETE",
-		src_name(a->src), a->pid, a->tid, a->comm, via, st,
+		src_name(a->src), a->pid, a->tid, a->comm, rec->via, st,
 		(unsigned long long)a->nr_threads, a->nr_sweeps, (unsigned long long)a->served, a->ret,
 		runs[0] ? runs : "-",
 		a->walk_ns / 1e6, walk_max, a->alloc_ns / 1e6,
 		a->end_ns > a->begin_ns ? (a->end_ns - a->begin_ns) / 1e6 : 0.0,
 		(unsigned long long)a->blocking, (unsigned long long)a->nonblocking,
 		(unsigned long long)a->failed_blocking, (unsigned long long)a->failed_nonblocking,
-		(unsigned long long)a->freed, fgt_verdict_name(v), evidence);
+		(unsigned long long)a->freed, fgt_verdict_name(rec->verdict.verdict), evidence);
 	if (a->lost && off < sizeof(o->last))
 		snprintf(o->last + off, sizeof(o->last) - off, "  events lost while it ran: "
 			 "%llu (its counts may be short)\n", (unsigned long long)a->lost);
@@ -479,10 +385,11 @@ static void clock_hms(char *buf, size_t len)
 	strftime(buf, len, "%H:%M:%S", &tm);
 }
 
-void fgt_out_interval(struct fgt_out *o, const struct fgt_assembler *as, uint64_t lost)
+void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 {
-	const struct fgt_activation *cur = fgt_asm_current(as);
-	const struct fgt_fork_stats *fk = fgt_asm_fork(as);
+	const struct fgt_activation *cur = st->cur;
+	const struct fgt_fork_stats *fk = st->fork;
+	const char *verdict = fgt_verdict_name(st->judge->verdict);
 	char hms[16];
 
 	if (o->o.events && !o->jw)
@@ -491,20 +398,20 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_assembler *as, uint64_
 	if (o->jw) {
 		json_head(o->jw, "interval");
 		jsonw_string_field(o->jw, "time", hms);
-		jsonw_uint_field(o->jw, "activations", o->nr_acts);
+		jsonw_uint_field(o->jw, "activations", st->judge->n);
 		jsonw_bool_field(o->jw, "in_progress", cur != NULL);
 		jsonw_uint_field(o->jw, "in_progress_sweeps", cur ? cur->nr_sweeps : 0);
 		fork_json(o->jw, fk);
-		jsonw_uint_field(o->jw, "lost", lost);
-		jsonw_string_field(o->jw, "verdict", fgt_verdict_name(o->judge.verdict));
+		jsonw_uint_field(o->jw, "lost", st->lost);
+		jsonw_string_field(o->jw, "verdict", verdict);
 		jsonw_end_object(o->jw);
 		return;
 	}
 	if (o->o.screen) {
 		fprintf(o->f, "\033[H\033[2J");
 		fprintf(o->f, "fgraphtop  %s   activations %u%s   verdict %s   lost %llu\n\n",
-			hms, o->nr_acts, cur ? " (one under way)" : "",
-			fgt_verdict_name(o->judge.verdict), (unsigned long long)lost);
+			hms, st->judge->n, cur ? " (one under way)" : "", verdict,
+			(unsigned long long)st->lost);
 		if (cur)
 			fprintf(o->f, "under way: pid %u (%s), %u sweeps, %llu served so far\n\n",
 				cur->pid, cur->comm, cur->nr_sweeps, (unsigned long long)cur->served);
@@ -516,36 +423,38 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_assembler *as, uint64_
 		return;
 	}
 	fprintf(o->f, "%s activations %u%s; fork path: allocs %llu failed %llu new tasks %llu "
-		"without stack %llu; lost %llu\n", hms, o->nr_acts,
+		"without stack %llu; lost %llu\n", hms, st->judge->n,
 		cur ? " (+1 under way)" : "", (unsigned long long)fk->allocs,
 		(unsigned long long)fk->failed, (unsigned long long)fk->tasks_new,
-		(unsigned long long)fk->tasks_without, (unsigned long long)lost);
+		(unsigned long long)fk->tasks_without, (unsigned long long)st->lost);
 	fflush(o->f);
 }
 
-void fgt_out_final(struct fgt_out *o, const struct fgt_assembler *as, uint64_t lost)
+void fgt_out_final(struct fgt_out *o, const struct fgt_status *st)
 {
-	const struct fgt_fork_stats *fk = fgt_asm_fork(as);
+	const struct fgt_fork_stats *fk = st->fork;
+	char evidence[FGT_EVIDENCE_LEN];
 
+	fgt_judge_text(st->judge, evidence, sizeof(evidence));
 	if (o->jw) {
 		json_head(o->jw, "summary");
-		jsonw_uint_field(o->jw, "activations", o->nr_acts);
-		jsonw_string_field(o->jw, "verdict", fgt_verdict_name(o->judge.verdict));
-		jsonw_string_field(o->jw, "evidence", o->judge.evidence);
+		jsonw_uint_field(o->jw, "activations", st->judge->n);
+		jsonw_string_field(o->jw, "verdict", fgt_verdict_name(st->judge->verdict));
+		jsonw_string_field(o->jw, "evidence", evidence);
 		fork_json(o->jw, fk);
-		jsonw_uint_field(o->jw, "lost", lost);
+		jsonw_uint_field(o->jw, "lost", st->lost);
 		jsonw_end_object(o->jw);
 		return;
 	}
 	if (o->o.screen)
 		fputs(o->last, o->f);
-	fprintf(o->f, "summary: %u activation(s); verdict %s%s%s\n", o->nr_acts,
-		fgt_verdict_name(o->judge.verdict), o->judge.evidence[0] ? ": " : "",
-		o->judge.evidence);
+	fprintf(o->f, "summary: %u activation(s); verdict %s: %s\n", st->judge->n,
+		fgt_verdict_name(st->judge->verdict), evidence);
 	fork_text(o->f, fk);
 	if (fk->lat.count) {
 		fprintf(o->f, "shadow-stack allocation latency, fork path:\n");
 		fgt_hist_print(o->f, &fk->lat, "nsecs", 1);
 	}
-	fprintf(o->f, "events lost: %llu\n", (unsigned long long)lost);
+	fprintf(o->f, "events lost: %llu\n", (unsigned long long)st->lost);
+	fflush(o->f);
 }

@@ -5,9 +5,6 @@
  * atomic only within one file system) whose name node_exporter ignores (it
  * reads *.prom only), and is renamed over FILE once complete and synced.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* mkostemp */
-#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -116,18 +113,28 @@ static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	return -e;
 }
 
-/* FILE's directory must be a real directory; FILE, if present, not a symlink. */
-static int check_paths(const char *path, const char *dir, char *err, size_t errlen)
+/*
+ * FILE's directory, opened once and checked (a real directory: a symlink in
+ * its place is refused); everything after is relative to that fd, so the
+ * directory cannot be swapped between the check and the writes. FILE, if
+ * present, must not be a symlink. The fd, or -errno with err set.
+ */
+static int open_dir(const char *path, const char *dir, const char *base, char *err,
+		    size_t errlen)
 {
 	struct stat st;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (lstat(dir, &st))
+	if (fd < 0) {
+		if (errno == ENOTDIR || errno == ELOOP)
+			return fail(err, errlen, ENOTDIR, "%s: not a directory (symlinks refused)", dir);
 		return fail(err, errlen, errno, "%s: %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return fail(err, errlen, ENOTDIR, "%s: not a directory (symlinks refused)", dir);
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+	}
+	if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		close(fd);
 		return fail(err, errlen, ELOOP, "%s: is a symlink, refusing to replace it", path);
-	return 0;
+	}
+	return fd;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -170,17 +177,6 @@ static int fill_tmp(int fd, const char *buf, size_t len)
 	return ret;
 }
 
-static void sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	/* durability of the rename; the file itself is already whole */
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 static void split_path(const char *path, char *dir, size_t dlen, const char **base)
 {
 	const char *slash = strrchr(path, '/');
@@ -197,45 +193,66 @@ static void split_path(const char *path, char *dir, size_t dlen, const char **ba
 	}
 }
 
+/* A fresh temporary next to FILE, O_EXCL: leading dot and no .prom suffix,
+ * so the collector ignores it. Its fd, or -errno. */
+static int open_tmp(int dirfd, const char *base, char *tmp, size_t len)
+{
+	for (int i = 0; i < 16; i++) {
+		int fd;
+
+		if (snprintf(tmp, len, ".%s.%d.%08lx", base, (int)getpid(),
+			     (unsigned long)random()) >= (int)len)
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
 int fgt_prom_write(const char *path, const struct fgt_prom_metrics *m, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX], *buf = NULL;
+	char dir[PATH_MAX], tmp[NAME_MAX + 1], *buf = NULL;
 	const char *base;
 	size_t len = 0;
-	int fd, ret;
+	int dirfd, fd, ret;
 
 	if (!path || !*path || strlen(path) >= sizeof(dir) - 16)
 		return fail(err, errlen, EINVAL, "bad metrics file name");
 	split_path(path, dir, sizeof(dir), &base);
-	if (!*base)
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return fail(err, errlen, EISDIR, "%s: names a directory, not a file", path);
-	ret = check_paths(path, dir, err, errlen);
-	if (ret)
-		return ret;
 	ret = render_to_buf(m, &buf, &len);
 	if (ret) {
 		free(buf);
 		return fail(err, errlen, -ret, "rendering metrics: %s", strerror(-ret));
 	}
-	/* leading dot and no .prom suffix: the collector ignores it */
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base) >= (int)sizeof(tmp))
-		return free(buf), fail(err, errlen, ENAMETOOLONG, "%s: name too long", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
+	dirfd = open_dir(path, dir, base, err, errlen);
+	if (dirfd < 0) {
 		free(buf);
-		return fail(err, errlen, -ret, "%s: %s", tmp, strerror(-ret));
+		return dirfd;
+	}
+	fd = open_tmp(dirfd, base, tmp, sizeof(tmp));
+	if (fd < 0) {
+		free(buf);
+		close(dirfd);
+		if (fd == -ENAMETOOLONG)
+			return fail(err, errlen, ENAMETOOLONG, "%s: name too long", path);
+		return fail(err, errlen, -fd, "%s/%s: %s", dir, tmp, strerror(-fd));
 	}
 	ret = fill_tmp(fd, buf, len);
 	free(buf);
 	if (close(fd) && !ret)
 		ret = -errno;
-	if (!ret && rename(tmp, path))
+	if (!ret && renameat(dirfd, tmp, dirfd, base))
 		ret = -errno;
 	if (ret) {
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
+		close(dirfd);
 		return fail(err, errlen, -ret, "writing %s: %s", path, strerror(-ret));
 	}
-	sync_dir(dir);
+	/* durability of the rename; the file itself is already whole */
+	fsync(dirfd);
+	close(dirfd);
 	return 0;
 }

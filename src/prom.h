@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * node_exporter textfile-collector output for `fgraphtop check --prometheus FILE`
- * (issue 4). The file is replaced atomically: never half-written, never
+ * node_exporter textfile-collector output for `fgraphtop check --prometheus FILE`.
+ * The file is replaced atomically: never half-written, never
  * written through a symlink.
  */
 #ifndef FGT_PROM_H

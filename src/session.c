@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "session.h"
 #include "fgraphtop.skel.h"
 #include "exit_codes.h"
-#include "session.h"
 #include "actlog.h"
 #include "log.h"
 
@@ -22,6 +22,20 @@
  * allocator's fentry) makes the next task on that CPU skip it: seen as missing
  * task_new events in the lab with one vCPU. Counted as lost, never silently.
  */
+/* A program of a lazy row (the allocator latency): its skipped runs lose
+ * latency samples, never an event. */
+static bool lazy_prog(const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+
+	for (int r = 0; r < FGT_ROLE__NR; r++)
+		for (int i = 0; fgt_probe_rows[r].lazy && i < FGT_MAX_PROGS &&
+		     fgt_probe_rows[r].progs[i]; i++)
+			if (!strcmp(fgt_probe_rows[r].progs[i], name))
+				return true;
+	return false;
+}
+
 static uint64_t recursion_misses(struct fgraphtop_bpf *skel)
 {
 	struct bpf_program *prog;
@@ -33,7 +47,7 @@ static uint64_t recursion_misses(struct fgraphtop_bpf *skel)
 		int fd = bpf_program__fd(prog);
 
 		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses) {
-			bool lat = !strncmp(bpf_program__name(prog), "lat_", 4);
+			bool lat = lazy_prog(prog);
 
 			if (!lat)
 				total += info.recursion_misses;
@@ -63,97 +77,66 @@ static uint64_t lost_events(struct fgraphtop_bpf *skel)
 	return total + recursion_misses(skel);
 }
 
-/*
- * The allocator's fentry/fexit pairs, one per argument shape (bpf/fgraphtop.bpf.c);
- * target: the function this kernel uses for the shape (src/plan.c), NULL if none.
- */
-#define NR_LAT 3
-
-struct lat_shape {
-	struct bpf_program *enter, *exit;
-	struct bpf_link **enter_link, **exit_link;
-	const char *target;
-};
-
-#define LAT_SHAPE(s, t) { skel->progs.lat_##s##_enter, skel->progs.lat_##s##_exit, \
-			  &skel->links.lat_##s##_enter, &skel->links.lat_##s##_exit, t }
-
-static void lat_shapes(struct fgraphtop_bpf *skel, const struct fgt_plan *p, struct lat_shape *l)
+/* The program of the probe table named name (src/kfacts.c), or NULL. */
+static struct bpf_program *table_prog(struct fgraphtop_bpf *skel, const char *name)
 {
-	struct lat_shape all[NR_LAT] = {
-		LAT_SHAPE(cache, p->lat_cache),
-		LAT_SHAPE(csize, p->lat_csize),
-		LAT_SHAPE(size, p->lat_size),
-	};
+	struct bpf_program *prog = bpf_object__find_program_by_name(skel->obj, name);
 
-	memcpy(l, all, sizeof(all));
+	if (!prog)
+		log_err("bpf/fgraphtop.bpf.c has no program %s, which src/kfacts.c names\n", name);
+	return prog;
+}
+
+/* The programs a chosen row enables: its candidate's, else the row's own. */
+static const char *const *row_progs(const struct fgt_plan *p, enum fgt_role r)
+{
+	const struct fgt_cand *c = fgt_row_cand(&fgt_probe_rows[r], p->chosen[r]);
+
+	return c && c->progs[0] ? c->progs : fgt_probe_rows[r].progs;
+}
+
+/* Load a chosen row's programs; its attach target is the chosen candidate's. */
+static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum fgt_role r)
+{
+	const struct fgt_probe_row *row = &fgt_probe_rows[r];
+	const char *const *names = row_progs(p, r);
+	const char *target = fgt_plan_target(p, r);
+	int err = 0;
+
+	for (int i = 0; i < FGT_MAX_PROGS && names[i] && !err; i++) {
+		struct bpf_program *prog = table_prog(skel, names[i]);
+
+		if (!prog)
+			return -ENOENT;
+		bpf_program__set_autoload(prog, true);
+		/* lazy rows: attached by lazy_update(); test-run ones: never */
+		if (row->lazy || row->kind == FGT_PK_TEST_RUN)
+			bpf_program__set_autoattach(prog, false);
+		if (row->kind == FGT_PK_FENTRY || row->kind == FGT_PK_FEXIT)
+			err = bpf_program__set_attach_target(prog, 0, target);
+	}
+	return err;
 }
 
 /* rodata and program choices from the plan: between open and load. */
 static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
 		     bool want_exits)
 {
-	struct fgraphtop_bpf__rodata *ro = skel->rodata;
-	struct lat_shape lat[NR_LAT];
 	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
+	struct bpf_program *prog;
 	int err;
 
-	ro->sweep_lo = p->sweep.lo;
-	ro->sweep_hi = p->sweep.hi;
-	ro->start_lo = p->start.lo;
-	ro->start_hi = p->start.hi;
-	ro->fork_lo = p->fork.lo;
-	ro->fork_hi = p->fork.hi;
-	ro->idle_lo = p->idle.lo;
-	ro->idle_hi = p->idle.hi;
-	ro->exit_lo = p->exit.lo;
-	ro->exit_hi = p->exit.hi;
-	ro->rth_addr = p->rth_addr;
-	ro->text_lo = p->text_lo;
-	ro->text_hi = p->text_hi;
-	ro->graph_active_addr = p->graph_active_addr;
-	ro->nr_threads_addr = p->nr_threads_addr;
-	ro->cachep_addr = p->cachep_addr;
-	ro->shadow_depth = p->shadow_depth;
-	ro->shadow_bytes = p->shadow_bytes;
-	ro->direct_act = p->direct_act;
-	ro->direct_fork = p->direct_fork;
-	ro->want_exits = want_exits;
-
-	lat_shapes(skel, p, lat);
-	for (int i = 0; i < NR_LAT; i++) {
-		bool on = lat[i].target != NULL;
-
-		bpf_program__set_autoload(lat[i].enter, on);
-		bpf_program__set_autoload(lat[i].exit, on);
-		/* attached while fgraph is active only: lazy_update() */
-		bpf_program__set_autoattach(lat[i].enter, false);
-		bpf_program__set_autoattach(lat[i].exit, false);
-		if (!on)
+	skel->rodata->kconf = p->kconf;
+	skel->rodata->kconf.want_exits = want_exits;
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	for (int r = 0; r < FGT_ROLE__NR; r++) {
+		if (!fgt_plan_has(p, r))
 			continue;
-		err = bpf_program__set_attach_target(lat[i].enter, 0, lat[i].target);
-		if (!err)
-			err = bpf_program__set_attach_target(lat[i].exit, 0, lat[i].target);
+		err = enable_row(skel, p, r);
 		if (err)
 			return err;
 	}
-	bpf_program__set_autoattach(skel->progs.probe_graph_active, false);
-	bpf_program__set_autoload(skel->progs.tp_kmem_cache_alloc, p->tp_kca);
-	bpf_program__set_autoload(skel->progs.tp_kmem_cache_free, p->tp_kcf);
-	bpf_program__set_autoload(skel->progs.tp_task_newtask, p->tp_newtask);
-	bpf_program__set_autoload(skel->progs.fork_enter, p->ctx_fork);
-	bpf_program__set_autoload(skel->progs.fork_exit, p->ctx_fork);
-	bpf_program__set_autoload(skel->progs.d_start_enter, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "start_graph_tracing"));
-	bpf_program__set_autoload(skel->progs.d_start_exit, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "start_graph_tracing"));
-	bpf_program__set_autoload(skel->progs.d_reg_enter, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "register_ftrace_graph"));
-	bpf_program__set_autoload(skel->progs.d_reg_exit, p->direct_act &&
-				  !strcmp(p->direct_act_fn, "register_ftrace_graph"));
-	bpf_program__set_autoload(skel->progs.d_sweep_enter, p->direct_sweep);
-	bpf_program__set_autoload(skel->progs.d_sweep_exit, p->direct_sweep);
-	bpf_program__set_autoload(skel->progs.d_fork_exit, p->direct_fork);
 	return bpf_map__set_max_entries(skel->maps.events, rb_bytes);
 }
 
@@ -168,7 +151,8 @@ static int graph_active_fork(struct fgraphtop_bpf *skel)
 		_exit(0);
 	if (pid < 0)
 		return -1;
-	waitpid(pid, NULL, 0);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;	/* a signal (SIGINT to stop us) must not leave a zombie or a stale read */
 	if (skel->bss->newtask_seen == before)
 		return -1;
 	return (int)skel->bss->last_graph_active;
@@ -181,7 +165,7 @@ static int graph_active_run(struct fgraphtop_bpf *skel)
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	int fd = bpf_program__fd(skel->progs.probe_graph_active);
 
-	if (fd < 0 || !skel->rodata->graph_active_addr || bpf_prog_test_run_opts(fd, &opts))
+	if (fd < 0 || !skel->rodata->kconf.graph_active_addr || bpf_prog_test_run_opts(fd, &opts))
 		return -1;
 	return (int)skel->bss->graph_active_probe;
 }
@@ -204,11 +188,11 @@ static uint64_t now_ms(void)
 /*
  * The allocator's fentry/fexit put a trampoline on every allocation of the
  * system; the fork path's latency needs them only while fgraph is active, so
- * they are attached then and detached when it goes off (issue 3's overhead
- * rule). Never while an activation is under way: the attach would wait for
- * ftrace_lock, which the activation holds, with nobody draining the ring
- * buffer. lat_on goes up before the attach and down after the detach: while
- * it is up, the tracepoints look for the fentry's start time.
+ * they are attached then and detached when it goes off. Never while an
+ * activation is under way: the attach would wait for ftrace_lock, which the
+ * activation holds, with nobody draining the ring buffer. lat_on goes up
+ * before the attach and down after the detach: while it is up, the
+ * tracepoints look for the fentry's start time.
  *
  * Exits before entries: an entry attached alone leaves in-flight records no
  * fexit removes (stale starts for the latency). So attach in this order,
@@ -216,50 +200,69 @@ static uint64_t now_ms(void)
  * to emit a fork-path allocation, a 5,000-fork storm lost 14 of them in that
  * window; it no longer waits, see alloc_seen() in bpf/fgraphtop.bpf.c.)
  */
-static void lazy_detach(struct fgt_session *s)
+static bool is_fexit(const struct bpf_program *prog)
 {
-	struct lat_shape l[NR_LAT];
-
-	lat_shapes(s->skel, s->plan, l);
-	for (int i = 0; i < NR_LAT; i++) {
-		bpf_link__destroy(*l[i].enter_link);
-		*l[i].enter_link = NULL;
-	}
-	for (int i = 0; i < NR_LAT; i++) {
-		bpf_link__destroy(*l[i].exit_link);
-		*l[i].exit_link = NULL;
-	}
-	s->skel->bss->lat_on = 0;
-	s->lazy_on = false;
+	return bpf_program__expected_attach_type(prog) == BPF_TRACE_FEXIT;
 }
 
-static bool lazy_attach_one(struct bpf_program *prog, struct bpf_link **link)
+/* Each lazy row's programs, exits first (exits == true) or entries first. */
+static void lazy_each(struct fgt_session *s, bool exits,
+		      bool (*fn)(struct fgt_session *s, struct bpf_program *prog,
+				 struct bpf_link **link))
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int r = 0; r < FGT_ROLE__NR; r++) {
+			const char *const *names;
+
+			if (!fgt_probe_rows[r].lazy || !fgt_plan_has(s->plan, r))
+				continue;
+			names = row_progs(s->plan, r);
+			for (int i = 0; i < FGT_MAX_PROGS && names[i]; i++) {
+				struct bpf_program *prog =
+					bpf_object__find_program_by_name(s->skel->obj, names[i]);
+
+				if (!prog || is_fexit(prog) != (exits == !pass))
+					continue;
+				if (!fn(s, prog, &s->lazy_links[r][i]))
+					return;
+			}
+		}
+}
+
+static bool detach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
+{
+	bpf_link__destroy(*link);
+	*link = NULL;
+	return true;
+}
+
+static void lazy_detach(struct fgt_session *s)
+{
+	lazy_each(s, false, detach_one);
+	s->skel->bss->lat_on = 0;
+	s->lat_attached = false;
+}
+
+static bool attach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
 {
 	*link = bpf_program__attach(prog);
 	if (*link)
 		return true;
-	log_warn("allocator latency probe %s did not attach (%s): no fork-path latency\n",
+	p_warn("latency_probe", "allocator latency probe %s did not attach (%s): no fork-path latency",
 		 bpf_program__name(prog), strerror(errno));
+	s->lat_failed = true;	/* not tried again */
 	return false;
 }
 
 static void lazy_attach(struct fgt_session *s)
 {
-	struct lat_shape l[NR_LAT];
-	bool ok = true;
-
-	lat_shapes(s->skel, s->plan, l);
 	s->skel->bss->lat_on = 1;
-	for (int i = 0; ok && i < NR_LAT; i++)
-		ok = !l[i].target || lazy_attach_one(l[i].exit, l[i].exit_link);
-	for (int i = 0; ok && i < NR_LAT; i++)
-		ok = !l[i].target || lazy_attach_one(l[i].enter, l[i].enter_link);
-	if (!ok) {
-		s->lazy_failed = true;	/* not tried again */
+	lazy_each(s, true, attach_one);
+	if (s->lat_failed) {
 		lazy_detach(s);
 		return;
 	}
-	s->lazy_on = true;
+	s->lat_attached = true;
 	log_dbg("fgraphtop: fgraph active: allocator latency probes attached\n");
 }
 
@@ -275,27 +278,50 @@ static void lazy_update(struct fgt_session *s)
 	uint64_t now = now_ms();
 	int active;
 
-	if (s->lazy_failed || !fgt_plan_has_lat(p))
+	if (s->lat_failed || !fgt_plan_has_lat(p))
 		return;
 	active = graph_active_run(s->skel);
 	if (active <= 0 || s->skel->bss->act_tid)
 		s->active_since_ms = 0;
 	else if (!s->active_since_ms)
 		s->active_since_ms = now;
-	if (active > 0 && !s->lazy_on && s->active_since_ms &&
+	if (active > 0 && !s->lat_attached && s->active_since_ms &&
 	    now - s->active_since_ms >= FGT_LAZY_SETTLE_MS)
 		lazy_attach(s);
-	else if (active == 0 && s->lazy_on) {
+	else if (active == 0 && s->lat_attached) {
 		lazy_detach(s);
 		log_dbg("fgraphtop: fgraph off: allocator latency probes detached\n");
 	}
 }
 
+/* The trigger's stack from BPF's stack map: the session is the only reader. */
+static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
+{
+	struct fgt_session *s = ctx;
+	int n;
+
+	if (id < 0 || !s->skel)
+		return 0;
+	memset(ips, 0, FGT_MAX_STACK_DEPTH * sizeof(*ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips))
+		return 0;
+	for (n = 0; n < FGT_MAX_STACK_DEPTH && ips[n]; n++)
+		;
+	return n;
+}
+
 static void feed(struct fgt_session *s, const struct fgt_event *e)
 {
-	if (s->on_event)
-		s->on_event(e, s->event_ctx);
-	fgt_asm_feed(s->as, e);
+	if (s->on_event) {
+		struct fgt_frame frames[FGT_MAX_STACK_DEPTH];
+		uint64_t ips[FGT_MAX_STACK_DEPTH];
+		int n = 0;
+
+		if (e->type == FGT_EV_ACT_BEGIN)
+			n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
+		s->on_event(e, frames, n, s->event_ctx);
+	}
+	fgt_assembler_feed(s->as, e);
 }
 
 /* BPF's array strides values by 8 bytes: the same layout on both sides */
@@ -340,7 +366,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	case FGT_EV_ACT_BEGIN:
 		log_drain(s, e->act_seq - 1);
-		s->lost_at_begin = lost_events(s->skel);
 		s->begin_seq = e->act_seq;
 		s->who.pid = e->pid;
 		s->who.tid = e->tid;
@@ -348,9 +373,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		break;
 	case FGT_EV_ACT_END:
 		log_drain(s, e->act_seq);
-		/* what was lost between handling its BEGIN and its END: a window a
-		 * little wider than the activation, since both wake us at once */
-		fgt_asm_lost(s->as, lost_events(s->skel) - s->lost_at_begin);
 		break;
 	}
 	feed(s, e);
@@ -361,7 +383,8 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 {
 	int status;
 
-	s->ks = fgt_ksyms_load(NULL);
+	if (!s->ks)
+		s->ks = s->own_ks = fgt_ksyms_load(NULL);
 	status = fgt_preflight(s->ks, msg, len);
 	if (status)
 		return status;
@@ -373,7 +396,7 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 	return fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
 }
 
-int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
+int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		      char *msg, size_t len)
 {
 	int err;
@@ -407,7 +430,8 @@ int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
 			 "see fgraphtop --explain", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
-	s->as = fgt_asm_new(cb, cb_ctx);
+	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
+	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
 	if (!s->as) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
@@ -452,9 +476,12 @@ uint64_t fgt_session_lost(struct fgt_session *s)
 	return s->skel ? lost_events(s->skel) : 0;
 }
 
-int fgt_session_stack_fd(const struct fgt_session *s)
+void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 {
-	return s->skel ? bpf_map__fd(s->skel->maps.stacks) : -1;
+	st->cur = fgt_assembler_current(s->as);
+	st->fork = fgt_assembler_fork(s->as);
+	st->judge = &s->rec.judge;
+	st->lost = fgt_session_lost(s);
 }
 
 void fgt_session_close(struct fgt_session *s)
@@ -467,25 +494,30 @@ void fgt_session_close(struct fgt_session *s)
 		munmap((void *)s->log, log_bytes());
 	s->log = NULL;
 	if (s->as)
-		fgt_asm_flush(s->as);
+		fgt_assembler_flush(s->as);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
-	fgt_asm_free(s->as);
+	fgt_assembler_free(s->as);
 	s->as = NULL;
 	free(s->plan);
 	s->plan = NULL;
-	fgt_ksyms_free(s->ks);
+	fgt_ksyms_free(s->own_ks);
+	s->own_ks = NULL;
 	s->ks = NULL;
 }
 
 /* ---- struct fgt_watch_ops for `fgraphtop check` ---- */
 
-static int w_start(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, size_t len)
+static int w_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, void *cb_ctx,
+		   char *msg, size_t len)
 {
 	struct fgt_session *s = priv;
-	int status = fgt_session_plan(s, msg, len);
+	int status;
+
+	s->ks = ks;
+	status = fgt_session_plan(s, msg, len);
 
 	if (!status)
 		status = fgt_session_start(s, cb, cb_ctx, msg, len);
@@ -506,7 +538,7 @@ static bool w_busy(void *priv)
 {
 	struct fgt_session *s = priv;
 
-	return s->as && fgt_asm_current(s->as) != NULL;
+	return s->as && fgt_assembler_current(s->as) != NULL;
 }
 
 static uint64_t w_lost(void *priv)

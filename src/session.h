@@ -14,7 +14,9 @@
 #include "check.h"
 #include "fgraphtop.h"
 #include "ksyms.h"
+#include "output.h"
 #include "plan.h"
+#include "record.h"
 
 /* While an activation is under way, drain the ring buffer at most this often. */
 #define FGT_DRAIN_MS	1000
@@ -23,41 +25,49 @@
 
 struct fgraphtop_bpf;
 struct ring_buffer;
+struct bpf_link;
 
 struct fgt_session {
 	/* set by the caller before fgt_session_plan() */
 	enum fgt_path_pref pref;
 	unsigned int ringbuf_mb;		/* 0: 1 MiB */
-	void (*on_event)(const struct fgt_event *e, void *ctx);	/* each event, before the assembler */
+	/* each event, before the assembler (--events); frames: ACT_BEGIN's stack */
+	void (*on_event)(const struct fgt_event *e, const struct fgt_frame *frames, int nr_frames,
+			 void *ctx);
 	void *event_ctx;
+	/* the caller's kallsyms (kept, not freed), else loaded by fgt_session_plan() */
+	const struct fgt_ksyms *ks;
 	/* state */
-	struct fgt_ksyms *ks;
+	struct fgt_ksyms *own_ks;
 	struct fgt_plan *plan;
 	struct fgraphtop_bpf *skel;
 	struct ring_buffer *rb;
 	struct fgt_assembler *as;
+	struct fgt_recorder rec;	/* activations to records: the one judge */
 	struct fgt_watch_ops ops;
-	bool lazy_on;			/* allocator latency probes attached (fgraph active) */
-	bool lazy_failed;		/* they would not attach: not tried again */
+	struct bpf_link *lazy_links[FGT_ROLE__NR][FGT_MAX_PROGS];	/* the lazy rows' */
+	bool lat_attached;		/* allocator latency probes attached (fgraph active) */
+	bool lat_failed;		/* they would not attach: not tried again */
 	uint64_t last_drain_ms;		/* CLOCK_MONOTONIC of the last full drain */
 	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */
 	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
 	struct fgt_log_who who;		/* ... and its thread, for the log's records */
-	uint64_t lost_at_begin;		/* lost_events() when its ACT_BEGIN was handled */
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
  * 0, or an FGT_EXIT_* status with one line in msg. */
 int fgt_session_plan(struct fgt_session *s, char *msg, size_t len);
-/* Load and attach as planned; activations go to cb. 0 or FGT_EXIT_* with msg. */
-int fgt_session_start(struct fgt_session *s, fgt_activation_cb cb, void *cb_ctx,
+/* Load and attach as planned; finished activation records go to cb.
+ * 0 or FGT_EXIT_* with msg. */
+int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		      char *msg, size_t len);
 int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */
 /* ftrace_graph_active now; -1 unknown. */
 int fgt_session_graph_active(struct fgt_session *s);
 uint64_t fgt_session_lost(struct fgt_session *s);
-int fgt_session_stack_fd(const struct fgt_session *s);
+/* The activation under way, the fork path, the judge and the losses, now. */
+void fgt_session_status(struct fgt_session *s, struct fgt_status *st);
 /* Flush the assembler (unfinished activation reported incomplete), detach, free. */
 void fgt_session_close(struct fgt_session *s);
 /* The session as `fgraphtop check` drives it; s must outlive the ops. */

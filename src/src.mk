@@ -2,13 +2,19 @@
 # unit-tested without a kernel (tests/tests.mk). The main program's objects
 # are added by extending FGT_SRCS.
 FGT_LIB_SRCS := src/activation.c src/actlog.c src/verdict.c src/hist.c src/ksyms.c \
-		src/json_writer.c src/prom.c
+		src/json_writer.c src/prom.c src/kfacts.c src/plan.c src/log.c src/record.c
 FGT_LIB_HDRS := src/fgraphtop.h src/activation.h src/actlog.h src/verdict.h src/hist.h \
-		src/ksyms.h src/json_writer.h src/log.h src/prom.h
-# fgraphtop check (issue 4): kernel identity, host state, trigger, verdict and outputs
-FGT_LIB_SRCS += src/check.c src/trigger.c src/park.c src/kernel_id.c src/host_state.c
-FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/park.h src/kernel_id.h src/host_state.h
-# Everything fgraphtop prints (JSON writer, screen, text): no BPF beyond reading a map.
+		src/ksyms.h src/json_writer.h src/log.h src/prom.h src/kfacts.h src/plan.h \
+		src/record.h
+# The command lines (no exit, no print: fuzzed in tests/fuzz).
+FGT_LIB_SRCS += src/cli.c src/env.c src/check_env.c src/parse.c
+FGT_LIB_HDRS += src/cli.h src/env.h src/check_env.h src/parse.h
+# fgraphtop check: kernel identity, host state, trigger, verdict and outputs
+FGT_LIB_SRCS += src/check.c src/trigger.c src/trigger_state.c src/park.c src/kernel_id.c \
+		src/host_state.c
+FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/trigger_state.h src/park.h \
+		src/kernel_id.h src/host_state.h
+# Everything fgraphtop prints (JSON writer, screen, text): renderers, no BPF.
 FGT_LIB_SRCS += src/output.c src/via.c
-FGT_LIB_HDRS += src/output.h src/plan.h src/exit_codes.h src/via.h
+FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h
 FGT_SRCS     := $(FGT_LIB_SRCS)

@@ -93,36 +93,24 @@ static bool filter_is_empty(const char *content)
 	return !*content || !strncmp(content, "#### all functions enabled ####", 31);
 }
 
+const char *const *fgt_trig_funcs(const struct fgt_trig_cfg *cfg)
+{
+	return cfg->funcs ? cfg->funcs : default_funcs;
+}
+
 /* ---- state file ------------------------------------------------------- */
 
 static int write_state(struct fgt_trigger *t)
 {
-	char tmp[sizeof(t->state_path) + 8];
-	FILE *f;
-	int ret = 0;
+	struct fgt_state st = { .owner = t->self };
+	char text[1024];
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", t->state_path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "# fgraphtop check --trigger: tracing state changed by pid %d;\n"
-		"# a later check undoes it if this process is gone\n", (int)getpid());
-	fprintf(f, "pid=%d\ntracefs=%s\n", (int)getpid(), t->tracefs);
-	if (t->instance[0])
-		fprintf(f, "instance=%s\n", t->instance);
+	snprintf(st.instance, sizeof(st.instance), "%s", t->instance);
 	if (t->toplevel_set)
-		fprintf(f, "toplevel=%s\n", t->func);
-	if (t->link_fd >= 0)
-		fprintf(f, "link=kretprobe.multi %s (not pinned: gone with the process)\n", t->func);
-	if (fflush(f) || fsync(fileno(f)))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, t->state_path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+		snprintf(st.toplevel, sizeof(st.toplevel), "%s", t->func);
+	st.link = t->link_fd >= 0;
+	fgt_state_render(&st, text, sizeof(text));
+	return fgt_state_write(t->dir_fd, t->state_name, text);
 }
 
 /* Undo an instance: tracer off (unregisters its fgraph ops), then rmdir.
@@ -171,107 +159,119 @@ static int reset_toplevel(const char *tracefs, const char *func, bool *left_alon
 	return ret;
 }
 
-/* One dead run's state file: undo what it lists. Returns items undone, -1 if some remain. */
-static int undo_state_file(const char *path, const char *def_tracefs, char *out, size_t len)
+/* One dead run's state: undo what it lists (on our tracefs, never a path
+ * from the file). Returns items undone, -1 if some remain. */
+static int undo_state(const struct fgt_trigger *t, const struct fgt_state *st, char *out,
+		      size_t len)
 {
-	char line[512], tracefs[256], inst[128] = "", func[128] = "";
-	int pid = 0, n = 0, err = 0;
-	FILE *f = fopen(path, "re");
+	long pid = st->owner.pid;
+	int n = 0, err = 0;
 
-	snprintf(tracefs, sizeof(tracefs), "%s", def_tracefs ? def_tracefs : "");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "pid=", 4))
-			pid = atoi(line + 4);
-		else if (!strncmp(line, "tracefs=", 8) && !def_tracefs)
-			snprintf(tracefs, sizeof(tracefs), "%.*s", (int)sizeof(tracefs) - 1, line + 8);
-		else if (!strncmp(line, "instance=", 9))
-			snprintf(inst, sizeof(inst), "%.*s", (int)sizeof(inst) - 1, line + 9);
-		else if (!strncmp(line, "toplevel=", 9))
-			snprintf(func, sizeof(func), "%.*s", (int)sizeof(func) - 1, line + 9);
-	}
-	fclose(f);
-	if (inst[0] && strchr(inst, '/') == NULL && tracefs[0]) {
+	if (st->instance[0] && t->tracefs[0]) {
 		char idir[PATH_MAX];
 		bool there;
 		int r;
 
 		/* recorded before its mkdir: the killed run may never have made it */
-		snprintf(idir, sizeof(idir), "%s/instances/%s", tracefs, inst);
+		snprintf(idir, sizeof(idir), "%s/instances/%s", t->tracefs, st->instance);
 		there = access(idir, F_OK) == 0;
-		r = remove_instance(tracefs, inst);
+		r = remove_instance(t->tracefs, st->instance);
 		if (r) {
-			fgt_clause_add(out, len, "could not remove instance %s left by pid %d: %s",
-			       inst, pid, strerror(-r));
+			fgt_clause_add(out, len, "could not remove instance %s left by pid %ld: %s",
+				       st->instance, pid, strerror(-r));
 			err = 1;
 		} else if (there) {
-			fgt_clause_add(out, len, "removed tracefs instance %s left by killed check pid %d",
-			       inst, pid);
+			fgt_clause_add(out, len, "removed tracefs instance %s left by killed "
+				       "check pid %ld", st->instance, pid);
 			n++;
 		}
 	}
-	if (func[0] && tracefs[0]) {
+	if (st->toplevel[0] && t->tracefs[0]) {
 		bool left_alone;
-		int r = reset_toplevel(tracefs, func, &left_alone);
+		int r = reset_toplevel(t->tracefs, st->toplevel, &left_alone);
 
 		if (r) {
-			fgt_clause_add(out, len, "could not reset the top-level tracer left by pid %d: %s",
-			       pid, strerror(-r));
+			fgt_clause_add(out, len, "could not reset the top-level tracer left by "
+				       "pid %ld: %s", pid, strerror(-r));
 			err = 1;
 		} else if (left_alone) {
-			fgt_clause_add(out, len, "top-level tracer changed since killed check pid %d: left alone",
-			       pid);
+			fgt_clause_add(out, len, "top-level tracer changed since killed check pid "
+				       "%ld: left alone", pid);
 		} else {
-			fgt_clause_add(out, len, "reset the top-level tracer left by killed check pid %d", pid);
+			fgt_clause_add(out, len, "reset the top-level tracer left by killed check "
+				       "pid %ld", pid);
 			n++;
 		}
 	}
-	if (!err)
-		unlink(path);
 	return err ? -1 : n;
 }
 
-int fgt_trig_cleanup_stale(const char *tracefs, const char *state_dir, const char *own_state,
-			   char *out, size_t len)
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+/* One file of the state directory: a dead run's state is undone and
+ * removed, its unfinished temporary file removed; a live run's left alone. */
+static int cleanup_file(const struct fgt_trigger *t, const char *name, char *out, size_t len)
+{
+	char own_tmp[96], text[2048];
+	struct fgt_state st;
+	int alive, r;
+
+	snprintf(own_tmp, sizeof(own_tmp), "%s.tmp", t->state_name);
+	if (strncmp(name, "check-", 6) || !strcmp(name, t->state_name) || !strcmp(name, own_tmp))
+		return 0;
+	if (has_suffix(name, ".state.tmp")) {
+		/* the lock is held: no other run of this mount namespace writes one */
+		unlinkat(t->dir_fd, name, 0);
+		return 0;
+	}
+	if (!has_suffix(name, ".state"))
+		return 0;
+	if (fgt_state_read(t->dir_fd, name, text, sizeof(text)) ||
+	    fgt_state_parse(text, &st, fgt_trig_funcs(&t->cfg))) {
+		fgt_clause_add(out, len, "ignored %s: not a state file of fgraphtop's", name);
+		return 0;
+	}
+	alive = fgt_owner_alive(&st.owner, t->cfg.proc);
+	if (alive) {
+		fgt_clause_add(out, len, "left %s alone: check pid %ld %s", name, st.owner.pid,
+			       alive > 0 ? "is still running" : "may still run (another PID "
+			       "namespace, or it cannot be told)");
+		return 0;
+	}
+	r = undo_state(t, &st, out, len);
+	if (r >= 0)
+		unlinkat(t->dir_fd, name, 0);
+	return r > 0 ? r : 0;
+}
+
+/* Instances of runs killed before their state file said so (cannot happen
+ * by construction, but an instance of ours must never outlive its run), and
+ * of runs whose /run is another's (another mount namespace). */
+static int cleanup_instances(const struct fgt_trigger *t, char *out, size_t len)
 {
 	char p[PATH_MAX];
 	struct dirent *de;
 	int n = 0, r;
 	DIR *d;
 
-	d = opendir(state_dir);
-	while (d && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (strncmp(de->d_name, "check-", 6) || l < 7 || strcmp(de->d_name + l - 6, ".state"))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", state_dir, de->d_name);
-		if (own_state && !strcmp(p, own_state))
-			continue;
-		r = undo_state_file(p, tracefs, out, len);
-		n += r > 0 ? r : 0;
-	}
-	if (d)
-		closedir(d);
-	/* instances of runs killed before their state file said so (cannot happen
-	 * by construction, but an instance of ours must never outlive its run) */
-	if (!tracefs)
-		return n;
-	snprintf(p, sizeof(p), "%s/instances", tracefs);
+	snprintf(p, sizeof(p), "%s/instances", t->tracefs);
 	d = opendir(p);
 	while (d && (de = readdir(d))) {
-		char own[64];
+		struct fgt_owner o;
 
-		snprintf(own, sizeof(own), FGT_INSTANCE_PREFIX "%d", (int)getpid());
-		if (strncmp(de->d_name, FGT_INSTANCE_PREFIX, strlen(FGT_INSTANCE_PREFIX)) ||
-		    !strcmp(de->d_name, own))
+		if (fgt_instance_owner(de->d_name, &o) || !strcmp(de->d_name, t->instance))
 			continue;
-		r = remove_instance(tracefs, de->d_name);
+		if (fgt_owner_alive(&o, t->cfg.proc))
+			continue;	/* a live run's, or one we cannot tell: fgraph users */
+		r = remove_instance(t->tracefs, de->d_name);
 		if (r)
-			fgt_clause_add(out, len, "could not remove stray instance %s: %s", de->d_name,
-			       strerror(-r));
+			fgt_clause_add(out, len, "could not remove stray instance %s: %s",
+				       de->d_name, strerror(-r));
 		else {
 			fgt_clause_add(out, len, "removed stray tracefs instance %s", de->d_name);
 			n++;
@@ -282,50 +282,72 @@ int fgt_trig_cleanup_stale(const char *tracefs, const char *state_dir, const cha
 	return n;
 }
 
+static int cleanup_stale(const struct fgt_trigger *t, char *out, size_t len)
+{
+	struct dirent *de;
+	int n = 0, fd = dup(t->dir_fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && (de = readdir(d)))
+		n += cleanup_file(t, de->d_name, out, len);
+	if (d)
+		closedir(d);
+	if (t->tracefs[0])
+		n += cleanup_instances(t, out, len);
+	return n;
+}
+
 /* ---- lock --------------------------------------------------------------- */
 
 static int take_lock(struct fgt_trigger *t, char *msg, size_t len)
 {
-	char p[PATH_MAX + 16];
+	char pid[32] = "?";
+	struct stat st;
+	int e;
 
-	if (mkdir(t->state_dir, 0700) && errno != EEXIST) {
-		snprintf(msg, len, "cannot create %s: %s", t->state_dir, strerror(errno));
-		return -errno;
-	}
-	snprintf(p, sizeof(p), "%s/check.lock", t->state_dir);
-	t->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (t->lock_fd < 0) {
-		snprintf(msg, len, "cannot open %s: %s", p, strerror(errno));
-		return -errno;
+	t->dir_fd = fgt_state_dir_open(t->state_dir, msg, len);
+	if (t->dir_fd < 0)
+		return t->dir_fd;
+	t->lock_fd = openat(t->dir_fd, "check.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+	if (t->lock_fd < 0 || fstat(t->lock_fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid()) {
+		e = t->lock_fd < 0 ? errno : EPERM;
+		snprintf(msg, len, "cannot open %s/check.lock: %s", t->state_dir, strerror(e));
+		if (t->lock_fd >= 0)
+			close(t->lock_fd);
+		t->lock_fd = -1;
+		return -e;
 	}
 	if (flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
-		int e = errno;
-
+		e = errno;
 		/*
 		 * Kernels built without CONFIG_FILE_LOCKING (the lab's minimal
 		 * ones) have no flock(): run unlocked rather than not at all;
-		 * the state file still lets the next run undo a killed one.
+		 * the state files and their owners still keep runs apart.
 		 */
 		if (e == ENOSYS) {
-			log_info("no file locking in this kernel: running unlocked\n");
+			log_info("no file locking in this kernel: running unlocked");
 			goto locked;
 		}
-		char holder[32] = "?";
-
 		if (e == EWOULDBLOCK)
-			(void)(pread(t->lock_fd, holder, sizeof(holder) - 1, 0) > 0);
-		holder[strcspn(holder, "\n")] = '\0';
-		snprintf(msg, len, e == EWOULDBLOCK ? "another fgraphtop check --trigger is "
-			 "running (pid %s): one at a time" : "cannot lock %s", e == EWOULDBLOCK ?
-			 holder : p);
+			(void)(pread(t->lock_fd, pid, sizeof(pid) - 1, 0) > 0);
+		pid[strcspn(pid, "\n")] = '\0';
+		if (e == EWOULDBLOCK)
+			snprintf(msg, len, "another fgraphtop check --trigger is running (pid %s): "
+				 "one at a time", pid);
+		else
+			snprintf(msg, len, "cannot lock %s/check.lock: %s", t->state_dir, strerror(e));
 		close(t->lock_fd);
 		t->lock_fd = -1;
 		return e == EWOULDBLOCK ? -EBUSY : -e;
 	}
 locked:
-	snprintf(p, sizeof(p), "%d\n", (int)getpid());
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (ftruncate(t->lock_fd, 0) == 0)
-		(void)(pwrite(t->lock_fd, p, strlen(p), 0) > 0);
+		(void)(pwrite(t->lock_fd, pid, strlen(pid), 0) > 0);
 	return 0;
 }
 
@@ -337,24 +359,29 @@ int fgt_trig_prepare(struct fgt_trigger *t, const struct fgt_trig_cfg *cfg,
 
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
-	t->lock_fd = t->prog_fd = t->link_fd = -1;
+	t->dir_fd = t->lock_fd = t->prog_fd = t->link_fd = -1;
 	if (clen)
 		cleaned[0] = '\0';
 	tfs = cfg->tracefs ? cfg->tracefs : fgt_tracefs_find();
 	snprintf(t->tracefs, sizeof(t->tracefs), "%s", tfs ? tfs : "");
 	snprintf(t->state_dir, sizeof(t->state_dir), "%s", cfg->state_dir ? cfg->state_dir :
 		 FGT_STATE_DIR);
-	snprintf(t->state_path, sizeof(t->state_path), "%s/check-%d.state", t->state_dir,
-		 (int)getpid());
+	snprintf(t->state_name, sizeof(t->state_name), "check-%d.state", (int)getpid());
+	ret = fgt_owner_self(&t->self, cfg->proc);
+	if (ret) {
+		snprintf(msg, len, "cannot tell who this process is (%s/self): %s",
+			 cfg->proc ? cfg->proc : "/proc", strerror(-ret));
+		return ret;
+	}
 	ret = take_lock(t, msg, len);
 	if (ret)
 		return ret;
-	fgt_trig_cleanup_stale(tfs ? t->tracefs : NULL, t->state_dir, t->state_path,
-			       cleaned, clen);
+	cleanup_stale(t, cleaned, clen);
 	/* the state file exists before anything changes */
 	ret = write_state(t);
 	if (ret) {
-		snprintf(msg, len, "cannot write %s: %s", t->state_path, strerror(-ret));
+		snprintf(msg, len, "cannot write %s/%s: %s", t->state_dir, t->state_name,
+			 strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -365,7 +392,7 @@ int fgt_trig_prepare(struct fgt_trigger *t, const struct fgt_trig_cfg *cfg,
 /* Set dir's set_ftrace_filter to the first cold function the kernel accepts. */
 static int set_cold_filter(struct fgt_trigger *t, const char *dir)
 {
-	const char *const *f = t->cfg.funcs ? t->cfg.funcs : default_funcs;
+	const char *const *f = fgt_trig_funcs(&t->cfg);
 	int ret = -ENOENT;
 
 	for (; *f; f++) {
@@ -425,12 +452,12 @@ static int try_instance(struct fgt_trigger *t, char *msg, size_t len)
 	char dir[PATH_MAX], buf[1024];
 	int ret;
 
-	snprintf(t->instance, sizeof(t->instance), FGT_INSTANCE_PREFIX "%d", (int)getpid());
+	fgt_instance_name(&t->self, t->instance, sizeof(t->instance));
 	snprintf(dir, sizeof(dir), "%s/instances/%s", t->tracefs, t->instance);
 	ret = write_state(t);
 	if (ret) {
-		snprintf(msg, len, "cannot record the instance in %s: %s", t->state_path,
-			 strerror(-ret));
+		snprintf(msg, len, "cannot record the instance in %s/%s: %s", t->state_dir,
+			 t->state_name, strerror(-ret));
 		t->instance[0] = '\0';
 		return ret;
 	}
@@ -478,7 +505,7 @@ static int load_nop_prog(void)
 
 static int try_kretmulti(struct fgt_trigger *t, char *msg, size_t len)
 {
-	const char *const *f = t->cfg.funcs ? t->cfg.funcs : default_funcs;
+	const char *const *f = fgt_trig_funcs(&t->cfg);
 	int err = 0;
 
 	if (t->cfg.no_bpf || !t->cfg.fprobe_fgraph) {
@@ -540,7 +567,7 @@ static int try_toplevel(struct fgt_trigger *t, char *msg, size_t len)
 	/* each candidate is recorded before it is written: on SIGKILL the next
 	 * run resets exactly this */
 	ret = -ENOENT;
-	for (f = t->cfg.funcs ? t->cfg.funcs : default_funcs; *f; f++) {
+	for (f = fgt_trig_funcs(&t->cfg); *f; f++) {
 		snprintf(t->func, sizeof(t->func), "%s", *f);
 		t->toplevel_set = true;
 		ret = write_state(t);
@@ -625,17 +652,18 @@ int fgt_trig_off(struct fgt_trigger *t, char *msg, size_t len)
 		}
 	}
 	t->method = FGT_TRIG_NONE;
-	if (t->lock_fd >= 0)
+	if (t->dir_fd >= 0)
 		write_state(t);
 	return ret;
 }
 
 void fgt_trig_release(struct fgt_trigger *t)
 {
-	if (t->lock_fd < 0)
-		return;
-	if (!t->instance[0] && !t->toplevel_set)
-		unlink(t->state_path);
-	close(t->lock_fd);
-	t->lock_fd = -1;
+	if (t->dir_fd >= 0 && !t->instance[0] && !t->toplevel_set)
+		unlinkat(t->dir_fd, t->state_name, 0);
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	if (t->dir_fd >= 0)
+		close(t->dir_fd);
+	t->lock_fd = t->dir_fd = -1;
 }

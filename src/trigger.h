@@ -17,8 +17,11 @@
  * Crash safety: the lock /run/fgraphtop/check.lock serialises triggering
  * checks, and a state file (/run/fgraphtop/check-PID.state) records each change
  * before it is made and is removed once it is undone. A run that holds the lock
- * knows every state file and every instances/fgraphtop-check-* it finds is a
- * dead run's, and undoes them first (fgt_trig_prepare).
+ * undoes what dead runs left (their state files, and instances named for
+ * them), before it looks for fgraph users: what they left would otherwise
+ * count as one and block the cleanup forever (fgt_trig_prepare). What a live
+ * run owns, or a run of another PID namespace, is never touched; see
+ * trigger_state.h for the owner, the directory and the state file rules.
  */
 #ifndef FGT_TRIGGER_H
 #define FGT_TRIGGER_H
@@ -26,8 +29,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "trigger_state.h"
+
 #define FGT_STATE_DIR		"/run/fgraphtop"
-#define FGT_INSTANCE_PREFIX	"fgraphtop-check-"
 
 enum fgt_trig_method {
 	FGT_TRIG_NONE = 0,
@@ -42,26 +46,29 @@ struct fgt_trig_cfg {
 	const char *const *funcs;	/* cold functions to try, NULL-terminated; NULL: built-in */
 	bool fprobe_fgraph;	/* kretmulti can work: this kernel's fprobe uses fgraph */
 	bool no_bpf;		/* tests: never try the kretmulti method */
+	const char *proc;	/* NULL: /proc (tests: a fake tree) */
 };
 
 struct fgt_trigger {
 	struct fgt_trig_cfg cfg;
+	struct fgt_owner self;
 	char tracefs[256];
 	char state_dir[256];
-	char state_path[320];
-	char instance[64];	/* our instance's name, "" when none */
+	char state_name[64];	/* check-PID.state, in dir_fd */
+	char instance[96];	/* our instance's name, "" when none */
 	char func[128];		/* the cold function used */
 	enum fgt_trig_method method;
 	bool toplevel_set;	/* we changed the top-level tracer and filter */
-	int lock_fd, prog_fd, link_fd;
+	int dir_fd, lock_fd, prog_fd, link_fd;
 };
 
 const char *fgt_trig_method_name(enum fgt_trig_method m);
 
 /*
  * Take the lock (-EBUSY with the holder's pid in msg when another check
- * triggers), then undo what killed runs left. cleaned: what was undone, in
- * words ("" when nothing). 0 or -errno, msg set.
+ * triggers), then undo what dead runs left. cleaned: what was undone, in
+ * words ("" when nothing). 0 or -errno, msg set. Call fgt_trig_release()
+ * in any case.
  */
 int fgt_trig_prepare(struct fgt_trigger *t, const struct fgt_trig_cfg *cfg,
 		     char *cleaned, size_t clen, char *msg, size_t len);
@@ -77,9 +84,7 @@ int fgt_trig_off(struct fgt_trigger *t, char *msg, size_t len);
 /* Drop the lock (and the state file, when nothing is left to undo). */
 void fgt_trig_release(struct fgt_trigger *t);
 
-/* Undo what the state files in state_dir and stray instances record (the lock
- * must be held). Appends what it did to out. Returns how many items it undid. */
-int fgt_trig_cleanup_stale(const char *tracefs, const char *state_dir, const char *own_state,
-			   char *out, size_t len);
+/* The cold functions tried, NULL-ended (cfg->funcs, or the built-in ones). */
+const char *const *fgt_trig_funcs(const struct fgt_trig_cfg *cfg);
 
 #endif

@@ -14,8 +14,6 @@
 #include <string.h>
 #include "verdict.h"
 
-#define FGT_BATCH 32
-
 const char *fgt_verdict_name(enum fgt_verdict v)
 {
 	switch (v) {
@@ -31,16 +29,6 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* "; 3 events lost" when the figures are a lower bound. */
-static void lost_note(const struct fgt_activation *act, char *buf, size_t len)
-{
-	size_t used = strnlen(buf, len);
-
-	if (act->lost && used < len)
-		snprintf(buf + used, len - used, "; %" PRIu64 " events lost, figures are a lower bound",
-			 act->lost);
-}
-
 static uint32_t max_batch(const struct fgt_activation *act)
 {
 	uint32_t i, m = 0;
@@ -51,129 +39,150 @@ static uint32_t max_batch(const struct fgt_activation *act)
 	return m;
 }
 
-static enum fgt_verdict fixed(const struct fgt_activation *act, char *buf, size_t len)
+void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val *v)
 {
-	uint64_t reserve = act->served > act->nonblocking ? act->served - act->nonblocking : 0;
-
-	if (act->nr_sweeps == 1)
-		snprintf(buf, len, "one sweep served %" PRIu64 " %s with non-blocking allocations",
-			 act->served, plural(act->served, "thread", "threads"));
+	memset(v, 0, sizeof(*v));
+	v->seq = act->seq;
+	v->implicit = act->implicit;
+	v->nr_sweeps = act->nr_sweeps;
+	v->max_batch = max_batch(act);
+	v->served = act->served;
+	v->nonblocking = act->nonblocking;
+	v->reserve = act->served > act->nonblocking ? act->served - act->nonblocking : 0;
+	v->failed = act->failed_nonblocking + act->failed_blocking;
+	v->lost = act->lost;
+	v->verdict = FGT_VERDICT_INCONCLUSIVE;
+	if (!act->complete)
+		v->why = FGT_WHY_INCOMPLETE;
+	else if (!act->served)
+		v->why = FGT_WHY_NONE_LACKING;
+	else if (act->nonblocking || act->failed_nonblocking)
+		v->why = FGT_WHY_NONBLOCKING, v->verdict = FGT_VERDICT_FIXED;
+	else if (v->max_batch <= FGT_RETSTACK_BATCH)
+		v->why = FGT_WHY_BATCHES, v->verdict = FGT_VERDICT_NOT_FIXED;
 	else
-		snprintf(buf, len, "%u sweeps served %" PRIu64 " %s with non-blocking allocations",
-			 act->nr_sweeps, act->served, plural(act->served, "thread", "threads"));
-	snprintf(buf + strnlen(buf, len), len - strnlen(buf, len),
-		 " (%" PRIu64 " non-blocking, %" PRIu64 " from the reserve, %" PRIu64 " failed)",
-		 act->nonblocking, reserve, act->failed_nonblocking + act->failed_blocking);
-	return FGT_VERDICT_FIXED;
+		v->why = FGT_WHY_ODD_BATCH;
 }
 
-static enum fgt_verdict not_fixed(const struct fgt_activation *act, char *buf, size_t len)
+static void fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
 {
-	if (act->nr_sweeps == 1)
+	if (v->nr_sweeps == 1)
+		snprintf(buf, len, "one sweep served %" PRIu64 " %s with non-blocking allocations",
+			 v->served, plural(v->served, "thread", "threads"));
+	else
+		snprintf(buf, len, "%u sweeps served %" PRIu64 " %s with non-blocking allocations",
+			 v->nr_sweeps, v->served, plural(v->served, "thread", "threads"));
+	snprintf(buf + strnlen(buf, len), len - strnlen(buf, len),
+		 " (%" PRIu64 " non-blocking, %" PRIu64 " from the reserve, %" PRIu64 " failed)",
+		 v->nonblocking, v->reserve, v->failed);
+}
+
+static void not_fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
+{
+	if (v->nr_sweeps == 1)
 		snprintf(buf, len, "one sweep served %" PRIu64 " %s from a GFP_KERNEL batch of %u "
 			 "with no non-blocking allocation attempted: the unfixed code",
-			 act->served, plural(act->served, "thread", "threads"), max_batch(act));
+			 v->served, plural(v->served, "thread", "threads"), v->max_batch);
 	else
 		snprintf(buf, len, "%u sweeps, each a GFP_KERNEL batch of at most %u, served %"
-			 PRIu64 " %s", act->nr_sweeps, FGT_BATCH, act->served,
-			 plural(act->served, "thread", "threads"));
-	return FGT_VERDICT_NOT_FIXED;
+			 PRIu64 " %s", v->nr_sweeps, FGT_RETSTACK_BATCH, v->served,
+			 plural(v->served, "thread", "threads"));
+}
+
+const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t len)
+{
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	switch (v->why) {
+	case FGT_WHY_NOTHING:
+		snprintf(buf, len, "no activation seen: nothing to judge (an activation is "
+			 "the function graph tracer's 0 -> 1 step)");
+		return buf;
+	case FGT_WHY_INCOMPLETE:
+		snprintf(buf, len, "activation %u incomplete (%s): its sweeps were not all seen",
+			 v->seq, v->implicit ? "fgraphtop started during it" : "its end was not seen");
+		return buf;
+	case FGT_WHY_NONE_LACKING:
+		snprintf(buf, len, "%u %s served no thread: no thread lacked a shadow stack, "
+			 "fixed and unfixed kernels behave alike", v->nr_sweeps,
+			 plural(v->nr_sweeps, "sweep", "sweeps"));
+		return buf;
+	case FGT_WHY_NONBLOCKING:
+		fixed_text(v, buf, len);
+		break;
+	case FGT_WHY_BATCHES:
+		not_fixed_text(v, buf, len);
+		break;
+	case FGT_WHY_ODD_BATCH:
+		snprintf(buf, len, "a sweep made %u blocking allocations and none non-blocking: "
+			 "neither the fixed nor the unfixed code does that", v->max_batch);
+		break;
+	}
+	if (v->lost)
+		snprintf(buf + strnlen(buf, len), len - strnlen(buf, len),
+			 "; %" PRIu64 " events lost, figures are a lower bound", v->lost);
+	return buf;
 }
 
 enum fgt_verdict fgt_verdict_of(const struct fgt_activation *act, char *buf, size_t len)
 {
-	enum fgt_verdict v;
-	char dummy[8];
+	struct fgt_verdict_val v;
 
-	if (!buf || !len) {
-		buf = dummy;
-		len = sizeof(dummy);
-	}
-	buf[0] = '\0';
-	if (!act->complete) {
-		snprintf(buf, len, "activation %u incomplete (%s): its sweeps were not all seen",
-			 act->seq, act->implicit ? "fgraphtop started during it" : "its end was not seen");
-		return FGT_VERDICT_INCONCLUSIVE;
-	}
-	if (!act->served) {
-		snprintf(buf, len, "%u %s served no thread: no thread lacked a shadow stack, "
-			 "fixed and unfixed kernels behave alike", act->nr_sweeps,
-			 plural(act->nr_sweeps, "sweep", "sweeps"));
-		return FGT_VERDICT_INCONCLUSIVE;
-	}
-	if (act->nonblocking || act->failed_nonblocking)
-		v = fixed(act, buf, len);
-	else if (max_batch(act) <= FGT_BATCH)
-		v = not_fixed(act, buf, len);
-	else {
-		snprintf(buf, len, "a sweep made %u blocking allocations and none non-blocking: "
-			 "neither the fixed nor the unfixed code does that", max_batch(act));
-		v = FGT_VERDICT_INCONCLUSIVE;
-	}
-	lost_note(act, buf, len);
-	return v;
+	fgt_verdict_judge(act, &v);
+	if (buf)
+		fgt_verdict_text(&v, buf, len);
+	return v.verdict;
 }
 
 void fgt_judge_init(struct fgt_judge *j)
 {
 	memset(j, 0, sizeof(*j));
 	j->verdict = FGT_VERDICT_INCONCLUSIVE;
-	snprintf(j->evidence, sizeof(j->evidence), "no activation seen: nothing to judge "
-		 "(an activation is the function graph tracer's 0 -> 1 step)");
+	j->quoted.why = FGT_WHY_NOTHING;
 }
 
-/* Quote the activation that decides, preferring the one that served the most threads. */
-static void quote(struct fgt_judge *j, const struct fgt_activation *act, const char *ev)
+/* Quote v when it decides as strongly: the first of a decisive kind, then
+ * the one that served the most threads. */
+static bool quote(struct fgt_judge *j, const struct fgt_verdict_val *v, bool fresh)
 {
-	if (j->best_served && act->served <= j->best_served)
-		return;
-	j->best_served = act->served ? act->served : 1;
-	snprintf(j->evidence, sizeof(j->evidence), "%s", ev);
+	if (!fresh && v->served <= j->quoted.served)
+		return false;
+	j->quoted = *v;
+	return true;
 }
 
-static void add_conflict_note(struct fgt_judge *j)
+bool fgt_judge_add(struct fgt_judge *j, const struct fgt_verdict_val *v,
+		   const struct fgt_activation *act)
 {
-	size_t used = strnlen(j->evidence, sizeof(j->evidence));
-
-	if (j->verdict == FGT_VERDICT_NOT_FIXED && j->n_fixed)
-		snprintf(j->evidence + used, sizeof(j->evidence) - used,
-			 " (conflicting: %u %s looked fixed)", j->n_fixed,
-			 plural(j->n_fixed, "activation", "activations"));
-}
-
-void fgt_judge_add(struct fgt_judge *j, const struct fgt_activation *act)
-{
-	char ev[sizeof(j->evidence)];
-	enum fgt_verdict v = fgt_verdict_of(act, ev, sizeof(ev));
 	enum fgt_verdict before = j->verdict;
 
+	j->n++;
 	j->failures += act->failed_blocking + act->failed_nonblocking;
-	switch (v) {
+	switch (v->verdict) {
 	case FGT_VERDICT_NOT_FIXED:
 		j->n_not_fixed++;
-		if (before != FGT_VERDICT_NOT_FIXED)
-			j->best_served = 0;	/* the first decisive kind: quote it */
 		j->verdict = FGT_VERDICT_NOT_FIXED;
-		quote(j, act, ev);
-		break;
+		return quote(j, v, before != FGT_VERDICT_NOT_FIXED);
 	case FGT_VERDICT_FIXED:
 		j->n_fixed++;
 		if (before == FGT_VERDICT_NOT_FIXED)
-			break;
-		if (before != FGT_VERDICT_FIXED)
-			j->best_served = 0;
+			return false;
 		j->verdict = FGT_VERDICT_FIXED;
-		quote(j, act, ev);
-		break;
+		return quote(j, v, before != FGT_VERDICT_FIXED);
 	default:
 		j->n_inconclusive++;
-		if (before == FGT_VERDICT_INCONCLUSIVE)
-			snprintf(j->evidence, sizeof(j->evidence), "%s", ev);
-		break;
+		/* until something decides, the latest says why not */
+		return before == FGT_VERDICT_INCONCLUSIVE && quote(j, v, true);
 	}
-	/* evidence is re-quoted above only when it changes; the note is appended once */
-	if (j->verdict == FGT_VERDICT_NOT_FIXED && strstr(j->evidence, " (conflicting: ")) {
-		*strstr(j->evidence, " (conflicting: ") = '\0';
-	}
-	add_conflict_note(j);
+}
+
+const char *fgt_judge_text(const struct fgt_judge *j, char *buf, size_t len)
+{
+	fgt_verdict_text(&j->quoted, buf, len);
+	if (j->verdict == FGT_VERDICT_NOT_FIXED && j->n_fixed)
+		snprintf(buf + strnlen(buf, len), len - strnlen(buf, len),
+			 " (conflicting: %u %s looked fixed)", j->n_fixed,
+			 plural(j->n_fixed, "activation", "activations"));
+	return buf;
 }

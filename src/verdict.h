@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Does this kernel carry "tracing: fgraph: fix the quadratic shadow stack walk"?
- * Judged from activation records alone, with the evidence in words.
+ * Judged from activation records alone. A verdict is a value (what was
+ * decided, on which facts); its evidence in words is rendered from it.
  */
 #ifndef FGT_VERDICT_H
 #define FGT_VERDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "activation.h"
 
@@ -20,19 +22,53 @@ enum fgt_verdict {
  * for inconclusive: that mapping is the caller's). */
 const char *fgt_verdict_name(enum fgt_verdict v);
 
-/* Judge one activation; writes the evidence sentence into buf. */
+/* Why, in the kernel's terms. */
+enum fgt_verdict_why {
+	FGT_WHY_NOTHING,	/* no activation seen */
+	FGT_WHY_INCOMPLETE,	/* its sweeps were not all seen */
+	FGT_WHY_NONE_LACKING,	/* no thread lacked a stack: both kernels alike */
+	FGT_WHY_NONBLOCKING,	/* non-blocking allocations inside the walk: fixed */
+	FGT_WHY_BATCHES,	/* blocking batches of at most 32 only: unfixed */
+	FGT_WHY_ODD_BATCH,	/* a bigger blocking batch: neither code */
+};
+
+struct fgt_verdict_val {
+	enum fgt_verdict verdict;
+	enum fgt_verdict_why why;
+	uint32_t seq;			/* the activation's */
+	bool implicit;			/* INCOMPLETE: fgraphtop started during it */
+	uint32_t nr_sweeps;
+	uint32_t max_batch;		/* blocking allocations of the biggest sweep */
+	uint64_t served, nonblocking, reserve, failed;
+	uint64_t lost;			/* events lost while it ran: figures are a lower bound */
+};
+
+/* Judge one activation (pure). */
+void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val *v);
+/* The evidence in words, into buf; returns buf. */
+const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t len);
+/* Both: the verdict, the evidence into buf (which may be NULL). */
 enum fgt_verdict fgt_verdict_of(const struct fgt_activation *act, char *buf, size_t len);
 
-/* Combine per-activation verdicts into the kernel's (fixed wins only if no activation says not fixed). */
+/*
+ * The kernel's verdict over every activation seen, the only judge: fixed
+ * wins only if no activation says not fixed; the activation quoted is the
+ * one that decides, preferring the one that served the most threads.
+ */
 struct fgt_judge {
 	enum fgt_verdict verdict;
-	unsigned int n_fixed, n_not_fixed, n_inconclusive;
-	uint64_t failures;	/* failed sweep-path allocations in judged activations:
-				 * "fixed but something is wrong" for check's status 1 */
-	uint64_t best_served;	/* internal: served by the activation quoted */
-	char evidence[320];
+	unsigned int n, n_fixed, n_not_fixed, n_inconclusive;
+	uint64_t failures;		/* failed sweep-path allocations in judged activations:
+					 * "fixed but something is wrong" for check's status 1 */
+	struct fgt_verdict_val quoted;	/* valid when n > 0 */
 };
 void fgt_judge_init(struct fgt_judge *j);
-void fgt_judge_add(struct fgt_judge *j, const struct fgt_activation *act);
+/* Count v (act's verdict); true when v is now the one quoted. */
+bool fgt_judge_add(struct fgt_judge *j, const struct fgt_verdict_val *v,
+		   const struct fgt_activation *act);
+/* The quoted evidence, with the conflicts noted; returns buf. */
+const char *fgt_judge_text(const struct fgt_judge *j, char *buf, size_t len);
+
+#define FGT_EVIDENCE_LEN	320
 
 #endif

@@ -23,7 +23,7 @@ struct fake {
 
 static inline void fake_write(const struct fake *f, const char *rel, const char *content)
 {
-	char p[512];
+	char p[1024];
 	FILE *fp;
 
 	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
@@ -37,8 +37,8 @@ static inline void fake_write(const struct fake *f, const char *rel, const char 
 /* whole file, trailing newline stripped, into a static buffer */
 static inline const char *fake_read(const struct fake *f, const char *rel)
 {
-	static char buf[4096];
-	char p[512];
+	static char buf[16384];
+	char p[1024];
 	size_t n;
 	FILE *fp;
 
@@ -56,7 +56,7 @@ static inline const char *fake_read(const struct fake *f, const char *rel)
 
 static inline int fake_exists(const struct fake *f, const char *rel)
 {
-	char p[512];
+	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
 	return access(p, F_OK) == 0;
@@ -64,11 +64,34 @@ static inline int fake_exists(const struct fake *f, const char *rel)
 
 static inline void fake_mkdir(const struct fake *f, const char *rel)
 {
-	char p[512];
+	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
 	if (mkdir(p, 0755))
 		abort();
+}
+
+/*
+ * A kallsyms that passes fgt_ksyms_sane(): _stext, FGT_KSYMS_MIN-odd text
+ * symbols, _etext, some data; register_ftrace_graph among them or not.
+ */
+static inline void fake_kallsyms(const struct fake *f, int with_fgraph)
+{
+	char p[1024];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/kallsyms", f->root);
+	fp = fopen(p, "w");
+	if (!fp)
+		abort();
+	fprintf(fp, "ffffffff81000000 T _stext\n");
+	for (int i = 0; i < 1200; i++)
+		fprintf(fp, "%016llx t filler_%d\n", 0xffffffff81001000ull + i * 0x100ull, i);
+	if (with_fgraph)
+		fprintf(fp, "ffffffff81254c50 T register_ftrace_graph\n"
+			"ffffffff81254f30 T unregister_ftrace_graph\n");
+	fprintf(fp, "ffffffff81e00000 T _etext\nffffffff82a1b2c8 D nr_threads\n");
+	fclose(fp);
 }
 
 /* A kernel with function_graph, idle: top-level nop, no filter, no events. */
@@ -91,11 +114,7 @@ static inline struct fake *fake_new(int with_fgraph)
 	fake_write(f, "tracing/set_ftrace_filter", "#### all functions enabled ####\n");
 	fake_write(f, "tracing/set_event", "");
 	fake_write(f, "tracing/dynamic_events", "");
-	fake_write(f, "kallsyms", with_fgraph ?
-		   "ffffffff81254c50 T register_ftrace_graph\n"
-		   "ffffffff81254f30 T unregister_ftrace_graph\n"
-		   "ffffffff82a1b2c8 D nr_threads\n" :
-		   "ffffffff81000000 T _stext\nffffffff82a1b2c8 D nr_threads\n");
+	fake_kallsyms(f, with_fgraph);
 	fake_write(f, "loadavg", "0.10 0.20 0.30 2/345 6789\n");
 	return f;
 }

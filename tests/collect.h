@@ -33,13 +33,13 @@ static inline void collect_feed(const struct fgt_event *ev, void *ctx)
 {
 	struct collect *c = ctx;
 
-	fgt_asm_feed(c->a, ev);
+	fgt_assembler_feed(c->a, ev);
 }
 
 static inline void collect_init(struct collect *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->a = fgt_asm_new(collect_cb, c);
+	c->a = fgt_assembler_new(collect_cb, c);
 }
 
 static inline void collect_fini(struct collect *c)
@@ -48,7 +48,7 @@ static inline void collect_fini(struct collect *c)
 
 	for (i = 0; i < c->n; i++)
 		free(c->acts[i].sweeps);
-	fgt_asm_free(c->a);
+	fgt_assembler_free(c->a);
 	c->a = NULL;
 	c->n = 0;
 }
@@ -58,7 +58,7 @@ static inline void collect_gen(struct collect *c, const struct gen_cfg *cfg)
 {
 	collect_init(c);
 	gen_activation(cfg, collect_feed, c);
-	fgt_asm_flush(c->a);
+	fgt_assembler_flush(c->a);
 }
 
 #endif

@@ -52,6 +52,7 @@ static int set_field(struct fgt_event *ev, const char *k, const char *v)
 	else if (!strcmp(k, "stack_id")) ev->stack_id = strtol(v, NULL, 0);
 	else if (!strcmp(k, "target_tid")) ev->target_tid = u;
 	else if (!strcmp(k, "comm")) snprintf(ev->comm, sizeof(ev->comm), "%s", v);
+	else if (!strcmp(k, "lost")) ev->lost = u;
 	else
 		return -1;
 	return 0;
@@ -119,6 +120,8 @@ void ev_write(FILE *f, const struct fgt_event *ev)
 			(unsigned long long)ev->nr_threads, ev->stack_id);
 		break;
 	case FGT_EV_ACT_END:
+		fprintf(f, " ret=%d lost=%u", ev->ret, ev->lost);
+		break;
 	case FGT_EV_SWEEP_END:
 		fprintf(f, " ret=%d", ev->ret);
 		break;

@@ -11,7 +11,7 @@
 enum ev_line {
 	EV_LINE_NONE,		/* blank or comment */
 	EV_LINE_EVENT,
-	EV_LINE_LOST,		/* "LOST n": fgt_asm_lost() */
+	EV_LINE_LOST,		/* "LOST n": fgt_assembler_lost() */
 	EV_LINE_EXPECT,		/* "EXPECT key=value...": checked by the test */
 	EV_LINE_ERROR,
 };

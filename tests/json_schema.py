@@ -30,7 +30,8 @@ PER_SWEEP = {"served": INT, "batch": INT, "nonblocking": INT, "failed_blocking":
              "walk_ns": INT, "alloc_ns": INT}
 LATENCY = {"count": INT, "p50": INT, "p99": INT, "max": INT}
 PROBE = {"kind": ("fentry", "fexit", "tp_btf", "raw_tp"), "target": STR, "tried": BOOL,
-         "ok": BOOL, "load_err": INT, "attach_err": INT, "why": STR}
+         "ok": BOOL, "load_err": INT, "attach_err": INT, "why": STR, "role": STR, "change": STR}
+CHECK_VERDICT = ("fixed", "not_fixed", "not_affected", "unknown")
 FIGURE = {"figure": STR, "path": PATH, "how": STR}
 
 TYPES = {
@@ -38,7 +39,11 @@ TYPES = {
                         "shadow_stack": ("kmem_cache", "kmalloc"), "shadow_stack_bytes": INT},
              "probes": (ARR, PROBE), "figures": (ARR, FIGURE)},
     "start": {"activation_path": PATH, "sweep_path": PATH, "fork_path": PATH, "latency": BOOL},
-    "warning": {"code": ("fgraph_active",), "message": STR},
+    "warning": {"code": ("fgraph_active", "latency_probe", "stale_state"), "message": STR},
+    "log": {"level": ("error", "info", "debug"), "message": STR},
+    "check": {"verdict": CHECK_VERDICT, "status": (0, 1, 2, 3), "reason": STR,
+              "kernel": {"release": STR}, "check_time": NUM, "activations_seen": INT,
+              "lost_events": INT},
     "event": {"event": ("act_begin", "act_end", "sweep_begin", "sweep_end", "alloc", "free",
                         "task_new", "task_exit"),
               "src": PATH, "time_s": NUM, "cpu": INT, "pid": INT, "tid": INT, "comm": STR},

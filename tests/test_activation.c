@@ -123,7 +123,7 @@ static void unfixed(unsigned int u, unsigned int sweeps, unsigned int last)
 	assert_int_equal(a->lat.min, 300);
 	assert_int_equal(a->lat.max, 300);
 	check_sums(a);
-	assert_int_equal(fgt_asm_fork(c.a)->idle_allocs, 2);
+	assert_int_equal(fgt_assembler_fork(c.a)->idle_allocs, 2);
 	assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
 	collect_fini(&c);
 }
@@ -320,18 +320,18 @@ static void test_activations_in_a_row(void **state)
 	gen_forks(two.ts0, 10, 3, false, collect_feed, &c);
 	two.ts0 += 100000;
 	gen_activation(&two, collect_feed, &c);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	assert_int_equal(c.n, 2);
 	assert_int_equal(c.acts[0].seq, 1);
 	assert_int_equal(c.acts[1].seq, 2);
 	assert_int_equal(c.acts[0].nr_sweeps, 4);
 	assert_int_equal(c.acts[1].nr_sweeps, 2);
 	assert_int_equal(c.acts[1].served, 40);
-	assert_int_equal(fgt_asm_fork(c.a)->allocs, 10);
-	assert_int_equal(fgt_asm_fork(c.a)->failed, 3);
-	assert_int_equal(fgt_asm_fork(c.a)->tasks_new, 10);
-	assert_int_equal(fgt_asm_fork(c.a)->tasks_without, 3);
-	assert_int_equal(fgt_asm_fork(c.a)->lat.count, 10);
+	assert_int_equal(fgt_assembler_fork(c.a)->allocs, 10);
+	assert_int_equal(fgt_assembler_fork(c.a)->failed, 3);
+	assert_int_equal(fgt_assembler_fork(c.a)->tasks_new, 10);
+	assert_int_equal(fgt_assembler_fork(c.a)->tasks_without, 3);
+	assert_int_equal(fgt_assembler_fork(c.a)->lat.count, 10);
 	collect_fini(&c);
 }
 
@@ -363,11 +363,11 @@ static void test_current_and_midway_start(void **state)
 	collect_init(&c);
 	/* fgraphtop started after the 10th sweep began */
 	for (i = 10 * 32 + 5; i < s.n; i++) {
-		fgt_asm_feed(c.a, &s.ev[i]);
+		fgt_assembler_feed(c.a, &s.ev[i]);
 		if (i + 1 < s.n)
-			assert_non_null(fgt_asm_current(c.a));
+			assert_non_null(fgt_assembler_current(c.a));
 	}
-	assert_null(fgt_asm_current(c.a));
+	assert_null(fgt_assembler_current(c.a));
 	assert_int_equal(c.n, 1);
 	assert_true(c.acts[0].implicit);
 	assert_false(c.acts[0].complete);
@@ -386,16 +386,16 @@ static void test_flush_incomplete(void **state)
 	gen_activation(&cfg, stream_add, &s);
 	collect_init(&c);
 	for (i = 0; i < s.n / 2; i++)
-		fgt_asm_feed(c.a, &s.ev[i]);
-	fgt_asm_lost(c.a, 7);
+		fgt_assembler_feed(c.a, &s.ev[i]);
+	fgt_assembler_lost(c.a, 7);
 	assert_int_equal(c.n, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	assert_int_equal(c.n, 1);
 	assert_false(c.acts[0].complete);
 	assert_false(c.acts[0].implicit);
 	assert_int_equal(c.acts[0].lost, 7);
 	assert_int_equal(c.acts[0].end_ns, s.ev[s.n / 2 - 1].ts_ns);
-	fgt_asm_flush(c.a);	/* nothing left: no second report */
+	fgt_assembler_flush(c.a);	/* nothing left: no second report */
 	assert_int_equal(c.n, 1);
 	collect_fini(&c);
 	free(s.ev);
@@ -440,13 +440,13 @@ static void test_lost_events(void **state)
 			cfg.ts0 = s.ev[s.n - 1].ts_ns + 10;
 			gen_activation(&cfg, stream_add, &s);
 			reports = 0;
-			a = fgt_asm_new(lossy_cb, &reports);
+			a = fgt_assembler_new(lossy_cb, &reports);
 			for (i = 0; i < s.n; i++)
 				if (lcg(&seed) % rates[r])
-					fgt_asm_feed(a, &s.ev[i]);
-			fgt_asm_flush(a);
+					fgt_assembler_feed(a, &s.ev[i]);
+			fgt_assembler_flush(a);
 			assert_in_range(reports, 1, 10);
-			fgt_asm_free(a);
+			fgt_assembler_free(a);
 			free(s.ev);
 		}
 	}
@@ -459,7 +459,7 @@ static void test_fuzz(void **state)
 	unsigned int reports = 0, i;
 	uint32_t seed = 42;
 
-	a = fgt_asm_new(lossy_cb, &reports);
+	a = fgt_assembler_new(lossy_cb, &reports);
 	for (i = 0; i < 200000; i++) {
 		struct fgt_event ev = {
 			.ts_ns = lcg(&seed) % 1000000, .type = lcg(&seed) % 10,
@@ -468,14 +468,14 @@ static void test_fuzz(void **state)
 			.ret = -(int)(lcg(&seed) % 20), .src = 1 + lcg(&seed) % 2,
 		};
 
-		fgt_asm_feed(a, &ev);
+		fgt_assembler_feed(a, &ev);
 		if (i % 1000 == 0)
-			fgt_asm_lost(a, 1);
+			fgt_assembler_lost(a, 1);
 	}
-	fgt_asm_feed(NULL, NULL);
-	fgt_asm_flush(a);
+	fgt_assembler_feed(NULL, NULL);
+	fgt_assembler_flush(a);
 	assert_true(reports > 0);
-	fgt_asm_free(a);
+	fgt_assembler_free(a);
 }
 
 /* Recorded sequences: every EXPECT line of every tests/data file must hold. */
@@ -516,7 +516,7 @@ static void check_expect(const char *line, struct collect *c, const char *file)
 {
 	char buf[64], ev[256];
 	const struct fgt_activation *a;
-	const struct fgt_fork_stats *f = fgt_asm_fork(c->a);
+	const struct fgt_fork_stats *f = fgt_assembler_fork(c->a);
 	unsigned long n;
 
 	expect_u64(line, "activations", c->n, file);
@@ -566,10 +566,10 @@ static unsigned int replay(const char *path)
 		lineno++;
 		switch (ev_parse(line, &ev, &lost)) {
 		case EV_LINE_EVENT:
-			fgt_asm_feed(c.a, &ev);
+			fgt_assembler_feed(c.a, &ev);
 			break;
 		case EV_LINE_LOST:
-			fgt_asm_lost(c.a, lost);
+			fgt_assembler_lost(c.a, lost);
 			break;
 		case EV_LINE_ERROR:
 			fail_msg("%s:%u: cannot parse: %s", path, lineno, line);
@@ -578,7 +578,7 @@ static unsigned int replay(const char *path)
 			break;
 		}
 	}
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
 		if (ev_parse(line, &ev, &lost) == EV_LINE_EXPECT) {
@@ -633,7 +633,7 @@ static void test_text_roundtrip(void **state)
 	collect_init(&c);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		assert_int_equal(ev_parse(line, &ev, &lost), EV_LINE_EVENT);
-		fgt_asm_feed(c.a, &ev);
+		fgt_assembler_feed(c.a, &ev);
 	}
 	assert_int_equal(c.n, 1);
 	assert_int_equal(c.acts[0].nr_sweeps, 2);

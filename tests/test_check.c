@@ -15,7 +15,10 @@
 #include <cmocka.h>
 #include "activation.h"
 #include "check.h"
+#include "check_env.h"
+#include "log.h"
 #include "check_fake.h"
+#include "trigger_state.h"
 #include "gen.h"
 
 struct fake_session {
@@ -24,6 +27,7 @@ struct fake_session {
 	bool emit_never, start_fails, emitted, stopped;
 	uint64_t lost;			/* lost over the whole watch (w->lost) */
 	uint64_t lost_in_act;		/* of which during the activation */
+	struct fgt_recorder rec;	/* as src/session.c: the records and the judge */
 	struct fgt_assembler *as;
 };
 
@@ -33,11 +37,12 @@ static void feed(const struct fgt_event *ev, void *ctx)
 	struct fake_session *s = ctx;
 
 	if (ev->type == FGT_EV_ACT_END && s->lost_in_act)
-		fgt_asm_lost(s->as, s->lost_in_act);
-	fgt_asm_feed(s->as, ev);
+		fgt_assembler_lost(s->as, s->lost_in_act);
+	fgt_assembler_feed(s->as, ev);
 }
 
-static int fs_start(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, size_t len)
+static int fs_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, void *cb_ctx,
+		    char *msg, size_t len)
 {
 	struct fake_session *s = priv;
 
@@ -45,7 +50,8 @@ static int fs_start(void *priv, fgt_activation_cb cb, void *cb_ctx, char *msg, s
 		snprintf(msg, len, "BPF tracing programs are not permitted by this kernel");
 		return -EPERM;
 	}
-	s->as = fgt_asm_new(cb, cb_ctx);
+	fgt_recorder_init(&s->rec, cb, cb_ctx, ks, NULL, NULL);
+	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
 	return s->as ? 0 : -ENOMEM;
 }
 
@@ -72,9 +78,12 @@ static bool fs_busy(void *priv)
 	return false;
 }
 
+/* As the real session: what counts the losses is gone once stopped. */
 static uint64_t fs_lost(void *priv)
 {
-	return ((struct fake_session *)priv)->lost;
+	struct fake_session *s = priv;
+
+	return s->stopped ? 0 : s->lost;
 }
 
 static int fs_graph_active(void *priv)
@@ -87,8 +96,8 @@ static void fs_stop(void *priv)
 	struct fake_session *s = priv;
 
 	if (s->as) {
-		fgt_asm_flush(s->as);
-		fgt_asm_free(s->as);
+		fgt_assembler_flush(s->as);
+		fgt_assembler_free(s->as);
 	}
 	s->as = NULL;
 	s->stopped = true;
@@ -126,6 +135,14 @@ static char *render(const struct fgt_check_result *r, bool json)
 	else
 		fgt_check_print_line(f, r);
 	fclose(f);
+	/* every JSON answer is also checked against docs/json.md (make test-schema) */
+	if (json && getenv("FGT_JSON_OUT")) {
+		FILE *out = fopen(getenv("FGT_JSON_OUT"), "a");
+
+		assert_non_null(out);
+		fputs(buf, out);
+		fclose(out);
+	}
 	return buf;
 }
 
@@ -189,7 +206,17 @@ static void test_passive_fixed_and_warnings(void **state)
 	assert_non_null(strstr(r.reason, "; 7 events lost during the activation"));
 	assert_int_equal(r.lost, 9);
 	assert_int_equal(r.seen.lost, 7);
+	/* read before the session stopped (after, it counts nothing): in the line,
+	 * the JSON and the textfile */
 	assert_non_null(strstr(render(&r, false), " lost=9"));
+	assert_non_null(strstr(render(&r, true), "\"lost_events\":9,"));
+	{
+		char path[256], err[256];
+
+		snprintf(path, sizeof(path), "%s/lost.prom", f->root);
+		assert_int_equal(fgt_check_write_prom(path, &r, err, sizeof(err)), 0);
+		assert_non_null(strstr(fake_read(f, "lost.prom"), "\nfgraphtop_lost_events 9"));
+	}
 	/* lost at other times only: reported, the answer stands */
 	memset(&s, 0, sizeof(s));
 	s.kernel.fixed = true;
@@ -243,6 +270,28 @@ static void test_unknown(void **state)
 	fake_free(f);
 }
 
+/* A masked or truncated kallsyms (a container's, say) is no proof of "not
+ * affected": without tracefs to tell, the answer is unknown, with the reason. */
+static void test_masked_kallsyms(void **state)
+{
+	struct fake *f = fake_new(0);
+	struct fgt_check_env e = env_of(f, NULL);
+	struct fgt_check_result r;
+
+	fake_write(f, "kallsyms", "");
+	e.host.tracefs = "/nonexistent";
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_int_equal(r.verdict, FGT_CHECK_V_UNKNOWN);
+	assert_string_equal(r.reason, "cannot tell whether this kernel has a function graph "
+			    "tracer: /proc/kallsyms looks masked or truncated (0 symbols, no "
+			    "_stext, no _etext), and tracefs is not readable (mount tracefs, run "
+			    "as root)");
+	/* truncated in the middle of the text symbols: no _etext */
+	fake_write(f, "kallsyms", "ffffffff81000000 T _stext\nffffffff81000100 T a\n");
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
+	fake_free(f);
+}
+
 static void test_not_affected(void **state)
 {
 	struct fake *f = fake_new(0);
@@ -254,9 +303,8 @@ static void test_not_affected(void **state)
 	assert_int_equal(r.verdict, FGT_CHECK_V_NOT_AFFECTED);
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH OK - not affected: no function graph tracer in this "
-			       "kernel: no register_ftrace_graph in kallsyms, no function_graph in "
-			       "available_tracers: it cannot have the quadratic shadow-stack walk; "
-			       "kernel "));
+			       "kernel: no register_ftrace_graph in kallsyms: it cannot have the "
+			       "quadratic shadow-stack walk; kernel "));
 	assert_null(strstr(out, "|"));
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"verdict\":\"not_affected\",\"status\":0"));
@@ -295,6 +343,46 @@ static void test_trigger(void **state)
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"trigger\":{\"done\":true,\"method\":\"toplevel\","
 			       "\"function\":\"__x64_sys_reboot\",\"parked_threads\":100,\"threads\":345"));
+	fake_free(f);
+}
+
+/*
+ * What a killed check left counts as an fgraph user (its instance with
+ * function_graph, the top-level tracer set to it): the next --trigger must
+ * clean it up under the lock before it looks for users, not refuse forever.
+ */
+static void test_trigger_after_killed_run(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+	char name[96], rel[160];
+	struct fgt_owner dead;
+
+	s.host = f;
+	/* a dead run of this PID namespace: its pid is gone */
+	assert_int_equal(fgt_owner_self(&dead, NULL), 0);
+	dead.pid = 4194303;
+	fgt_instance_name(&dead, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "tracing/instances/%s", name);
+	fake_mkdir(f, rel);	/* (a plain directory: rmdir of a fake one needs it empty) */
+	fake_write(f, "tracing/current_tracer", "function_graph\n");
+	fake_write(f, "tracing/set_ftrace_filter", "__x64_sys_reboot\n");
+	fake_mkdir(f, "run");
+	chmod(f->state, 0700);
+	fake_write(f, "run/check-4194303.state", "pid=4194303\ntoplevel=__x64_sys_reboot\n");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.triggered);
+	assert_non_null(strstr(r.cleaned, "removed stray tracefs instance "));
+	assert_non_null(strstr(r.cleaned, "reset the top-level tracer left by killed check pid "
+			       "4194303"));
+	snprintf(rel, sizeof(rel), "tracing/instances/%s", name);
+	assert_false(fake_exists(f, rel));
+	assert_false(fake_exists(f, "run/check-4194303.state"));
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
 	fake_free(f);
 }
 
@@ -367,6 +455,7 @@ static int main_captured(char **argv, int argc, char *out, size_t len)
 	saved = dup(STDOUT_FILENO);
 	dup2(fd, STDOUT_FILENO);
 	status = fgt_check_main(argc, argv, NULL);
+	fgt_msg_setup(false, NULL);	/* what it set up, undone for the next test */
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
@@ -375,6 +464,110 @@ static int main_captured(char **argv, int argc, char *out, size_t len)
 	close(fd);
 	unlink(tmpl);
 	return status;
+}
+
+/* The metrics file is written first and its failure is the answer's: status
+ * 3 in the line, the JSON and the exit status alike. An answer that cannot be
+ * written (stdout full) is status 3 too. */
+static void test_answer(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .fixed = true, .lacking = 500 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_result r;
+	char path[256], buf[4096];
+	FILE *out;
+
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
+	snprintf(path, sizeof(path), "%s/no/such/dir/fgraphtop.prom", f->root);
+	out = fmemopen(buf, sizeof(buf), "w");
+	assert_int_equal(fgt_check_answer(&r, false, path, out), FGT_CHECK_UNKNOWN);
+	fclose(out);
+	assert_non_null(strstr(buf, "FGRAPH UNKNOWN - fixed: one sweep served 500 threads"));
+	assert_non_null(strstr(buf, "; --prometheus: "));
+	r.status = FGT_CHECK_OK;
+	out = fmemopen(buf, sizeof(buf), "w");
+	assert_int_equal(fgt_check_answer(&r, true, path, out), FGT_CHECK_UNKNOWN);
+	fclose(out);
+	assert_non_null(strstr(buf, "\"verdict\":\"fixed\",\"status\":3,"));
+	/* a good path: written, and the answer stands */
+	snprintf(path, sizeof(path), "%s/fgraphtop.prom", f->root);
+	s.emitted = s.stopped = false;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
+	out = fmemopen(buf, sizeof(buf), "w");
+	assert_int_equal(fgt_check_answer(&r, false, path, out), FGT_CHECK_OK);
+	fclose(out);
+	assert_non_null(strstr(fake_read(f, "fgraphtop.prom"), "fgraphtop_check_status 0"));
+	/* stdout full */
+	out = fopen("/dev/full", "w");
+	assert_non_null(out);
+	assert_int_equal(fgt_check_answer(&r, false, NULL, out), FGT_CHECK_UNKNOWN);
+	fclose(out);
+	fake_free(f);
+}
+
+/* --help, --usage, --version are answered and nothing runs, -j or not. */
+static void test_help_actions(void **state)
+{
+	char *help[] = { "check", "-j", "--help", "--trigger", NULL };
+	char *usage[] = { "check", "--trigger", "--usage", NULL };
+	char *version[] = { "check", "-jV", NULL };
+	char out[8192];
+
+	assert_int_equal(main_captured(help, 4, out, sizeof(out)), FGT_CHECK_OK);
+	assert_non_null(strstr(out, "Usage: fgraphtop check [OPTION...]"));
+	assert_null(strstr(out, "\"type\":\"check\""));
+	assert_int_equal(main_captured(usage, 3, out, sizeof(out)), FGT_CHECK_OK);
+	assert_non_null(strstr(out, "Usage: fgraphtop check ["));
+	assert_null(strstr(out, "FGRAPH"));
+	assert_int_equal(main_captured(version, 2, out, sizeof(out)), FGT_CHECK_OK);
+	assert_string_equal(out, "fgraphtop 0.1\n");
+}
+
+/* Option values: plain decimal digits only, JSON mode from argp's own parse. */
+static void test_option_values(void **state)
+{
+	static const char *const bad_timeout[] = {
+		"0x10", "-1", " 5", "+5", "1e3", "1.", ".5", "inf", "nan", "86401", "", NULL,
+	};
+	static const char *const bad_park[] = {
+		"-1", "+5", " 5", "0x10", "18446744073709551617", "100001", "1.5", NULL,
+	};
+	struct fgt_check_args a;
+
+	for (int i = 0; bad_timeout[i]; i++) {
+		char *argv[] = { "check", "--timeout", (char *)bad_timeout[i], NULL };
+
+		assert_int_equal(fgt_check_env_parse(3, argv, &a), FGT_CLI_ERROR);
+		assert_non_null(strstr(a.cli.err, "invalid --timeout: "));
+	}
+	for (int i = 0; bad_park[i]; i++) {
+		char *argv[] = { "check", "--park", (char *)bad_park[i], NULL };
+
+		assert_int_equal(fgt_check_env_parse(3, argv, &a), FGT_CLI_ERROR);
+		assert_non_null(strstr(a.cli.err, "invalid --park: "));
+	}
+	{
+		char *argv[] = { "check", "--timeout", "0.5", "--park=0", "-vv", NULL };
+
+		assert_int_equal(fgt_check_env_parse(5, argv, &a), FGT_CLI_RUN);
+		assert_true(a.o.timeout_s == 0.5);
+		assert_int_equal(a.o.park, 0);
+		assert_int_equal(a.cli.verbose, 2);
+		assert_false(a.o.json);
+	}
+	{
+		/* -vj is -v -j: JSON, also when the -j comes after a bad option */
+		char *argv[] = { "check", "-vj", NULL };
+		char *argv2[] = { "check", "--bogus", "-j", NULL };
+
+		assert_int_equal(fgt_check_env_parse(2, argv, &a), FGT_CLI_RUN);
+		assert_true(a.o.json);
+		assert_int_equal(fgt_check_env_parse(3, argv2, &a), FGT_CLI_ERROR);
+		assert_true(a.o.json);
+		assert_non_null(strstr(a.cli.err, "--bogus"));
+	}
 }
 
 static void test_usage_json(void **state)
@@ -419,10 +612,15 @@ int main(void)
 		cmocka_unit_test(test_passive_fixed_and_warnings),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_not_affected),
+		cmocka_unit_test(test_masked_kallsyms),
 		cmocka_unit_test(test_trigger),
+		cmocka_unit_test(test_trigger_after_killed_run),
 		cmocka_unit_test(test_trigger_refusals),
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_usage_json),
+		cmocka_unit_test(test_answer),
+		cmocka_unit_test(test_help_actions),
+		cmocka_unit_test(test_option_values),
 		cmocka_unit_test(test_this_host),
 	};
 

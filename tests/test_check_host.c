@@ -24,20 +24,40 @@ static void test_has_fgraph(void **state)
 	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 1);
 	assert_string_equal(why, "register_ftrace_graph is in kallsyms");
 	/* this machine's case: neither the symbol nor the tracer */
-	fake_write(f, "kallsyms", "ffffffff81000000 T _stext\n");
+	fake_kallsyms(f, 0);
 	fake_write(f, "tracing/available_tracers", "blk nop\n");
 	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 0);
 	assert_string_equal(why, "no function graph tracer in this kernel: no register_ftrace_graph "
-			    "in kallsyms, no function_graph in available_tracers");
+			    "in kallsyms");
+	/* a whole kallsyms decides alone: the words do not depend on tracefs
+	 * (a fresh machine has it unmounted) */
+	h.tracefs = "/nonexistent";
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 0);
+	assert_string_equal(why, "no function graph tracer in this kernel: no register_ftrace_graph "
+			    "in kallsyms");
+	h.tracefs = f->tracefs;
+	/* a masked (empty) or truncated kallsyms proves nothing: tracefs decides */
+	fake_write(f, "kallsyms", "");
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 0);
+	assert_string_equal(why, "no function graph tracer in this kernel: no function_graph in "
+			    "available_tracers (/proc/kallsyms looks masked or truncated "
+			    "(0 symbols, no _stext, no _etext))");
 	/* "function" is a word of its own, not function_graph */
 	fake_write(f, "tracing/available_tracers", "function nop\n");
 	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 0);
-	/* the tracer listed wins over a kallsyms that lacks the symbol */
+	/* the tracer listed wins over a kallsyms that cannot tell */
+	fake_write(f, "kallsyms", "ffffffff81000000 T _stext\nffffffff81000100 T foo\n");
 	fake_write(f, "tracing/available_tracers", "function_graph nop\n");
 	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), 1);
+	assert_string_equal(why, "function_graph is in available_tracers");
+	/* truncated, and no tracefs: cannot tell, and says why */
+	h.tracefs = "/nonexistent";
+	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), -1);
+	assert_string_equal(why, "cannot tell whether this kernel has a function graph tracer: "
+			    "/proc/kallsyms looks masked or truncated (2 symbols, no _etext), "
+			    "and tracefs is not readable (mount tracefs, run as root)");
 	/* nothing readable: cannot tell */
 	h.kallsyms = "/nonexistent";
-	h.tracefs = "/nonexistent";
 	assert_int_equal(fgt_host_has_fgraph(&h, NULL, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "cannot tell"));
 	fake_free(f);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "check_fake.h"
@@ -204,6 +206,218 @@ static void test_no_tracefs(void **state)
 	fake_free(f);
 }
 
+/* The real /proc: this process is alive, its owner record round-trips
+ * through an instance name, a pid that does not exist is dead. */
+static void test_owner(void **state)
+{
+	struct fgt_owner me, o, dead;
+	char name[96];
+
+	assert_int_equal(fgt_owner_self(&me, NULL), 0);
+	assert_int_equal(me.pid, getpid());
+	assert_true(me.pidns > 0 && me.start > 0);
+	assert_int_equal(fgt_owner_alive(&me, NULL), 1);
+	fgt_instance_name(&me, name, sizeof(name));
+	assert_int_equal(fgt_instance_owner(name, &o), 0);
+	assert_true(o.pid == me.pid && o.pidns == me.pidns && o.start == me.start);
+	/* the same pid started at another time: a new process, the owner is dead */
+	o.start++;
+	assert_int_equal(fgt_owner_alive(&o, NULL), 0);
+	/* another PID namespace: cannot tell, never taken for dead */
+	o = me;
+	o.pidns++;
+	assert_int_equal(fgt_owner_alive(&o, NULL), -1);
+	dead = me;
+	dead.pid = 4194303;	/* above pid_max on these machines */
+	assert_int_equal(fgt_owner_alive(&dead, NULL), 0);
+	/* names that are not ours */
+	assert_int_equal(fgt_instance_owner("fgraphtop-check-", &o), -1);
+	assert_int_equal(fgt_instance_owner("fgraphtop-check-12-x-3", &o), -1);
+	assert_int_equal(fgt_instance_owner("fgraphtop-check-12-3", &o), -1);
+	assert_int_equal(fgt_instance_owner("fgraphtop-check-1-2-3-4", &o), -1);
+	assert_int_equal(fgt_instance_owner("fgraphtop-check-+1", &o), -1);
+	assert_int_equal(fgt_instance_owner("fgraphtop-check-..", &o), -1);
+	assert_int_equal(fgt_instance_owner("someone-else", &o), -1);
+	/* the old form: pid only, namespace unknown */
+	assert_int_equal(fgt_instance_owner("fgraphtop-check-77", &o), 0);
+	assert_true(o.pid == 77 && o.pidns == 0);
+}
+
+/* A state file names only what it may: our instance names, the cold
+ * functions; never a path. */
+static void test_state_parse(void **state)
+{
+	static const char *const funcs[] = { "__x64_sys_reboot", NULL };
+	struct fgt_state st, back;
+	char text[1024];
+
+	assert_int_equal(fgt_state_parse("pid=12\npidns=4026531836\nstart=999\n"
+					 "instance=fgraphtop-check-12-4026531836-999\n"
+					 "toplevel=__x64_sys_reboot\ntracefs=/etc\nbogus\n",
+					 &st, funcs), 0);
+	assert_int_equal(st.owner.pid, 12);
+	assert_string_equal(st.instance, "fgraphtop-check-12-4026531836-999");
+	assert_string_equal(st.toplevel, "__x64_sys_reboot");
+	fgt_state_render(&st, text, sizeof(text));
+	assert_int_equal(fgt_state_parse(text, &back, funcs), 0);
+	assert_memory_equal(&st, &back, sizeof(st));
+	assert_null(strstr(text, "tracefs="));
+	assert_int_equal(fgt_state_parse("pid=12\ninstance=..\n", &st, funcs), -1);
+	assert_int_equal(fgt_state_parse("pid=12\ninstance=fgraphtop-check-1/..\n", &st, funcs), -1);
+	assert_int_equal(fgt_state_parse("pid=12\ntoplevel=vfs_read\n", &st, funcs), -1);
+	assert_int_equal(fgt_state_parse("pid=-12\n", &st, funcs), -1);
+	assert_int_equal(fgt_state_parse("instance=fgraphtop-check-5\n", &st, funcs), -1);
+	assert_int_equal(fgt_state_parse("", &st, funcs), -1);
+	/* a key twice: not a file we wrote (found by tests/fuzz/fuzz_state.c) */
+	assert_int_equal(fgt_state_parse("pid=12\npid=13\n", &st, funcs), -1);
+	assert_int_equal(fgt_state_parse("pid=12\ninstance=fgraphtop-check-1992\n"
+					 "instance=fgraphtop-check-12\n", &st, funcs), -1);
+}
+
+/* The state directory must be ours alone; a symlink, a group- or world-
+ * writable directory, a planted symlink lock are refused; a planted temp
+ * file symlink is never followed. */
+static void test_state_dir(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_trig_cfg c = cfg_of(f);
+	struct fgt_trigger t;
+	char cleaned[256], msg[512], path[256], victim[256], tmp[320];
+
+	/* a symlink to somewhere else */
+	fake_mkdir(f, "elsewhere");
+	snprintf(path, sizeof(path), "%s/elsewhere", f->root);
+	assert_int_equal(symlink(path, f->state), 0);
+	assert_true(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)) < 0);
+	assert_non_null(strstr(msg, "not a directory (a symlink or a file): refusing it"));
+	fgt_trig_release(&t);
+	assert_int_equal(unlink(f->state), 0);
+	/* world-writable */
+	assert_int_equal(mkdir(f->state, 0777), 0);
+	assert_int_equal(chmod(f->state, 0777), 0);
+	assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)),
+			 -EPERM);
+	assert_non_null(strstr(msg, "that only it can write (owner"));
+	assert_non_null(strstr(msg, "mode 0777): refusing it"));
+	fgt_trig_release(&t);
+	assert_int_equal(chmod(f->state, 0770), 0);
+	assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)),
+			 -EPERM);
+	fgt_trig_release(&t);
+	/* owned by someone else (needs root to arrange) */
+	assert_int_equal(chmod(f->state, 0700), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(f->state, 65534, 65534), 0);
+		assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg,
+						  sizeof(msg)), -EPERM);
+		fgt_trig_release(&t);
+		assert_int_equal(chown(f->state, 0, 0), 0);
+	}
+	/* a planted lock symlink */
+	snprintf(victim, sizeof(victim), "%s/victim", f->root);
+	fake_write(f, "victim", "precious\n");
+	snprintf(path, sizeof(path), "%s/check.lock", f->state);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_true(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)) < 0);
+	assert_non_null(strstr(msg, "cannot open "));
+	fgt_trig_release(&t);
+	assert_int_equal(unlink(path), 0);
+	/* a planted temp file symlink: not followed, the victim untouched */
+	snprintf(tmp, sizeof(tmp), "%s/check-%d.state.tmp", f->state, (int)getpid());
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)), 0);
+	assert_string_equal(fake_read(f, "victim"), "precious");
+	assert_int_equal(state_files(f), 1);
+	fgt_trig_release(&t);
+	assert_int_equal(state_files(f), 0);
+	fake_free(f);
+}
+
+/* A state file is not trusted: a bad instance name, a path of its own, a
+ * live owner: nothing is undone for it. */
+static void test_state_untrusted(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_trig_cfg c = cfg_of(f);
+	struct fgt_trigger t;
+	struct fgt_owner me, parent;
+	char cleaned[1024], msg[512], text[512], name[96];
+
+	fake_mkdir(f, "run");
+	chmod(f->state, 0700);
+	/* instance=.. would have made the clean-up write nop to the top level */
+	fake_write(f, "tracing/current_tracer", "function\n");
+	fake_write(f, "run/check-99996.state", "pid=99996\ninstance=..\n");
+	/* tracefs= from the file: its set_ftrace_filter must not be truncated */
+	fake_mkdir(f, "other");
+	fake_write(f, "other/set_ftrace_filter", "keep me\n");
+	snprintf(text, sizeof(text), "pid=99995\ntracefs=%s/other\ntoplevel=__x64_sys_reboot\n",
+		 f->root);
+	fake_write(f, "run/check-99995.state", text);
+	/* a live owner: this test's parent, in our PID namespace */
+	assert_int_equal(fgt_owner_self(&me, NULL), 0);
+	parent = me;
+	parent.pid = getppid();
+	{
+		char stat[64], buf[1024], *p;
+		FILE *fp;
+		int field;
+
+		snprintf(stat, sizeof(stat), "/proc/%ld/stat", parent.pid);
+		fp = fopen(stat, "r");
+		assert_non_null(fp);
+		assert_non_null(fgets(buf, sizeof(buf), fp));
+		fclose(fp);
+		p = strrchr(buf, ')');
+		for (field = 2; p && field < 22; field++)
+			p = strchr(p + 1, ' ');
+		assert_non_null(p);
+		parent.start = strtoull(p + 1, NULL, 10);
+	}
+	fgt_instance_name(&parent, name, sizeof(name));
+	snprintf(text, sizeof(text), "pid=%ld\npidns=%llu\nstart=%llu\ninstance=%s\n",
+		 parent.pid, parent.pidns, parent.start, name);
+	fake_write(f, "run/check-1.state", text);
+	snprintf(text, sizeof(text), "tracing/instances/%s", name);
+	fake_mkdir(f, text);
+	assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)), 0);
+	assert_non_null(strstr(cleaned, "ignored check-99996.state: not a state file of fgraphtop's"));
+	assert_non_null(strstr(cleaned, "left check-1.state alone: check pid"));
+	assert_non_null(strstr(cleaned, "is still running"));
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "function");
+	assert_string_equal(fake_read(f, "other/set_ftrace_filter"), "keep me");
+	assert_true(fake_exists(f, text));	/* the live run's instance */
+	assert_true(fake_exists(f, "run/check-1.state"));
+	fgt_trig_release(&t);
+	fake_free(f);
+}
+
+/* Instances of other PID namespaces are never removed; stale temporary
+ * files are. */
+static void test_other_namespace(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_trig_cfg c = cfg_of(f);
+	struct fgt_trigger t;
+	struct fgt_owner o;
+	char cleaned[512], msg[512], name[96], rel[160];
+
+	assert_int_equal(fgt_owner_self(&o, NULL), 0);
+	o.pidns++;		/* a container's */
+	o.pid = 4194303;	/* no such pid here: would look dead if the namespace were ignored */
+	fgt_instance_name(&o, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "tracing/instances/%s", name);
+	fake_mkdir(f, rel);
+	fake_mkdir(f, "run");
+	chmod(f->state, 0700);
+	fake_write(f, "run/check-99994.state.tmp", "pid=99994\n");
+	assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)), 0);
+	assert_true(fake_exists(f, rel));
+	assert_false(fake_exists(f, "run/check-99994.state.tmp"));
+	fgt_trig_release(&t);
+	fake_free(f);
+}
+
 static void test_park(void **state)
 {
 	struct fgt_park *p = fgt_park_start(FGT_PARK_THREADS);
@@ -233,6 +447,11 @@ int main(void)
 		cmocka_unit_test(test_killed_run_cleaned),
 		cmocka_unit_test(test_stale_instances),
 		cmocka_unit_test(test_no_tracefs),
+		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_state_parse),
+		cmocka_unit_test(test_state_dir),
+		cmocka_unit_test(test_state_untrusted),
+		cmocka_unit_test(test_other_namespace),
 		cmocka_unit_test(test_park),
 	};
 

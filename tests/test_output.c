@@ -15,29 +15,45 @@
 #include "activation.h"
 #include "events.h"
 #include "exit_codes.h"
+#include "log.h"
 #include "output.h"
 #include "plan.h"
 
+/* The session's pipeline without BPF: assembler -> recorder (the judge) -> output. */
 struct cap {
 	FILE *f;
 	char *buf;
 	size_t len;
 	struct fgt_out *o;
+	struct fgt_recorder rec;
 	struct fgt_assembler *a;
 };
 
 static void cap_open(struct cap *c, bool json, bool events, bool screen)
 {
 	struct fgt_out_opts oo = { .json = json, .events = events, .screen = screen,
-				   .stack_map_fd = -1, .start_ns = 0 };
+				   .start_ns = 0 };
 
 	memset(c, 0, sizeof(*c));
 	c->f = open_memstream(&c->buf, &c->len);
 	assert_non_null(c->f);
 	c->o = fgt_out_new(c->f, &oo);
 	assert_non_null(c->o);
-	c->a = fgt_asm_new(fgt_out_activation, c->o);
+	fgt_recorder_init(&c->rec, fgt_out_record, c->o, NULL, NULL, NULL);
+	c->a = fgt_assembler_new(fgt_recorder_activation, &c->rec);
 	assert_non_null(c->a);
+}
+
+/* What the session's status would say now. */
+static const struct fgt_status *status(struct cap *c, uint64_t lost)
+{
+	static struct fgt_status st;
+
+	st.cur = fgt_assembler_current(c->a);
+	st.fork = fgt_assembler_fork(c->a);
+	st.judge = &c->rec.judge;
+	st.lost = lost;
+	return &st;
 }
 
 /* Output so far (a NUL-terminated copy the caller frees); the stream stays open. */
@@ -70,7 +86,7 @@ static void cap_close(struct cap *c)
 		fclose(f);
 	}
 	free(t);
-	fgt_asm_free(c->a);
+	fgt_assembler_free(c->a);
 	fgt_out_free(c->o);
 	fclose(c->f);
 	free(c->buf);
@@ -94,13 +110,13 @@ static void feed(struct cap *c, const char *name, bool ev, int max)
 		switch (ev_parse(line, &e, &lost)) {
 		case EV_LINE_EVENT:
 			if (ev)
-				fgt_out_event(c->o, &e);
-			fgt_asm_feed(c->a, &e);
+				fgt_out_event(c->o, &e, NULL, 0);
+			fgt_assembler_feed(c->a, &e);
 			if (max > 0 && ++n == max)
 				goto out;
 			break;
 		case EV_LINE_LOST:
-			fgt_asm_lost(c->a, lost);
+			fgt_assembler_lost(c->a, lost);
 			break;
 		case EV_LINE_ERROR:
 			fail_msg("%s: bad line: %s", path, line);
@@ -130,9 +146,9 @@ static void test_json_activation(void **state)
 
 	cap_open(&c, true, false, false);
 	feed(&c, "unfixed-1000-attributed", false, 0);
-	fgt_asm_flush(c.a);
-	fgt_out_interval(c.o, c.a, 3);
-	fgt_out_final(c.o, c.a, 3);
+	fgt_assembler_flush(c.a);
+	fgt_out_interval(c.o, status(&c, 3));
+	fgt_out_final(c.o, status(&c, 3));
 	t = cap_text(&c);
 	assert_int_equal(count(t, "\n"), 3);
 	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"activation\","), 1);
@@ -160,7 +176,7 @@ static void test_json_events(void **state)
 
 	cap_open(&c, true, true, false);
 	feed(&c, "fixed-1000-k100-attributed", true, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	t = cap_text(&c);
 	assert_int_equal(count(t, "\"type\":\"event\",\"event\":\"alloc\""),
 			 128 + 903 + 100);
@@ -173,34 +189,93 @@ static void test_json_events(void **state)
 	cap_close(&c);
 }
 
-/* Errors and warnings: one JSON line each, the documented code for the status. */
+/* Messages: in JSON mode each is one JSON line, the documented code for the
+ * status; in text mode a line on stderr. */
 static void test_json_error_warning(void **state)
 {
-	struct cap c;
-	char *t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 
-	cap_open(&c, true, false, false);
-	fgt_out_warning(c.o, "fgraph_active", "fgraph already has a user");
-	fgt_out_error(c.f, true, FGT_EXIT_NO_FGRAPH, "no \"fgraph\" here");
-	fgt_out_error(c.f, true, FGT_EXIT_USAGE, "bad option");
-	t = cap_text(&c);
-	assert_string_equal(t,
+	assert_non_null(f);
+	fgt_msg_setup(true, f);
+	p_warn("fgraph_active", "fgraph already has a user");
+	p_err(FGT_EXIT_NO_FGRAPH, "no \"fgraph\" here\n");
+	p_err(FGT_EXIT_USAGE, "bad option");
+	fgt_log(FGT_LOG_INFO, "triggered with %s", "instance");
+	fgt_msg_setup(false, NULL);
+	fclose(f);
+	assert_string_equal(buf,
 		"{\"schema\":1,\"type\":\"warning\",\"code\":\"fgraph_active\","
 		"\"message\":\"fgraph already has a user\"}\n"
 		"{\"schema\":1,\"type\":\"error\",\"code\":\"no_fgraph\",\"exit\":3,"
 		"\"message\":\"no \\\"fgraph\\\" here\"}\n"
 		"{\"schema\":1,\"type\":\"error\",\"code\":\"usage\",\"exit\":2,"
-		"\"message\":\"bad option\"}\n");
-	free(t);
-	cap_close(&c);
+		"\"message\":\"bad option\"}\n"
+		"{\"schema\":1,\"type\":\"log\",\"level\":\"info\","
+		"\"message\":\"triggered with instance\"}\n");
+	if (getenv("FGT_JSON_OUT")) {
+		FILE *out = fopen(getenv("FGT_JSON_OUT"), "a");
+
+		assert_non_null(out);
+		fputs(buf, out);
+		fclose(out);
+	}
+	free(buf);
+}
+
+/* The record: the trigger's stack from the frame holding the 0->1 step, its
+ * way in from the whole stack, the verdict counted by the one judge. */
+static void test_record_stack(void **state)
+{
+	static const char syms[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81100000 T kmalloc_trace\n"
+		"ffffffff81200000 T register_ftrace_graph\n"
+		"ffffffff81210000 T graph_trace_init\n"
+		"ffffffff81220000 T tracing_set_tracer\n"
+		"ffffffff81230000 T vfs_write\n"
+		"ffffffff81240000 T ksys_write\n"
+		"ffffffff81f00000 T _etext\n";
+	const uint64_t ips[] = { 0xffffffff81100010, 0xffffffff81200454, 0xffffffff81210087,
+				 0xffffffff81220142, 0xffffffff81230010, 0xffffffff81240020,
+				 0xdeadbeef };
+	FILE *f = fmemopen((void *)syms, sizeof(syms) - 1, "r");
+	struct fgt_activation act = { .seq = 1, .complete = true };
+	struct fgt_ksyms *ks;
+	struct fgt_record rec;
+	struct fgt_judge j;
+	char b[128];
+
+	assert_non_null(f);
+	ks = fgt_ksyms_load_file(f);
+	fclose(f);
+	assert_non_null(ks);
+	fgt_judge_init(&j);
+	fgt_record_make(&rec, &act, ips, 7, ks, &j);
+	assert_string_equal(rec.via, "write() -> tracing_set_tracer");
+	assert_int_equal(rec.nr_frames, 6);
+	assert_string_equal(fgt_frame_text(&rec.frames[0], b, sizeof(b)), "register_ftrace_graph+0x454");
+	assert_string_equal(rec.frames[2].name, "tracing_set_tracer");
+	assert_string_equal(fgt_frame_text(&rec.frames[5], b, sizeof(b)), "0xdeadbeef");
+	assert_int_equal(rec.verdict.why, FGT_WHY_NONE_LACKING);
+	assert_true(rec.quoted);
+	assert_int_equal(j.n, 1);
+	assert_ptr_equal(rec.judge, &j);
+	fgt_ksyms_free(ks);
 }
 
 static void test_json_start(void **state)
 {
-	struct fgt_plan p = { .direct_act = true, .direct_sweep = false, .direct_fork = true,
-			      .lat_cache = "kmem_cache_alloc_noprof" };
+	static struct fgt_plan p;
 	struct cap c;
 	char *t;
+
+	for (int r = 0; r < FGT_ROLE__NR; r++)
+		p.chosen[r] = FGT_NO_CAND;
+	p.chosen[FGT_ROLE_ACT_DIRECT] = 0;
+	p.chosen[FGT_ROLE_FORK_DIRECT] = 0;
+	p.chosen[FGT_ROLE_LAT_CACHE] = 0;
 
 	cap_open(&c, true, false, false);
 	fgt_out_start(c.o, &p);
@@ -220,7 +295,7 @@ static void test_screen(void **state)
 	char *t;
 
 	cap_open(&c, false, false, true);
-	fgt_out_interval(c.o, c.a, 0);
+	fgt_out_interval(c.o, status(&c, 0));
 	t = cap_text(&c);
 	assert_memory_equal(t, "\033[H\033[2J", 7);
 	assert_non_null(strstr(t, "   activations 0   verdict inconclusive   lost 0\n"));
@@ -233,23 +308,24 @@ static void test_screen(void **state)
 	t = cap_text(&c);
 	assert_string_equal(t, "");
 	free(t);
-	fgt_out_interval(c.o, c.a, 0);
+	fgt_out_interval(c.o, status(&c, 0));
 	t = cap_text(&c);
 	assert_non_null(strstr(t, "   activations 0 (one under way)   verdict inconclusive"));
 	assert_non_null(strstr(t, "\nunder way: pid "));
 	assert_null(strstr(t, "activation #1"));
 	free(t);
-	fgt_asm_free(c.a);
+	fgt_assembler_free(c.a);
 
 	/* A fresh assembler, the whole run: the activation shows at the next redraw. */
-	c.a = fgt_asm_new(fgt_out_activation, c.o);
+	fgt_recorder_init(&c.rec, fgt_out_record, c.o, NULL, NULL, NULL);
+	c.a = fgt_assembler_new(fgt_recorder_activation, &c.rec);
 	cap_reset(&c);
 	feed(&c, "unfixed-1000-attributed", false, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	t = cap_text(&c);
 	assert_string_equal(t, "");	/* nothing between redraws */
 	free(t);
-	fgt_out_interval(c.o, c.a, 5);
+	fgt_out_interval(c.o, status(&c, 5));
 	t = cap_text(&c);
 	assert_memory_equal(t, "\033[H\033[2J", 7);
 	assert_int_equal(count(t, "\033[2J"), 1);
@@ -265,7 +341,7 @@ static void test_screen(void **state)
 
 	/* The final report after the screen: the last activation and the summary. */
 	cap_reset(&c);
-	fgt_out_final(c.o, c.a, 5);
+	fgt_out_final(c.o, status(&c, 5));
 	t = cap_text(&c);
 	assert_non_null(strstr(t, "activation #1 at "));
 	assert_non_null(strstr(t, "summary: 1 activation(s); verdict not_fixed: 32 sweeps"));
@@ -282,7 +358,7 @@ static void test_text(void **state)
 
 	cap_open(&c, false, false, false);
 	feed(&c, "fixed-1000-k100-attributed", false, 0);
-	fgt_asm_flush(c.a);
+	fgt_assembler_flush(c.a);
 	t = cap_text(&c);
 	assert_null(strstr(t, "\033["));
 	assert_non_null(strstr(t, "activation #1 at "));
@@ -304,8 +380,8 @@ static void test_lost_in_activation(void **state)
 	for (int json = 0; json < 2; json++) {
 		cap_open(&c, json, false, false);
 		feed(&c, "unfixed-1000-attributed", false, 200);
-		fgt_asm_lost(c.a, 4);
-		fgt_asm_flush(c.a);
+		fgt_assembler_lost(c.a, 4);
+		fgt_assembler_flush(c.a);
 		t = cap_text(&c);
 		if (json) {
 			assert_non_null(strstr(t, "\"complete\":false,"));
@@ -326,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_json_activation),
 		cmocka_unit_test(test_json_events),
 		cmocka_unit_test(test_json_error_warning),
+		cmocka_unit_test(test_record_stack),
 		cmocka_unit_test(test_json_start),
 		cmocka_unit_test(test_screen),
 		cmocka_unit_test(test_text),

@@ -125,8 +125,11 @@ static void judge_all(struct fgt_judge *j, const struct gen_cfg *cfgs, unsigned 
 	for (i = 0; i < n; i++) {
 		struct collect c;
 
+		struct fgt_verdict_val v;
+
 		collect_gen(&c, &cfgs[i]);
-		fgt_judge_add(j, &c.acts[0]);
+		fgt_verdict_judge(&c.acts[0], &v);
+		fgt_judge_add(j, &v, &c.acts[0]);
 		collect_fini(&c);
 	}
 }
@@ -138,29 +141,60 @@ static void test_judge(void **state)
 	const struct gen_cfg unfixed = { .lacking = 1000 };
 	const struct gen_cfg idle = { .before = 100 };
 	struct fgt_judge j;
+	char ev[FGT_EVIDENCE_LEN];
 
 	judge_all(&j, NULL, 0);
 	assert_int_equal(j.verdict, FGT_VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(j.evidence, "no activation seen"));
+	assert_non_null(strstr(fgt_judge_text(&j, ev, sizeof(ev)), "no activation seen"));
 
 	judge_all(&j, (struct gen_cfg[]){ idle, idle }, 2);
 	assert_int_equal(j.verdict, FGT_VERDICT_INCONCLUSIVE);
 	assert_int_equal(j.n_inconclusive, 2);
-	assert_non_null(strstr(j.evidence, "no thread lacked"));
+	assert_non_null(strstr(fgt_judge_text(&j, ev, sizeof(ev)), "no thread lacked"));
 
 	judge_all(&j, (struct gen_cfg[]){ idle, fixed, fixed_big, idle }, 4);
 	assert_int_equal(j.verdict, FGT_VERDICT_FIXED);
 	assert_int_equal(j.n_fixed, 2);
 	assert_int_equal(j.failures, 2);
 	/* the strongest evidence is quoted */
-	assert_non_null(strstr(j.evidence, "one sweep served 5000 threads"));
+	assert_non_null(strstr(fgt_judge_text(&j, ev, sizeof(ev)), "one sweep served 5000 threads"));
 
 	judge_all(&j, (struct gen_cfg[]){ fixed, unfixed, fixed_big }, 3);
 	assert_int_equal(j.verdict, FGT_VERDICT_NOT_FIXED);
 	assert_int_equal(j.n_fixed, 2);
 	assert_int_equal(j.n_not_fixed, 1);
-	assert_string_equal(j.evidence, "32 sweeps, each a GFP_KERNEL batch of at most 32, "
+	assert_string_equal(fgt_judge_text(&j, ev, sizeof(ev)), "32 sweeps, each a GFP_KERNEL batch of at most 32, "
 			    "served 1000 threads (conflicting: 2 activations looked fixed)");
+	/* the quote is a value: the activation that served the most */
+	assert_int_equal(j.quoted.verdict, FGT_VERDICT_NOT_FIXED);
+	assert_int_equal(j.quoted.served, 1000);
+	assert_int_equal(j.n, 3);
+}
+
+/* Which activation is quoted, told by fgt_judge_add's answer. */
+static void test_judge_quotes(void **state)
+{
+	const struct gen_cfg cfgs[] = {
+		{ .before = 10 }, { .lacking = 100 }, { .lacking = 50 }, { .lacking = 300 },
+		{ .fixed = true, .lacking = 1000 },
+	};
+	const bool quoted[] = { true, true, false, true, false };
+	struct fgt_judge j;
+
+	fgt_judge_init(&j);
+	for (unsigned int i = 0; i < 5; i++) {
+		struct fgt_verdict_val v;
+		struct collect c;
+
+		collect_gen(&c, &cfgs[i]);
+		fgt_verdict_judge(&c.acts[0], &v);
+		assert_int_equal(fgt_judge_add(&j, &v, &c.acts[0]), quoted[i]);
+		collect_fini(&c);
+	}
+	assert_int_equal(j.quoted.served, 300);
+	assert_int_equal(j.n_not_fixed, 3);
+	assert_int_equal(j.n_fixed, 1);
+	assert_int_equal(j.n_inconclusive, 1);
 }
 
 int main(void)
@@ -175,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_shape),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_judge_quotes),
 	};
 
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);

@@ -1,27 +1,44 @@
 # Unit tests: cmocka (Debian's libcmocka-dev), no kernel needed. Built with the
-# host compiler and sanitizers, apart from the static release build.
+# host compiler and sanitizers, apart from the static release build. The
+# library's sources are compiled once, into a test archive every test links.
 TEST_BUILD    := $(BUILD)/tests
 TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 		 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c
-UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host check_trigger check output via
+UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host \
+		 check_trigger check output via plan bpf_table env
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
+TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
+TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HELPERS))
 
-$(TEST_BUILD):
+$(TEST_BUILD) $(TEST_BUILD)/obj/src $(TEST_BUILD)/obj/tests:
 	mkdir -p $@
 
-$(TEST_BUILD)/test_%: tests/test_%.c $(FGT_LIB_SRCS) $(FGT_LIB_HDRS) $(TEST_HELPERS) \
-		tests/events.h tests/gen.h | $(TEST_BUILD)
-	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(FGT_LIB_SRCS) $(TEST_HELPERS) $(TEST_LDLIBS)
+$(TEST_BUILD)/obj/src/%.o: src/%.c $(FGT_LIB_HDRS) | $(TEST_BUILD)/obj/src
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -c $< -o $@
+
+$(TEST_BUILD)/obj/tests/%.o: tests/%.c tests/events.h tests/gen.h $(FGT_LIB_HDRS) | $(TEST_BUILD)/obj/tests
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -c $< -o $@
+
+$(TEST_LIB): $(TEST_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(TEST_BUILD)/test_%: tests/test_%.c $(TEST_LIB) $(FGT_LIB_HDRS) tests/collect.h \
+		tests/check_fake.h | $(TEST_BUILD)
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
+
+# The probe table against the BPF object it configures.
+$(TEST_BUILD)/test_bpf_table: $(BUILD)/fgraphtop.bpf.o
 
 # Writes a synthetic run in the recorded format (tests/data/README).
-$(TEST_BUILD)/fgt-gen: tests/gen_main.c $(TEST_HELPERS) tests/events.h tests/gen.h | $(TEST_BUILD)
-	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_HELPERS)
+$(TEST_BUILD)/fgt-gen: tests/gen_main.c $(TEST_LIB) | $(TEST_BUILD)
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB)
 
 # Every binary runs even when one fails; the status says whether any did.
-.PHONY: test-unit test
+.PHONY: test-unit
 test-unit: $(UNIT_BINS)
 	@failed=""; \
 	for t in $(UNIT_BINS); do \
@@ -30,11 +47,14 @@ test-unit: $(UNIT_BINS)
 	if [ -n "$$failed" ]; then echo "test-unit: FAILED:$$failed"; exit 1; fi; \
 	echo "test-unit: all $(words $(UNIT_BINS)) suites passed"
 
-# The JSON lines the output test writes, checked against docs/json.md.
+# The JSON lines the output and check tests write, checked against docs/json.md.
 .PHONY: test-schema
-test-schema: $(TEST_BUILD)/test_output
+test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check
 	@rm -f $(TEST_BUILD)/output.jsonl
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
+	@grep -q '"type":"check"' $(TEST_BUILD)/output.jsonl || \
+		{ echo "test-schema: no check answer was checked"; exit 1; }
 
-test: test-unit test-schema
+CHECK_TARGETS += test-unit test-schema

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench`: every benchmark of issue 5 in one run, sequentially (the machine's
+# `make bench`: every benchmark in one run, sequentially (the machine's
 # cores are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
 #   lab/bench/bench.sh          full run (about 11 minutes here, single-threaded TCG)
@@ -13,7 +13,7 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 OUT=${BENCH_OUT:-docs/bench}
 RAW=$OUT/raw
 if [ "${BENCH_QUICK:-0}" = 1 ]; then

@@ -21,6 +21,7 @@ if ! dpkg-query -W -f='${Status}' bpftrace 2>/dev/null | grep -q 'install ok ins
 fi
 BT=$(command -v bpftrace)
 libs=$(elf_libs "$BT")
+# shellcheck disable=SC2016 # dpkg-query's formats, not the shell's to expand
 key=$( {
 	dpkg-query -W -f='${Package} ${Version}\n' bpftrace
 	for l in $libs; do dpkg -S "$(readlink -f "$l")" 2>/dev/null | cut -d: -f1; done |

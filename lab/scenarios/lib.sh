@@ -39,7 +39,7 @@ fgt_json_str() {
 }
 
 fgt_json() {
-	local out= sep= k v
+	local out='' sep='' k v
 	while [ $# -ge 2 ]; do
 		k=$1 v=$2
 		shift 2
@@ -101,7 +101,7 @@ fgt_triggers() {
 		trace-cmd list -t 2>/dev/null | grep -qw function_graph && t="$t trace-cmd"
 	fi
 	[ "$(fgt_kver)" -ge 614 ] && t="$t kretmulti"
-	echo $t
+	echo "$t"
 }
 
 fgt_park() {

@@ -41,7 +41,7 @@ FOREIGN_OPTS = {
 
 # Options that exist but --help hides (OPTION_HIDDEN), with the source file
 # that must still define them: the README's Troubleshooting names their errors.
-HIDDEN_OPTS = {"--park": "check.c"}
+HIDDEN_OPTS = {"--park": "check_env.c"}
 
 fails = []
 

@@ -2,9 +2,9 @@
 """The error and warning messages fgraphtop prints, extracted from src/*.c.
 
 A message is the format string of one of the calls that produce the one line
-the tool prints when something is wrong (snprintf into msg/why/err/reason/hint,
-bad_option(), unknown(), prom.c's fail(), log_err(), log_warn(),
-fgt_out_warning()). Each string-literal group in such a call (adjacent literals
+the tool prints when something is wrong (snprintf into msg/why/err/reason/hint
+or the option parser's error, fgt_cli_error(), unknown(), prom.c's fail(),
+the message channel's p_err(), p_warn(), log_err()). Each string-literal group in such a call (adjacent literals
 joined, ternary branches apart) gives a stem: its text up to the first printf
 conversion, trimmed. Stems shorter than MIN_STEM characters ("%s", ": ") say
 nothing to a reader and are skipped.
@@ -17,13 +17,13 @@ from pathlib import Path
 
 MIN_STEM = 7
 CALL = re.compile(
-    r"\b(?:v?snprintf\s*\(\s*(?:msg|why|hint|a->err|r->reason)\s*,[^,]+,"
-    r"|bad_option\s*\(\s*state\s*,"
+    r"\b(?:v?snprintf\s*\(\s*(?:msg|why|hint|insane|a->cli\.err|cli->err|r->reason)\s*,[^,]+,"
+    r"|fgt_cli_error\s*\(\s*state\s*,"
+    r"|p_err\s*\(\s*[^,]+,|p_warn\s*\(\s*[^,]+,"
     r"|unknown\s*\(\s*r\s*,"
     r"|fail\s*\(\s*err\s*,\s*errlen\s*,[^,]+,"
     r"|fgt_clause_add\s*\(\s*\w+\s*,\s*\w+\s*,"
-    r"|log_err\s*\(|log_warn\s*\("
-    r"|fgt_out_warning\s*\([^,]+,[^,]+,)")
+    r"|log_err\s*\()")
 LIT = re.compile(r'"((?:[^"\\]|\\.)*)"')
 CONV = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[diouxXcspfeEgGm%]")
 

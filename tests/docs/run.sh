@@ -31,7 +31,7 @@ for prefix in "" /usr; do
 	[ "$(readelf -l "$bin" 2>/dev/null | grep -c INTERP)" = 0 ] || bad "$bin is not one static binary"
 	mandoc -Tascii "$man" 2>/dev/null | sed 's/.\x08//g' | grep -c 'EXIT STATUS' >/dev/null || bad "mandoc $man does not render"
 	# nothing outside DESTDIR$PREFIX
-	other=$(cd "$d" && find . -type f | grep -v "^\.$p/" || true)
+	other=$(cd "$d" && { find . -type f | grep -v "^\.$p/" || true; })
 	[ -z "$other" ] || bad "make install wrote outside PREFIX: $other"
 done
 [ $fail -eq 0 ] && echo "ok install (PREFIX, DESTDIR)"

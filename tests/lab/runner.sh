@@ -44,7 +44,10 @@ check 126 splat
 "$ROOT/lab/run.sh" "${kern[@]}" -s selftest -t 300 -o "$out/term" -- hang > /dev/null 2>&1 &
 pid=$!
 for _ in $(seq 100); do
-	pgrep -f "$out/term/" | grep -qv "^$pid\$" && grep -q qemu /proc/$(pgrep -f "qemu.*$out/term/" | head -n1)/cmdline 2>/dev/null && break
+	if pgrep -f "$out/term/" | grep -qv "^$pid\$" &&
+		grep -q qemu "/proc/$(pgrep -f "qemu.*$out/term/" | head -n1)/cmdline" 2>/dev/null; then
+		break
+	fi
 	sleep 0.3
 done
 kill -TERM "$pid"

@@ -1,6 +1,4 @@
 #!/usr/bin/env bash
-# $us is a list of U values, split on purpose:
-# shellcheck disable=SC2086
 # Lab test of fgraphtop itself against the lab's oracle (issue 3's "Done when"),
 # one guest boot per line of the matrix below; every check is in
 # tests/lab/tool_check.py, and every fgraphtop record is checked against
@@ -9,7 +7,7 @@
 #   tests/lab/tool.sh [-o OUTDIR] [-k KERNEL]...    (default: the whole matrix)
 #
 # Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache, for
-# the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add MMM):
+# the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add about 4):
 #   act on all eleven kernels, U = 1,000 and 10,000 (tracefs, one traced function:
 #     the walk is the same, the minutes of call-site patching are not); on the
 #     traceable kernels direct and attributed forced side by side on the same
@@ -48,6 +46,7 @@ done
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-tool.XXXXXX")}
 mkdir -p "$out"
 us=${FGT_LAB_TOOL_U:-1000 10000}
+nus=$(wc -w <<<"$us")	# rounds per kernel
 fail=0
 note() { echo "tool: $*" >&2; }
 
@@ -86,7 +85,6 @@ rounds() {	# TRIGGERS...: "U:tracefs" for each U, then "100:T" for each extra tr
 	for t in "$@"; do r="$r 100:$t"; done
 	echo "$r"
 }
-nr() { echo $#; }
 
 info_of() {	# KERNEL: its info.json
 	echo "$("$KSH" path "$1" 2>/dev/null)/info.json"
@@ -108,22 +106,22 @@ kmalloc_cache() {	# KERNEL
 }
 
 for k in lab-traceable-stock lab-traceable-fixed; do
-	run "act-$k" "$k" act "paths=direct:attributed rounds=$(nr $us)" -s tool-act -- \
+	run "act-$k" "$k" act "paths=direct:attributed rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" "PATHS=direct attributed" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
 for k in debian-7.2 lab-stock; do
-	run "act-$k" "$k" act "rounds=$(($(nr $us) + 2))" -s tool-act -- \
+	run "act-$k" "$k" act "rounds=$((nus + 2))" -s tool-act -- \
 		"ROUNDS=$(rounds trace-cmd kretmulti)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
 for k in debian-6.1 debian-6.12 lab-fixed; do
-	run "act-$k" "$k" act "rounds=$(nr $us)" -s tool-act -- \
+	run "act-$k" "$k" act "rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
 lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
 odd=${FGT_LAB_TOOL_ODD_U:-3333}
 # partial=N: round N, the odd U (the last), must end on a partial batch
 for k in "${lts[@]}"; do
-	run "act-$k" "$k" act "rounds=$(nr $us $odd) partial=$(nr $us $odd) info=$(info_of "$k")" -s tool-act -- \
+	run "act-$k" "$k" act "rounds=$((nus + 1)) partial=$((nus + 1)) info=$(info_of "$k")" -s tool-act -- \
 		"ROUNDS=$(us="$us $odd" rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1 EVENTS=1
 done
 run failslab-lab-fixed lab-fixed failslab "ks=5:32:33:100" -s tool-failslab -a slab_nomerge -- \

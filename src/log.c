@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The message channel: see log.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "exit_codes.h"
+#include "json_writer.h"
+#include "log.h"
+
+#define FGT_MSG_LEN	4096
+
+int fgt_verbose;
+
+static bool json;
+static FILE *json_out;
+
+void fgt_msg_setup(bool on, FILE *out)
+{
+	json = on;
+	json_out = out;
+}
+
+bool fgt_msg_json(void)
+{
+	return json;
+}
+
+/* The message, without the newline the text form ends with. */
+static void format(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	vsnprintf(buf, len, fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+}
+
+/* One JSON object: {"schema":1,"type":T,<k1>:<v1>,...,"message":M}. */
+static void json_msg(const char *type, const char *k1, const char *v1, int exit_status,
+		     const char *msg)
+{
+	json_writer_t *jw = jsonw_new(json_out ? json_out : stdout);
+
+	if (!jw)
+		return;
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "schema", FGT_JSON_SCHEMA);
+	jsonw_string_field(jw, "type", type);
+	if (k1)
+		jsonw_string_field(jw, k1, v1);
+	if (exit_status >= 0)
+		jsonw_int_field(jw, "exit", exit_status);
+	jsonw_string_field(jw, "message", msg);
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+}
+
+/* An error (status >= 0) or a warning: JSON, or a prefixed line on stderr. */
+static void emit(const char *type, const char *code, int status, const char *prefix,
+		 const char *fmt, va_list ap)
+{
+	char msg[FGT_MSG_LEN];
+
+	format(msg, sizeof(msg), fmt, ap);
+	if (json)
+		json_msg(type, "code", code, status, msg);
+	else
+		fprintf(stderr, "%s%s\n", prefix, msg);
+}
+
+void p_err(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("error", fgt_exit_name(status), status, "fgraphtop: ", fmt, ap);
+	va_end(ap);
+}
+
+void p_warn(const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("warning", code, -1, "fgraphtop: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void fgt_vlog(enum fgt_log_level level, const char *fmt, va_list ap)
+{
+	static const char *const names[] = { "error", "info", "debug" };
+	char msg[FGT_MSG_LEN];
+
+	format(msg, sizeof(msg), fmt, ap);
+	if (json)
+		json_msg("log", "level", names[level], -1, msg);
+	else if (level == FGT_LOG_ERROR)
+		fprintf(stderr, "fgraphtop: %s\n", msg);
+	else
+		fprintf(stderr, "%s\n", msg);
+}
+
+void fgt_log(enum fgt_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fgt_vlog(level, fmt, ap);
+	va_end(ap);
+}

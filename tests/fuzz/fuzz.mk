@@ -1,0 +1,57 @@
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) over the parsers of untrusted input:
+# kallsyms, the build-ID notes, both option parsers, the trigger's state file
+# and instance names. clang -fsanitize=fuzzer,address,undefined; each harness
+# starts from its seed corpus in tests/fuzz/corpus/NAME (never written to: new
+# inputs go to build/fuzz/NAME.corpus). A crash, a leak or an abort() of a
+# harness's own check fails the run; the crashing input is left in build/fuzz/.
+#   make test-fuzz-smoke   a few seconds each (make check)
+#   make test-fuzz         FUZZ_SECONDS each, 20 by default (make test)
+FUZZ_BUILD    := $(BUILD)/fuzz
+FUZZ_NAMES    := ksyms notes env check_env state
+FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS   := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Isrc -Itests/fuzz -D_GNU_SOURCE
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(FGT_LIB_SRCS))
+FUZZ_SECONDS  ?= 20
+FUZZ_SMOKE_SECONDS ?= 3
+
+.SECONDARY: $(FUZZ_LIB_OBJS)
+
+$(FUZZ_BUILD)/obj:
+	mkdir -p $@
+
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(FGT_LIB_HDRS) | $(FUZZ_BUILD)/obj
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_args.h $(FUZZ_LIB_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) -lbpf -lelf -lz -lm -lpthread
+
+# run-fuzz SECONDS: every harness in turn; the executions of each are printed
+define run-fuzz
+	@failed=""; for n in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ_BUILD)/$$n.corpus; \
+		if $(FUZZ_BUILD)/fuzz_$$n -max_total_time=$(1) -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_BUILD)/$$n- $(FUZZ_BUILD)/$$n.corpus \
+			tests/fuzz/corpus/$$n > $(FUZZ_BUILD)/$$n.log 2>&1; then \
+			echo "fuzz $$n: $$(sed -n 's/^stat::number_of_executed_units: *//p' \
+				$(FUZZ_BUILD)/$$n.log) executions in $(1) s, no crash"; \
+		else \
+			echo "fuzz $$n: FAILED (see $(FUZZ_BUILD)/$$n.log)"; \
+			grep -m3 -E 'ERROR|SUMMARY|Test unit written' $(FUZZ_BUILD)/$$n.log; \
+			failed="$$failed $$n"; \
+		fi; \
+	done; \
+	[ -z "$$failed" ] || { echo "fuzz: FAILED:$$failed"; exit 1; }
+endef
+
+.PHONY: test-fuzz test-fuzz-smoke fuzz-bins
+fuzz-bins: $(FUZZ_BINS)
+
+test-fuzz-smoke: $(FUZZ_BINS)
+	$(call run-fuzz,$(FUZZ_SMOKE_SECONDS))
+
+test-fuzz: $(FUZZ_BINS)
+	$(call run-fuzz,$(FUZZ_SECONDS))
+
+CHECK_TARGETS += test-fuzz-smoke
+TEST_TARGETS += test-fuzz
