@@ -13,7 +13,9 @@
 # Results: the oracle's {"type":"activation",...} line as lab/scenarios/activation.sh
 # writes it, plus "round", then each fgraphtop's lines ({"type":"fgt",...}, see
 # tool-lib.sh) with "round" in the name: NAME = PATH-R.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
+# shellcheck source=lab/scenarios/tool-lib.sh
 . /scenarios/tool-lib.sh
 
 paths=$(fgt_arg PATHS auto "$@")
@@ -49,6 +51,7 @@ for spec in $rounds; do
 	for p in $paths; do
 		a=
 		[ "$p" = auto ] || a="--path $p"
+		# shellcheck disable=SC2086 # a and events: one word or none
 		fgt_tool_start "$p-$r" $a $events || status=1
 	done
 	fgt_oracle_bpf_start || true
@@ -76,7 +79,7 @@ for spec in $rounds; do
 	for p in $paths; do
 		fgt_tool_stop "$p-$r" || status=1
 		[ -z "$events" ] || fgt_result "$(fgt_json type alloc_classes name "$p-$r" \
-			classes "$(fgt_alloc_classes $FGT_RUN/fgt-$p-$r.jsonl)")"
+			classes "$(fgt_alloc_classes "$FGT_RUN/fgt-$p-$r.jsonl")")"
 	done
 done
 fgt_unpark

@@ -25,7 +25,9 @@
 #          own allocation tracking (debugfs slab/CACHE/alloc_traces).
 # With no stack-holding thread exiting meanwhile, after - before = the stacks
 # handed out: a leaked stack would count too.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
+# shellcheck source=lab/scenarios/tool-lib.sh
 . /scenarios/tool-lib.sh
 
 ks=$(fgt_arg KS "5 32 33 100" "$@")
@@ -34,7 +36,7 @@ filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
 inject=$(fgt_arg INJECT cache "$@")
 cache=$(fgt_arg CACHE "" "$@")
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
-[ -d $FS ] || fgt_die "no $FS (kernel without FAILSLAB debugfs)"
+[ -d "$FS" ] || fgt_die "no $FS (kernel without FAILSLAB debugfs)"
 case $inject in
 cache) ;;
 stack)
@@ -50,10 +52,10 @@ esac
 fgt-trigger -f "$filter" tracefs on > /dev/null || fgt_die "tracefs on"
 fgt-trigger -f "$filter" tracefs off > /dev/null || fgt_die "tracefs off"
 if [ "$inject" = cache ]; then
-	[ -d $SLAB ] || fgt_die "no $SLAB after the first activation"
+	[ -d "$SLAB" ] || fgt_die "no $SLAB after the first activation"
 	# Objects in use; shrinking first flushes the per-CPU slabs, whose free
 	# objects the count would otherwise include.
-	objs() { echo 1 > $SLAB/shrink; cut -d' ' -f1 $SLAB/objects; }
+	objs() { echo 1 > "$SLAB/shrink"; cut -d' ' -f1 "$SLAB/objects"; }
 else
 	# Live objects by allocation site ("COUNT SYMBOL+OFF/SIZE age=..", then
 	# the stack's frames on lines of their own): the sweep holder's sites.
@@ -67,10 +69,10 @@ i=0
 for k in $ks; do
 	i=$((i + 1))
 	# Park U more threads, keeping the earlier ones (their stacks stay allocated).
-	rm -f $FGT_RUN/park.ready
-	fgt-spawn park -n "$n" -r $FGT_RUN/park.ready > $FGT_RUN/park-$i.json &
-	echo $! >> $FGT_RUN/parked.pids
-	fgt_wait_file $FGT_RUN/park.ready 600 || fgt_die "park $n: not ready"
+	rm -f "$FGT_RUN/park.ready"
+	fgt-spawn park -n "$n" -r "$FGT_RUN/park.ready" > "$FGT_RUN/park-$i.json" &
+	echo $! >> "$FGT_RUN/parked.pids"
+	fgt_wait_file "$FGT_RUN/park.ready" 600 || fgt_die "park $n: not ready"
 	# Only GFP_NOWAIT allocations fail: the fixed walk's inline ones.
 	if [ "$inject" = cache ]; then
 		fgt_failslab_arm "$k" Y
@@ -95,5 +97,5 @@ for k in $ks; do
 		exited "$(echo "$ev" | sed -n 's/.*"exited":\([0-9]*\).*/\1/p')")"
 	fgt_tool_stop "k-$k" || status=1
 done
-for p in $(cat $FGT_RUN/parked.pids); do kill "$p"; wait "$p"; done 2>/dev/null
+while read -r p; do kill "$p"; wait "$p"; done < "$FGT_RUN/parked.pids" 2>/dev/null
 exit $status

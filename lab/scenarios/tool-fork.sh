@@ -18,7 +18,9 @@
 # Result: {"type":"fork","m":M,"f":F,"created":..,"exited":..,"failslab_left":..}:
 # created/exited are the oracle's count of all tasks created/exited while fgraph
 # was active (from just after "on" to just before "off"), the parked ones included.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
+# shellcheck source=lab/scenarios/tool-lib.sh
 . /scenarios/tool-lib.sh
 
 m=$(fgt_arg M 200 "$@")
@@ -38,15 +40,16 @@ status=0
 for p in $paths; do
 	a=
 	[ "$p" = auto ] || a="--path $p"
+	# shellcheck disable=SC2086 # a: one word or none
 	fgt_tool_start "$p" --events $a ${verbose:+-vv} || status=1
 done
 fgt-trigger -f "$filter" tracefs on > /dev/null || fgt_die "tracefs on"
 fgt-oracle events start || fgt_log "oracle events unavailable"
 park() {
-	rm -f $FGT_RUN/park.ready
-	fgt-spawn park -n "$m" -r $FGT_RUN/park.ready > /dev/null &
-	echo $! >> $FGT_RUN/parked.pids
-	fgt_wait_file $FGT_RUN/park.ready 600 || fgt_die "park $m: not ready"
+	rm -f "$FGT_RUN/park.ready"
+	fgt-spawn park -n "$m" -r "$FGT_RUN/park.ready" > /dev/null &
+	echo $! >> "$FGT_RUN/parked.pids"
+	fgt_wait_file "$FGT_RUN/park.ready" 600 || fgt_die "park $m: not ready"
 	sleep 1
 }
 park
@@ -71,10 +74,10 @@ for p in $paths; do
 	j=$FGT_RUN/fgt-$p.jsonl
 	tn='"event":"task_new"'
 	fgt_result "$(fgt_json type fork_events name "$p" \
-		task_new "$(grep -c "$tn" $j)" \
-		task_new_nostack "$(grep "$tn" $j | grep -c '"ok":false')" \
-		spawn "$(grep "$tn" $j | grep -c '"comm":"fgt-spawn"')" \
-		spawn_nostack "$(grep "$tn" $j | grep '"comm":"fgt-spawn"' | grep -c '"ok":false')")"
+		task_new "$(grep -c "$tn" "$j")" \
+		task_new_nostack "$(grep "$tn" "$j" | grep -c '"ok":false')" \
+		spawn "$(grep "$tn" "$j" | grep -c '"comm":"fgt-spawn"')" \
+		spawn_nostack "$(grep "$tn" "$j" | grep '"comm":"fgt-spawn"' | grep -c '"ok":false')")"
 done
-for p in $(cat $FGT_RUN/parked.pids); do kill "$p"; wait "$p"; done 2>/dev/null
+while read -r p; do kill "$p"; wait "$p"; done < "$FGT_RUN/parked.pids" 2>/dev/null
 exit $status

@@ -26,34 +26,34 @@
 fgt_tool_start() {
 	local name=$1 n=1200
 	shift
-	fgraphtop -j -i 3600 "$@" > $FGT_RUN/fgt-$name.jsonl 2> $FGT_RUN/fgt-$name.err &
-	echo $! > $FGT_RUN/fgt-$name.pid
-	while ! grep -q '"type":"\(start\|error\)"' $FGT_RUN/fgt-$name.jsonl 2>/dev/null; do
+	fgraphtop -j -i 3600 "$@" > "$FGT_RUN/fgt-$name.jsonl" 2> "$FGT_RUN/fgt-$name.err" &
+	echo $! > "$FGT_RUN/fgt-$name.pid"
+	while ! grep -q '"type":"\(start\|error\)"' "$FGT_RUN/fgt-$name.jsonl" 2>/dev/null; do
 		n=$((n - 1))
-		if [ $n -le 0 ] || ! kill -0 "$(cat $FGT_RUN/fgt-$name.pid)" 2>/dev/null; then
+		if [ $n -le 0 ] || ! kill -0 "$(cat "$FGT_RUN/fgt-$name.pid")" 2>/dev/null; then
 			fgt_log "fgraphtop $name did not start"
-			cat $FGT_RUN/fgt-$name.err
+			cat "$FGT_RUN/fgt-$name.err"
 			return 1
 		fi
 		usleep 100000
 	done
-	grep -q '"type":"start"' $FGT_RUN/fgt-$name.jsonl
+	grep -q '"type":"start"' "$FGT_RUN/fgt-$name.jsonl"
 }
 
 fgt_tool_stop() {
 	local name=$1 pid rc line
-	pid=$(cat $FGT_RUN/fgt-$name.pid 2>/dev/null) || return 0
+	pid=$(cat "$FGT_RUN/fgt-$name.pid" 2>/dev/null) || return 0
 	kill -INT "$pid" 2>/dev/null
 	wait "$pid"
 	rc=$?
-	rm -f $FGT_RUN/fgt-$name.pid
+	rm -f "$FGT_RUN/fgt-$name.pid"
 	while IFS= read -r line; do
 		case $line in
 		*'"type":"event"'*) continue ;;
 		'{'*) fgt_result "{\"type\":\"fgt\",\"name\":\"$name\",\"rec\":$line}" ;;
 		esac
-	done < $FGT_RUN/fgt-$name.jsonl
-	fgt_result "$(fgt_json type fgt_exit name "$name" status "$rc" stderr "$(head -c 2000 $FGT_RUN/fgt-$name.err)")"
+	done < "$FGT_RUN/fgt-$name.jsonl"
+	fgt_result "$(fgt_json type fgt_exit name "$name" status "$rc" stderr "$(head -c 2000 "$FGT_RUN/fgt-$name.err")")"
 	return $rc
 }
 
@@ -65,7 +65,9 @@ SLAB=/sys/kernel/slab/fgraph_stack
 fgt_failslab_arm() {
 	local times=$1 ignore_gfp_wait=$2
 
-	[ -d $FS ] && [ -d $SLAB ] || fgt_die "no failslab or no fgraph_stack cache"
+	if [ ! -d "$FS" ] || [ ! -d "$SLAB" ]; then
+		fgt_die "no failslab or no fgraph_stack cache"
+	fi
 	# times 0 first: until cache-filter is set, failslab would hit every cache.
 	echo 0 > $FS/times
 	echo 100 > $FS/probability
