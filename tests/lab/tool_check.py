@@ -20,7 +20,9 @@ act:      every supported round: each fgraphtop saw exactly one complete
           those calls, of the class the verdict names (fixed: non-blocking
           inline ones plus the blocking reserve; unfixed: blocking only), as
           many as the activation record counts.
-failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), served = U
+failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), the reserve as
+          the fix's commit message says (32 GFP_KERNEL stacks per call, K - (sweeps - 1)
+          of them handed out, the rest freed), served = U
           (within the threads the oracle saw created or exiting),
           allocated - freed = served (no stack leaked by the activation), the
           kernel's count of live stacks grew by the stacks handed out (within
@@ -252,6 +254,16 @@ def check_failslab(kernel, recs, opt):
         ok(al["failed_nonblocking"] == k and al["failed_blocking"] == 0,
            f"{t}: failed non-blocking {al['failed_nonblocking']} = K, blocking {al['failed_blocking']} = 0")
         ok(a["sweeps"] == 1 + k // 33, f"{t}: sweeps {a['sweeps']} = 1 + floor(K/33) = {1 + k // 33}")
+        # The fix's commit message, to the stack: each call takes a GFP_KERNEL
+        # reserve of 32, hands a reserve stack to each thread whose GFP_NOWAIT
+        # allocation failed except the failure that ends an -EAGAIN call, and
+        # frees the rest of the reserve.
+        sw = a["sweeps"]
+        used = k - (sw - 1)
+        ok(al["blocking"] == 32 * sw and al["freed"] == 32 * sw - used and
+           al["nonblocking"] == a["served"] - used,
+           f"{t}: reserve {al['blocking']} = 32 x {sw}, {used} of it handed out "
+           f"(K - {sw - 1} -EAGAIN), {al['freed']} freed, {al['nonblocking']} served inline")
         # U is counted just before the trigger; a thread that exits (or is
         # created) between the count and the walk moves it, as in check_activation.
         u, cr, ex = r["u"], r["created"], r["exited"]
