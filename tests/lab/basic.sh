@@ -83,12 +83,16 @@ for k in "${kernels[@]}"; do
 	done
 done
 
-# The fixed kernel under stress: 20 on/off cycles of function_graph while
-# threads are created and reaped (CHURN), every cycle a 0 -> 1 walk racing
-# fork and exit. The runner turns any splat into status 126.
+# The fixed kernels under stress, and both 6.1 and 6.12 lab kernels (the
+# stable backports and what they replace): 20 on/off cycles of function_graph
+# while threads are created and reaped (CHURN), every cycle a 0 -> 1 walk
+# racing fork and exit. The runner turns any splat into status 126.
 cycles=${FGT_LAB_CYCLES:-20}
 for k in "${kernels[@]}"; do
-	[ "$k" = lab-fixed ] || continue
+	case $k in
+	lab-fixed | lab-6.1-* | lab-6.12-*) ;;
+	*) continue ;;
+	esac
 	name=$k-cycles
 	rc=$(run "$name" "$k" activation U=1000 CYCLES="$cycles" CHURN=10 WAIT=1 \
 		${filter:+FILTER=$filter})

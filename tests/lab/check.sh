@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Lab test of `fgraphtop check` (issue 4's "Done when"), one guest boot each:
-#   check-prom on lab-stock  -> status 2, verdict not_fixed, a textfile, nothing left
-#   check-prom on lab-fixed  -> status 0, verdict fixed, a textfile, nothing left
+#   check-prom on lab-stock, lab-6.1-stock, lab-6.12-stock
+#                            -> status 2, verdict not_fixed, a textfile, nothing left
+#   check-prom on lab-fixed, lab-6.1-fixed, lab-6.12-fixed (the stable backports)
+#                            -> status 0, verdict fixed, a textfile, nothing left
 #   check-kill on debian-7.2 -> SIGKILL once the state file records the tracefs
 #                               instance, then a new check: nothing left, status 2
-# About 1 minute under single-threaded TCG on 2 cores, warm cache. The whole
+# About 2 minutes under single-threaded TCG on 2 cores, warm cache. The whole
 # fleet path (node_exporter, Prometheus, PromQL) is lab/fleet-e2e.sh, not here.
 #
 #   tests/lab/check.sh [-o OUTDIR]
@@ -37,12 +39,21 @@ prom() {	# KERNEL STATUS VERDICT
 	[ "$got" = "$want_s $want_v" ] || bad "prom-$k: want status $want_s verdict $want_v, got '$got'"
 	jq -s -e 'any(.[]; .type == "prom" and (.textfile_b64 | length > 0))' "$r" > /dev/null ||
 		bad "prom-$k: no textfile"
+	# The textfile says the same as the JSON, for the release that ran.
+	local tf rel
+	tf=$(jq -r 'select(.type == "prom") | .textfile_b64' "$r" | base64 -d)
+	rel=$(jq -r 'select(.type == "run") | .release' "$r")
+	grep -q "^fgraphtop_verdict{verdict=\"$want_v\",release=\"$rel\",.*} 1\$" <<<"$tf" ||
+		bad "prom-$k: textfile: no fgraphtop_verdict{verdict=\"$want_v\",release=\"$rel\",...} 1"
+	grep -qx "fgraphtop_check_status $want_s" <<<"$tf" ||
+		bad "prom-$k: textfile: no fgraphtop_check_status $want_s"
+	note "prom-$k: textfile: $(grep -E '^fgraphtop_(verdict.*} 1|activation_sweeps|activation_threads_served)' <<<"$tf" | tr '\n' ' ')"
 	jq -s -e 'any(.[]; .type == "leftovers" and .files == "" and .tracer == "nop")' "$r" > /dev/null ||
 		bad "prom-$k: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
 }
 
-prom lab-stock 2 not_fixed
-prom lab-fixed 0 fixed
+for k in lab-stock lab-6.1-stock lab-6.12-stock; do prom "$k" 2 not_fixed; done
+for k in lab-fixed lab-6.1-fixed lab-6.12-fixed; do prom "$k" 0 fixed; done
 
 # SIGKILL at a deterministic point on the instance method (debian-7.2)
 boot kill-debian-7.2 debian-7.2 check-kill AT=instance ROUNDS=2

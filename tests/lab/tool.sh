@@ -6,15 +6,22 @@
 #
 #   tests/lab/tool.sh [-o OUTDIR] [-k KERNEL]...    (default: the whole matrix)
 #
-# Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache):
-#   act on all seven kernels, U = 1,000 and 10,000 (tracefs, one traced function:
+# Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache, for
+# the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add about 4):
+#   act on all eleven kernels, U = 1,000 and 10,000 (tracefs, one traced function:
 #     the walk is the same, the minutes of call-site patching are not); on the
 #     traceable kernels direct and attributed forced side by side on the same
 #     activation and checked against the oracle's BPF counter; on the 7.2 kernels
-#     also trace-cmd and kretprobe.multi, for the trigger's name;
-#   failslab on lab-fixed: K = 5, 32, 33, 100 non-blocking failures;
-#   fork on lab-traceable-fixed (both paths) and lab-stock with F = 7 injected
-#     failures, and on debian-6.1 (kmalloc shadow stacks) without.
+#     also trace-cmd and kretprobe.multi, for the trigger's name; on the 6.1 and
+#     6.12 lab kernels (the stable backports, lab/patches/fix-6.*) also an odd U,
+#     not a multiple of 32, and the allocation events: the sweep's allocator and
+#     gfp, against the calls the build found in its machine code (info.json);
+#   failslab on lab-fixed, lab-6.1-fixed and lab-6.12-fixed: K = 5, 32, 33, 100
+#     non-blocking failures (6.1/6.12: failslab's stack filter over the function
+#     holding the sweep, the stacks' kmalloc cache tracked with slub_debug=U);
+#   fork on lab-traceable-fixed (both paths), lab-stock and the four 6.1/6.12 lab
+#     kernels with F = 7 injected failures, and on debian-6.1 (kmalloc shadow
+#     stacks) without.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
 # lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
@@ -22,7 +29,8 @@
 # ftrace) can leave the other vCPU on a stale int3 and crash the guest with
 # "Oops: int3"; seen on Debian 6.12 and 7.2 and lab-stock without fgraphtop
 # involved, never with one vCPU or with tcg,thread=single (lab/scenarios/tool-int3.sh).
-# Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TOOL_U overrides "1000 10000".
+# Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TOOL_U overrides "1000 10000",
+# FGT_LAB_TOOL_ODD_U the 6.1/6.12 kernels' odd U (3333 parked threads).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -78,6 +86,25 @@ rounds() {	# TRIGGERS...: "U:tracefs" for each U, then "100:T" for each extra tr
 	echo "$r"
 }
 
+info_of() {	# KERNEL: its info.json
+	echo "$("$KSH" path "$1" 2>/dev/null)/info.json"
+}
+
+# The kmalloc cache a kernel's shadow stacks come from: the size of its
+# sweep's reserve allocation (info.json, from the machine code: the largest
+# call; the other is the 256-byte ret_stack_list), rounded up to a power of
+# two and named as mm/slab_common.c does from 1024 up (1600 -> kmalloc-2k).
+# The shadow stacks are never small enough for kmalloc-96 or kmalloc-192.
+kmalloc_cache() {	# KERNEL
+	local s sz=0 c=8
+	for s in $(jq -r '.sweep_allocs[].size' "$(info_of "$1")" 2>/dev/null); do
+		[[ $s == 0x* ]] && [ $((s)) -gt "$sz" ] && sz=$((s))
+	done
+	[ "$sz" -gt 0 ] || { echo "kmalloc-unknown"; return; }
+	while [ $c -lt "$sz" ]; do c=$((c * 2)); done
+	if [ $c -ge 1024 ]; then echo "kmalloc-$((c / 1024))k"; else echo "kmalloc-$c"; fi
+}
+
 for k in lab-traceable-stock lab-traceable-fixed; do
 	run "act-$k" "$k" act "paths=direct:attributed rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" "PATHS=direct attributed" FILTER=bpf_fentry_test1 EXPLAIN=1
@@ -90,11 +117,26 @@ for k in debian-6.1 debian-6.12 lab-fixed; do
 	run "act-$k" "$k" act "rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
+lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
+odd=${FGT_LAB_TOOL_ODD_U:-3333}
+# partial=N: round N, the odd U (the last), must end on a partial batch
+for k in "${lts[@]}"; do
+	run "act-$k" "$k" act "rounds=$((nus + 1)) partial=$((nus + 1)) info=$(info_of "$k")" -s tool-act -- \
+		"ROUNDS=$(us="$us $odd" rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1 EVENTS=1
+done
 run failslab-lab-fixed lab-fixed failslab "ks=5:32:33:100" -s tool-failslab -a slab_nomerge -- \
 	"KS=5 32 33 100" U=300
+for k in lab-6.1-fixed lab-6.12-fixed; do
+	c=$(kmalloc_cache "$k")
+	run "failslab-$k" "$k" failslab "ks=5:32:33:100" -s tool-failslab -a "slub_debug=U,$c" -- \
+		"KS=5 32 33 100" U=300 INJECT=stack CACHE="$c"
+done
 run fork-lab-traceable-fixed lab-traceable-fixed fork "m=200 f=7 paths=direct:attributed" \
 	-s tool-fork -a slab_nomerge -- M=200 F=7 "PATHS=direct attributed"
 run fork-lab-stock lab-stock fork "m=200 f=7" -s tool-fork -a slab_nomerge -- M=200 F=7
+for k in "${lts[@]}"; do
+	run "fork-$k" "$k" fork "m=200 f=7" -s tool-fork -- M=200 F=7 INJECT=stack
+done
 run fork-debian-6.1 debian-6.1 fork "m=200 f=0" -s tool-fork -- M=200 F=0
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
