@@ -134,6 +134,24 @@ static int find_tokens(struct kas *k)
 				break;
 			}
 			q = p - 2;
+			/*
+			 * Token 0, the table's first: nothing need end before it.
+			 * On 6.1 kallsyms_seqs_of_names sits right in front with
+			 * no NUL between (the lab's 6.1 ends it with a printable
+			 * ')'): try each start of the printable run, and take the
+			 * one the token index confirms.
+			 */
+			if (i == 0x2f) {
+				for (;;) {
+					if (token_table_at(k, q))
+						return 0;
+					if (q == k->lo || !printable(k->d[q - 1]) || p - q >= TOK_MAX)
+						break;
+					q--;
+				}
+				ok = false;
+				break;
+			}
 			while (q > k->lo && k->d[q - 1] && printable(k->d[q]) && p - q < TOK_MAX)
 				q--;
 			ok = printable(k->d[q]);

@@ -124,6 +124,9 @@ def offline(path):
         ref = None
         for how, r in runs.items():
             a = r["answer"]
+            if "function" not in a or "sites" not in a:
+                fail(name, f"{how}: no answer from the code: {a.get('evidence', a)}")
+                continue
             if a["verdict"] != want:
                 fail(name, f"{how}: {a['verdict']} ({a['evidence']}), expected {want}")
             if r["status"] != EXIT.get(want, 3):
