@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Lab test of fgraphtop itself against the lab's oracle (issue 3's "Done when"),
-# one guest boot per line of the matrix below; every check is in
+# Lab test of fgraphtop itself against the lab's oracle, one guest boot per
+# line of the matrix below, two at a time (tests/lab/lib.sh: lab_job); every
+# check is in
 # tests/lab/tool_check.py, and every fgraphtop record is checked against
 # docs/json.md by tests/json_schema.py.
 #
@@ -30,11 +31,12 @@
 # "Oops: int3"; seen on Debian 6.12 and 7.2 and lab-stock without fgraphtop
 # involved, never with one vCPU or with tcg,thread=single (lab/scenarios/tool-int3.sh).
 # Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TOOL_U overrides "1000 10000",
-# FGT_LAB_TOOL_ODD_U the 6.1/6.12 kernels' odd U (3333 parked threads).
+# FGT_LAB_TOOL_ODD_U the 6.1/6.12 kernels' odd U (3333 parked threads),
+# FGT_LAB_JOBS the guests side by side (default 2).
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
+# shellcheck source=tests/lab/lib.sh
+. "$(dirname "$0")/lib.sh"
 out='' only=()
 while getopts "o:k:" opt; do
 	case $opt in
@@ -45,6 +47,7 @@ while getopts "o:k:" opt; do
 done
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-tool.XXXXXX")}
 mkdir -p "$out"
+rm -f "$out/.failed"
 us=${FGT_LAB_TOOL_U:-1000 10000}
 nus=$(wc -w <<<"$us")	# rounds per kernel
 fail=0
@@ -57,11 +60,11 @@ want() {	# KERNEL: in the -k list (or no list)
 	return 1
 }
 
-run() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
-	local name=$1 k=$2 check=$3 copts=$4
+# One boot and its checks; a failure is said, and left for lab_wait to count.
+# shellcheck disable=SC2317 # called through lab_job
+run_one() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
+	local name=$1 k=$2 check=$3 copts=$4 fail=0
 	shift 4
-	want "$k" || return 0
-	"$KSH" path "$k" > /dev/null 2>&1 || { note "FAIL $name: no kernel $k"; fail=1; return; }
 	local t0=$SECONDS rc=0
 	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -o "$out/$name" -t 900 "$@" \
 		> /dev/null 2> "$out/$name.log" || rc=$?
@@ -77,6 +80,13 @@ run() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
 	[ "$check" = int3 ] ||	# no fgraphtop records of its own
 	python3 "$ROOT/tests/json_schema.py" "$out/$name/results.jsonl" 2>> "$out/$name.check" ||
 		{ note "FAIL $name: JSON schema"; tail -5 "$out/$name.check" >&2; fail=1; }
+	[ "$fail" = 0 ] || lab_failed
+}
+
+run() {	# as run_one, side by side with the others
+	want "$2" || return 0
+	"$KSH" path "$2" > /dev/null 2>&1 || { note "FAIL $1: no kernel $2"; lab_failed; return; }
+	lab_job run_one "$@"
 }
 
 rounds() {	# TRIGGERS...: "U:tracefs" for each U, then "100:T" for each extra trigger
@@ -141,6 +151,7 @@ run fork-debian-6.1 debian-6.1 fork "m=200 f=0" -s tool-fork -- M=200 F=0
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
 
+lab_wait || fail=1
 note "runs in $out"
 if [ $fail = 0 ]; then note "all passed"; else note "FAILED"; fi
 exit $fail
