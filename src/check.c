@@ -27,6 +27,7 @@
 #include "log.h"
 #include "park.h"
 #include "prom.h"
+#include "static_check.h"
 #include "trigger.h"
 
 
@@ -94,6 +95,7 @@ void fgt_check_on_record(const struct fgt_record *rec, void *ctx)
 	s->failures = act->failed_blocking + act->failed_nonblocking;
 	s->nr_threads = act->nr_threads;
 	s->lost = act->lost;
+	s->walk_ns = act->walk_ns;
 	s->triggered_by_us = act->pid == (uint32_t)getpid();
 }
 
@@ -174,19 +176,68 @@ static const char *verdict_words(enum fgt_check_verdict v)
 	}
 }
 
+/* Where the answer came from, in words, once the code was asked. */
+static const char *method_words(const struct fgt_check_result *r)
+{
+	const char *m = r->answered_by ? r->answered_by : "";
+
+	if (!r->have_static || r->verdict == FGT_CHECK_V_NOT_AFFECTED)
+		return "";
+	if (!strcmp(m, "static"))
+		return " (from the code)";
+	if (!strcmp(m, "static+trigger") || !strcmp(m, "static+watch"))
+		return " (from the code and an activation)";
+	if (!strcmp(m, "trigger") || !strcmp(m, "watch"))
+		return " (from an activation)";
+	return "";
+}
+
 void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
 {
-	fprintf(f, "FGRAPH %s - %s: %s; kernel %s build %s", status_word(r->status),
-		verdict_words(r->verdict), r->reason, r->kid.release[0] ? r->kid.release : "?",
+	const char *sep = " | ";	/* perfdata follow it, space-separated */
+
+	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
+		verdict_words(r->verdict), method_words(r), r->reason,
+		r->kid.release[0] ? r->kid.release : "?",
 		r->kid.build_id[0] ? r->kid.build_id : "unknown");
-	if (r->seen.have)
-		fprintf(f, " | sweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
-			PRIu64 " lost=%" PRIu64, r->seen.sweeps, r->seen.served, r->seen.duration_s,
-			r->seen.failures, r->lost);
-	else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED)
-		fprintf(f, " | lost=%" PRIu64, r->lost);
+	if (r->seen.have) {
+		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
+			PRIu64 " lost=%" PRIu64, sep, r->seen.sweeps, r->seen.served,
+			r->seen.duration_s, r->seen.failures, r->lost);
+		sep = " ";
+	} else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED &&
+		   !(r->answered_by && !strcmp(r->answered_by, "static"))) {
+		fprintf(f, "%slost=%" PRIu64, sep, r->lost);
+		sep = " ";
+	}
+	if (r->have_exposure)
+		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%.3gs", sep, r->exposure.lacking,
+			r->exposure_est.seconds);
 	fputc('\n', f);
 	fflush(f);
+}
+
+static void exposure_json(json_writer_t *jw, const struct fgt_check_result *r)
+{
+	if (!r->have_exposure) {
+		if (r->exposure_why[0]) {
+			jsonw_name(jw, "exposure");
+			jsonw_start_object(jw);
+			jsonw_string_field(jw, "error", r->exposure_why);
+			jsonw_end_object(jw);
+		}
+		return;
+	}
+	jsonw_name(jw, "exposure");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "threads", r->exposure.threads);
+	jsonw_uint_field(jw, "lacking", r->exposure.lacking);
+	jsonw_uint_field(jw, "sweeps", r->exposure.sweeps);
+	jsonw_uint_field(jw, "visits", r->exposure.visits);
+	jsonw_float_field(jw, "estimate_s", r->exposure_est.seconds);
+	jsonw_float_field(jw, "ns_per_visit", r->exposure_est.ns_per_visit);
+	jsonw_string_field(jw, "cost", fgt_exp_cost_src_name(r->exposure_est.src));
+	jsonw_end_object(jw);
 }
 
 void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
@@ -201,6 +252,8 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 	jsonw_string_field(jw, "verdict", fgt_check_verdict_name(r->verdict));
 	jsonw_int_field(jw, "status", r->status);
 	jsonw_string_field(jw, "reason", r->reason);
+	if (r->answered_by)
+		jsonw_string_field(jw, "method", r->answered_by);
 	jsonw_name(jw, "kernel");
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "release", r->kid.release);
@@ -224,6 +277,7 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
 		jsonw_end_object(jw);
 	}
+	exposure_json(jw, r);
 	if (r->triggered || r->parked || r->threads >= 0) {
 		jsonw_name(jw, "trigger");
 		jsonw_start_object(jw);
@@ -236,13 +290,20 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		jsonw_int_field(jw, "threads", r->threads);
 		jsonw_name(jw, "unfixed_estimate");
 		jsonw_start_object(jw);
-		jsonw_uint_field(jw, "lacking", r->est.lacking);
-		jsonw_uint_field(jw, "sweeps", r->est.sweeps);
-		jsonw_uint_field(jw, "visits", r->est.visits);
-		jsonw_float_field(jw, "seconds", r->est.seconds);
+		jsonw_uint_field(jw, "lacking", r->trig_walk.lacking);
+		jsonw_uint_field(jw, "sweeps", r->trig_walk.sweeps);
+		jsonw_uint_field(jw, "visits", r->trig_walk.visits);
+		jsonw_float_field(jw, "seconds", r->trig_est.seconds);
+		jsonw_bool_field(jw, "assumed", r->trig_assumed);
 		jsonw_end_object(jw);
 		if (r->cleaned[0])
 			jsonw_string_field(jw, "cleaned", r->cleaned);
+		jsonw_end_object(jw);
+	}
+	if (r->have_static) {
+		jsonw_name(jw, "static");
+		jsonw_start_object(jw);
+		fgt_static_json_fields(&r->st, jw);
 		jsonw_end_object(jw);
 	}
 	jsonw_end_object(jw);
@@ -264,6 +325,12 @@ int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, cha
 		.threads_served = r->seen.served,
 		.failures = r->seen.failures,
 		.lost_events = r->lost,
+		.method = r->answered_by,
+		.have_exposure = r->have_exposure,
+		.lacking = r->exposure.lacking,
+		.walk_estimate_s = r->exposure_est.seconds,
+		.visit_cost_s = r->exposure_est.ns_per_visit / 1e9,
+		.visit_cost_src = fgt_exp_cost_src_name(r->exposure_est.src),
 	};
 
 	return fgt_prom_write(path, &m, err, len);
@@ -301,9 +368,10 @@ static void watch_until(const struct fgt_check_env *env, struct fgt_check_seen *
 	}
 }
 
-/* --trigger's refusals before anything changes. 0 go, else r is set (unknown). */
-static int may_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
-		       const struct fgt_ksyms *ks, struct fgt_check_result *r)
+/* --trigger's refusal before anything changes: fgraph in use. 0 go, else r
+ * is set (unknown). */
+static int may_trigger(const struct fgt_check_env *env, const struct fgt_ksyms *ks,
+		       struct fgt_check_result *r)
 {
 	const struct fgt_watch_ops *w = env->watch;
 	struct fgt_host h = env->host;
@@ -319,19 +387,39 @@ static int may_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 			"to wait for the next activation", n > 0 ? users : "ftrace_graph_active > 0");
 		return -EBUSY;
 	}
-	r->threads = fgt_host_threads(&env->host);
-	fgt_walk_estimate((r->threads > 0 ? (uint64_t)r->threads : 0) + o->park, &r->est);
-	if (r->est.seconds > FGT_WALK_MAX_S && !o->force) {
-		unknown(r, "refusing to trigger: %ld threads + %u parked: an unfixed kernel "
-			"would make %" PRIu64 " sweeps, about %.3g thread visits, estimated %.1f s "
-			"(at %.0f million visits/s, measured under qemu; real hardware is faster) "
-			"holding up the write to the tracer, above the %.0f s limit; --force "
-			"overrides, or run it when fewer threads exist", r->threads, o->park,
-			r->est.sweeps, (double)r->est.visits, r->est.seconds,
-			FGT_WALK_VISITS_PER_S / 1e6, FGT_WALK_MAX_S);
-		return -E2BIG;
-	}
 	return 0;
+}
+
+/*
+ * The walk the trigger would cause, its threads parked: scanned (the task
+ * iterator sees who lacks a stack, in task-list order), or without a scan
+ * every thread assumed lacking, the cheapest order (so the estimate errs
+ * low: the scan is what refusals rest on where it works). Refuses above
+ * FGT_WALK_MAX_S unless --force. 0 go, else r is set (unknown).
+ */
+static int walk_allowed(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+			struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = env->watch;
+	char why[256] = "", text[256];
+
+	if (!w->exposure || w->exposure(w->priv, &r->trig_walk, why, sizeof(why))) {
+		uint64_t t = fgt_host_threads(&env->host) > 0 ?
+			     (uint64_t)fgt_host_threads(&env->host) : r->parked;
+
+		fgt_exp_walk_lacking_first(t, t, &r->trig_walk);
+		r->trig_assumed = true;
+	}
+	fgt_exp_estimate(&r->trig_walk, NULL, &r->trig_est);
+	if (r->trig_est.seconds <= FGT_WALK_MAX_S || o->force)
+		return 0;
+	fgt_exp_estimate_text(&r->trig_walk, &r->trig_est, text, sizeof(text));
+	unknown(r, "refusing to trigger: %" PRIu64 " threads, %" PRIu64 " of them lacking a "
+		"shadow stack%s (%u parked): an unfixed kernel would make %s, holding up the "
+		"write to the tracer above the %.0f s limit; --force overrides, or run it when "
+		"fewer threads lack a stack", r->trig_walk.threads, r->trig_walk.lacking,
+		r->trig_assumed ? " (assumed: no scan)" : "", r->parked, text, FGT_WALK_MAX_S);
+	return -E2BIG;
 }
 
 /*
@@ -370,6 +458,7 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 	unsigned int before;
 	int ret;
 
+	r->threads = fgt_host_threads(&env->host);
 	if (o->park) {
 		park = fgt_park_start(o->park);
 		if (!park) {
@@ -378,7 +467,7 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 		}
 		r->parked = fgt_park_count(park);
 	}
-	if (stopped(env))
+	if (stopped(env) || walk_allowed(o, env, r))
 		goto cleanup;
 	/* drain what came before, so the activation counted is ours */
 	env->watch->poll(env->watch->priv, 0);
@@ -405,6 +494,145 @@ cleanup:
 	return r->reason[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
 }
 
+/* ---- the code's answer, and with an activation's ------------------------ */
+
+static enum fgt_check_verdict static_verdict(const struct fgt_static_result *st)
+{
+	switch (st->verdict) {
+	case FGT_SV_FIXED:		return FGT_CHECK_V_FIXED;
+	case FGT_SV_NOT_FIXED:		return FGT_CHECK_V_NOT_FIXED;
+	case FGT_SV_NOT_AFFECTED:	return FGT_CHECK_V_NOT_AFFECTED;
+	default:			return FGT_CHECK_V_UNKNOWN;
+	}
+}
+
+static bool conclusive(enum fgt_check_verdict v)
+{
+	return v != FGT_CHECK_V_UNKNOWN;
+}
+
+/* The answer from the code alone. */
+static void from_static(struct fgt_check_result *r, bool alone)
+{
+	r->verdict = static_verdict(&r->st);
+	r->status = r->verdict == FGT_CHECK_V_NOT_FIXED ? FGT_CHECK_CRITICAL :
+		    r->verdict == FGT_CHECK_V_UNKNOWN ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
+	snprintf(r->reason, sizeof(r->reason), "%s", r->st.evidence);
+	/* what would tell: the file where kernel memory is off limits, else an activation */
+	if (r->verdict == FGT_CHECK_V_UNKNOWN && alone)
+		fgt_clause_add(r->reason, sizeof(r->reason), r->st.why == FGT_SW_LOCKDOWN ?
+			       "--kernel /boot/vmlinuz-%s reads the same code from the file" :
+			       "--trigger adds an activation's proof%s", r->st.why == FGT_SW_LOCKDOWN ?
+			       r->kid.release : "");
+	r->answered_by = "static";
+}
+
+/*
+ * The code's answer (r->st) with the activation's (r as decided): both
+ * conclusive and the same, it stands with both pieces of evidence; both
+ * conclusive and different, unknown with both; one conclusive, that one
+ * stands (a trigger refused for the thread count leaves the code's), the
+ * other said in a clause.
+ */
+static void combine(struct fgt_check_result *r, const char *dyn)
+{
+	enum fgt_check_verdict sv = static_verdict(&r->st), dv = r->verdict;
+	char dreason[sizeof(r->reason)];
+
+	snprintf(dreason, sizeof(dreason), "%s", r->reason);
+	if (sv == FGT_CHECK_V_NOT_AFFECTED && dv == FGT_CHECK_V_NOT_AFFECTED) {
+		r->answered_by = "static";	/* no fgraph: nothing an activation could add */
+		return;
+	}
+	if (conclusive(sv) && conclusive(dv) && sv != dv) {
+		r->verdict = FGT_CHECK_V_UNKNOWN;
+		r->status = FGT_CHECK_UNKNOWN;
+		snprintf(r->reason, sizeof(r->reason), "the code and the activation disagree: the "
+			 "code says %s (%.300s); the activation says %s (%.300s)",
+			 fgt_check_verdict_name(sv), r->st.evidence, fgt_check_verdict_name(dv), dreason);
+		r->answered_by = !strcmp(dyn, "trigger") ? "static+trigger" : "static+watch";
+		return;
+	}
+	if (conclusive(sv) && conclusive(dv)) {
+		/* the activation's status: it knows of failures and losses */
+		snprintf(r->reason, sizeof(r->reason), "%.400s; the activation: %.300s", r->st.evidence,
+			 dreason);
+		r->answered_by = !strcmp(dyn, "trigger") ? "static+trigger" : "static+watch";
+		return;
+	}
+	if (conclusive(sv)) {
+		from_static(r, false);
+		fgt_clause_add(r->reason, sizeof(r->reason), "%s: %s",
+			       !strcmp(dyn, "trigger") ? "--trigger" : "watching", dreason);
+		return;
+	}
+	r->answered_by = dyn;
+	fgt_clause_add(r->reason, sizeof(r->reason), "the code: %s", r->st.evidence);
+}
+
+static void ask_code(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		     struct fgt_check_result *r)
+{
+	struct fgt_static_opts so = {
+		.kernel = o->kernel,
+		.system_map = o->system_map,
+		.kallsyms = env->host.kallsyms,
+		.no_bpf = env->no_bpf,
+	};
+
+	env->statik(&so, &r->st);
+	r->have_static = true;
+	if (o->kernel) {
+		/* the answer is about that file's kernel, not this one */
+		snprintf(r->kid.release, sizeof(r->kid.release), "%s", r->st.release);
+		snprintf(r->kid.build_id, sizeof(r->kid.build_id), "%s", r->st.build_id);
+	}
+}
+
+/* No function graph tracer, said as the check always has (kallsyms and
+ * available_tracers both asked), when the code found none. */
+static void not_affected_words(const struct fgt_check_env *env, struct fgt_check_result *r)
+{
+	struct fgt_ksyms *ks = fgt_ksyms_load(env->host.kallsyms);
+	char why[512];
+
+	if (fgt_host_has_fgraph(&env->host, ks, why, sizeof(why)) == 0)
+		snprintf(r->reason, sizeof(r->reason), "%s: it cannot have the quadratic "
+			 "shadow-stack walk", why);
+	fgt_ksyms_free(ks);
+}
+
+/* The host's exposure before anything changes: the threads lacking a stack
+ * and what an unfixed kernel's walk over them would cost. */
+static void exposure(const struct fgt_check_env *env, struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = env->watch;
+
+	if (!w->exposure) {
+		snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured by this build");
+		return;
+	}
+	if (w->exposure(w->priv, &r->exposure, r->exposure_why, sizeof(r->exposure_why)))
+		return;
+	r->have_exposure = true;
+	fgt_exp_estimate(&r->exposure, NULL, &r->exposure_est);
+}
+
+/* Our own unfixed activation, when it walked enough to time a visit, prices
+ * the host's exposure at this host's cost instead of the series'. */
+static void calibrate(struct fgt_check_result *r)
+{
+	const struct fgt_check_seen *s = &r->seen;
+	struct fgt_exp_calib c = {
+		.sweeps = s->sweeps, .walk_ns = s->walk_ns, .visits = r->trig_walk.visits,
+	};
+
+	if (!r->have_exposure || !s->have || !s->triggered_by_us || r->trig_assumed ||
+	    r->verdict != FGT_CHECK_V_NOT_FIXED)
+		return;
+	fgt_exp_estimate(&r->exposure, &c, &r->exposure_est);
+}
+
 int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *env,
 		  struct fgt_check_result *r)
 {
@@ -413,6 +641,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 	struct fgt_trigger t;
 	char why[512], msg[512] = "", hint[256] = "";
 	bool started = false, prepared = false;
+	const char *dyn = o->trigger ? "trigger" : "watch";
 	int has;
 
 	memset(r, 0, sizeof(*r));
@@ -420,6 +649,34 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 	fgt_check_seen_init(&r->seen);
 	r->check_time = epoch_s();
 	fgt_kernel_id_read(&r->kid, env->notes_path);
+
+	/*
+	 * The code first: at once, nothing changed. Alone unless an activation
+	 * was asked for (--trigger, or a --timeout to wait); a kernel file has
+	 * only its code.
+	 */
+	if (env->statik) {
+		ask_code(o, env, r);
+		if (o->kernel || o->static_only || (!o->trigger && !o->watch)) {
+			from_static(r, !o->kernel);
+			/*
+			 * The exposure is one pass of a BPF task iterator: nothing
+			 * attached, nothing left loaded, but --static promises no
+			 * BPF at all, and a kernel file is not this host.
+			 */
+			if (o->kernel)
+				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+					 "the answer is about a kernel file");
+			else if (o->static_only)
+				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+					 "--static loads no BPF");
+			else if (env->watch && r->verdict != FGT_CHECK_V_NOT_AFFECTED)
+				exposure(env, r);
+			if (r->verdict == FGT_CHECK_V_NOT_AFFECTED && !o->kernel)
+				not_affected_words(env, r);
+			return r->status;
+		}
+	}
 
 	ks = fgt_ksyms_load(env->host.kallsyms);
 	has = fgt_host_has_fgraph(&env->host, ks, why, sizeof(why));
@@ -439,9 +696,10 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 			"use a full build of fgraphtop");
 		goto out;
 	}
+	exposure(env, r);
 	if (o->trigger) {
 		prepared = true;
-		if (prepare_trigger(env, ks, &t, r) || may_trigger(o, env, ks, r))
+		if (prepare_trigger(env, ks, &t, r) || may_trigger(env, ks, r))
 			goto out;
 	}
 	started = true;		/* a failed start may leave half of it: stop undoes it */
@@ -472,12 +730,17 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 	w->stop(w->priv);	/* flushes: an unfinished activation is judged incomplete */
 	started = false;
 	fgt_check_decide(r, hint);
+	calibrate(r);
 out:
 	if (started)
 		w->stop(w->priv);
 	if (prepared)
 		fgt_trig_release(&t);
 	fgt_ksyms_free(ks);
+	if (r->have_static)
+		combine(r, dyn);
+	else if (o->trigger || r->seen.n)
+		r->answered_by = dyn;
 	return r->status;
 }
 

@@ -18,9 +18,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "activation.h"
+#include "exposure.h"
 #include "host_state.h"
 #include "kernel_id.h"
 #include "record.h"
+#include "static_check.h"
 #include "verdict.h"
 
 #include "exit_codes.h"
@@ -44,6 +46,9 @@ struct fgt_watch_ops {
 	/* Events lost so far (ring buffer full, runs skipped): read it before
 	 * stop, which frees what it counts. */
 	uint64_t (*lost)(void *priv);
+	/* The threads lacking a shadow stack now and the unfixed walk over them
+	 * (src/exposure.c's task iterator; no activation). 0 or -errno, msg. */
+	int (*exposure)(void *priv, struct fgt_exp_walk *w, char *msg, size_t len);
 	/* Flush (an unfinished activation is reported incomplete), detach, free. */
 	void (*stop)(void *priv);
 	void *priv;
@@ -59,9 +64,20 @@ enum fgt_check_verdict {
 struct fgt_check_opts {
 	double timeout_s;	/* passive: how long to wait; --trigger: for its events */
 	bool trigger, force, json;
+	/* what answers: the code (static), and an activation: --trigger causes
+	 * one, watch waits --timeout for someone else's (--timeout given) */
+	bool static_only;	/* --static: the code only */
+	bool watch;
+	const char *kernel;	/* --kernel FILE: a kernel file's code, not the running one */
+	const char *system_map;	/* --system-map FILE, with --kernel */
 	const char *prom_file;
 	unsigned int park;	/* threads to park before triggering (FGT_PARK_THREADS) */
 };
+
+/* The static verdict (src/static_check.h), injected: fgt_static_check in the
+ * program, a fake in tests, NULL where a build has none. */
+typedef enum fgt_static_verdict (*fgt_static_fn)(const struct fgt_static_opts *o,
+						 struct fgt_static_result *r);
 
 /* Where check looks; tests point it at fake trees and a fake session. */
 struct fgt_check_env {
@@ -72,6 +88,7 @@ struct fgt_check_env {
 	const char *const *trig_funcs;	/* NULL: trigger.c's cold functions */
 	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
 	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */
+	fgt_static_fn statik;		/* NULL: no answer from the code */
 	FILE *out;			/* the answer (stdout) */
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: restore and leave */
 };
@@ -83,7 +100,7 @@ struct fgt_check_seen {
 	unsigned int n;			/* complete or not */
 	bool have;			/* figures below are set */
 	double duration_s;
-	uint64_t sweeps, served, failures, nr_threads, lost;
+	uint64_t sweeps, served, failures, nr_threads, lost, walk_ns;
 	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
 };
 void fgt_check_seen_init(struct fgt_check_seen *s);
@@ -103,9 +120,24 @@ struct fgt_check_result {
 	char func[128];
 	unsigned int parked;
 	long threads;			/* before parking, -1 unknown */
-	struct fgt_walk_estimate est;	/* for threads + parked */
+	struct fgt_exp_walk trig_walk;	/* the walk the trigger would cause, parked included */
+	struct fgt_exp_estimate trig_est;
+	bool trig_assumed;		/* no scan: every thread assumed lacking */
 	char cleaned[512];		/* what killed runs left and we undid */
+	/* what answered (JSON "method"): "static", "trigger", "watch",
+	 * "static+trigger", "static+watch" */
+	const char *answered_by;
+	bool have_static;		/* the code was asked: st is its answer */
+	struct fgt_static_result st;
+	/* the host's exposure, before the check changed anything */
+	bool have_exposure;
+	struct fgt_exp_walk exposure;
+	struct fgt_exp_estimate exposure_est;
+	char exposure_why[256];		/* why not, when !have_exposure */
 };
+
+/* Above this estimated unfixed walk, --trigger refuses without --force. */
+#define FGT_WALK_MAX_S		5.0
 
 const char *fgt_check_verdict_name(enum fgt_check_verdict v);
 

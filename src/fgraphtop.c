@@ -25,6 +25,7 @@
 #include "output.h"
 #include "screen.h"
 #include "session.h"
+#include "static_check.h"
 
 /* libbpf's own messages go through the one channel: warnings with -v, all with -vvv. */
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -210,6 +211,20 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 	return FGT_EXIT_OK;
 }
 
+/* What the kernel's code says, at start: read-only (kcore, or one BPF read),
+ * with the kallsyms the session already has. */
+static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
+{
+	struct fgt_static_opts so = { .ks = s->ks };
+	struct fgt_static_result *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return;
+	fgt_static_check(&so, r);
+	fgt_out_static(out, r);
+	free(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct fgt_session s = {};
@@ -227,19 +242,13 @@ int main(int argc, char **argv)
 	act = fgt_env_parse(argc, argv, &env);
 	fgt_msg_setup(env.cli.json, stdout);
 	fgt_verbose = env.cli.verbose;
-	switch (act) {
-	case FGT_CLI_HELP:
-	case FGT_CLI_USAGE:
-	case FGT_CLI_VERSION:
-		fgt_env_print(act, stdout);
+	if (fgt_env_print(act, stdout))
 		return FGT_EXIT_OK;
-	case FGT_CLI_ERROR:
+	if (act == FGT_CLI_ERROR) {
 		p_err(FGT_EXIT_USAGE, "%s", env.cli.err);
 		if (!env.cli.json)
 			fprintf(stderr, "Try 'fgraphtop --help' for more information.\n");
 		return FGT_EXIT_USAGE;
-	default:
-		break;
 	}
 	libbpf_set_print(libbpf_print_fn);
 	signals();
@@ -278,6 +287,7 @@ int main(int argc, char **argv)
 	if (status)
 		goto fail;
 	fgt_out_start(out, s.plan);
+	static_verdict(&s, out);
 	active = fgt_session_graph_active(&s);
 	if (active > 0)
 		p_warn("fgraph_active", "fgraph is already active (%d user%s): there is no "

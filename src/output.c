@@ -9,6 +9,7 @@
 #include "json_writer.h"
 #include "output.h"
 #include "screen.h"
+#include "static_check.h"
 #include "verdict.h"
 #include "via.h"
 
@@ -31,6 +32,7 @@ struct fgt_out {
 	struct fgt_out_opts o;
 	json_writer_t *jw;
 	char last[4096];		/* last activation's text, for the screen */
+	char code[FGT_STATIC_EVIDENCE + 64];	/* the static verdict, for the screen */
 	struct hist_ent hist[FGT_HISTORY_MAX];	/* a ring, newest at nhist - 1 */
 	unsigned int nhist;		/* all reported */
 	struct fgt_lines lines;		/* the screen's frame */
@@ -135,6 +137,22 @@ void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 		fprintf(o->f, "fgraphtop: watching (activations: %s, sweeps: %s, fork path: %s); "
 			"Ctrl-C to stop\n", act ? "direct" : "attributed",
 			sweep ? "direct" : "inferred", fork ? "direct" : "attributed");
+}
+
+void fgt_out_static(struct fgt_out *o, const struct fgt_static_result *r)
+{
+	snprintf(o->code, sizeof(o->code), "this kernel's code says %s: %s",
+		 fgt_static_verdict_name(r->verdict), r->evidence);
+	if (o->jw) {
+		json_head(o->jw, "static");
+		fgt_static_json_fields(r, o->jw);
+		jsonw_end_object(o->jw);
+		return;
+	}
+	if (!o->o.screen) {
+		fprintf(o->f, "fgraphtop: %s\n", o->code);
+		fflush(o->f);
+	}
 }
 
 static double rel_s(const struct fgt_out *o, uint64_t ns)
@@ -754,6 +772,8 @@ static void scr_header(struct fgt_out *o, const struct fgt_status *st)
 	if (st->exposure_known)
 		snprintf(ex, sizeof(ex), "   lacking a stack: %s of %s threads",
 			 grp(st->exposure_lacking, a, sizeof(a)), grp(st->exposure_threads, b, sizeof(b)));
+	if (o->code[0])
+		fgt_lines_add(l, "%s", o->code);
 	if (st->graph_active < 0)
 		fgt_lines_add(l, "fgraph: users unknown%s", ex);
 	else if (!st->graph_active)

@@ -18,3 +18,14 @@ FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/trigger_state.h src/p
 FGT_LIB_SRCS += src/output.c src/via.c src/progress.c src/screen.c
 FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h src/progress.h src/screen.h
 FGT_SRCS     := $(FGT_LIB_SRCS)
+# Exposure: the unfixed walk's model and estimate; the BPF count
+# that feeds it is src/exposure.c, in the main program (src/fgraphtop.mk).
+FGT_LIB_SRCS += src/exposure_model.c
+FGT_LIB_HDRS += src/exposure.h
+# check --static: the decoder (Capstone), the kernel readers (kcore, vmlinux,
+# bzImage: zlib, liblzma, libzstd), the glue. All linked from static archives.
+FGT_LIB_SRCS += src/static_check.c src/static_kernel.c src/static_rec.c src/kread.c \
+		src/kread_kallsyms.c
+FGT_LIB_HDRS += src/static_check.h src/kread.h
+FGT_STATIC_LIBS := -lcapstone -llzma -lzstd
+LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)

@@ -41,6 +41,11 @@ HOLDER_LINK = {"link_id": INT, "prog_id": INT, "functions": INT, "owners": INT}
 HOLDERS = {"graph_active": INT, "count": INT, "named": INT, "maybe": INT, "unnamed": INT,
            "tracefs": STR, "bpf_links_listed": BOOL, "bpf_links_error": STR,
            "holders": (ARR, HOLDER)}
+STATIC_SITE = {"site": STR, "call": STR, "tail": BOOL, "thunk": BOOL,
+               "rcu": ("outside", "inside", "mixed", "unreached"),
+               "kind": ("shadow", "other", "unclassified")}
+STATIC = {"verdict": CHECK_VERDICT, "evidence": STR, "ms": NUM, "sites": (ARR, STATIC_SITE),
+          "rcu_read_lock": (ARR, STR), "rcu_read_unlock": (ARR, STR)}
 
 TYPES = {
     "plan": {"kernel": {"sweep_holder": STR, "start_holder": STR,
@@ -73,6 +78,7 @@ TYPES = {
     "summary": {"activations": INT, "verdict": VERDICT, "evidence": STR, "fork": FORK,
                 "lost": INT},
     "error": {"code": tuple(EXIT_CODES.values()), "exit": INT, "message": STR},
+    "static": STATIC,
 }
 EVENT_FIELDS = {
     "alloc": {"site": ("sweep", "fork", "idle"), "gfp_class": ("blocking", "nonblocking"),

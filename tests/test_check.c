@@ -28,6 +28,8 @@ struct fake_session {
 	uint64_t lost;			/* lost over the whole watch (w->lost) */
 	uint64_t lost_in_act;		/* of which during the activation */
 	struct fgt_recorder rec;	/* as src/session.c: the records and the judge */
+	bool have_expo;			/* the exposure scan works; its walk: */
+	struct fgt_exp_walk expo;
 	struct fgt_assembler *as;
 };
 
@@ -86,6 +88,18 @@ static uint64_t fs_lost(void *priv)
 	return s->stopped ? 0 : s->lost;
 }
 
+static int fs_exposure(void *priv, struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	struct fake_session *s = priv;
+
+	if (!s->have_expo) {
+		snprintf(msg, len, "no task iterator in this fake");
+		return -EOPNOTSUPP;
+	}
+	*w = s->expo;
+	return 0;
+}
+
 static int fs_graph_active(void *priv)
 {
 	return 0;
@@ -107,7 +121,8 @@ static struct fgt_watch_ops session_ops(struct fake_session *s)
 {
 	struct fgt_watch_ops w = {
 		.start = fs_start, .graph_active = fs_graph_active, .poll = fs_poll,
-		.busy = fs_busy, .lost = fs_lost, .stop = fs_stop, .priv = s,
+		.busy = fs_busy, .lost = fs_lost, .stop = fs_stop, .exposure = fs_exposure,
+		.priv = s,
 	};
 	return w;
 }
@@ -330,7 +345,11 @@ static void test_trigger(void **state)
 	assert_string_equal(r.func, "__x64_sys_reboot");
 	assert_int_equal(r.parked, 100);
 	assert_int_equal(r.threads, 345);
-	assert_int_equal(r.est.lacking, 445);
+	/* no scan here: the threads as /proc/loadavg counts them, all assumed lacking */
+	assert_true(r.trig_assumed);
+	assert_int_equal(r.trig_walk.lacking, 345);
+	assert_false(r.have_exposure);
+	assert_string_equal(r.exposure_why, "no task iterator in this fake");
 	/* restored, nothing left */
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
 	assert_string_equal(fake_read(f, "tracing/set_ftrace_filter"), "");
@@ -404,18 +423,303 @@ static void test_trigger_refusals(void **state)
 			       "instance perf has function_graph)"));
 	assert_false(s.emitted);
 	fake_write(f, "tracing/instances/perf/current_tracer", "nop\n");
-	/* too many threads for an unfixed walk */
+	/* too many threads for an unfixed walk: no scan, all assumed lacking */
 	fake_write(f, "loadavg", "1.0 1.0 1.0 3/60000 9999\n");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "refusing to trigger: 60000 threads + 100 parked: an "
-			       "unfixed kernel would make 1879 sweeps"));
+	assert_non_null(strstr(r.reason, "refusing to trigger: 60000 threads, 60000 of them "
+			       "lacking a shadow stack (assumed: no scan) (100 parked): an "
+			       "unfixed kernel would make 1875 sweeps"));
 	assert_non_null(strstr(r.reason, "--force overrides"));
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	assert_false(s.emitted);
+	/* the scan says most of them hold a stack already, behind the lacking
+	 * ones: a short walk, go */
+	s.have_expo = true;
+	fgt_exp_walk_lacking_first(60000, 200, &s.expo);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(r.trig_assumed);
+	assert_true(r.have_exposure);
+	assert_int_equal(r.exposure.lacking, 200);
+	s.emitted = s.stopped = false;
+	/* and when it says 100,000 lack one: refused, whatever loadavg says */
+	fake_write(f, "loadavg", "1.0 1.0 1.0 3/345 9999\n");
+	fgt_exp_walk_lacking_first(100000, 100000, &s.expo);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(r.reason, "refusing to trigger: 100000 threads, 100000 of them "
+			       "lacking a shadow stack (100 parked): an unfixed kernel would make "
+			       "3125 sweeps"));
+	s.have_expo = false;
+	fake_write(f, "loadavg", "1.0 1.0 1.0 3/60000 9999\n");
 	/* --force: goes ahead (the fake kernel is unfixed) */
 	o.force = true;
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
 	assert_true(r.triggered);
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	fake_free(f);
+}
+
+/* ---- the code's answer (fgt_static_check, faked) and the activation's ------- */
+
+static struct fgt_static_result fake_code;
+static unsigned int fake_code_calls;
+static const char *fake_code_kernel;
+
+static enum fgt_static_verdict fake_static(const struct fgt_static_opts *o,
+					   struct fgt_static_result *r)
+{
+	*r = fake_code;
+	fake_code_calls++;
+	fake_code_kernel = o->kernel;
+	return r->verdict;
+}
+
+static void code_says(enum fgt_static_verdict v, enum fgt_static_why why, const char *evidence)
+{
+	memset(&fake_code, 0, sizeof(fake_code));
+	fake_code.verdict = v;
+	fake_code.why = why;
+	snprintf(fake_code.evidence, sizeof(fake_code.evidence), "%s", evidence);
+	snprintf(fake_code.func, sizeof(fake_code.func), "register_ftrace_graph");
+	fake_code_calls = 0;
+}
+
+#define FIXED_CODE	"register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, " \
+			"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock()"
+#define UNFIXED_CODE	"register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, " \
+			"GFP_KERNEL) outside rcu_read_lock() (the batch)"
+
+/* A plain check answers from the code at once: no session, nothing triggered. */
+static void test_code_alone(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 30 };
+	struct fgt_check_result r;
+	char *out;
+
+	e.statik = fake_static;
+	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(fake_code_calls, 1);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_string_equal(r.answered_by, "static");
+	assert_string_equal(r.reason, FIXED_CODE);
+	assert_null(s.as);
+	assert_false(s.stopped);	/* never started */
+	out = render(&r, false);
+	assert_non_null(strstr(out, "FGRAPH OK - fixed (from the code): " FIXED_CODE "; kernel "));
+	assert_null(strstr(out, " | "));	/* no activation figures */
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"method\":\"static\""));
+	assert_non_null(strstr(out, "\"static\":{\"verdict\":\"fixed\",\"evidence\":\""));
+	assert_null(strstr(out, "\"trigger\""));
+	/* unknown from the code alone says what would tell */
+	code_says(FGT_SV_UNKNOWN, FGT_SW_NO_KCORE, "no /proc/kcore (CONFIG_PROC_KCORE off, or a "
+		  "container without it)");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_string_equal(r.reason, "no /proc/kcore (CONFIG_PROC_KCORE off, or a container "
+			    "without it); --trigger adds an activation's proof");
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"why\":\"no_kcore\""));
+	/* the host's exposure comes with the code's answer (a task iterator
+	 * pass, the session never started); --static loads no BPF at all */
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	s.have_expo = true;
+	fgt_exp_walk_lacking_first(400000, 400000, &s.expo);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.have_exposure);
+	assert_int_equal(r.exposure.lacking, 400000);
+	assert_false(s.stopped);
+	assert_non_null(strstr(render(&r, false), " build 06f8bde30046985060c60820f7a11515a33afb06 "
+			       "| lacking=400000 walk_estimate=227s\n"));
+	o.static_only = true;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(r.have_exposure);
+	assert_string_equal(r.exposure_why, "not measured: --static loads no BPF");
+	fake_free(f);
+}
+
+/* --trigger: both answer; the same verdict stands with both pieces of evidence. */
+static void test_code_and_trigger_agree(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+	char *out;
+
+	s.host = f;
+	e.statik = fake_static;
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.triggered);
+	assert_string_equal(r.answered_by, "static+trigger");
+	assert_string_equal(r.reason, UNFIXED_CODE "; the activation: 4 sweeps, each a GFP_KERNEL "
+			    "batch of at most 32, served 100 threads");
+	out = render(&r, false);
+	assert_non_null(strstr(out, "FGRAPH CRITICAL - not fixed (from the code and an activation): "));
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"method\":\"static+trigger\""));
+	fake_free(f);
+}
+
+/* The code and the activation disagree: unknown, with both. */
+static void test_code_and_trigger_disagree(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+
+	s.host = f;
+	e.statik = fake_static;
+	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_int_equal(r.verdict, FGT_CHECK_V_UNKNOWN);
+	assert_string_equal(r.reason, "the code and the activation disagree: the code says fixed ("
+			    FIXED_CODE "); the activation says not_fixed (4 sweeps, each a GFP_KERNEL "
+			    "batch of at most 32, served 100 threads)");
+	assert_string_equal(r.answered_by, "static+trigger");
+	fake_free(f);
+}
+
+/* A trigger refused for the thread count leaves the code's answer standing. */
+static void test_code_stands_when_trigger_refused(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+
+	s.host = f;
+	e.statik = fake_static;
+	fake_write(f, "loadavg", "1.0 1.0 1.0 3/100000 9999\n");
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(s.emitted);
+	assert_false(r.triggered);
+	assert_string_equal(r.answered_by, "static");
+	assert_non_null(strstr(r.reason, UNFIXED_CODE "; --trigger: refusing to trigger: 100000 "
+			       "threads, 100000 of them lacking a shadow stack"));
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	fake_free(f);
+}
+
+/* The code cannot tell: the activation answers, the code's reason said. */
+static void test_code_unknown_trigger_tells(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .fixed = true, .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+
+	s.host = f;
+	e.statik = fake_static;
+	code_says(FGT_SV_UNKNOWN, FGT_SW_LOCKDOWN, "/proc/kcore: refused by lockdown=confidentiality");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_string_equal(r.answered_by, "trigger");
+	assert_non_null(strstr(r.reason, "; the code: /proc/kcore: refused by lockdown=confidentiality"));
+	fake_free(f);
+}
+
+/* --kernel FILE: that file's code, named by its own release and build ID. */
+static void test_code_of_a_file(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_check_env e = env_of(f, NULL);
+	struct fgt_check_opts o = { .kernel = "/boot/vmlinuz-7.2.13+deb14-amd64" };
+	struct fgt_check_result r;
+
+	e.statik = fake_static;
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	snprintf(fake_code.release, sizeof(fake_code.release), "7.2.13+deb14-amd64");
+	snprintf(fake_code.build_id, sizeof(fake_code.build_id), "f8da1e460d1343b62f4a8880ae5ce63634756e7a");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_string_equal(fake_code_kernel, o.kernel);
+	assert_string_equal(r.kid.release, "7.2.13+deb14-amd64");
+	assert_string_equal(r.kid.build_id, "f8da1e460d1343b62f4a8880ae5ce63634756e7a");
+	/* a file's unknown does not point at --trigger */
+	code_says(FGT_SV_UNKNOWN, FGT_SW_NO_SYMBOLS, "x has no symbols");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_string_equal(r.reason, "x has no symbols");
+	fake_free(f);
+}
+
+static void test_code_options(void **state)
+{
+	struct fgt_check_args a;
+	char *both[] = { "check", "--static", "--trigger", NULL };
+	char *file_wait[] = { "check", "--kernel", "vmlinux", "--timeout", "5", NULL };
+	char *map_alone[] = { "check", "--system-map", "System.map", NULL };
+	char *file[] = { "check", "--kernel", "vmlinuz", "--system-map", "System.map", "-j", NULL };
+	char *wait[] = { "check", "--timeout", "5", NULL };
+
+	assert_int_equal(fgt_check_env_parse(3, both, &a), FGT_CLI_ERROR);
+	assert_string_equal(a.cli.err, "--static answers from the code alone: no --trigger or "
+			    "--timeout with it");
+	assert_int_equal(fgt_check_env_parse(5, file_wait, &a), FGT_CLI_ERROR);
+	assert_non_null(strstr(a.cli.err, "--kernel answers from the code alone"));
+	assert_int_equal(fgt_check_env_parse(3, map_alone, &a), FGT_CLI_ERROR);
+	assert_non_null(strstr(a.cli.err, "--system-map goes with --kernel FILE"));
+	assert_int_equal(fgt_check_env_parse(6, file, &a), FGT_CLI_RUN);
+	assert_string_equal(a.o.kernel, "vmlinuz");
+	assert_string_equal(a.o.system_map, "System.map");
+	assert_false(a.o.watch);
+	assert_int_equal(fgt_check_env_parse(3, wait, &a), FGT_CLI_RUN);
+	assert_true(a.o.watch);
+}
+
+
+/* The exposure, in the line, the JSON and the textfile. */
+static void test_exposure_outputs(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 500 }, .have_expo = true };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_result r;
+	char path[256], err[256];
+	const char *m;
+
+	fgt_exp_walk_lacking_first(400000, 400000, &s.expo);
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.have_exposure);
+	/* the series' 227 s for 400,000 threads, at its own cost a visit */
+	assert_true(r.exposure_est.seconds > 226 && r.exposure_est.seconds < 228);
+	assert_int_equal(r.exposure_est.src, FGT_EXP_COST_DEFAULT);
+	assert_non_null(strstr(render(&r, false), " lacking=400000 walk_estimate=227s\n"));
+	assert_non_null(strstr(render(&r, true), "\"exposure\":{\"threads\":400000,"
+			       "\"lacking\":400000,\"sweeps\":12500,"));
+	assert_non_null(strstr(render(&r, true), "\"cost\":\"default\"}"));
+	snprintf(path, sizeof(path), "%s/e.prom", f->root);
+	assert_int_equal(fgt_check_write_prom(path, &r, err, sizeof(err)), 0);
+	m = fake_read(f, "e.prom");
+	assert_non_null(strstr(m, "\nfgraphtop_threads_without_shadow_stack 400000\n"));
+	assert_non_null(strstr(m, "\nfgraphtop_unfixed_walk_estimate_seconds 227."));
+	assert_non_null(strstr(m, "fgraphtop_unfixed_walk_visit_cost_seconds{source=\"default\"} "
+			       "9.08e-08"));
+	/* no scan: no exposure metrics at all, and the JSON says why */
+	memset(&s, 0, sizeof(s));
+	s.kernel.lacking = 500;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
+	assert_non_null(strstr(render(&r, true), "\"exposure\":{\"error\":\"no task iterator "
+			       "in this fake\"}"));
+	assert_int_equal(fgt_check_write_prom(path, &r, err, sizeof(err)), 0);
+	assert_null(strstr(fake_read(f, "e.prom"), "fgraphtop_threads_without_shadow_stack"));
 	fake_free(f);
 }
 
@@ -616,7 +920,15 @@ int main(void)
 		cmocka_unit_test(test_trigger),
 		cmocka_unit_test(test_trigger_after_killed_run),
 		cmocka_unit_test(test_trigger_refusals),
+		cmocka_unit_test(test_code_alone),
+		cmocka_unit_test(test_code_and_trigger_agree),
+		cmocka_unit_test(test_code_and_trigger_disagree),
+		cmocka_unit_test(test_code_stands_when_trigger_refused),
+		cmocka_unit_test(test_code_unknown_trigger_tells),
+		cmocka_unit_test(test_code_of_a_file),
+		cmocka_unit_test(test_code_options),
 		cmocka_unit_test(test_prometheus),
+		cmocka_unit_test(test_exposure_outputs),
 		cmocka_unit_test(test_usage_json),
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_help_actions),
