@@ -540,10 +540,13 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 	/* the test run only: the fork fallback would show up in the fork path */
 	st->graph_active = s->skel ? graph_active_run(s->skel) : -1;
 	if (st->graph_active != s->graph_active) {
-		/* a user came or went: the holders read before are out of date */
+		/* a user came or went: the holders read before are out of date
+		 * (the first look is no change: nothing was read before it) */
+		if (s->graph_active != -2) {
+			s->graph_active_ns = st->now_ns;
+			fgt_holders_watch_kick(s->hw);
+		}
 		s->graph_active = st->graph_active;
-		s->graph_active_ns = st->now_ns;
-		fgt_holders_watch_kick(s->hw);
 	}
 	if (cur) {
 		long now = cur->nr_threads ? 0 : fgt_host_threads(NULL);

@@ -8,7 +8,8 @@
 # single-threaded TCG, warm cache.
 #
 #   tests/lab/live.sh [-o OUTDIR] [-k KERNEL] [-u THREADS]
-# The frame nearest the halfway point of the walk lands in OUTDIR/screen.txt.
+# Two frames, as the emulator shows them, land in OUTDIR: halfway.txt (the walk
+# halfway) and holders.txt (every holder on), for the README.
 # Environment: FGT_KERNELS as lab/run.sh.
 set -uo pipefail
 
@@ -45,7 +46,7 @@ FGT_EXTRA_CPIO="$out/pty.cpio" FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s li
 note "$k: lab/run.sh status $rc, $((SECONDS - t0)) s"
 fail=0
 [ $rc -eq 0 ] || { note "FAIL: the scenario exited $rc (see $out/$k)"; fail=1; }
-$py "$ROOT/tests/lab/live_check.py" "$out/$k/results.jsonl" --screen-out "$out/screen.txt" \
+$py "$ROOT/tests/lab/live_check.py" "$out/$k/results.jsonl" --screens "$out" \
 	> "$out/check.txt" 2>&1 || fail=1
 cat "$out/check.txt" >&2
 python3 "$ROOT/tests/json_schema.py" "$out/$k/results.jsonl" 2> "$out/schema.txt" ||

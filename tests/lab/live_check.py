@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The live view on a terminal, checked from what it drew (tests/lab/live.sh).
 
-    live_check.py RESULTS.jsonl [--screen-out FILE]
+    live_check.py RESULTS.jsonl [--screens DIR]
 
 RESULTS.jsonl is lab/scenarios/live-screen.sh's: fgt-pty's logs and raw
 bytes (what fgraphtop wrote to its terminal) and `fgraphtop -j`'s records.
@@ -29,8 +29,9 @@ by frame, the terminal resized where the scenario resized it. Checked:
   explain    `fgraphtop --explain` (and -j) name the holders (none, before)
 
 Prints one "ok ..." or "FAIL ..." line per check and the figures read; exit 1
-on any FAIL. --screen-out writes the frame nearest the halfway point (as the
-emulator shows it), for the README.
+on any FAIL. --screens DIR writes, as the emulator shows them, the frame
+nearest the walk's halfway point (halfway.txt) and the last one before the
+resize, with every holder on (holders.txt), for the README.
 """
 import argparse
 import base64
@@ -323,8 +324,9 @@ def check_holders(run, live, recs):
         phases.append(("resize", "kretmulti-on",
                        lambda h: tfs_top in h and inst in h and link.search(h)))
     phases.append(("second-on", "all-off", lambda h: "none: fgraph is off" in h))
+    first = next((f[0] for f in run.frames if "HOLDERS  not read yet" not in "\n".join(f[4])), 0)
     for until, since, want in phases:
-        t0 = run.mark(since) if since else 0
+        t0 = run.mark(since) if since else first - 1500000000
         t1 = run.mark(until)
         # the holders are read once a second: the frames from 1.5 s after the step
         fs = [holders_on_screen(f[4]) for f in run.frames
@@ -336,7 +338,7 @@ def check_holders(run, live, recs):
     if kret:
         t0, t1 = run.mark("kretmulti-on"), run.mark("resize")
         act = [f for f in run.frames if t0 + 1500000000 <= f[0] < t1]
-        ok(act and all("ftrace_graph_active 3" in "\n".join(f[4][:2]) for f in act),
+        ok(act and all("ftrace_graph_active 3" in "\n".join(f[4][:3]) for f in act),
            "screen: ftrace_graph_active 3 with the three (the links share fprobe's one)")
     # -j: one record per change, each naming every user ftrace_graph_active counts
     seq, bad = [], []
@@ -406,7 +408,7 @@ def check_lines(lines, acts, live):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
-    ap.add_argument("--screen-out")
+    ap.add_argument("--screens")
     a = ap.parse_args()
     logs, raw, recs, live, exits, lines = load(a.results)
     if not ok(live is not None and 1 in logs and 1 in raw, "the scenario's results are there"):
@@ -424,10 +426,13 @@ def main():
           f"not_fixed over {acts[0]['nr_threads'] if acts else 0} threads"):
         half = check_progress(run, acts[0], recs)
         check_history(run, acts)
-        if half and a.screen_out:
+        if half and a.screens:
             f = min((f for f in run.frames if (p := progress_of(f[4])) and p["eta"] is not None),
                     key=lambda f: abs(progress_of(f[4])["elapsed"] - acts[0]["duration_ns"] / 2e9))
-            open(a.screen_out, "w").write("\n".join(f[4]).rstrip() + "\n")
+            open(f"{a.screens}/halfway.txt", "w").write("\n".join(f[4]).rstrip() + "\n")
+            before = [f for f in run.frames if f[0] < (run.mark("resize") or 0)]
+            if before:
+                open(f"{a.screens}/holders.txt", "w").write("\n".join(before[-1][4]).rstrip() + "\n")
     check_holders(run, live, recs)
     rest = check_terminal("run 1", run, "q")
     ok("summary: " in rest and "history (newest first" in rest,
