@@ -850,9 +850,8 @@ static void scr_holders(struct fgt_out *o, const struct fgt_status *st)
 	if (st->holders_stale)
 		/* fgraph changed since the read; during a tracer switch tracefs
 		 * is locked: the old list, said to be old, and no sums with it */
-		fgt_lines_add(l, "HOLDERS  as read at %s, before ftrace_graph_active changed; read "
-			      "again once tracefs is free (a tracer switch holds it)",
-			      hms_of(o, st->holders_ns, hms, sizeof(hms)));
+		fgt_lines_add(l, "HOLDERS  as read at %s, before fgraph changed (a tracer switch "
+			      "locks tracefs while it runs)", hms_of(o, st->holders_ns, hms, sizeof(hms)));
 	else
 		fgt_lines_add(l, "HOLDERS  what keeps fgraph on, and what turning it off takes");
 	for (unsigned int i = 0; i < h->kept; i++) {

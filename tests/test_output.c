@@ -465,8 +465,8 @@ static void test_screen(void **state)
 	n = frame_rows(t, rows, 64, 100);
 	r = find_row(rows, n, "HOLDERS  as read at ");
 	assert_true(r > 0);
-	assert_non_null(strstr(rows[r], ", before ftrace_graph_active changed; read again once "
-			       "tracefs is free"));
+	assert_non_null(strstr(rows[r], ", before fgraph changed (a tracer switch locks tracefs "
+			       "while it runs)"));
 	assert_string_equal(rows[r + 1], "  function_graph, the top-level tracer");
 	assert_int_equal(find_row(rows, n, "fgraph user no tracefs file"), -1);
 	free(t);
