@@ -4,7 +4,9 @@
 #   check-prom on lab-stock, lab-6.1-stock, lab-6.12-stock
 #                            -> status 2, verdict not_fixed, a textfile, nothing left
 #   check-prom on lab-fixed, lab-6.1-fixed, lab-6.12-fixed (the stable backports)
-#                            -> status 0, verdict fixed, a textfile, nothing left
+#                            -> status 0, verdict fixed, a textfile, nothing left;
+#                            on lab-fixed also with a live fgraphtop watching next
+#                            to the check: still status 0 (its losses are not ours)
 #   check-kill on debian-7.2 -> SIGKILL once the state file records the tracefs
 #                               instance, then a new check: nothing left, status 2
 #   check-kill, random        -> FGT_LAB_KILLS (default 10) SIGKILLs each at random
@@ -37,31 +39,41 @@ boot() {	# NAME KERNEL SCENARIO ARGS...: run it, results in $out/NAME/results.js
 	[ "$rc" -eq 0 ] || bad "$name: lab/run.sh exited $rc (see $out/$name)"
 }
 
-prom() {	# KERNEL STATUS VERDICT
-	local k=$1 want_s=$2 want_v=$3 r
-	boot "prom-$k" "$k" check-prom TIMEOUT=60
-	r=$out/prom-$k/results.jsonl
+prom() {	# KERNEL STATUS VERDICT [NAME SCENARIO_ARGS...]
+	local k=$1 want_s=$2 want_v=$3 name=${4:-prom-$1} r
+	shift $(($# < 4 ? $# : 4))
+	boot "$name" "$k" check-prom TIMEOUT=60 "$@"
+	r=$out/$name/results.jsonl
 	local got
 	got=$(jq -r 'select(.type == "check") | "\(.status) \(.answer.verdict // "none")"' "$r")
-	note "prom-$k: check: $got; $(jq -r 'select(.type == "check") | .answer.reason // .output' "$r")"
-	[ "$got" = "$want_s $want_v" ] || bad "prom-$k: want status $want_s verdict $want_v, got '$got'"
+	note "$name: check: $got; $(jq -r 'select(.type == "check") | .answer.reason // .output' "$r")"
+	[ "$got" = "$want_s $want_v" ] || bad "$name: want status $want_s verdict $want_v, got '$got'"
 	jq -s -e 'any(.[]; .type == "prom" and (.textfile_b64 | length > 0))' "$r" > /dev/null ||
-		bad "prom-$k: no textfile"
+		bad "$name: no textfile"
 	# The textfile says the same as the JSON, for the release that ran.
 	local tf rel
 	tf=$(jq -r 'select(.type == "prom") | .textfile_b64' "$r" | base64 -d)
 	rel=$(jq -r 'select(.type == "run") | .release' "$r")
 	grep -q "^fgraphtop_verdict{verdict=\"$want_v\",release=\"$rel\",.*} 1\$" <<<"$tf" ||
-		bad "prom-$k: textfile: no fgraphtop_verdict{verdict=\"$want_v\",release=\"$rel\",...} 1"
+		bad "$name: textfile: no fgraphtop_verdict{verdict=\"$want_v\",release=\"$rel\",...} 1"
 	grep -qx "fgraphtop_check_status $want_s" <<<"$tf" ||
-		bad "prom-$k: textfile: no fgraphtop_check_status $want_s"
-	note "prom-$k: textfile: $(grep -E '^fgraphtop_(verdict.*} 1|activation_sweeps|activation_threads_served)' <<<"$tf" | tr '\n' ' ')"
+		bad "$name: textfile: no fgraphtop_check_status $want_s"
+	note "$name: textfile: $(grep -E '^fgraphtop_(verdict.*} 1|activation_sweeps|activation_threads_served)' <<<"$tf" | tr '\n' ' ')"
 	jq -s -e 'any(.[]; .type == "leftovers" and .files == "" and .tracer == "nop")' "$r" > /dev/null ||
-		bad "prom-$k: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
+		bad "$name: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
 }
 
 for k in lab-stock lab-6.1-stock lab-6.12-stock; do lab_job prom "$k" 2 not_fixed; done
 for k in lab-fixed lab-6.1-fixed lab-6.12-fixed; do lab_job prom "$k" 0 fixed; done
+# a live fgraphtop next to the check: its losses are not the check's, fixed stays OK
+monitored() {
+	local r=$out/monitored-lab-fixed/results.jsonl
+	prom lab-fixed 0 fixed monitored-lab-fixed MONITOR=1
+	note "monitored-lab-fixed: the monitor: $(jq -c 'select(.type == "monitor")' "$r")"
+	jq -s -e 'any(.[]; .type == "monitor" and .status == 0 and .activations >= 1)' "$r" > /dev/null ||
+		bad "monitored-lab-fixed: the monitor did not see the activation"
+}
+lab_job monitored
 
 # SIGKILL at a deterministic point on the instance method (debian-7.2)
 kill_at() {
