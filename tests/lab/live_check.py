@@ -44,6 +44,7 @@ import pyte
 
 SYNC_BEGIN, SYNC_END = "\033[?2026h", "\033[?2026l"
 explain = {}
+RESIZE_GRACE_NS = 500000000	# a frame in flight when the terminal was resized
 LEAVE = "\033[?25h\033[?1049l"
 fails = []
 
@@ -120,6 +121,16 @@ class Run:
                 cols, rows = c, r
         return cols, rows
 
+    def in_flight(self, ns):
+        """Was the frame done at ns maybe laid out before the resize just
+        before it? (SIGWINCH comes while a frame may be on its way: the next
+        one must fit.) Then the size it was drawn for, else None."""
+        prev = None
+        for i, (t, c, r) in enumerate(self.sizes):
+            if i and t <= ns < t + RESIZE_GRACE_NS:
+                prev = self.sizes[i - 1][1:]
+        return prev
+
     def mark(self, name):
         return next((ns for ns, m in self.marks if m == name), None)
 
@@ -155,7 +166,7 @@ def drawn_rows(body):
 
 
 def check_frames(name, run):
-    bad = []
+    bad, in_flight = [], 0
     for ns, cols, rows, body, shown in run.frames:
         try:
             rs = drawn_rows(body)
@@ -164,6 +175,14 @@ def check_frames(name, run):
             continue
         if "\033[2J" in body:
             bad.append("a frame clears the screen")
+        old = run.in_flight(ns)
+        if old and (max(len(r) for r in rs) > cols or len(rs) > rows):
+            # laid out for the size before: must fit that one
+            in_flight += 1
+            cols, rows = old
+            if len(rs) > rows or any(len(r) > cols for r in rs):
+                bad.append(f"a frame in flight at a resize fits neither size")
+            continue
         if len(rs) > rows:
             bad.append(f"{len(rs)} rows on a {rows}-row terminal")
         for r in rs:
@@ -173,9 +192,16 @@ def check_frames(name, run):
                 bad.append(f"control bytes in a row: {r!r}")
         if [r.rstrip() for r in rs] + [""] * (rows - len(rs)) != shown:
             bad.append("the emulator's screen is not the rows drawn (wrapped?)")
-    widths = sorted({(c, r) for _, c, r, _, _ in run.frames})
+    widths = sorted({(c, r) for ns, c, r, _, _ in run.frames if not run.in_flight(ns)})
     ok(run.frames and not bad, f"{name}: {len(run.frames)} frames drawn in place, sizes "
-       f"{widths}, every row within the width" + (f": {bad[:3]}" if bad else ""))
+       f"{widths}, every row within the width ({in_flight} in flight at a resize, laid out "
+       f"for the size before)" + (f": {bad[:3]}" if bad else ""))
+    for t, c, r in run.sizes[1:]:
+        nxt = [f for f in run.frames if f[0] >= t and (f[1], f[2]) == (c, r) and
+               all(len(x) <= c for x in drawn_rows(f[3]))]
+        ok(nxt and nxt[0][0] - t < 1000000000, f"{name}: re-laid at {c}x{r} "
+           f"{(nxt[0][0] - t) / 1e6:.0f} ms after the resize" if nxt else
+           f"{name}: never re-laid at {c}x{r}")
     return widths
 
 
@@ -286,7 +312,7 @@ def history_rows(shown):
 
 def check_history(run, acts):
     t1, t2 = run.mark("instance-on"), run.mark("second-off")
-    after1 = [f for f in run.frames if t1 and f[0] >= t1]
+    after1 = [f for f in run.frames if t1 and f[0] >= t1 and not run.in_flight(f[0])]
     a1 = acts[0]
     h1 = [history_rows(f[4]) for f in after1]
     ok(h1 and all(h and h[-1]["seq"] == a1["seq"] and h[-1]["threads"] == a1["nr_threads"] and
@@ -297,7 +323,8 @@ def check_history(run, acts):
         ok(False, "json: a second activation")
         return
     a2 = acts[1]
-    last = [history_rows(f[4]) for f in run.frames if t2 and f[0] >= t2 + 1000000000]
+    last = [history_rows(f[4]) for f in run.frames
+            if t2 and f[0] >= t2 + 1000000000 and not run.in_flight(f[0])]
     ok(last and all([r["seq"] for r in h] == [a2["seq"], a1["seq"]] and
                     h[0]["sweeps"] == a2["sweeps"] and h[0]["threads"] == a2["nr_threads"]
                     for h in last),
@@ -330,7 +357,8 @@ def check_holders(run, live, recs):
         t1 = run.mark(until)
         # the holders are read once a second: the frames from 1.5 s after the step
         fs = [holders_on_screen(f[4]) for f in run.frames
-              if t0 is not None and t1 and t0 + 1500000000 <= f[0] < t1]
+              if t0 is not None and t1 and t0 + 1500000000 <= f[0] < t1 and
+              not run.in_flight(f[0])]
         fs = [h for h in fs if h is not None]
         ok(fs and all(want(h) for h in fs),
            f"screen: holders after {since or 'start'} ({len(fs)} frames): "
