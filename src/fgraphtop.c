@@ -177,7 +177,9 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 		if (screen && !screen_input(out, &redraw))
 			break;
 		t = now_ns();
-		c = fgt_session_changes(s);
+		/* lines and -j wait for the interval but for the holders; the
+		 * screen shows new figures as they come */
+		c = fgt_session_changes(s, screen);
 		if (t >= next_tick) {
 			fgt_session_status(s, &st);
 			fgt_out_interval(out, &st);

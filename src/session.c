@@ -568,12 +568,12 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 	st->exposure_threads = s->exp_threads;
 }
 
-uint64_t fgt_session_changes(struct fgt_session *s)
+uint64_t fgt_session_changes(struct fgt_session *s, bool events)
 {
 	unsigned int gen = 0;
 
 	fgt_holders_watch_get(s->hw, NULL, NULL, &gen);
-	return s->fed + ((uint64_t)gen << 40);
+	return (events ? s->fed : 0) + ((uint64_t)gen << 40);
 }
 
 void fgt_session_set_exposure(struct fgt_session *s, uint64_t lacking, uint64_t threads,

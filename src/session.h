@@ -89,8 +89,9 @@ uint64_t fgt_session_lost(struct fgt_session *s);
 /* The activation under way (and its progress), the fork path, the judge,
  * the losses, who holds fgraph (want_holders), now. */
 void fgt_session_status(struct fgt_session *s, struct fgt_status *st);
-/* Events fed so far and the holders' generation: has anything changed? */
-uint64_t fgt_session_changes(struct fgt_session *s);
+/* The holders' generation, and with events the events fed so far: has
+ * anything changed since the last call's value? */
+uint64_t fgt_session_changes(struct fgt_session *s, bool events);
 /*
  * The exposure hook: threads lacking a shadow stack now, of all threads, as a
  * task iterator counted them at `ns` (CLOCK_MONOTONIC), src/exposure.c. The
