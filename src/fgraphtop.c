@@ -20,6 +20,7 @@
 #include "check.h"
 #include "env.h"
 #include "exit_codes.h"
+#include "exposure.h"
 #include "json_writer.h"
 #include "log.h"
 #include "output.h"
@@ -155,8 +156,62 @@ static bool screen_input(struct fgt_out *out, bool *redraw)
 	return true;
 }
 
+/*
+ * The exposure, rescanned as the view goes: a task-iterator pass costs about
+ * the same per thread as the kernel's walk visits one, so the next pass waits
+ * FGT_EXP_DUTY times as long as the last took (and at least an interval):
+ * at most 1 % of one CPU. Never while an activation is under way: its walk
+ * is what the view times, and the scan is for the next one. Right after
+ * one: the last count is then out of date.
+ */
+#define FGT_EXP_DUTY	100
+
+struct exp_sched {
+	struct fgt_exposure *e;		/* NULL: not measured */
+	uint64_t next_ns;
+	unsigned int acts;		/* activations finished at the last pass */
+};
+
+static void exposure_open(struct exp_sched *x)
+{
+	char why[256];
+
+	x->e = fgt_exposure_open(why, sizeof(why));
+	if (!x->e)
+		p_warn("no_exposure", "the threads lacking a shadow stack are not counted: %s", why);
+}
+
+static void exposure_tick(struct fgt_session *s, struct exp_sched *x, uint64_t t,
+			  uint64_t interval_ns)
+{
+	struct fgt_exp_walk w;
+	uint64_t t1, wait;
+	char why[256];
+
+	if (!x->e || fgt_session_busy(s))
+		return;
+	/* an activation since the last pass gave its threads stacks: that
+	 * count is out of date, count again now */
+	if (t < x->next_ns && s->rec.judge.n == x->acts)
+		return;
+	x->acts = s->rec.judge.n;
+	if (fgt_exposure_read(x->e, &w, why, sizeof(why))) {
+		p_warn("no_exposure", "counting the threads lacking a shadow stack failed: %s; "
+		       "not counted any more", why);
+		fgt_exposure_close(x->e);
+		x->e = NULL;
+		return;
+	}
+	/* stamped when done: an activation that began during the pass is not
+	 * one this count came before */
+	t1 = now_ns();
+	fgt_session_set_exposure(s, &w, t1);
+	wait = FGT_EXP_DUTY * (t1 - t);
+	x->next_ns = t1 + (wait > interval_ns ? wait : interval_ns);
+}
+
 static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_env *env,
-		 bool screen, char *msg, size_t len)
+		 struct exp_sched *x, bool screen, char *msg, size_t len)
 {
 	uint64_t start = now_ns(), next_tick, deadline = 0, last_draw = 0, changes = 0;
 	struct fgt_status st = {};
@@ -165,6 +220,7 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 	next_tick = start + env->interval_s * 1000000000ull;
 	if (env->duration_s)
 		deadline = start + env->duration_s * 1000000000ull;
+	exposure_tick(s, x, start, env->interval_s * 1000000000ull);
 	while (!exiting) {
 		bool redraw = false;
 		uint64_t t, c;
@@ -177,6 +233,7 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 		if (screen && !screen_input(out, &redraw))
 			break;
 		t = now_ns();
+		exposure_tick(s, x, t, env->interval_s * 1000000000ull);
 		/* lines and -j wait for the interval but for the holders; the
 		 * screen shows new figures as they come */
 		c = fgt_session_changes(s, screen);
@@ -230,6 +287,7 @@ static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
 int main(int argc, char **argv)
 {
 	struct fgt_session s = {};
+	struct exp_sched x = {};
 	struct fgt_out *out = NULL;
 	struct fgt_out_opts oo = {};
 	enum fgt_cli_action act;
@@ -290,6 +348,7 @@ int main(int argc, char **argv)
 		goto fail;
 	fgt_out_start(out, s.plan);
 	static_verdict(&s, out);
+	exposure_open(&x);
 	active = fgt_session_graph_active(&s);
 	if (active > 0)
 		p_warn("fgraph_active", "fgraph is already active (%d user%s): there is no "
@@ -306,7 +365,7 @@ int main(int argc, char **argv)
 		oo.screen = false;
 		fgt_out_set_screen(out, false);
 	}
-	status = watch(&s, out, &env, oo.screen, msg, sizeof(msg));
+	status = watch(&s, out, &env, &x, oo.screen, msg, sizeof(msg));
 	if (status)
 		goto fail;
 	goto cleanup;
@@ -317,6 +376,7 @@ fail:
 	p_err(status, "%s", msg);
 cleanup:
 	fgt_term_close();
+	fgt_exposure_close(x.e);
 	fgt_session_close(&s);
 	fgt_out_free(out);
 	return status;

@@ -758,28 +758,57 @@ static const struct hist_ent *hist_nth(const struct fgt_out *o, unsigned int i)
 	return i < kept ? &o->hist[(o->nhist - 1 - i) % FGT_HISTORY_MAX] : NULL;
 }
 
+void fgt_out_exposure_json(json_writer_t *jw, const struct fgt_exp_walk *w,
+			   const struct fgt_exp_estimate *e)
+{
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "threads", w->threads);
+	jsonw_uint_field(jw, "lacking", w->lacking);
+	jsonw_uint_field(jw, "sweeps", w->sweeps);
+	jsonw_uint_field(jw, "visits", w->visits);
+	jsonw_float_field(jw, "estimate_s", e->seconds);
+	jsonw_float_field(jw, "ns_per_visit", e->ns_per_visit);
+	jsonw_string_field(jw, "cost", fgt_exp_cost_src_name(e->src));
+	jsonw_end_object(jw);
+}
+
+/* "lacking a stack: 30,048 of 30,112 threads; unfixed walk ~1.29 s (series'
+ * cost)": 80 columns hold it up to 400,000 threads */
+static void exposure_words(const struct fgt_status *st, char *b, size_t len)
+{
+	char a[32], t[32];
+
+	snprintf(b, len, "lacking a stack: %s of %s threads; unfixed walk ~%.3g s (%s)",
+		 grp(st->exposure->lacking, a, sizeof(a)), grp(st->exposure->threads, t, sizeof(t)),
+		 st->exposure_est.seconds,
+		 st->exposure_est.src == FGT_EXP_COST_OBSERVED ? "host's cost" : "series' cost");
+}
+
 /* ---- the screen ------------------------------------------------------------ */
 
 static void scr_header(struct fgt_out *o, const struct fgt_status *st)
 {
 	struct fgt_lines *l = &o->lines;
-	char hms[16], a[32], b[32], ex[96] = "";
+	char hms[16];
 
 	clock_hms(hms, sizeof(hms));
 	fgt_lines_add(l, "fgraphtop  %s   activations %u%s   verdict %s   lost %llu   (q quits)", hms,
 		      st->judge->n, st->cur ? " (+1 under way)" : "",
 		      fgt_verdict_name(st->judge->verdict), (unsigned long long)st->lost);
-	if (st->exposure_known)
-		snprintf(ex, sizeof(ex), "   lacking a stack: %s of %s threads",
-			 grp(st->exposure_lacking, a, sizeof(a)), grp(st->exposure_threads, b, sizeof(b)));
 	if (o->code[0])
 		fgt_lines_add(l, "%s", o->code);
 	if (st->graph_active < 0)
-		fgt_lines_add(l, "fgraph: users unknown%s", ex);
+		fgt_lines_add(l, "fgraph: users unknown");
 	else if (!st->graph_active)
-		fgt_lines_add(l, "fgraph: off (ftrace_graph_active 0)%s", ex);
+		fgt_lines_add(l, "fgraph: off (ftrace_graph_active 0)");
 	else
-		fgt_lines_add(l, "fgraph: on, ftrace_graph_active %d%s", st->graph_active, ex);
+		fgt_lines_add(l, "fgraph: on, ftrace_graph_active %d", st->graph_active);
+	if (st->exposure) {
+		char ex[128];
+
+		exposure_words(st, ex, sizeof(ex));
+		fgt_lines_add(l, "%s", ex);
+	}
 }
 
 static void scr_bar(struct fgt_lines *l, unsigned int pct)
@@ -976,6 +1005,11 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 		fork_json(o->jw, fk);
 		jsonw_uint_field(o->jw, "lost", st->lost);
 		jsonw_string_field(o->jw, "verdict", verdict);
+		jsonw_name(o->jw, "exposure");
+		if (st->exposure)
+			fgt_out_exposure_json(o->jw, st->exposure, &st->exposure_est);
+		else
+			jsonw_null(o->jw);
 		jsonw_end_object(o->jw);
 		if (st->progress)
 			progress_json(o, st->progress, hms);
@@ -986,10 +1020,17 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 		return;
 	}
 	fprintf(o->f, "%s activations %u%s; fork path: allocs %llu failed %llu new tasks %llu "
-		"without stack %llu; lost %llu\n", hms, st->judge->n,
+		"without stack %llu; lost %llu", hms, st->judge->n,
 		cur ? " (+1 under way)" : "", (unsigned long long)fk->allocs,
 		(unsigned long long)fk->failed, (unsigned long long)fk->tasks_new,
 		(unsigned long long)fk->tasks_without, (unsigned long long)st->lost);
+	if (st->exposure) {
+		char ex[128];
+
+		exposure_words(st, ex, sizeof(ex));
+		fprintf(o->f, "; %s", ex);
+	}
+	fputc('\n', o->f);
 	if (st->progress)
 		progress_line(o, st->progress, hms);
 	fflush(o->f);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "activation.h"
+#include "exposure.h"
 #include "fgraphtop.h"
 #include "holders.h"
 #include "json_writer.h"
@@ -44,14 +45,19 @@ struct fgt_status {
 	bool holders_stale;			/* ftrace_graph_active changed since: a read is due */
 	int graph_active;			/* ftrace_graph_active now, -1 unknown */
 	/*
-	 * Exposure: threads lacking a shadow stack now, out of all threads
-	 * (a task-iterator count, src/exposure.c). The header shows it when
-	 * exposure_known; the session fills it (fgt_session_set_exposure()),
-	 * which also makes an activation's U exact.
+	 * Exposure: the last task-iterator scan (src/exposure.c), threads
+	 * lacking a shadow stack of all threads, and the unfixed walk over
+	 * them priced; NULL before the first. The session keeps it
+	 * (fgt_session_set_exposure()).
 	 */
-	bool exposure_known;
-	uint64_t exposure_lacking, exposure_threads;
+	const struct fgt_exp_walk *exposure;
+	struct fgt_exp_estimate exposure_est;
 };
+
+/* The exposure as a JSON object, check's and the live view's:
+ * {threads, lacking, sweeps, visits, estimate_s, ns_per_visit, cost}. */
+void fgt_out_exposure_json(json_writer_t *jw, const struct fgt_exp_walk *w,
+			   const struct fgt_exp_estimate *e);
 
 struct fgt_out;
 

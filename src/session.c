@@ -409,6 +409,18 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 	return fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
 }
 
+/* A finished activation: its walk may price a visit on this host (whole
+ * ones only: a lost event makes its figures a lower bound), then its record. */
+static void on_activation(const struct fgt_activation *act, void *ctx)
+{
+	struct fgt_session *s = ctx;
+
+	if (act->complete && !act->lost)
+		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
+					act->nr_threads, act->served);
+	fgt_recorder_activation(act, &s->rec);
+}
+
 int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		      char *msg, size_t len)
 {
@@ -447,7 +459,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
-	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
+	s->as = fgt_assembler_new(on_activation, s);
 	if (!s->as) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
@@ -513,9 +525,12 @@ static const char *cur_via(struct fgt_session *s, const struct fgt_activation *c
 /* The activation's U: an exposure count taken before it began, else -1. */
 static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activation *cur)
 {
-	if (!s->exp_idle_known || s->exp_idle_ns >= cur->begin_ns || !cur->nr_threads)
+	const struct fgt_exp_live *l = &s->exp;
+
+	if (!l->idle_known || l->idle_ns >= cur->begin_ns || l->idle_ns <= l->last_begin_ns ||
+	    !cur->nr_threads)
 		return -1;
-	return fgt_progress_lacking_at_start(s->exp_idle_lacking, s->exp_idle_threads,
+	return fgt_progress_lacking_at_start(l->idle.lacking, l->idle.threads,
 					     cur->nr_threads);
 }
 
@@ -563,9 +578,8 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 		st->holders_ns = s->holders_ns;
 		st->holders_stale = s->holders_ns < s->graph_active_ns;
 	}
-	st->exposure_known = s->exp_known;
-	st->exposure_lacking = s->exp_lacking;
-	st->exposure_threads = s->exp_threads;
+	if (!fgt_exp_live_estimate(&s->exp, &st->exposure_est))
+		st->exposure = &s->exp.now;
 }
 
 uint64_t fgt_session_changes(struct fgt_session *s, bool events)
@@ -576,18 +590,14 @@ uint64_t fgt_session_changes(struct fgt_session *s, bool events)
 	return (events ? s->fed : 0) + ((uint64_t)gen << 40);
 }
 
-void fgt_session_set_exposure(struct fgt_session *s, uint64_t lacking, uint64_t threads,
-			      uint64_t ns)
+bool fgt_session_busy(const struct fgt_session *s)
 {
-	s->exp_known = true;
-	s->exp_lacking = lacking;
-	s->exp_threads = threads;
-	if (fgt_assembler_current(s->as) || (s->skel && s->skel->bss->act_tid))
-		return;
-	s->exp_idle_known = true;
-	s->exp_idle_lacking = lacking;
-	s->exp_idle_threads = threads;
-	s->exp_idle_ns = ns;
+	return fgt_assembler_current(s->as) || (s->skel && s->skel->bss->act_tid);
+}
+
+void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns)
+{
+	fgt_exp_live_scan(&s->exp, w, ns, fgt_session_busy(s));
 }
 
 void fgt_session_close(struct fgt_session *s)

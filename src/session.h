@@ -68,11 +68,8 @@ struct fgt_session {
 	struct fgt_progress prog;
 	uint32_t via_seq;		/* prog_via is this activation's */
 	char prog_via[FGT_VIA_LEN];
-	/* the exposure hook: the last count, and the last one taken while no
-	 * activation was under way (an activation's U when taken before it) */
-	bool exp_known, exp_idle_known;
-	uint64_t exp_lacking, exp_threads;
-	uint64_t exp_idle_lacking, exp_idle_threads, exp_idle_ns;
+	/* the exposure hook: the last scans, the cost of a visit seen */
+	struct fgt_exp_live exp;
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
@@ -93,13 +90,15 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st);
  * anything changed since the last call's value? */
 uint64_t fgt_session_changes(struct fgt_session *s, bool events);
 /*
- * The exposure hook: threads lacking a shadow stack now, of all threads, as a
- * task iterator counted them at `ns` (CLOCK_MONOTONIC), src/exposure.c. The
- * status's header shows it, and a count taken before an activation began
- * makes that activation's U exact (fgt_progress_lacking_at_start()).
+ * The exposure hook: the threads as a task iterator walked them at `ns`
+ * (CLOCK_MONOTONIC), src/exposure.c. The status shows it, priced at this
+ * host's own cost of a visit once an unfixed activation showed it; a scan
+ * taken before an activation began makes that activation's U exact
+ * (fgt_progress_lacking_at_start()) and its visits known.
  */
-void fgt_session_set_exposure(struct fgt_session *s, uint64_t lacking, uint64_t threads,
-			      uint64_t ns);
+void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns);
+/* An activation is under way, or its 0->1 step has begun: no time to scan. */
+bool fgt_session_busy(const struct fgt_session *s);
 /* Flush the assembler (unfinished activation reported incomplete), detach, free. */
 void fgt_session_close(struct fgt_session *s);
 /* The session as `fgraphtop check` drives it; s must outlive the ops. */

@@ -16,6 +16,7 @@ import sys
 
 INT, NUM, STR, BOOL, ARR, OBJ = "int", "number", "string", "bool", "array", "object"
 INT_OR_NULL = "int or null"
+OBJ_OR_NULL = "object or null"	# present; checked against its own spec below
 PATH = ("direct", "attributed")
 VERDICT = ("fixed", "not_fixed", "inconclusive", "not_affected")
 EXIT_CODES = {0: "ok", 1: "error", 2: "usage", 3: "no_fgraph", 4: "no_permission",
@@ -52,7 +53,7 @@ TYPES = {
                         "shadow_stack": ("kmem_cache", "kmalloc"), "shadow_stack_bytes": INT},
              "probes": (ARR, PROBE), "figures": (ARR, FIGURE)},
     "start": {"activation_path": PATH, "sweep_path": PATH, "fork_path": PATH, "latency": BOOL},
-    "warning": {"code": ("fgraph_active", "latency_probe", "stale_state"), "message": STR},
+    "warning": {"code": ("fgraph_active", "latency_probe", "no_exposure", "stale_state"), "message": STR},
     "log": {"level": ("error", "info", "debug"), "message": STR},
     "check": {"verdict": CHECK_VERDICT, "status": (0, 1, 2, 3), "reason": STR,
               "kernel": {"release": STR}, "check_time": NUM, "activations_seen": INT,
@@ -73,13 +74,15 @@ TYPES = {
                  "so_far": VERDICT, "sweeps_to_come": INT_OR_NULL, "eta_ns": INT_OR_NULL,
                  "eta_sweeps": INT, "lost": INT},
     "holders": dict({"time": STR}, **HOLDERS),
-    "interval": {"time": STR, "activations": INT, "in_progress": BOOL,
+    "interval": {"time": STR, "activations": INT, "in_progress": BOOL, "exposure": OBJ_OR_NULL,
                  "in_progress_sweeps": INT, "fork": FORK, "lost": INT, "verdict": VERDICT},
     "summary": {"activations": INT, "verdict": VERDICT, "evidence": STR, "fork": FORK,
                 "lost": INT},
     "error": {"code": tuple(EXIT_CODES.values()), "exit": INT, "message": STR},
     "static": STATIC,
 }
+EXPOSURE = {"threads": INT, "lacking": INT, "sweeps": INT, "visits": INT, "estimate_s": NUM,
+            "ns_per_visit": NUM, "cost": ("default", "observed")}
 EVENT_FIELDS = {
     "alloc": {"site": ("sweep", "fork", "idle"), "gfp_class": ("blocking", "nonblocking"),
               "gfp": INT, "size": INT, "ok": BOOL, "latency_ns": INT},
@@ -116,6 +119,9 @@ def check(v, spec, where, errs):
     elif spec == INT_OR_NULL:
         if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
             errs.append(f"{where}: {v!r} not an integer or null")
+    elif spec == OBJ_OR_NULL:
+        if v is not None and not isinstance(v, dict):
+            errs.append(f"{where}: {v!r} not an object or null")
     elif spec == NUM:
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             errs.append(f"{where}: {v!r} not a number")
@@ -155,6 +161,10 @@ def check_record(r, where):
                 check(h, HOLDER_LINK, f"{where_h}.holders[{i}]", errs)
     if t == "plan" and r.get("holders", None) is not None and not isinstance(r["holders"], dict):
         errs.append(f"{where}(plan).holders: not an object or null")
+    # the exposure: check's and the interval's, one writer (docs/json.md)
+    if t in ("interval", "check") and isinstance(r.get("exposure"), dict) and \
+            "error" not in r["exposure"]:
+        check(r["exposure"], EXPOSURE, f"{where}({t}).exposure", errs)
     if t == "progress" and r.get("sweeps_to_come") is not None and r.get("so_far") != "not_fixed":
         errs.append(f"{where}: sweeps_to_come given for a pattern that is not unfixed")
     if t == "activation" and isinstance(r.get("per_sweep"), list) and \

@@ -594,6 +594,8 @@ static void test_screen_small(void **state)
  * once the session counts them, and nothing before. */
 static void test_screen_exposure(void **state)
 {
+	struct fgt_exp_walk w;
+	unsigned int i;
 	struct fgt_status *st;
 	char rows[64][512];
 	struct cap c;
@@ -607,15 +609,33 @@ static void test_screen_exposure(void **state)
 	frame_rows(t, rows, 64, 80);
 	assert_string_equal(rows[1], "fgraph: off (ftrace_graph_active 0)");
 	free(t);
-	st->exposure_known = true;
-	st->exposure_lacking = 30048;
-	st->exposure_threads = 30112;
+	/* 30,048 of 30,112 lacking, the 64 with a stack first: the walk
+	 * visits them in each of its 939 sweeps */
+	fgt_exp_walk_init(&w);
+	for (i = 0; i < 30112; i++)
+		fgt_exp_walk_step(&w, i >= 64);
+	fgt_exp_walk_end(&w);
+	st->exposure = &w;
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
 	cap_reset(&c);
 	fgt_out_redraw(c.o, st);
 	t = cap_text(&c);
 	frame_rows(t, rows, 64, 80);
-	assert_string_equal(rows[1], "fgraph: off (ftrace_graph_active 0)   lacking a stack: "
-			    "30,048 of 30,112 threads");
+	assert_string_equal(rows[1], "fgraph: off (ftrace_graph_active 0)");
+	assert_string_equal(rows[2], "lacking a stack: 30,048 of 30,112 threads; "
+			    "unfixed walk ~1.29 s (series' cost)");
+	free(t);
+	/* priced at this host's cost once an unfixed walk showed it; 400,000
+	 * threads still fit 80 columns */
+	fgt_exp_walk_lacking_first(400120, 400000, &w);
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
+	st->exposure_est.src = FGT_EXP_COST_OBSERVED;
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	frame_rows(t, rows, 64, 80);
+	assert_string_equal(rows[2], "lacking a stack: 400,000 of 400,120 threads; "
+			    "unfixed walk ~227 s (host's cost)");
 	free(t);
 	cap_close(&c);
 }
@@ -625,6 +645,7 @@ static void test_screen_exposure(void **state)
  * the history table at the end. */
 static void test_lines_live(void **state)
 {
+	struct fgt_exp_walk w;
 	struct fgt_status *st;
 	struct cap c;
 	char *t;
@@ -666,6 +687,16 @@ static void test_lines_live(void **state)
 	assert_non_null(strstr(t, " fgraph holders: 0 (ftrace_graph_active 0)\n  none: fgraph is off; "
 				  "its next user makes the 0->1 step\n"));
 	free(t);
+	/* with a scan: the interval line ends with the exposure */
+	cap_reset(&c);
+	fgt_exp_walk_lacking_first(1000, 1000, &w);
+	st->exposure = &w;
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
+	fgt_out_interval(c.o, st);
+	t = cap_text(&c);
+	assert_non_null(strstr(t, "; lost 0; lacking a stack: 1,000 of 1,000 threads; unfixed "
+				  "walk ~0.00153 s (series' cost)\n"));
+	free(t);
 	cap_close(&c);
 }
 
@@ -673,6 +704,7 @@ static void test_lines_live(void **state)
  * records when they change; both checked against docs/json.md (make test-schema). */
 static void test_json_live(void **state)
 {
+	struct fgt_exp_walk w;
 	struct fgt_status *st;
 	struct cap c;
 	char *t;
@@ -687,6 +719,8 @@ static void test_json_live(void **state)
 	fgt_out_holders(c.o, st);
 	fgt_out_holders(c.o, st);
 	t = cap_text(&c);
+	/* no scan yet: the interval's exposure is null */
+	assert_non_null(strstr(t, ",\"verdict\":\"inconclusive\",\"exposure\":null}"));
 	assert_int_equal(count(t, "\n"), 3);
 	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"interval\","), 1);
 	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"progress\","), 1);
@@ -713,8 +747,16 @@ static void test_json_live(void **state)
 	c.a = fgt_assembler_new(fgt_recorder_activation, &c.rec);
 	feed(&c, "unfixed-1000-attributed", false, 10);
 	cap_reset(&c);
-	fgt_out_interval(c.o, status_at(&c, fgt_assembler_current(c.a)->last_ns, ""));
+	st = (struct fgt_status *)status_at(&c, fgt_assembler_current(c.a)->last_ns, "");
+	/* a scan: check's exposure object, the same writer */
+	fgt_exp_walk_lacking_first(1000, 1000, &w);
+	st->exposure = &w;
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
+	fgt_out_interval(c.o, st);
 	t = cap_text(&c);
+	assert_non_null(strstr(t, ",\"exposure\":{\"threads\":1000,\"lacking\":1000,\"sweeps\":32,"
+				  "\"visits\":16903,\"estimate_s\":0.0015"));
+	assert_non_null(strstr(t, ",\"ns_per_visit\":90.8,\"cost\":\"default\"}}\n"));
 	assert_non_null(strstr(t, "\"via\":\"unknown\"},"));
 	assert_non_null(strstr(t, "\"so_far\":\"inconclusive\",\"sweeps_to_come\":null,\"eta_ns\":null,"));
 	free(t);
