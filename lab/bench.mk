@@ -11,10 +11,19 @@ $(BENCH_LOAD): lab/bench/fgt-load.c | $(BUILD)
 	$(CC) -O2 -g -Wall -Wextra -static -o $@ $<
 
 .PHONY: bench bench-report
-bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD)
+bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD) $(BENCH_CONSUMER)
 	lab/kernels.sh ensure lab-stock lab-fixed
 	lab/bench/bench.sh
 
 # Re-render docs/bench/ from the last run's raw results, without running guests.
 bench-report:
 	lab/bench/report.py
+
+# The consumer benchmark (native, on this host): fgraphtop's own library objects,
+# built as the release binary builds them, fed a generated activation.
+BENCH_CONSUMER := $(BUILD)/bench/fgt-consumer-bench
+
+$(BENCH_CONSUMER): tests/bench/consumer.c tests/gen.c tests/gen.h $(FGT_LIB_OBJS)
+	mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ tests/bench/consumer.c tests/gen.c \
+		$(FGT_LIB_OBJS) $(LDLIBS) -lm
