@@ -18,7 +18,8 @@
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
-# BENCH_SCALE_KB (guest KiB per parked thread, default 32), FGT_ACCEL (as lab/run.sh).
+# BENCH_SCALE_KB (guest KiB per parked thread, default 32), FGT_ACCEL (as lab/run.sh),
+# BENCH_COMMIT (what to record as the commit, for a run from an exported tree).
 # Raw results: $BENCH_OUT/raw/*.jsonl (one file per guest run) and host.json.
 # A run whose guest fails is recorded as such; the report says what is missing.
 set -uo pipefail
@@ -84,7 +85,7 @@ fi
 		--arg cores "$(nproc)" --arg host_kernel "$(uname -r)" \
 		--arg qemu "$(qemu-system-x86_64 --version | head -n1)" \
 		--arg mem_mb "$(free -m | awk '/^Mem:/ { print $2 }')" \
-		--arg commit "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bpf lab || echo +dirty)" \
+		--arg commit "${BENCH_COMMIT:-$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bpf lab || echo +dirty)}" \
 		--arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--argjson kernels "$(for k in lab-stock lab-fixed; do cat "$(lab/kernels.sh path $k)/info.json"; done | jq -cs .)" \
 		'{mode: $mode, parts: ($parts | split(" ")), scale_us: ($scale_us | split(" ") | map(tonumber)), tcg_thread: $tcg_thread, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
