@@ -11,7 +11,7 @@ $(BENCH_LOAD): lab/bench/fgt-load.c | $(BUILD)
 	$(CC) -O2 -g -Wall -Wextra -static -o $@ $<
 
 .PHONY: bench bench-report
-bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD) $(BENCH_CONSUMER)
+bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD) $(BENCH_CONSUMER) $(BENCH_FLOOR) $(BENCH_BPFSTATS)
 	lab/kernels.sh ensure lab-stock lab-fixed
 	lab/bench/bench.sh
 
@@ -27,3 +27,23 @@ $(BENCH_CONSUMER): tests/bench/consumer.c tests/gen.c tests/gen.h $(FGT_LIB_OBJS
 	mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ tests/bench/consumer.c tests/gen.c \
 		$(FGT_LIB_OBJS) $(LDLIBS) -lm
+
+# Guest helpers of the cost part, in build/lab/ so that every guest gets them
+# (lab/guest/mkrun.sh): fgt-floor (empty programs on fgraphtop's always-on
+# hooks) and fgt-bpfstats (each program's run count and time while a command runs).
+BENCH_FLOOR    := $(BUILD)/lab/fgt-floor
+BENCH_BPFSTATS := $(BUILD)/lab/fgt-bpfstats
+
+$(BUILD)/lab/floor.bpf.o: lab/bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
+	mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Wno-missing-declarations -c $< -o $@
+
+$(BUILD)/lab/floor.skel.h: $(BUILD)/lab/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BENCH_FLOOR): lab/bench/fgt-floor.c $(BUILD)/lab/floor.skel.h
+	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -I$(BUILD)/lab -static -o $@ $< -lbpf -lelf -lz
+
+$(BENCH_BPFSTATS): lab/bench/fgt-bpfstats.c | $(BUILD)
+	mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -static -o $@ $< -lbpf -lelf -lz

@@ -18,6 +18,8 @@
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
+# BENCH_ICOUNT (the cost part's icount shift, default 0), BENCH_PERTURB_US,
+# BENCH_PERTURB_REPS,
 # BENCH_SCALE_KB (guest KiB per parked thread, default 32), FGT_ACCEL (as lab/run.sh),
 # BENCH_COMMIT (what to record as the commit, for a run from an exported tree).
 # Raw results: $BENCH_OUT/raw/*.jsonl (one file per guest run) and host.json.
@@ -33,19 +35,28 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	US=${BENCH_US:-1000 5000}
 	REPS=${BENCH_REPS:-1}
 	REPS_LARGE=${BENCH_REPS_LARGE:-1}
-	COST="REPS=${BENCH_COST_REPS:-2} OPEN_N=5000 FORK_N=100 STORM_N=1000"
+	COST="REPS=${BENCH_COST_REPS:-2} OPEN_N=20000 FORK_N=1000 SHELL_N=2 STORM_N=1000"
+	PERTURB_US=${BENCH_PERTURB_US:-10000}
+	PERTURB_REPS=1
 	mode=quick
 else
 	US=${BENCH_US:-1000 5000 10000 20000 30000}
 	REPS=${BENCH_REPS:-3}
 	REPS_LARGE=${BENCH_REPS_LARGE:-3}
-	COST="REPS=${BENCH_COST_REPS:-7} OPEN_N=20000 FORK_N=500 STORM_N=5000"
+	COST="REPS=${BENCH_COST_REPS:-5} OPEN_N=100000 FORK_N=5000 SHELL_N=10 STORM_N=5000"
+	PERTURB_US=${BENCH_PERTURB_US:-10000 30000}
+	PERTURB_REPS=${BENCH_PERTURB_REPS:-3}
 	mode=full
 fi
 CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 PARTS=${BENCH_PARTS:-fix cost consumer}
+# qemu's icount shift for the cost part: 0, one instruction per guest ns, the
+# fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
+# time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
+# little as it can, as on real hardware.
+ICOUNT=${BENCH_ICOUNT:-0}
 SCALE_US=${BENCH_SCALE_US:-50000 100000 200000 400000}
 has_part() {
 	case " $PARTS " in *" $1 "*) return 0 ;; esac
@@ -80,7 +91,8 @@ fi
 # The host, for the report (the guest's own view comes from its results).
 {
 	jq -n --arg mode "$mode" --arg parts "$PARTS" --arg scale_us "$SCALE_US" --arg tcg_thread "${FGT_TCG_THREAD:-single}" --arg us "$US" --arg reps "$REPS" --arg reps_large "$REPS_LARGE" \
-		--arg cost "$COST" \
+		--arg cost "$COST" --arg icount "$ICOUNT" --arg perturb_us "$PERTURB_US" \
+		--arg perturb_reps "$PERTURB_REPS" \
 		--arg cpu "$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" \
 		--arg cores "$(nproc)" --arg host_kernel "$(uname -r)" \
 		--arg qemu "$(qemu-system-x86_64 --version | head -n1)" \
@@ -90,6 +102,8 @@ fi
 		--argjson kernels "$(for k in lab-stock lab-fixed; do cat "$(lab/kernels.sh path $k)/info.json"; done | jq -cs .)" \
 		'{mode: $mode, parts: ($parts | split(" ")), scale_us: ($scale_us | split(" ") | map(tonumber)), tcg_thread: $tcg_thread, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
 		  reps_large: ($reps_large | tonumber), cost_args: $cost, host_cpu: $cpu,
+		  icount_shift: ($icount | tonumber), perturb_us: ($perturb_us | split(" ") | map(tonumber)),
+		  perturb_reps: ($perturb_reps | tonumber),
 		  host_cores: ($cores | tonumber), host_kernel: $host_kernel, qemu: $qemu,
 		  host_mem_mb: ($mem_mb | tonumber), commit: $commit, date: $date, kernels: $kernels}'
 } > "$RAW.new/host.json"
@@ -118,11 +132,23 @@ if has_part fix; then
 			"US=$US" "REPS=$REPS" "REPS_LARGE=$REPS_LARGE"
 	done
 fi
-# 2 and 3. fgraphtop's cost against bpftrace, overhead, fork storm.
+# 2 and 3. fgraphtop's cost against the floor and bpftrace, and the fork storm;
+# the perturbation of the activation. Judged under instruction counting (guest
+# time = instructions executed, 2^ICOUNT ns each) with one vCPU: every figure
+# then repeats to a fraction of a percent, whatever the host does. The same
+# scenario once more under plain TCG gives the wall-clock figures beside them.
 if has_part cost; then
 	bt=$("$HERE/mkbpftrace.sh") || { echo "bench: no bpftrace cpio" >&2; exit 1; }
 	# shellcheck disable=SC2086
-	FGT_EXTRA_CPIO=$bt run cost-lab-stock -k lab-stock -s bench-cost -m 3072 -t 3600 -- $COST
+	FGT_EXTRA_CPIO=$bt run cost-lab-stock -k lab-stock -s bench-cost -I "$ICOUNT" -c 1 \
+		-m 3072 -t 7200 -- $COST
+	for k in lab-stock lab-fixed; do
+		run "perturb-$k" -k "$k" -s bench-fix -I "$ICOUNT" -c 1 -m 2048 -t 7200 -- \
+			"US=$PERTURB_US" "REPS=$PERTURB_REPS" "MODES=without with floor"
+	done
+	# shellcheck disable=SC2086
+	FGT_EXTRA_CPIO=$bt run cost-wall-lab-stock -k lab-stock -s bench-cost -m 3072 -t 7200 -- \
+		$COST TOOLS="none fgraphtop floor bpftrace"
 fi
 # 4. The consumer, natively: seconds.
 if has_part consumer; then

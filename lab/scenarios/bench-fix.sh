@@ -6,7 +6,9 @@
 # without the patching of every call site), off, and let the threads go.
 # Each repetition does it once with fgraphtop running (mode "with": its activation
 # record) and once without ("without": the oracle alone), in alternating order
-# (A/B, B/A, ...), so the same run also gives the perturbation ratio.
+# (A/B, B/A, ...), so the same run also gives the perturbation ratio. Mode
+# "floor" runs fgt-floor instead (empty programs on fgraphtop's always-on
+# hooks): the perturbation any tool watching those events causes.
 # REPS_LARGE (default REPS) applies from U = 20,000: parking 30,000 threads takes
 # about a minute under TCG.
 # One result line per activation:
@@ -31,10 +33,15 @@ one() {	# U REP MODE
 	local u=$1 rep=$2 mode=$3 park on off oracle start act summ rc
 	park=$(fgt_park "$u")
 	start=null act=null summ=null
-	if [ "$mode" = with ]; then
+	if [ "$mode" = with ] || [ "$mode" = floor ]; then
 		rm -f $FGT_RUN/fgt.ready
-		fgt-load run -r $FGT_RUN/fgt.ready -p '"type":"start"' -o $FGT_RUN/fgt.out \
-			-- fgraphtop -j -i 3600 &
+		if [ "$mode" = with ]; then
+			fgt-load run -r $FGT_RUN/fgt.ready -p '"type":"start"' -o $FGT_RUN/fgt.out \
+				-- fgraphtop -j -i 3600 &
+		else
+			fgt-load run -r $FGT_RUN/fgt.ready -p '"type":"start"' -o $FGT_RUN/fgt.out \
+				-- fgt-floor &
+		fi
 		echo $! > $FGT_RUN/fgt.pid
 		fgt_wait_file $FGT_RUN/fgt.ready 120 || fgt_die "fgraphtop did not start: $(cat $FGT_RUN/fgt.out)"
 		start=$(cat $FGT_RUN/fgt.ready)
@@ -48,10 +55,12 @@ one() {	# U REP MODE
 	sleep "$wait_s"
 	off=$(fgt-trigger -f "$filter" tracefs off)
 	oracle=$(fgt_oracle_bpf_stop)
-	if [ "$mode" = with ]; then
+	if [ "$mode" = with ] || [ "$mode" = floor ]; then
 		pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' $FGT_RUN/fgt.ready)
 		kill -INT "$pid"
 		wait "$(cat $FGT_RUN/fgt.pid)"
+	fi
+	if [ "$mode" = with ]; then
 		act=$(grep '"type":"activation"' $FGT_RUN/fgt.out | tail -n1)
 		summ=$(grep '"type":"summary"' $FGT_RUN/fgt.out | tail -n1)
 		[ -n "$act" ] || act=null
