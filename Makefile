@@ -53,6 +53,8 @@ include src/fgraphtop.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
 include mk/docs.mk
+include mk/deb.mk
+include mk/exposure.mk
 include mk/lint.mk
 # The lab last: its tests are the slowest, and a run ends with their table.
 include lab/lab.mk

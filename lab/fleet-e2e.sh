@@ -2,15 +2,25 @@
 # The fleet path end to end: `fgraphtop check --trigger --prometheus` on several
 # guest kernels (lab/run.sh -s check-prom), each textfile served by its own real
 # node_exporter (Debian's package) on 127.0.0.1, one real Prometheus scraping
-# them every second, and the docs/fleet.md query over Prometheus's HTTP API:
-# it must return exactly the unfixed kernels.
+# them every second with the shipped alert rules (dist/prometheus/), and over
+# Prometheus's HTTP API: the docs/fleet.md query returns exactly the unfixed
+# kernels, and FgraphtopKernelNotFixed fires for exactly them.
 #
-#   lab/fleet-e2e.sh [-k "KERNEL..."] [--synthetic]
+#   lab/fleet-e2e.sh [-k "KERNEL..."] [--synthetic] [--no-controls]
 #
 # Kernels (default: debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed):
 # expected not fixed unless the name ends in -fixed. --synthetic skips the
 # guests and renders the textfiles with the check's own writer
 # (tests/check_prom_sample.c): for developing the Prometheus side only.
+# Two control hosts, synthetic and named so, show the other rules firing in
+# the same Prometheus (--no-controls leaves them out):
+#   control-stale    verdict unknown, checked 27 h ago: FgraphtopVerdictUnknown
+#                    and FgraphtopCheckStale;
+#   control-exposed  not fixed, with the exposure metrics (56 s estimated)
+#                    added to its file if the check did not write them:
+#                    FgraphtopKernelNotFixed and FgraphtopUnfixedHighExposure.
+# Every alert's expected hosts come from the textfiles; each alert must fire
+# for exactly those.
 # Loopback only; every wait is bounded; every process started is killed on exit.
 set -euo pipefail
 
@@ -18,11 +28,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
 KERNELS="debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed"
 SYNTHETIC=false
+CONTROLS=true
+RULES=$ROOT/dist/prometheus/fgraphtop.rules.yml
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k) KERNELS=$2; shift 2 ;;
 	--synthetic) SYNTHETIC=true; shift ;;
-	*) echo "usage: $0 [-k \"KERNEL...\"] [--synthetic]" >&2; exit 2 ;;
+	--no-controls) CONTROLS=false; shift ;;
+	*) echo "usage: $0 [-k \"KERNEL...\"] [--synthetic] [--no-controls]" >&2; exit 2 ;;
 	esac
 done
 
@@ -57,16 +70,20 @@ free_port() {
 }
 
 # --- one textfile per kernel --------------------------------------------
+sample() {	# FILE VERDICT RELEASE BUILD_ID: the check's own writer
+	if [ ! -x "$WORK/fgt-prom-sample" ]; then
+		cc -O1 -D_GNU_SOURCE -I"$ROOT/src" -o "$WORK/fgt-prom-sample" \
+			"$ROOT/tests/check_prom_sample.c" "$ROOT/src/prom.c"
+	fi
+	"$WORK/fgt-prom-sample" "$@"
+}
 declare -A EXPECT
+HOSTS=$KERNELS
 for k in $KERNELS; do
 	mkdir -p "$WORK/tf/$k"
 	case $k in *-fixed) EXPECT[$k]=fixed ;; *) EXPECT[$k]=not_fixed ;; esac
 	if $SYNTHETIC; then
-		if [ ! -x "$WORK/fgt-prom-sample" ]; then
-			cc -O1 -D_GNU_SOURCE -I"$ROOT/src" -o "$WORK/fgt-prom-sample" \
-				"$ROOT/tests/check_prom_sample.c" "$ROOT/src/prom.c"
-		fi
-		"$WORK/fgt-prom-sample" "$WORK/tf/$k/fgraphtop.prom" "${EXPECT[$k]}" \
+		sample "$WORK/tf/$k/fgraphtop.prom" "${EXPECT[$k]}" \
 			"synthetic-$k" "$(printf %s "$k" | sha1sum | cut -c1-40)"
 	else
 		out=$WORK/run-$k
@@ -80,13 +97,34 @@ for k in $KERNELS; do
 			base64 -d > "$WORK/tf/$k/fgraphtop.prom"
 		[ -s "$WORK/tf/$k/fgraphtop.prom" ] || die "$k: no textfile in the results"
 	fi
+done
+if $CONTROLS; then
+	HOSTS+=" control-stale control-exposed"
+	mkdir -p "$WORK/tf/control-stale" "$WORK/tf/control-exposed"
+	f=$WORK/tf/control-stale/fgraphtop.prom
+	sample "$f" unknown control-stale-release 5a1e000000000000000000000000000000000000
+	sed -i "s/^fgraphtop_check_timestamp_seconds .*/fgraphtop_check_timestamp_seconds $(( $(date +%s) - 27 * 3600 ))/" "$f"
+	f=$WORK/tf/control-exposed/fgraphtop.prom
+	sample "$f" not_fixed control-exposed-release e0e0000000000000000000000000000000000000
+	if ! grep -q '^fgraphtop_unfixed_walk_estimate_seconds' "$f"; then
+		cat >> "$f" <<EOT
+# HELP fgraphtop_threads_without_shadow_stack Threads lacking a shadow stack (control host).
+# TYPE fgraphtop_threads_without_shadow_stack gauge
+fgraphtop_threads_without_shadow_stack 400000
+# HELP fgraphtop_unfixed_walk_estimate_seconds Estimated unfixed walk (control host).
+# TYPE fgraphtop_unfixed_walk_estimate_seconds gauge
+fgraphtop_unfixed_walk_estimate_seconds 56.25
+EOT
+	fi
+fi
+for k in $HOSTS; do
 	"$BIN/promtool" check metrics < "$WORK/tf/$k/fgraphtop.prom" ||
 		die "$k: promtool check metrics refused the textfile"
 done
 
 # --- a node_exporter per kernel, textfile collector only ---------------
 targets=
-for k in $KERNELS; do
+for k in $HOSTS; do
 	port=$(free_port)
 	"$BIN/prometheus-node-exporter" --web.listen-address="127.0.0.1:$port" \
 		--collector.disable-defaults --collector.textfile \
@@ -103,6 +141,8 @@ cat > "$WORK/prometheus.yml" <<EOT
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
+rule_files:
+  - $RULES
 scrape_configs:
 - job_name: node
   static_configs:
@@ -118,7 +158,7 @@ query() {	# PromQL -> JSON result array
 		--data-urlencode "query=$1" | jq -c '.data.result'
 }
 
-n=$(wc -w <<< "$KERNELS")
+n=$(wc -w <<< "$HOSTS")
 deadline=$((SECONDS + 60))
 until [ "$(query 'count(fgraphtop_kernel_info)' 2>/dev/null | jq -r '.[0].value[1] // 0')" = "$n" ]; do
 	[ $SECONDS -lt $deadline ] || die "Prometheus did not see $n hosts' metrics in 60 s (see $WORK/prometheus.log)"
@@ -128,7 +168,7 @@ log "Prometheus scrapes $n node_exporters"
 
 # --- the docs/fleet.md query: exactly the unfixed kernels --------------------
 q='count by (host, release, build_id) (fgraphtop_verdict{verdict="not_fixed"} == 1)'
-got=$(query "$q" | jq -r '.[].metric.host' | sort | tr '\n' ' ')
+got=$(query "$q" | jq -r '.[].metric.host | select(startswith("control-") | not)' | sort | tr '\n' ' ')
 want=$(for k in $KERNELS; do if [ "${EXPECT[$k]}" = not_fixed ]; then echo "$k"; fi; done |
 	sort | tr '\n' ' ')
 log "query: $q"
@@ -137,9 +177,54 @@ log "not fixed, per Prometheus: ${got:-none}"
 log "not fixed, expected:       ${want:-none}"
 [ "$got" = "$want" ] || die "the query did not return exactly the unfixed kernels"
 
-# the other two fleet queries answer too (no unknowns, everyone checked today)
-[ "$(query 'fgraphtop_verdict{verdict="unknown"} == 1' | jq length)" = 0 ] ||
-	log "note: some hosts answered unknown"
-[ "$(query 'time() - fgraphtop_check_timestamp_seconds > 86400' | jq length)" = 0 ] ||
-	die "a fresh check counted as older than 24 h"
-log "PASS ($([ "$SYNTHETIC" = true ] && echo synthetic textfiles || echo guest textfiles))"
+# --- the shipped alert rules, loaded and evaluated ----------------------
+# Expected hosts per alert, from the textfiles themselves (the rules' own
+# conditions, read the plain way).
+tf_value() {	# HOST METRIC-LINE-PREFIX -> value or empty
+	awk -v p="$2" 'index($0, p) == 1 { print $NF; exit }' "$WORK/tf/$1/fgraphtop.prom"
+}
+expect_alert() {	# ALERTNAME -> hosts, sorted, space-separated
+	local k e now
+	now=$(date +%s)
+	for k in $HOSTS; do
+		case $1 in
+		FgraphtopKernelNotFixed)
+			if [ "$(tf_value "$k" 'fgraphtop_verdict{verdict="not_fixed"')" = 1 ]; then echo "$k"; fi ;;
+		FgraphtopVerdictUnknown)
+			if [ "$(tf_value "$k" 'fgraphtop_verdict{verdict="unknown"')" = 1 ]; then echo "$k"; fi ;;
+		FgraphtopCheckStale)
+			if awk -v t="$(tf_value "$k" 'fgraphtop_check_timestamp_seconds ')" -v n="$now" \
+				'BEGIN { exit !(n - t > 26 * 3600) }'; then echo "$k"; fi ;;
+		FgraphtopUnfixedHighExposure)
+			e=$(tf_value "$k" 'fgraphtop_unfixed_walk_estimate_seconds ')
+			if [ -n "$e" ] && [ "$(tf_value "$k" 'fgraphtop_verdict{verdict="not_fixed"')" = 1 ] &&
+				awk -v e="$e" 'BEGIN { exit !(e > 5) }'; then echo "$k"; fi ;;
+		esac
+	done | sort | tr '\n' ' '
+}
+firing() {	# ALERTNAME -> hosts, sorted, space-separated
+	query "ALERTS{alertname=\"$1\",alertstate=\"firing\"}" | jq -r '.[].metric.host' | sort | tr '\n' ' '
+}
+log "rules: $RULES"
+deadline=$((SECONDS + 60))
+until [ "$(query 'count(ALERTS{alertname="FgraphtopKernelNotFixed",alertstate="firing"}) or vector(0)' |
+	jq -r '.[0].value[1]')" = "$(wc -w <<< "$(expect_alert FgraphtopKernelNotFixed)")" ]; do
+	[ $SECONDS -lt $deadline ] || break
+	sleep 1
+done
+sleep 3	# a few more evaluations: nothing else may start firing
+for a in FgraphtopKernelNotFixed FgraphtopUnfixedHighExposure FgraphtopCheckStale FgraphtopVerdictUnknown; do
+	got=$(firing "$a")
+	want=$(expect_alert "$a")
+	log "alert $a firing for: ${got:-none} (expected: ${want:-none})"
+	[ "$got" = "$want" ] || die "$a does not fire for exactly the expected hosts"
+done
+# and by the kernels' names: the unfixed ones, and the not-fixed control
+want=$( (for k in $KERNELS; do if [ "${EXPECT[$k]}" = not_fixed ]; then echo "$k"; fi; done
+	if $CONTROLS; then echo control-exposed; fi) | sort | tr '\n' ' ')
+[ "$(firing FgraphtopKernelNotFixed)" = "$want" ] ||
+	die "FgraphtopKernelNotFixed does not fire for exactly the unfixed kernels ($want)"
+
+query 'ALERTS{alertstate="firing"}' |
+	jq -r '.[] | "fleet-e2e:   \(.metric.alertname) \(.metric.host) severity=\(.metric.severity) release=\(.metric.release // "")"' >&2
+log "PASS ($([ "$SYNTHETIC" = true ] && echo synthetic textfiles || echo guest textfiles)$($CONTROLS && echo ', with the two control hosts'))"

@@ -9,6 +9,8 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio xz-utils zstd
 	bc flex bison libssl-dev dwarves kmod rsync
 	python3 jq mandoc prometheus trace-cmd
+	# make deb, make test-deb (debhelper, lintian; systemd-analyze, man for its verify)
+	build-essential dpkg-dev debhelper lintian systemd man-db mmdebstrap
 )
 
 missing=()

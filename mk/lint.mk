@@ -4,7 +4,10 @@
 # dialect shellcheck 0.9 knows (busybox's own came with 0.10).
 HOST_SCRIPTS  := $(wildcard lab/*.sh lab/bench/*.sh tests/*.sh tests/lab/*.sh tests/docs/*.sh) \
 		 lab/guest/mkbase.sh lab/guest/mkrun.sh lab/guest/stage-lib.sh .ci/run
-GUEST_SCRIPTS := lab/guest/init lab/scenarios/lib.sh lab/scenarios/explain.sh
+GUEST_SCRIPTS := lab/guest/init lab/scenarios/lib.sh lab/scenarios/explain.sh \
+		 lab/scenarios/activation.sh lab/scenarios/check-kill.sh lab/scenarios/check-prom.sh \
+		 lab/scenarios/demo-live.sh lab/scenarios/selftest.sh lab/scenarios/smoke.sh \
+		 lab/scenarios/tool-int3.sh lab/scenarios/tool-sh.sh
 
 .PHONY: test-shellcheck
 test-shellcheck:

@@ -94,6 +94,7 @@ void fgt_check_on_record(const struct fgt_record *rec, void *ctx)
 	s->failures = act->failed_blocking + act->failed_nonblocking;
 	s->nr_threads = act->nr_threads;
 	s->lost = act->lost;
+	s->walk_ns = act->walk_ns;
 	s->triggered_by_us = act->pid == (uint32_t)getpid();
 }
 
@@ -185,8 +186,34 @@ void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
 			r->seen.failures, r->lost);
 	else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED)
 		fprintf(f, " | lost=%" PRIu64, r->lost);
+	if (r->have_exposure)
+		fprintf(f, " lacking=%" PRIu64 " walk_estimate=%.3gs", r->exposure.lacking,
+			r->exposure_est.seconds);
 	fputc('\n', f);
 	fflush(f);
+}
+
+static void exposure_json(json_writer_t *jw, const struct fgt_check_result *r)
+{
+	if (!r->have_exposure) {
+		if (r->exposure_why[0]) {
+			jsonw_name(jw, "exposure");
+			jsonw_start_object(jw);
+			jsonw_string_field(jw, "error", r->exposure_why);
+			jsonw_end_object(jw);
+		}
+		return;
+	}
+	jsonw_name(jw, "exposure");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "threads", r->exposure.threads);
+	jsonw_uint_field(jw, "lacking", r->exposure.lacking);
+	jsonw_uint_field(jw, "sweeps", r->exposure.sweeps);
+	jsonw_uint_field(jw, "visits", r->exposure.visits);
+	jsonw_float_field(jw, "estimate_s", r->exposure_est.seconds);
+	jsonw_float_field(jw, "ns_per_visit", r->exposure_est.ns_per_visit);
+	jsonw_string_field(jw, "cost", fgt_exp_cost_src_name(r->exposure_est.src));
+	jsonw_end_object(jw);
 }
 
 void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
@@ -224,6 +251,7 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
 		jsonw_end_object(jw);
 	}
+	exposure_json(jw, r);
 	if (r->triggered || r->parked || r->threads >= 0) {
 		jsonw_name(jw, "trigger");
 		jsonw_start_object(jw);
@@ -236,10 +264,11 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		jsonw_int_field(jw, "threads", r->threads);
 		jsonw_name(jw, "unfixed_estimate");
 		jsonw_start_object(jw);
-		jsonw_uint_field(jw, "lacking", r->est.lacking);
-		jsonw_uint_field(jw, "sweeps", r->est.sweeps);
-		jsonw_uint_field(jw, "visits", r->est.visits);
-		jsonw_float_field(jw, "seconds", r->est.seconds);
+		jsonw_uint_field(jw, "lacking", r->trig_walk.lacking);
+		jsonw_uint_field(jw, "sweeps", r->trig_walk.sweeps);
+		jsonw_uint_field(jw, "visits", r->trig_walk.visits);
+		jsonw_float_field(jw, "seconds", r->trig_est.seconds);
+		jsonw_bool_field(jw, "assumed", r->trig_assumed);
 		jsonw_end_object(jw);
 		if (r->cleaned[0])
 			jsonw_string_field(jw, "cleaned", r->cleaned);
@@ -264,6 +293,11 @@ int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, cha
 		.threads_served = r->seen.served,
 		.failures = r->seen.failures,
 		.lost_events = r->lost,
+		.have_exposure = r->have_exposure,
+		.lacking = r->exposure.lacking,
+		.walk_estimate_s = r->exposure_est.seconds,
+		.visit_cost_s = r->exposure_est.ns_per_visit / 1e9,
+		.visit_cost_src = fgt_exp_cost_src_name(r->exposure_est.src),
 	};
 
 	return fgt_prom_write(path, &m, err, len);
@@ -301,9 +335,10 @@ static void watch_until(const struct fgt_check_env *env, struct fgt_check_seen *
 	}
 }
 
-/* --trigger's refusals before anything changes. 0 go, else r is set (unknown). */
-static int may_trigger(const struct fgt_check_opts *o, const struct fgt_check_env *env,
-		       const struct fgt_ksyms *ks, struct fgt_check_result *r)
+/* --trigger's refusal before anything changes: fgraph in use. 0 go, else r
+ * is set (unknown). */
+static int may_trigger(const struct fgt_check_env *env, const struct fgt_ksyms *ks,
+		       struct fgt_check_result *r)
 {
 	const struct fgt_watch_ops *w = env->watch;
 	struct fgt_host h = env->host;
@@ -319,19 +354,39 @@ static int may_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 			"to wait for the next activation", n > 0 ? users : "ftrace_graph_active > 0");
 		return -EBUSY;
 	}
-	r->threads = fgt_host_threads(&env->host);
-	fgt_walk_estimate((r->threads > 0 ? (uint64_t)r->threads : 0) + o->park, &r->est);
-	if (r->est.seconds > FGT_WALK_MAX_S && !o->force) {
-		unknown(r, "refusing to trigger: %ld threads + %u parked: an unfixed kernel "
-			"would make %" PRIu64 " sweeps, about %.3g thread visits, estimated %.1f s "
-			"(at %.0f million visits/s, measured under qemu; real hardware is faster) "
-			"holding up the write to the tracer, above the %.0f s limit; --force "
-			"overrides, or run it when fewer threads exist", r->threads, o->park,
-			r->est.sweeps, (double)r->est.visits, r->est.seconds,
-			FGT_WALK_VISITS_PER_S / 1e6, FGT_WALK_MAX_S);
-		return -E2BIG;
-	}
 	return 0;
+}
+
+/*
+ * The walk the trigger would cause, its threads parked: scanned (the task
+ * iterator sees who lacks a stack, in task-list order), or without a scan
+ * every thread assumed lacking, the cheapest order (so the estimate errs
+ * low: the scan is what refusals rest on where it works). Refuses above
+ * FGT_WALK_MAX_S unless --force. 0 go, else r is set (unknown).
+ */
+static int walk_allowed(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+			struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = env->watch;
+	char why[256] = "", text[256];
+
+	if (!w->exposure || w->exposure(w->priv, &r->trig_walk, why, sizeof(why))) {
+		uint64_t t = fgt_host_threads(&env->host) > 0 ?
+			     (uint64_t)fgt_host_threads(&env->host) : r->parked;
+
+		fgt_exp_walk_lacking_first(t, t, &r->trig_walk);
+		r->trig_assumed = true;
+	}
+	fgt_exp_estimate(&r->trig_walk, NULL, &r->trig_est);
+	if (r->trig_est.seconds <= FGT_WALK_MAX_S || o->force)
+		return 0;
+	fgt_exp_estimate_text(&r->trig_walk, &r->trig_est, text, sizeof(text));
+	unknown(r, "refusing to trigger: %" PRIu64 " threads, %" PRIu64 " of them lacking a "
+		"shadow stack%s (%u parked): an unfixed kernel would make %s, holding up the "
+		"write to the tracer above the %.0f s limit; --force overrides, or run it when "
+		"fewer threads lack a stack", r->trig_walk.threads, r->trig_walk.lacking,
+		r->trig_assumed ? " (assumed: no scan)" : "", r->parked, text, FGT_WALK_MAX_S);
+	return -E2BIG;
 }
 
 /*
@@ -370,6 +425,7 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 	unsigned int before;
 	int ret;
 
+	r->threads = fgt_host_threads(&env->host);
 	if (o->park) {
 		park = fgt_park_start(o->park);
 		if (!park) {
@@ -378,7 +434,7 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_en
 		}
 		r->parked = fgt_park_count(park);
 	}
-	if (stopped(env))
+	if (stopped(env) || walk_allowed(o, env, r))
 		goto cleanup;
 	/* drain what came before, so the activation counted is ours */
 	env->watch->poll(env->watch->priv, 0);
@@ -403,6 +459,37 @@ cleanup:
 	}
 	fgt_park_stop(park);
 	return r->reason[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
+}
+
+/* The host's exposure before anything changes: the threads lacking a stack
+ * and what an unfixed kernel's walk over them would cost. */
+static void exposure(const struct fgt_check_env *env, struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = env->watch;
+
+	if (!w->exposure) {
+		snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured by this build");
+		return;
+	}
+	if (w->exposure(w->priv, &r->exposure, r->exposure_why, sizeof(r->exposure_why)))
+		return;
+	r->have_exposure = true;
+	fgt_exp_estimate(&r->exposure, NULL, &r->exposure_est);
+}
+
+/* Our own unfixed activation, when it walked enough to time a visit, prices
+ * the host's exposure at this host's cost instead of the series'. */
+static void calibrate(struct fgt_check_result *r)
+{
+	const struct fgt_check_seen *s = &r->seen;
+	struct fgt_exp_calib c = {
+		.sweeps = s->sweeps, .walk_ns = s->walk_ns, .visits = r->trig_walk.visits,
+	};
+
+	if (!r->have_exposure || !s->have || !s->triggered_by_us || r->trig_assumed ||
+	    r->verdict != FGT_CHECK_V_NOT_FIXED)
+		return;
+	fgt_exp_estimate(&r->exposure, &c, &r->exposure_est);
 }
 
 int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *env,
@@ -439,9 +526,10 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 			"use a full build of fgraphtop");
 		goto out;
 	}
+	exposure(env, r);
 	if (o->trigger) {
 		prepared = true;
-		if (prepare_trigger(env, ks, &t, r) || may_trigger(o, env, ks, r))
+		if (prepare_trigger(env, ks, &t, r) || may_trigger(env, ks, r))
 			goto out;
 	}
 	started = true;		/* a failed start may leave half of it: stop undoes it */
@@ -472,6 +560,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 	w->stop(w->priv);	/* flushes: an unfinished activation is judged incomplete */
 	started = false;
 	fgt_check_decide(r, hint);
+	calibrate(r);
 out:
 	if (started)
 		w->stop(w->priv);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "activation.h"
+#include "exposure.h"
 #include "host_state.h"
 #include "kernel_id.h"
 #include "record.h"
@@ -44,6 +45,9 @@ struct fgt_watch_ops {
 	/* Events lost so far (ring buffer full, runs skipped): read it before
 	 * stop, which frees what it counts. */
 	uint64_t (*lost)(void *priv);
+	/* The threads lacking a shadow stack now and the unfixed walk over them
+	 * (src/exposure.c's task iterator; no activation). 0 or -errno, msg. */
+	int (*exposure)(void *priv, struct fgt_exp_walk *w, char *msg, size_t len);
 	/* Flush (an unfinished activation is reported incomplete), detach, free. */
 	void (*stop)(void *priv);
 	void *priv;
@@ -83,7 +87,7 @@ struct fgt_check_seen {
 	unsigned int n;			/* complete or not */
 	bool have;			/* figures below are set */
 	double duration_s;
-	uint64_t sweeps, served, failures, nr_threads, lost;
+	uint64_t sweeps, served, failures, nr_threads, lost, walk_ns;
 	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
 };
 void fgt_check_seen_init(struct fgt_check_seen *s);
@@ -103,9 +107,19 @@ struct fgt_check_result {
 	char func[128];
 	unsigned int parked;
 	long threads;			/* before parking, -1 unknown */
-	struct fgt_walk_estimate est;	/* for threads + parked */
+	struct fgt_exp_walk trig_walk;	/* the walk the trigger would cause, parked included */
+	struct fgt_exp_estimate trig_est;
+	bool trig_assumed;		/* no scan: every thread assumed lacking */
 	char cleaned[512];		/* what killed runs left and we undid */
+	/* the host's exposure, before the check changed anything */
+	bool have_exposure;
+	struct fgt_exp_walk exposure;
+	struct fgt_exp_estimate exposure_est;
+	char exposure_why[256];		/* why not, when !have_exposure */
 };
+
+/* Above this estimated unfixed walk, --trigger refuses without --force. */
+#define FGT_WALK_MAX_S		5.0
 
 const char *fgt_check_verdict_name(enum fgt_check_verdict v);
 

@@ -163,17 +163,10 @@ int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch)
 	/* stdout holds the answer alone: check's messages go to stderr (JSON too) */
 	fgt_msg_setup(a.o.json, stderr);
 	fgt_verbose = a.cli.verbose;
-	switch (act) {
-	case FGT_CLI_HELP:
-	case FGT_CLI_USAGE:
-	case FGT_CLI_VERSION:
-		fgt_cli_print(&check_argp, act, "fgraphtop check", fgt_version, stdout);
+	if (fgt_cli_print(&check_argp, act, "fgraphtop check", fgt_version, stdout))
 		return FGT_CHECK_OK;
-	case FGT_CLI_ERROR:
+	if (act == FGT_CLI_ERROR)
 		return usage_error(&a, stdout);
-	default:
-		break;
-	}
 	signals();
 	r = calloc(1, sizeof(*r));
 	if (!r) {

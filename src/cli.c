@@ -93,20 +93,20 @@ enum fgt_cli_action fgt_cli_parse(const struct argp *argp, int argc, char **argv
 	return cli->action;
 }
 
-void fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *name,
+bool fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *name,
 		   const char *version, FILE *f)
 {
 	switch (a) {
 	case FGT_CLI_HELP:
 		argp_help(argp, f, ARGP_HELP_STD_HELP, (char *)name);
-		break;
+		return true;
 	case FGT_CLI_USAGE:
 		argp_help(argp, f, ARGP_HELP_USAGE, (char *)name);
-		break;
+		return true;
 	case FGT_CLI_VERSION:
 		fprintf(f, "%s\n", version);
-		break;
+		return true;
 	default:
-		break;
+		return false;
 	}
 }

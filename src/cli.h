@@ -63,8 +63,9 @@ error_t fgt_cli_key(int key, char *arg, struct argp_state *state);
 error_t fgt_cli_error(struct argp_state *state, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Print what a help, usage or version action asks for. */
-void fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *name,
+/* Print what a help, usage or version action asks for; false for the
+ * other actions (nothing printed): the caller runs, or reports the error. */
+bool fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *name,
 		   const char *version, FILE *f);
 
 #endif

@@ -97,7 +97,7 @@ enum fgt_cli_action fgt_env_parse(int argc, char **argv, struct fgt_env *env)
 	return fgt_cli_parse(&argp, argc, argv, &env->cli);
 }
 
-void fgt_env_print(enum fgt_cli_action a, FILE *f)
+bool fgt_env_print(enum fgt_cli_action a, FILE *f)
 {
-	fgt_cli_print(&argp, a, "fgraphtop", fgt_version, f);
+	return fgt_cli_print(&argp, a, "fgraphtop", fgt_version, f);
 }

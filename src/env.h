@@ -23,7 +23,7 @@ extern const char fgt_version[];
 
 /* Parse argv into env (defaults first); returns what to do. Prints nothing. */
 enum fgt_cli_action fgt_env_parse(int argc, char **argv, struct fgt_env *env);
-/* --help, --usage, --version. */
-void fgt_env_print(enum fgt_cli_action a, FILE *f);
+/* --help, --usage, --version: printed, true; other actions: false. */
+bool fgt_env_print(enum fgt_cli_action a, FILE *f);
 
 #endif

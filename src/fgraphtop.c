@@ -149,19 +149,13 @@ int main(int argc, char **argv)
 	act = fgt_env_parse(argc, argv, &env);
 	fgt_msg_setup(env.cli.json, stdout);
 	fgt_verbose = env.cli.verbose;
-	switch (act) {
-	case FGT_CLI_HELP:
-	case FGT_CLI_USAGE:
-	case FGT_CLI_VERSION:
-		fgt_env_print(act, stdout);
+	if (fgt_env_print(act, stdout))
 		return FGT_EXIT_OK;
-	case FGT_CLI_ERROR:
+	if (act == FGT_CLI_ERROR) {
 		p_err(FGT_EXIT_USAGE, "%s", env.cli.err);
 		if (!env.cli.json)
 			fprintf(stderr, "Try 'fgraphtop --help' for more information.\n");
 		return FGT_EXIT_USAGE;
-	default:
-		break;
 	}
 	libbpf_set_print(libbpf_print_fn);
 	signals();

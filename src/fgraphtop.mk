@@ -1,7 +1,7 @@
-# The main program: the BPF side's users (the session, the probes) and main(),
-# plus the kernel-independent library of src/src.mk, linked statically into
-# one binary.
-FGT_MAIN_SRCS := src/fgraphtop.c src/session.c src/probe.c
+# The main program: the BPF side's users (the session, the probes, the
+# exposure count) and main(), plus the kernel-independent library of
+# src/src.mk, linked statically into one binary.
+FGT_MAIN_SRCS := src/fgraphtop.c src/session.c src/probe.c src/exposure.c
 FGT_SRCS      += $(FGT_MAIN_SRCS)
 FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
 FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))

@@ -285,15 +285,3 @@ long fgt_host_threads(const struct fgt_host *h)
 	fclose(f);
 	return n == 5 && total >= 0 ? total : -EINVAL;
 }
-
-void fgt_walk_estimate(uint64_t lacking, struct fgt_walk_estimate *e)
-{
-	uint64_t s = (lacking + 31) / 32;
-
-	e->lacking = lacking;
-	e->sweeps = s ? s : 1;
-	/* sweep i stops after its 32nd thread lacking a stack: ~32*i visits; the
-	 * last one walks the whole list (taken as U) */
-	e->visits = 16 * e->sweeps * (e->sweeps - 1) + lacking;
-	e->seconds = (double)e->visits / FGT_WALK_VISITS_PER_S;
-}

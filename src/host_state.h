@@ -53,23 +53,4 @@ bool fgt_fprobe_on_fgraph(const struct fgt_ksyms *ks);
 /* Threads in the system (the kernel's nr_threads, from /proc/loadavg); -errno on error. */
 long fgt_host_threads(const struct fgt_host *h);
 
-/*
- * The unfixed walk over U threads lacking a shadow stack: ceil(U/32) sweeps,
- * each restarting at init_task and stopping when its batch of 32 is used up,
- * so about U^2/64 thread visits. Rate: FGT_WALK_VISITS_PER_S, measured on the
- * slow side (lab 6.1 kernel under qemu TCG: 10,000 threads in 0.249 s and
- * 30,000 in 2.8 s, i.e. 6.3 and 5.0 million visits/s): real hardware is faster,
- * so the estimate errs towards refusing.
- */
-#define FGT_WALK_VISITS_PER_S	5e6
-#define FGT_WALK_MAX_S		5.0	/* above this, --trigger refuses without --force */
-
-struct fgt_walk_estimate {
-	uint64_t lacking;	/* U */
-	uint64_t sweeps;	/* unfixed: max(1, ceil(U/32)) */
-	uint64_t visits;	/* unfixed: about U^2/64 (+U) */
-	double seconds;		/* visits / FGT_WALK_VISITS_PER_S */
-};
-void fgt_walk_estimate(uint64_t lacking, struct fgt_walk_estimate *e);
-
 #endif

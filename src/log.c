@@ -56,32 +56,35 @@ static void json_msg(const char *type, const char *k1, const char *v1, int exit_
 	jsonw_destroy(&jw);
 }
 
-void p_err(int status, const char *fmt, ...)
+/* An error (status >= 0) or a warning: JSON, or a prefixed line on stderr. */
+static void emit(const char *type, const char *code, int status, const char *prefix,
+		 const char *fmt, va_list ap)
 {
 	char msg[FGT_MSG_LEN];
+
+	format(msg, sizeof(msg), fmt, ap);
+	if (json)
+		json_msg(type, "code", code, status, msg);
+	else
+		fprintf(stderr, "%s%s\n", prefix, msg);
+}
+
+void p_err(int status, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	format(msg, sizeof(msg), fmt, ap);
+	emit("error", fgt_exit_name(status), status, "fgraphtop: ", fmt, ap);
 	va_end(ap);
-	if (json)
-		json_msg("error", "code", fgt_exit_name(status), status, msg);
-	else
-		fprintf(stderr, "fgraphtop: %s\n", msg);
 }
 
 void p_warn(const char *code, const char *fmt, ...)
 {
-	char msg[FGT_MSG_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
-	format(msg, sizeof(msg), fmt, ap);
+	emit("warning", code, -1, "fgraphtop: warning: ", fmt, ap);
 	va_end(ap);
-	if (json)
-		json_msg("warning", "code", code, -1, msg);
-	else
-		fprintf(stderr, "fgraphtop: warning: %s\n", msg);
 }
 
 void fgt_vlog(enum fgt_log_level level, const char *fmt, va_list ap)

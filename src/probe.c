@@ -60,8 +60,9 @@ int fgt_preflight(const struct fgt_ksyms *ks, char *msg, size_t len)
 		return FGT_EXIT_NO_PERM;
 	}
 	if (!fgt_ksyms_have_addrs(ks)) {
-		snprintf(msg, len, "kallsyms addresses are hidden (kernel.kptr_restrict): "
-			 "run as root or set kernel.kptr_restrict=1");
+		snprintf(msg, len, "kallsyms addresses are hidden from this process "
+			 "(kernel.kptr_restrict): run it as root (CAP_SYSLOG), or set "
+			 "kernel.kptr_restrict=0 with kernel.perf_event_paranoid<=1");
 		return FGT_EXIT_NO_PERM;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {

@@ -98,6 +98,20 @@ int fgt_prom_render(FILE *f, const struct fgt_prom_metrics *m)
 	}
 	gauge_u64(f, "fgraphtop_lost_events", "Events the kernel could not deliver during the check.",
 		  m->lost_events);
+	if (m->have_exposure) {
+		gauge_u64(f, "fgraphtop_threads_without_shadow_stack", "Threads lacking a shadow "
+			  "stack when the check ran, before any activation it caused: what the "
+			  "next fgraph activation must serve.", m->lacking);
+		gauge_dbl(f, "fgraphtop_unfixed_walk_estimate_seconds", "Estimated duration of "
+			  "an unfixed kernel's batch-of-32 shadow-stack walk over those threads, in "
+			  "task-list order.", m->walk_estimate_s);
+		help(f, "fgraphtop_unfixed_walk_visit_cost_seconds", "gauge", "The cost of one "
+		     "thread visit the estimate used: the series' figure (default) or this "
+		     "host's observed unfixed walk (observed).");
+		fputs("fgraphtop_unfixed_walk_visit_cost_seconds{source=", f);
+		label_value(f, m->visit_cost_src);
+		fprintf(f, "} %.6g\n", m->visit_cost_s);
+	}
 	return ferror(f) ? -EIO : 0;
 }
 

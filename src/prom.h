@@ -24,6 +24,11 @@ struct fgt_prom_metrics {
 	uint64_t threads_served;
 	uint64_t failures;	/* failed shadow-stack allocations, all gfp classes */
 	uint64_t lost_events;
+	bool have_exposure;	/* the figures below were measured */
+	uint64_t lacking;	/* threads lacking a shadow stack */
+	double walk_estimate_s;	/* the unfixed walk over them */
+	double visit_cost_s;	/* at this cost a visit */
+	const char *visit_cost_src;	/* "default" or "observed" */
 };
 
 /* Every verdict fgraphtop_verdict has a series for (a state set: one is 1). */

@@ -569,6 +569,11 @@ static uint64_t w_lost(void *priv)
 	return fgt_session_lost(priv);
 }
 
+static int w_exposure(void *priv, struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	return fgt_exposure_scan(w, msg, len);
+}
+
 static void w_stop(void *priv)
 {
 	fgt_session_close(priv);
@@ -578,7 +583,8 @@ const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s)
 {
 	s->ops = (struct fgt_watch_ops){
 		.start = w_start, .graph_active = w_graph_active, .poll = w_poll,
-		.busy = w_busy, .lost = w_lost, .stop = w_stop, .priv = s,
+		.busy = w_busy, .lost = w_lost, .stop = w_stop, .exposure = w_exposure,
+		.priv = s,
 	};
 	return &s->ops;
 }

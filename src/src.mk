@@ -18,3 +18,7 @@ FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/trigger_state.h src/p
 FGT_LIB_SRCS += src/output.c src/via.c
 FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h
 FGT_SRCS     := $(FGT_LIB_SRCS)
+# Exposure: the unfixed walk's model and estimate; the BPF count
+# that feeds it is src/exposure.c, in the main program (src/fgraphtop.mk).
+FGT_LIB_SRCS += src/exposure_model.c
+FGT_LIB_HDRS += src/exposure.h

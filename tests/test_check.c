@@ -28,6 +28,8 @@ struct fake_session {
 	uint64_t lost;			/* lost over the whole watch (w->lost) */
 	uint64_t lost_in_act;		/* of which during the activation */
 	struct fgt_recorder rec;	/* as src/session.c: the records and the judge */
+	bool have_expo;			/* the exposure scan works; its walk: */
+	struct fgt_exp_walk expo;
 	struct fgt_assembler *as;
 };
 
@@ -86,6 +88,18 @@ static uint64_t fs_lost(void *priv)
 	return s->stopped ? 0 : s->lost;
 }
 
+static int fs_exposure(void *priv, struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	struct fake_session *s = priv;
+
+	if (!s->have_expo) {
+		snprintf(msg, len, "no task iterator in this fake");
+		return -EOPNOTSUPP;
+	}
+	*w = s->expo;
+	return 0;
+}
+
 static int fs_graph_active(void *priv)
 {
 	return 0;
@@ -107,7 +121,8 @@ static struct fgt_watch_ops session_ops(struct fake_session *s)
 {
 	struct fgt_watch_ops w = {
 		.start = fs_start, .graph_active = fs_graph_active, .poll = fs_poll,
-		.busy = fs_busy, .lost = fs_lost, .stop = fs_stop, .priv = s,
+		.busy = fs_busy, .lost = fs_lost, .stop = fs_stop, .exposure = fs_exposure,
+		.priv = s,
 	};
 	return w;
 }
@@ -330,7 +345,11 @@ static void test_trigger(void **state)
 	assert_string_equal(r.func, "__x64_sys_reboot");
 	assert_int_equal(r.parked, 100);
 	assert_int_equal(r.threads, 345);
-	assert_int_equal(r.est.lacking, 445);
+	/* no scan here: the threads as /proc/loadavg counts them, all assumed lacking */
+	assert_true(r.trig_assumed);
+	assert_int_equal(r.trig_walk.lacking, 345);
+	assert_false(r.have_exposure);
+	assert_string_equal(r.exposure_why, "no task iterator in this fake");
 	/* restored, nothing left */
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
 	assert_string_equal(fake_read(f, "tracing/set_ftrace_filter"), "");
@@ -404,18 +423,77 @@ static void test_trigger_refusals(void **state)
 			       "instance perf has function_graph)"));
 	assert_false(s.emitted);
 	fake_write(f, "tracing/instances/perf/current_tracer", "nop\n");
-	/* too many threads for an unfixed walk */
+	/* too many threads for an unfixed walk: no scan, all assumed lacking */
 	fake_write(f, "loadavg", "1.0 1.0 1.0 3/60000 9999\n");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "refusing to trigger: 60000 threads + 100 parked: an "
-			       "unfixed kernel would make 1879 sweeps"));
+	assert_non_null(strstr(r.reason, "refusing to trigger: 60000 threads, 60000 of them "
+			       "lacking a shadow stack (assumed: no scan) (100 parked): an "
+			       "unfixed kernel would make 1875 sweeps"));
 	assert_non_null(strstr(r.reason, "--force overrides"));
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	assert_false(s.emitted);
+	/* the scan says most of them hold a stack already, behind the lacking
+	 * ones: a short walk, go */
+	s.have_expo = true;
+	fgt_exp_walk_lacking_first(60000, 200, &s.expo);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(r.trig_assumed);
+	assert_true(r.have_exposure);
+	assert_int_equal(r.exposure.lacking, 200);
+	s.emitted = s.stopped = false;
+	/* and when it says 100,000 lack one: refused, whatever loadavg says */
+	fake_write(f, "loadavg", "1.0 1.0 1.0 3/345 9999\n");
+	fgt_exp_walk_lacking_first(100000, 100000, &s.expo);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_non_null(strstr(r.reason, "refusing to trigger: 100000 threads, 100000 of them "
+			       "lacking a shadow stack (100 parked): an unfixed kernel would make "
+			       "3125 sweeps"));
+	s.have_expo = false;
+	fake_write(f, "loadavg", "1.0 1.0 1.0 3/60000 9999\n");
 	/* --force: goes ahead (the fake kernel is unfixed) */
 	o.force = true;
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
 	assert_true(r.triggered);
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	fake_free(f);
+}
+
+/* The exposure, in the line, the JSON and the textfile. */
+static void test_exposure_outputs(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 500 }, .have_expo = true };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_result r;
+	char path[256], err[256];
+	const char *m;
+
+	fgt_exp_walk_lacking_first(400000, 400000, &s.expo);
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.have_exposure);
+	/* the series' 227 s for 400,000 threads, at its own cost a visit */
+	assert_true(r.exposure_est.seconds > 226 && r.exposure_est.seconds < 228);
+	assert_int_equal(r.exposure_est.src, FGT_EXP_COST_DEFAULT);
+	assert_non_null(strstr(render(&r, false), " lacking=400000 walk_estimate=227s\n"));
+	assert_non_null(strstr(render(&r, true), "\"exposure\":{\"threads\":400000,"
+			       "\"lacking\":400000,\"sweeps\":12500,"));
+	assert_non_null(strstr(render(&r, true), "\"cost\":\"default\"}"));
+	snprintf(path, sizeof(path), "%s/e.prom", f->root);
+	assert_int_equal(fgt_check_write_prom(path, &r, err, sizeof(err)), 0);
+	m = fake_read(f, "e.prom");
+	assert_non_null(strstr(m, "\nfgraphtop_threads_without_shadow_stack 400000\n"));
+	assert_non_null(strstr(m, "\nfgraphtop_unfixed_walk_estimate_seconds 227."));
+	assert_non_null(strstr(m, "fgraphtop_unfixed_walk_visit_cost_seconds{source=\"default\"} "
+			       "9.08e-08"));
+	/* no scan: no exposure metrics at all, and the JSON says why */
+	memset(&s, 0, sizeof(s));
+	s.kernel.lacking = 500;
+	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
+	assert_non_null(strstr(render(&r, true), "\"exposure\":{\"error\":\"no task iterator "
+			       "in this fake\"}"));
+	assert_int_equal(fgt_check_write_prom(path, &r, err, sizeof(err)), 0);
+	assert_null(strstr(fake_read(f, "e.prom"), "fgraphtop_threads_without_shadow_stack"));
 	fake_free(f);
 }
 
@@ -617,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_trigger_after_killed_run),
 		cmocka_unit_test(test_trigger_refusals),
 		cmocka_unit_test(test_prometheus),
+		cmocka_unit_test(test_exposure_outputs),
 		cmocka_unit_test(test_usage_json),
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_help_actions),

@@ -243,6 +243,37 @@ static void test_owner(void **state)
 	assert_true(o.pid == 77 && o.pidns == 0);
 }
 
+/* A kernel without PID namespaces (no /proc/PID/ns/pid: the lab's minimal
+ * kernels): one namespace for all, owners still told apart by pid and start. */
+static void test_owner_no_pidns(void **state)
+{
+	struct fake *f = fake_new(1);
+	char proc[256], rel[128], stat[512];
+	struct fgt_owner me, o;
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->root);
+	fake_mkdir(f, "proc");
+	fake_mkdir(f, "proc/self");
+	snprintf(rel, sizeof(rel), "proc/%d", (int)getpid());
+	fake_mkdir(f, rel);
+	/* comm with spaces and a parenthesis: the start time is field 22 */
+	snprintf(stat, sizeof(stat), "%d (a b) c) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 "
+		 "4242 1000 100\n", (int)getpid());
+	snprintf(rel, sizeof(rel), "proc/%d/stat", (int)getpid());
+	fake_write(f, rel, stat);
+	assert_int_equal(fgt_owner_self(&me, proc), 0);
+	assert_int_equal(me.start, 4242);
+	assert_int_equal(me.pidns, 1);
+	assert_int_equal(fgt_owner_alive(&me, proc), 1);
+	o = me;
+	o.start = 4243;
+	assert_int_equal(fgt_owner_alive(&o, proc), 0);
+	o = me;
+	o.pid = 99993;		/* no such process in the fake /proc */
+	assert_int_equal(fgt_owner_alive(&o, proc), 0);
+	fake_free(f);
+}
+
 /* A state file names only what it may: our instance names, the cold
  * functions; never a path. */
 static void test_state_parse(void **state)
@@ -448,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_stale_instances),
 		cmocka_unit_test(test_no_tracefs),
 		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_owner_no_pidns),
 		cmocka_unit_test(test_state_parse),
 		cmocka_unit_test(test_state_dir),
 		cmocka_unit_test(test_state_untrusted),

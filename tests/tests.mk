@@ -8,7 +8,7 @@ TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c
 UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host \
-		 check_trigger check output via plan bpf_table env
+		 check_trigger check output via plan bpf_table env exposure
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
 TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HELPERS))

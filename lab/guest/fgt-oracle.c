@@ -17,6 +17,10 @@
  *                                    until SIGTERM/SIGINT, then one JSON line;
  *                                    {"attachable":false,...} and status 3 where
  *                                    the function is inlined or not traceable.
+ *   fgt-oracle links                 {"links":N,"kprobe_multi":M,"pinned":P}: the
+ *                                    BPF links alive, of which kprobe_multi, and
+ *                                    the files under /sys/fs/bpf (what a killed
+ *                                    check must not leave behind)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "fgt-u.h"
 #include "oracle.skel.h"
@@ -210,11 +215,42 @@ cleanup:
 	return why ? 3 : 0;
 }
 
+/* Every BPF link the kernel has, as bpftool link list sees them. */
+static int links(void)
+{
+	unsigned int n = 0, kmulti = 0, pinned = 0;
+	__u32 id = 0;
+	FILE *p;
+
+	while (bpf_link_get_next_id(id, &id) == 0) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		n++;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    info.type == BPF_LINK_TYPE_KPROBE_MULTI)
+			kmulti++;
+		close(fd);
+	}
+	p = popen("find /sys/fs/bpf -mindepth 1 2>/dev/null | wc -l", "r");
+	if (!p || fscanf(p, "%u", &pinned) != 1)
+		pinned = 0;
+	if (p)
+		pclose(p);
+	printf("{\"type\":\"oracle_links\",\"links\":%u,\"kprobe_multi\":%u,\"pinned\":%u}\n",
+	       n, kmulti, pinned);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: fgt-oracle count|snapshot [-u SNAP]\n"
 			"       fgt-oracle events start|stop [-i NAME]\n"
-			"       fgt-oracle bpf [-r READY] [-F FUNC]\n");
+			"       fgt-oracle bpf [-r READY] [-F FUNC]\n"
+			"       fgt-oracle links\n");
 	exit(2);
 }
 
@@ -270,6 +306,8 @@ int main(int argc, char **argv)
 		return events_stop();
 	if (!strcmp(cmd, "bpf"))
 		return bpf_counter(ready);
+	if (!strcmp(cmd, "links"))
+		return links();
 	usage();
 	return 2;
 }

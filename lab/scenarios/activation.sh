@@ -11,6 +11,7 @@
 #    "expected_sweeps":max(1,ceil(U/32)),"on_ns":..,"off_ns":..,"created":..,
 #    "exited":..,"oracle":{calls, eagain, ... } or {"attachable":false}}
 # Exit 0 when every trigger worked, 3 when the kernel lacks the trigger, else 1.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
 n=$(fgt_arg U 1000 "$@")

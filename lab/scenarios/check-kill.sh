@@ -3,7 +3,8 @@
 # again: nothing may be left behind (tracefs instance, tracer, filter, BPF
 # link, state file, temporary metrics file). Args: ROUNDS=N (default 8),
 # MAX_MS=N kill within 0..N ms of the start (default 5000: under TCG loading
-# kallsyms alone takes about a second, so shorter windows miss the trigger),
+# kallsyms alone takes about a second, so shorter windows miss the trigger);
+# MAX_MS=auto first times one whole run and spreads the kills over it (+10 %),
 # WAIT=S the runs' --timeout (default 10), PARK=N threads parked by the check.
 # AT=KEY instead kills at a deterministic point: as soon as the run's state file
 # (/run/fgraphtop/check-PID.state) records KEY (instance: the tracefs instance,
@@ -12,6 +13,7 @@
 # killed run never recorded KEY (within AT_WAIT=S, default 60) or left nothing
 # for the next run to undo. Each run's process must have started before the
 # poll: the state file name carries its pid.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
 rounds=$(fgt_arg ROUNDS 8 "$@")
@@ -28,7 +30,25 @@ rand_ms() {
 	echo $(( $(od -An -N2 -tu2 /dev/urandom) % max_ms ))
 }
 
+# busybox date has no %N: hundredths of a second from /proc/uptime
+now_ms() {
+	local u
+	read -r u _ < /proc/uptime
+	# "1$f - 100": the hundredths without a leading 0 (08 is no number)
+	echo $(( ${u%.*} * 1000 + (1${u#*.} - 100) * 10 ))
+}
+
+if [ "$max_ms" = auto ]; then
+	t0=$(now_ms)
+	fgraphtop check --trigger --timeout "$wait_s" ${park:+--park $park} > /dev/null 2>&1
+	whole=$(( $(now_ms) - t0 ))
+	max_ms=$(( whole + whole / 10 + 1 ))
+	fgt_result "$(fgt_json type kill-window whole_ms "$whole" max_ms "$max_ms")"
+fi
+links0=$(fgt-oracle links)
+
 leftovers() {
+	# shellcheck disable=SC2012 # our own names, listed for the report
 	ls -d $TRACEFS/instances/fgraphtop-check-* /run/fgraphtop/check-*.state \
 		/run/fgraphtop/check-*.state.tmp $FGT_RUN/.kill.prom.* 2>/dev/null | tr '\n' ' '
 	[ "$(cat $TRACEFS/current_tracer)" = nop ] || printf 'current_tracer=%s ' "$(cat $TRACEFS/current_tracer)"
@@ -37,6 +57,9 @@ leftovers() {
 	# an fgraph user left would show as a traced function
 	[ -s $TRACEFS/enabled_functions ] && printf 'enabled_functions=%s ' \
 		"$(head -n1 $TRACEFS/enabled_functions)"
+	# BPF links (a kretprobe.multi trigger's), pinned objects
+	l=$(fgt-oracle links)
+	[ "$l" = "$links0" ] || printf 'bpf=%s ' "$l"
 }
 
 i=0
@@ -79,9 +102,9 @@ while [ $i -lt "$rounds" ]; do
 	[ $ok = true ] || fails=$((fails + 1))
 	case $out in \{*) ;; *) out=null ;; esac
 	fgt_result "$(fgt_json type kill round $i at "${at:-random}" state_seen $seen \
-		killed_state "$state" killed_after_ms $ms killed_status $killed_status \
+		killed_state "$state" killed_after_ms "$ms" killed_status $killed_status \
 		left_by_killed "$before" left_after_next "$after" next_status $status ok $ok \
 		next "$out")"
 done
-fgt_result "$(fgt_json type kill-summary rounds $rounds failures $fails)"
+fgt_result "$(fgt_json type kill-summary rounds "$rounds" failures $fails)"
 [ $fails -eq 0 ]

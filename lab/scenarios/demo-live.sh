@@ -11,6 +11,7 @@
 #   {"type":"demo_check","line":"...","status":N}  with CHECK=1: `fgraphtop check
 #        --trigger` and `fgraphtop check --trigger --json`, last (threads unparked)
 #   {"type":"demo","u":U,"threads":T,"trigger":..,"on_ns":..,"status_text":N,"status_json":N}
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 . /scenarios/tool-lib.sh
 
@@ -42,7 +43,10 @@ mkfifo $FGT_RUN/demo.fifo
 # Shell builtins only: a fork here would show up in fgraphtop's fork path.
 while IFS= read -r line; do
 	printf '%s\n' "$line" >> $FGT_RUN/demo.txt
+	# busybox ash has ${v//p/r}, which dash (shellcheck's stand-in) has not
+	# shellcheck disable=SC3060
 	line=${line//\\/\\\\}
+	# shellcheck disable=SC3060
 	line=${line//\"/\\\"}
 	printf '{"type":"demo_text","line":"%s"}\n' "$line" > "$FGT_RESULTS"
 done < $FGT_RUN/demo.fifo &

@@ -3,6 +3,7 @@
 #   ok       one result, exit 0         exit=N   exit N
 #   hang     never returns (timeout)    crash    reboot without reporting (125)
 #   splat    a kernel-log line that reads like a WARN (126)
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
 mode=${1:-ok}

@@ -1,5 +1,6 @@
 #!/bin/sh
 # smoke: what this kernel offers the lab. One result line, exit 0.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
 fg=false
@@ -22,10 +23,11 @@ for h in fgraphtop fgt-spawn fgt-trigger fgt-oracle trace-cmd; do
 done
 triggers=$(fgt_triggers)
 
+# shellcheck disable=SC2012 # counting /proc entries: numeric names only
 fgt_result "$(fgt_json type smoke release "$(uname -r)" \
 	version "$(cat /proc/version)" \
 	function_graph $fg instance_function_graph $inst_fg \
-	triggers "$(echo $triggers)" \
+	triggers "$triggers" \
 	alloc_retstack_tasklist $ars btf $btf failslab $failslab \
 	threads "$(ls -d /proc/[0-9]*/task/[0-9]* | wc -l)" \
-	helpers "$(echo $helpers)")"
+	helpers "${helpers# }")"

@@ -12,6 +12,7 @@
 #   none           just the load
 # A crash shows as the runner's status 125/126 with the splat; a clean run sends
 #   {"type":"int3","mode":M,"iterations":N,"done":N}
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
 mode=$(fgt_arg MODE explain-graph "$@")
@@ -59,5 +60,6 @@ while [ "$i" -lt "$n" ]; do
 	esac
 	fgt_log "iteration $i done"
 done
+# shellcheck disable=SC2086 # a list of pids
 kill $pids 2>/dev/null
-fgt_result "$(fgt_json type int3 mode "$mode" iterations "$n" done "$i" load "$load" full "$full")"
+fgt_result "$(fgt_json type int3 mode "$mode" iterations "$n" "done" "$i" load "$load" full "$full")"

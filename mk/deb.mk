@@ -1,0 +1,77 @@
+# mk/deb.mk: the Debian package (debian/) and the tests of what it ships.
+#   make deb         build/fgraphtop_<version>_amd64.deb, lintian-checked
+#   make test-rules  promtool on dist/prometheus/ (alert rules and their tests)
+#   make test-deb    dpkg -i, the check from /usr/sbin, the units verified,
+#                    dpkg -r and purge leave nothing (tests/deb/test-deb.sh)
+# The package is built from a copy of the tree in $(BUILD)/deb, so nothing
+# dpkg-buildpackage writes (debian/ outputs, ../*.changes) lands in the tree.
+
+DEB_VERSION := $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+DEB_FILE    := $(BUILD)/fgraphtop_$(DEB_VERSION)_amd64.deb
+DEB_WORK    := $(BUILD)/deb
+# tags lintian may show at all; each override in debian/ says why
+LINTIAN     := lintian --fail-on error,warning,info --info --display-info
+
+.PHONY: deb
+deb: $(DEB_FILE)
+
+# Every file that goes in: the tree itself (the package build runs its Makefile).
+DEB_INPUTS := $(shell find debian dist src bpf man vmlinux Makefile mk README.md docs \
+		-type f -o -type l 2>/dev/null)
+
+$(DEB_FILE): $(DEB_INPUTS)
+	@[ -n "$(DEB_VERSION)" ] || { echo "deb: no version in debian/changelog (dpkg-dev installed?)"; exit 1; }
+	rm -rf $(DEB_WORK)
+	mkdir -p $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
+	tar -cf - --exclude=./build --exclude=./.git . | tar -xf - -C $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
+	cd $(DEB_WORK)/fgraphtop-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
+		{ tail -30 $(CURDIR)/$(DEB_WORK)/build.log; exit 1; }
+	$(LINTIAN) $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_amd64.changes
+	mv $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_amd64.deb $@
+	rm -rf $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
+
+.PHONY: test-rules
+test-rules:
+	promtool check rules dist/prometheus/fgraphtop.rules.yml
+	cd dist/prometheus && promtool test rules fgraphtop.rules.test.yml
+
+.PHONY: test-deb
+test-deb: $(DEB_FILE)
+	tests/deb/test-deb.sh $(DEB_FILE)
+
+CHECK_TARGETS += test-rules
+TEST_TARGETS += test-deb
+
+# fgraphtop-check.service's CapabilityBoundingSet, in the lab (no systemd
+# there): fgt-capbound runs the check with exactly those capabilities, on
+# kernels with fgraph (tests/deb/lab-caps.sh, lab/scenarios/unit-caps.sh).
+FGT_CAPBOUND := $(BUILD)/lab/fgt-capbound
+$(FGT_CAPBOUND): tests/deb/capbound.c
+	mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -static -o $@ $<
+
+.PHONY: test-lab-caps
+test-lab-caps: $(BUILD)/fgraphtop $(FGT_CAPBOUND) lab-image
+	tests/deb/lab-caps.sh
+
+TEST_TARGETS += test-lab-caps
+
+# The package under a real systemd (PID 1 in a guest: Debian 12's userland,
+# mmdebstrap, cached), on Debian's 6.12 (tracefs-instance trigger) and 6.1
+# (top-level trigger): the sandboxed service answers, writes its textfile,
+# says so without the directory; dpkg -r stops an enabled timer.
+.PHONY: test-deb-vm
+test-deb-vm: $(DEB_FILE) lab
+	tests/deb/unit-vm.sh $(DEB_FILE) -k debian-6.12
+	tests/deb/unit-vm.sh $(DEB_FILE) -k debian-6.1
+
+TEST_TARGETS += test-deb-vm
+
+# shellcheck on this fragment's scripts (mk/lint.mk's lists are the tree's
+# others): the packaging and its tests as bash/sh, the guest scenarios as dash.
+.PHONY: test-shellcheck-deb
+test-shellcheck-deb:
+	shellcheck -x tests/deb/*.sh dist/systemd/fgraphtop-check debian/fgraphtop.prerm debian/fgraphtop.postrm
+	shellcheck -x -s dash -P lab/scenarios lab/scenarios/exposure.sh lab/scenarios/unit-caps.sh
+
+CHECK_TARGETS += test-shellcheck-deb

@@ -1,0 +1,21 @@
+# mk/exposure.mk: the exposure count beyond the main program.
+# bpf/exposure.bpf.c and src/exposure.c are built by the top-level rules
+# (every bpf/*.bpf.c, every src/*.c); the record they share is in src/exposure.h.
+$(BUILD)/exposure.bpf.o: src/exposure.h
+
+# fgt-exposure: the scan in the lab guest (lab/guest/mkrun.sh ships every
+# $(BUILD)/lab/fgt-*), until check and the live view print the exposure.
+FGT_EXPOSURE := $(BUILD)/lab/fgt-exposure
+$(FGT_EXPOSURE): tests/lab/exposure_probe.c src/exposure.c src/exposure_model.c src/exposure.h \
+		$(BUILD)/exposure.skel.h
+	mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ tests/lab/exposure_probe.c src/exposure.c \
+		src/exposure_model.c $(LDLIBS)
+
+# The count against the lab's oracle, before and after activations
+# (tests/lab/exposure.sh, lab/scenarios/exposure.sh); one boot of lab-stock.
+.PHONY: test-lab-exposure
+test-lab-exposure: $(BUILD)/fgraphtop $(FGT_EXPOSURE) lab-image
+	tests/lab/exposure.sh
+
+TEST_TARGETS += test-lab-exposure
