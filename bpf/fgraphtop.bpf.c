@@ -294,7 +294,11 @@ static __always_inline void act_end(__u32 src, int ret)
 		e->act_seq = act_seq;
 		e->lost = act_lost;
 		e->dur_ns = e->ts_ns - act_begin_ns;
-		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+		/* No wake-up: the tracer switch goes on after the 0->1 step
+		 * (register_ftrace_graph() patches call sites), and a consumer
+		 * woken now, on the same CPU, would finish the record inside the
+		 * time we measure; its next poll (100 ms at most) picks it up. */
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	}
 	act_tid = 0;
 	act_list = 0;
@@ -310,6 +314,22 @@ static __always_inline bool known_site(__u64 a)
 
 #define CALLER_DEPTH 16
 
+/* The first fgraph frame on the stack, 0 if none. Out of real_call_site():
+ * zeroing ips[] on every shadow-stack allocation cost 17 stores before the
+ * common case (call_site itself in range) returned. */
+static __noinline __u64 stack_call_site(void *ctx)
+{
+	__u64 ips[CALLER_DEPTH] = {};
+	long n;
+
+	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
+#pragma unroll
+	for (int i = 0; i < CALLER_DEPTH; i++)
+		if (i * 8 < n && known_site(ips[i]))
+			return ips[i];
+	return 0;
+}
+
 /*
  * The tracepoints' call_site is the allocator's _RET_IP_. It is not its caller
  * when a BPF trampoline called the allocator (our own lat_* fentry/fexit while
@@ -323,20 +343,12 @@ static __always_inline bool known_site(__u64 a)
  */
 static __always_inline __u64 real_call_site(void *ctx, __u64 call_site)
 {
-	__u64 ips[CALLER_DEPTH] = {};
-	long n;
-
 	if (known_site(call_site))
 		return call_site;
 	if (call_site != kconf.rth_addr &&
 	    (!kconf.text_lo || in_range(call_site, kconf.text_lo, kconf.text_hi)))
 		return call_site;	/* some other caller in the kernel */
-	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
-#pragma unroll
-	for (int i = 0; i < CALLER_DEPTH; i++)
-		if (i * 8 < n && known_site(ips[i]))
-			return ips[i];
-	return 0;
+	return stack_call_site(ctx);
 }
 
 /* Which fgraph path made this shadow-stack-sized allocation? */

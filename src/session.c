@@ -470,10 +470,11 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 
 /*
  * An activation's records do not wake us one by one (bpf/fgraphtop.bpf.c):
- * the BPF side wakes us at its end, or when a quarter of the activation log
- * waits. In between, drain once a second for the live view, not on every
- * poll timeout: on a machine short of CPUs our draining would compete with
- * the walk we are timing.
+ * the BPF side wakes us when a quarter of the activation log waits; its end
+ * (ACT_END) wakes nobody, and the next poll timeout finds it, after the
+ * tracer switch that goes on past it. In between, drain once a second for
+ * the live view, not on every poll timeout: on a machine short of CPUs our
+ * draining would compete with the walk we are timing.
  */
 int fgt_session_poll(struct fgt_session *s, int ms)
 {
