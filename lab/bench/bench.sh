@@ -20,7 +20,8 @@
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
 # BENCH_ICOUNT (the cost part's icount shift, default 0), BENCH_PERTURB_US,
 # BENCH_PERTURB_REPS,
-# BENCH_SCALE_KB (guest KiB per parked thread, default 32), FGT_ACCEL (as lab/run.sh),
+# BENCH_SCALE_KB (guest KiB per parked thread, default 32), BENCH_SCALE_KERNELS,
+# FGT_ACCEL (as lab/run.sh),
 # BENCH_COMMIT (what to record as the commit, for a run from an exported tree).
 # Raw results: $BENCH_OUT/raw/*.jsonl (one file per guest run) and host.json.
 # A run whose guest fails is recorded as such; the report says what is missing.
@@ -194,7 +195,7 @@ scale_one() {	# KERNEL U
 }
 if has_part scale; then
 	for u in $SCALE_US; do
-		for k in lab-stock lab-fixed; do
+		for k in ${BENCH_SCALE_KERNELS:-lab-stock lab-fixed}; do
 			scale_one "$k" "$u"
 		done
 	done
