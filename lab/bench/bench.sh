@@ -2,14 +2,16 @@
 # `make bench`: the benchmarks, one part after the other (the machine's cores
 # are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh                   the default parts (fix cost consumer)
+#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
 #   BENCH_PARTS=scale lab/bench/bench.sh the series' own scale (long: see below)
 #
 # Parts (BENCH_PARTS, space-separated; the raw results of the parts not run are
 # kept from the previous run):
 #   fix       first activation, stock vs fixed, U = 1k..30k (TCG, wall clock)
-#   cost      fgraphtop's own cost against bpftrace and the floor
+#   cost      fgraphtop's own cost against bpftrace and the floor (icount; and
+#             wall clock beside it)
+#   perturb   how much fgraphtop slows the activation down, U = 10k, 30k (icount)
 #   consumer  the consumer natively on this host (build/bench/fgt-consumer-bench)
 #   scale     first activation at U = 50k..400k (BENCH_SCALE_US), one guest per
 #             kernel and U, memory sized for U; resumable: a (kernel, U) whose raw
@@ -52,7 +54,7 @@ fi
 CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-PARTS=${BENCH_PARTS:-fix cost consumer}
+PARTS=${BENCH_PARTS:-fix cost perturb consumer}
 # qemu's icount shift for the cost part: 0, one instruction per guest ns, the
 # fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
 # time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
@@ -67,7 +69,8 @@ has_part() {
 part_of() {	# RAW FILE NAME
 	case $1 in
 	fix-*) echo fix ;;
-	cost-* | perturb-*) echo cost ;;
+	cost-*) echo cost ;;
+	perturb-*) echo perturb ;;
 	consumer*) echo consumer ;;
 	scale-*) echo scale ;;
 	*) echo other ;;
@@ -143,13 +146,18 @@ if has_part cost; then
 	# shellcheck disable=SC2086
 	FGT_EXTRA_CPIO=$bt run cost-lab-stock -k lab-stock -s bench-cost -I "$ICOUNT" -c 1 \
 		-m 3072 -t 7200 -- $COST
-	for k in lab-stock lab-fixed; do
-		run "perturb-$k" -k "$k" -s bench-fix -I "$ICOUNT" -c 1 -m 2048 -t 7200 -- \
-			"US=$PERTURB_US" "REPS=$PERTURB_REPS" "MODES=without with floor"
-	done
 	# shellcheck disable=SC2086
 	FGT_EXTRA_CPIO=$bt run cost-wall-lab-stock -k lab-stock -s bench-cost -m 3072 -t 7200 -- \
 		$COST TOOLS="none fgraphtop floor bpftrace"
+fi
+# The perturbation of the activation, under instruction counting too: without
+# fgraphtop, with it, with the floor, and with fgraphtop stopped during the
+# trigger (its BPF programs' share, without its consumer's).
+if has_part perturb; then
+	for k in lab-stock lab-fixed; do
+		run "perturb-$k" -k "$k" -s bench-fix -I "$ICOUNT" -c 1 -m 2048 -t 7200 -- \
+			"US=$PERTURB_US" "REPS=$PERTURB_REPS" "MODES=without with floor stopped"
+	done
 fi
 # 4. The consumer, natively: seconds.
 if has_part consumer; then
