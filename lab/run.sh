@@ -16,7 +16,8 @@
 # a splat; 125 when the guest did not report (crash). No qemu is left behind.
 # Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
 # FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh),
-# FGT_EXTRA_CPIO (archives appended to the initramfs).
+# FGT_EXTRA_CPIO (archives appended to the initramfs), FGT_TCG_CPU (TCG's -cpu,
+# default max).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +26,7 @@ CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
 BUILD=${FGT_BUILD:-$ROOT/build}
 
 usage() {
-	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -141,7 +142,7 @@ qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
 	# by the IPIs text_poke_bp() sends. FGT_TCG_THREAD=multi brings it back.
 	case $acc in
 	kvm) cpu=host ;;
-	*) cpu=max; acc=tcg,thread=${FGT_TCG_THREAD:-single} ;;
+	*) cpu=${FGT_TCG_CPU:-max}; acc=tcg,thread=${FGT_TCG_THREAD:-single} ;;
 	esac
 	# Deterministic guest time: the RTC follows the guest's clock too, so
 	# nothing the guest reads depends on the host's.

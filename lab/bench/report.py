@@ -607,6 +607,12 @@ def machine_md(res):
          "Why one vCPU: with two, the same load varied by up to 5 % (which CPU a child ran on, "
          "cross-CPU wake-ups); icount serializes the vCPUs anyway, so guest time is total "
          "instructions either way, and with one the whole system's work is on one clock.",
+         f"- Why `-cpu {host.get('icount_cpu', 'max,-erms,-fsrm')}` for the cost part: icount counts "
+         "each iteration of a rep string instruction as one instruction, and with ERMS/FSRM the "
+         "kernel clears and copies memory a byte per iteration (rep stosb/movsb), 4,096 per page: "
+         "that was two thirds of a fork/exit (207 us per fork/exit with them, 137 without, in "
+         "trial runs). Without them it uses rep stosq/movsq, 8 bytes an iteration, nearer to what "
+         "hardware spends on it; open/close did not move (3.52 us either way).",
          "- Why these loads are this long: fork/exit 5,000 (about 1 s of guest time) and open/close "
          "100,000: work the kernel defers (RCU callbacks freeing the exiting tasks) spills over the "
          "end of a short loop by a varying amount; at 500 forks the spread was 2.4 %, at 5,000 0.3 %."]
