@@ -1,7 +1,9 @@
-# lab/bench.mk: `make bench`, separate from `make test`.
-# One run measures the fix (stock vs fixed), fgraphtop's own cost (vs bpftrace),
-# and its fidelity under load, and writes docs/bench/ (results.md, results.json,
-# plots). BENCH_QUICK=1: fewer threads and repetitions, to try it out.
+# lab/bench.mk: `make bench`, separate from `make test` (lab/bench/bench.sh runs
+# it, lab/bench/report.py writes docs/bench/). Parts: the fix (stock vs fixed,
+# TCG), fgraphtop's cost and its perturbation of the activation (qemu instruction
+# counting, against the floor and bpftrace), the consumer natively on this host;
+# BENCH_PARTS=scale the fix at 50k..400k threads (long, resumable).
+# BENCH_QUICK=1: fewer threads and repetitions, to try it out.
 # Included from the top-level Makefile: paths are from the repository root.
 
 BENCH_LOAD := $(BUILD)/lab/fgt-load

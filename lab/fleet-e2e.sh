@@ -8,8 +8,9 @@
 #
 #   lab/fleet-e2e.sh [-k "KERNEL..."] [--synthetic] [--no-controls]
 #
-# Kernels (default: debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed):
-# expected not fixed unless the name ends in -fixed. --synthetic skips the
+# Kernels (default: the three Debian kernels and the lab's stock and fixed ones
+# of each series, 7.x, 6.1 and 6.12): expected not fixed unless the name ends in
+# -fixed. --synthetic skips the
 # guests and renders the textfiles with the check's own writer
 # (tests/check_prom_sample.c): for developing the Prometheus side only.
 # Two control hosts, synthetic and named so, show the other rules firing in
@@ -26,7 +27,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
-KERNELS="debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed"
+KERNELS="debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed lab-6.1-stock lab-6.1-fixed
+	lab-6.12-stock lab-6.12-fixed"
 SYNTHETIC=false
 CONTROLS=true
 RULES=$ROOT/dist/prometheus/fgraphtop.rules.yml

@@ -6,6 +6,9 @@ set -euo pipefail
 PKGS=(
 	make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool
 	libcmocka-dev pkg-config
+	# check --static: Capstone and the bzImage payloads' decompressors, as static
+	# archives (libcapstone-dev ships libcapstone.a; libzydis-dev has no .a)
+	libcapstone-dev liblzma-dev libzstd-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd
 	bc flex bison libssl-dev dwarves kmod rsync
 	python3 jq mandoc prometheus trace-cmd

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# The lab's seven kernels, fetched (Debian's) or built (ours) once and cached
+# The lab's eleven kernels, fetched (Debian's) or built (ours) once and cached
 # outside the clone, keyed by their inputs. See docs/DESIGN.md, "Kernels".
 #
 #   kernels.sh list                 print the kernel names
 #   kernels.sh ensure NAME...|all   fetch or build what is missing (no-op warm)
 #   kernels.sh path NAME            print the kernel's directory
+#   kernels.sh patches NAME         print the patches a lab kernel is built with
+#   kernels.sh source NAME          print the pristine source tree a lab kernel
+#                                   is built from (extracted if missing)
+#   kernels.sh check-apply NAME     apply NAME's patches, in order, to a copy of
+#                                   the files they touch; fails naming the version
 #
 # Each kernel directory holds bzImage, vmlinux, info.json and, for lab
 # kernels, System.map and .config. Environment: FGT_CACHE (cache root),
 # FGT_JOBS (build parallelism, default nproc).
+# Exit status: 0; 1 on any failure (one "kernels: error:" line says what);
+# 2 on bad usage.
 set -euo pipefail
 
 LAB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,11 +29,16 @@ STAMP=$CACHE/apt/update.stamp
 JOBS=${FGT_JOBS:-$(nproc)}
 
 NAMES=(debian-6.1 debian-6.12 debian-7.2
-	lab-stock lab-fixed lab-traceable-stock lab-traceable-fixed)
-# Lab variants in build order: each step changes only kernel/trace/fgraph.c
-# (and, into and out of the traceable pair, kernel/trace/Makefile), so every
-# variant after the first is an incremental rebuild plus a relink.
-LAB_ORDER=(lab-stock lab-fixed lab-traceable-fixed lab-traceable-stock)
+	lab-stock lab-fixed lab-traceable-stock lab-traceable-fixed
+	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
+# Lab variants in build order. Three series, each with its own source and
+# object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1 and 6.12 (the
+# stable backports, lab-6.1-* and lab-6.12-*). Within a series each step
+# changes only kernel/trace/fgraph.c (and, into and out of the traceable pair,
+# kernel/trace/Makefile), so every variant after a series' first is an
+# incremental rebuild plus a relink.
+LAB_ORDER=(lab-stock lab-fixed lab-traceable-fixed lab-traceable-stock
+	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
 # Part of every key: bump when the recipe below changes the artifacts.
 RECIPE=1
 
@@ -35,11 +47,33 @@ die() {
 	printf 'kernels: error: %s\n' "$*" >&2
 	exit 1
 }
+usage_die() {
+	printf 'kernels: %s\n' "$*" >&2
+	exit 2
+}
 
 is_name() {
 	local n
 	for n in "${NAMES[@]}"; do [ "$n" = "$1" ] && return 0; done
 	return 1
+}
+
+# Source series of a lab kernel: 7, 6.1 or 6.12.
+lab_series() {
+	case $1 in
+	lab-6.1-*) echo 6.1 ;;
+	lab-6.12-*) echo 6.12 ;;
+	*) echo 7 ;;
+	esac
+}
+
+# resolved.env variable suffix of a series' source package.
+src_var() {
+	case $1 in
+	7) echo source_7 ;;
+	6.1) echo source_6_1 ;;
+	6.12) echo source_6_12 ;;
+	esac
 }
 
 sha() { sha256sum | cut -c1-16; }
@@ -72,17 +106,31 @@ candidate() {
 	"$APT" policy "$1" | awk '$1 == "Candidate:" && !v { v = $2 } END { print v }'
 }
 
-# Resolution is redone only when the lists were refreshed, so warm runs just
-# read the recorded result.
+# What to resolve: VAR:PREFIX:REGEX, the newest package named PREFIX... that
+# matches REGEX, and its candidate version, recorded as PKG_VAR and VER_VAR.
+RESOLVE=(debian_6_1:linux-image-6.1.0-:'^linux-image-6\.1\.0-[0-9]+-amd64$'
+	debian_6_12:linux-image-6.12.:'^linux-image-6\.12\.[0-9]+\+deb13-amd64$'
+	debian_7:linux-binary-7.:'^linux-binary-7\.[0-9]+\.[0-9]+\+deb14-amd64$'
+	source_7:linux-source-7.:'^linux-source-7\.[0-9]+$'
+	source_6_1:linux-source-6.1:'^linux-source-6\.1$'
+	source_6_12:linux-source-6.12:'^linux-source-6\.12$')
+
+# Every variable of RESOLVE is in resolved.env (an older recipe wrote fewer).
+resolved_complete() {
+	local var
+	for var in "${RESOLVE[@]}"; do
+		grep -q "^VER_${var%%:*}=" "$RESOLVED" || return 1
+	done
+}
+
+# Resolution is redone only when the lists were refreshed (or a variable is
+# missing), so warm runs just read the recorded result.
 resolve() {
 	refresh_lists
-	if [ ! -f "$RESOLVED" ] || [ "$STAMP" -nt "$RESOLVED" ]; then
+	if [ ! -f "$RESOLVED" ] || [ "$STAMP" -nt "$RESOLVED" ] || ! resolved_complete; then
 		log "resolving kernel versions"
-		local var pkg ver out=""
-		for var in debian_6_1:linux-image-6.1.0-:'^linux-image-6\.1\.0-[0-9]+-amd64$' \
-			debian_6_12:linux-image-6.12.:'^linux-image-6\.12\.[0-9]+\+deb13-amd64$' \
-			debian_7:linux-binary-7.:'^linux-binary-7\.[0-9]+\.[0-9]+\+deb14-amd64$' \
-			source_7:linux-source-7.:'^linux-source-7\.[0-9]+$'; do
+		local var v prefix re pkg ver out=""
+		for var in "${RESOLVE[@]}"; do
 			IFS=: read -r v prefix re <<<"$var"
 			pkg=$(newest "$prefix" "$re")
 			[ -n "$pkg" ] || die "no package matching $re in the Debian lists"
@@ -123,7 +171,9 @@ fetch_deb() {
 
 # ---------------------------------------------------------- kernel dirs
 
-# info NAME RELEASE PACKAGE VERSION KEY PATCH...: write info.json to stdout
+# info NAME RELEASE PACKAGE VERSION KEY PATCH...: write info.json to stdout;
+# INFO_EXTRA, when set, is more members (raw JSON) after "patches".
+INFO_EXTRA=
 info_json() {
 	local name=$1 rel=$2 pkg=$3 ver=$4 key=$5 p sep=""
 	shift 5
@@ -133,7 +183,7 @@ info_json() {
 		printf '%s"%s"' "$sep" "$p"
 		sep=,
 	done
-	printf ']}\n'
+	printf ']%s}\n' "${INFO_EXTRA:+,$INFO_EXTRA}"
 }
 
 # publish NAME KEY TMPDIR: move a finished kernel dir into the store and
@@ -197,16 +247,40 @@ lab_patches() {
 	lab-fixed) ls "$LAB"/patches/fix/*.patch ;;
 	lab-traceable-stock) ls "$LAB"/patches/traceable/*.patch ;;
 	lab-traceable-fixed) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/traceable/*.patch ;;
+	# lab-6.1/: lab-only, lets failslab's stack filter be configured on
+	# x86-64; in both 6.1 kernels so that they differ by the fix alone.
+	lab-6.1-stock) ls "$LAB"/patches/lab-6.1/*.patch ;;
+	lab-6.1-fixed) ls "$LAB"/patches/lab-6.1/*.patch "$LAB"/patches/fix-6.1/*.patch ;;
+	lab-6.12-stock) ;;
+	lab-6.12-fixed) ls "$LAB"/patches/fix-6.12/*.patch ;;
+	esac
+}
+
+# Every patch some kernel of SERIES applies: the files they touch get
+# pristine copies in that series' tree.
+series_patches() {
+	case $1 in
+	7) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/traceable/*.patch ;;
+	6.1) ls "$LAB"/patches/lab-6.1/*.patch "$LAB"/patches/fix-6.1/*.patch ;;
+	6.12) ls "$LAB"/patches/fix-6.12/*.patch ;;
 	esac
 }
 
 lab_localversion() {
 	case $1 in
-	lab-stock) echo -fgt-stock ;;
-	lab-fixed) echo -fgt-fixed ;;
+	lab-stock | lab-6.1-stock | lab-6.12-stock) echo -fgt-stock ;;
+	lab-fixed | lab-6.1-fixed | lab-6.12-fixed) echo -fgt-fixed ;;
 	lab-traceable-stock) echo -fgt-tstock ;;
 	lab-traceable-fixed) echo -fgt-tfixed ;;
 	esac
+}
+
+# Config fragments of a series, merged onto tinyconfig in this order: the one
+# lab.config, then the series' delta where it needs one (lab/config/6.1.config,
+# 6.12.config). The 7.x kernels use lab.config alone.
+series_config() {
+	echo "$LAB/config/lab.config"
+	[ "$1" = 7 ] || echo "$LAB/config/$1.config"
 }
 
 # The toolchain shapes the artifacts (inlining, BTF), so it is in the key.
@@ -215,49 +289,76 @@ toolchain() {
 	pahole --version 2>/dev/null || echo no-pahole
 }
 
+# The key of a lab kernel: everything its artifacts depend on. For the 7.x
+# kernels this is byte for byte what it was before the other series came, so
+# their cached builds stay valid.
 lab_key() {
-	local p
+	local s p v pkg ver
+	s=$(lab_series "$1")
+	v=$(src_var "$s")
+	pkg=PKG_$v ver=VER_$v
 	{
-		echo "$RECIPE $PKG_source_7 $VER_source_7 $(lab_localversion "$1")"
+		echo "$RECIPE ${!pkg} ${!ver} $(lab_localversion "$1")"
 		toolchain
-		cat "$LAB/config/lab.config"
+		# shellcheck disable=SC2046
+		cat $(series_config "$s")
 		for p in $(lab_patches "$1"); do cat "$p"; done
 	} | sha
 }
 
-# Set by resolve() from resolved.env, and by prepare_source().
-PKG_source_7='' VER_source_7=''
-SRCROOT='' SRC='' OBJ=''
+# PKG_source_* and VER_source_* come from resolved.env (resolve()); these
+# from prepare_source().
+SERIES='' SRC_PKG='' SRC_VER='' SRCROOT='' SRC='' OBJ=''
 
-# One source tree per source version, extracted once; a separate object
-# tree (O=) shared by all variants so they rebuild incrementally.
+# Is DIR (under src/) a source tree of SERIES?
+tree_of_series() {
+	local d
+	case $1 in
+	7) for d in "$2"/linux-source-7.*; do [ -d "$d" ] && return 0; done ;;
+	*) [ -d "$2/linux-source-$1" ] && return 0 ;;
+	esac
+	return 1
+}
+
+# One source tree per series and source version, extracted once, with a
+# separate object tree (O=) shared by the series' variants so they rebuild
+# incrementally. Sets SERIES, SRC_PKG, SRC_VER, SRCROOT, SRC and OBJ.
 prepare_source() {
-	SRCROOT=$CACHE/src/$VER_source_7
-	SRC=$SRCROOT/$PKG_source_7
+	local v pkg ver
+	SERIES=$1
+	v=$(src_var "$SERIES")
+	pkg=PKG_$v ver=VER_$v
+	SRC_PKG=${!pkg} SRC_VER=${!ver}
+	SRCROOT=$CACHE/src/$SRC_VER
+	SRC=$SRCROOT/$SRC_PKG
 	OBJ=$SRCROOT/obj
 	[ -f "$SRCROOT/.extracted" ] && return 0
 	local deb tarball
-	deb=$(fetch_deb "$PKG_source_7" "$VER_source_7")
+	deb=$(fetch_deb "$SRC_PKG" "$SRC_VER")
 	tarball=$(dpkg-deb -c "$deb" | awk '$6 ~ /^\.\/usr\/src\/linux-source-.*\.tar\.xz$/ { print $6 }')
 	[ -n "$tarball" ] || die "no source tarball in $deb"
 	tarball=${tarball%%$'\n'*}
-	log "extracting $PKG_source_7 $VER_source_7"
+	log "extracting $SRC_PKG $SRC_VER"
 	rm -rf "$SRCROOT"
 	mkdir -p "$SRCROOT"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "$tarball" | xz -dc -T0 | tar -x -C "$SRCROOT"
 	[ -d "$SRC" ] || die "$tarball did not unpack into $SRC"
 	touch "$SRCROOT/.extracted"
-	# Older source versions' trees (2-3 GiB each) are only build caches:
-	# their kernels stay in the store and their .debs in debs/.
+	# Older source versions' trees of this series (2-3 GiB each) are only
+	# build caches: their kernels stay in the store and their .debs in debs/.
+	# The other series' trees stay; half-extracted ones go (we hold the lock).
 	local d
 	for d in "$CACHE"/src/*; do
-		[ "$d" = "$SRCROOT" ] || rm -rf "$d"
+		[ "$d" = "$SRCROOT" ] && continue
+		if tree_of_series "$SERIES" "$d" || [ ! -f "$d/.extracted" ]; then
+			rm -rf "$d"
+		fi
 	done
 }
 
-# Every file any lab patch touches gets a pristine copy the first time it
-# is about to be patched; restoring copies them all back (new mtime, so make
-# rebuilds what depends on them). Survives interrupted runs.
+# Every file any lab patch of the series touches gets a pristine copy the
+# first time it is about to be patched; restoring copies them all back (new
+# mtime, so make rebuilds what depends on them). Survives interrupted runs.
 restore_pristine() {
 	local f
 	[ -f "$SRCROOT/touched" ] || return 0
@@ -266,9 +367,17 @@ restore_pristine() {
 	done <"$SRCROOT/touched"
 }
 
+# The files a list of patches touches.
+touched_by() {
+	[ $# -gt 0 ] || return 0
+	sed -n 's|^+++ b/||p' "$@" | sort -u
+}
+
 save_pristine() {
 	local f
-	sed -n 's|^+++ b/||p' "$LAB"/patches/*/*.patch | sort -u |
+	local -a all
+	mapfile -t all < <(series_patches "$SERIES")
+	touched_by "${all[@]}" |
 		while read -r f; do
 			[ -f "$SRCROOT/pristine/$f" ] && continue
 			[ -f "$SRC/$f" ] || continue # created by a patch: nothing to save
@@ -279,31 +388,50 @@ save_pristine() {
 		done
 }
 
+# apply_patches DIR PATCH...: apply them in order to DIR, which holds the
+# series' files; the first that does not apply is a loud failure naming the
+# version the registry serves now.
 apply_patches() {
-	local p
+	local dir=$1 p
+	shift
 	for p; do
-		patch -d "$SRC" -p1 --batch --forward --dry-run --silent <"$p" >/dev/null ||
-			die "patch $(basename "$p") does not apply to $PKG_source_7 $VER_source_7: port it (lab/patches/)"
-		patch -d "$SRC" -p1 --batch --forward --silent <"$p" >/dev/null
+		patch -d "$dir" -p1 --batch --forward --dry-run --silent <"$p" >/dev/null ||
+			die "lab/${p#"$LAB"/} does not apply to $SRC_PKG $SRC_VER, the version the Debian registry serves now: port it"
+		patch -d "$dir" -p1 --batch --forward --silent <"$p" >/dev/null
 	done
 }
 
-# tinyconfig + our fragment, made once per fragment; variants only differ in
-# LOCALVERSION on top of it.
+# tinyconfig + the series' fragments, made once per fragment set; variants
+# only differ in LOCALVERSION on top of it.
 base_config() {
 	local want
-	want=$(sha <"$LAB/config/lab.config")
+	local -a frags
+	mapfile -t frags < <(series_config "$SERIES")
+	want=$(cat "${frags[@]}" | sha)
 	[ -f "$OBJ/lab-base.config" ] && [ "$(cat "$OBJ/lab-base.sha" 2>/dev/null)" = "$want" ] && return 0
-	log "configuring (tinyconfig + lab/config/lab.config)"
+	log "configuring (tinyconfig + ${frags[*]#"$LAB"/})"
 	mkdir -p "$OBJ"
 	make -C "$SRC" O="$OBJ" tinyconfig >/dev/null
-	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$OBJ" "$OBJ/.config" "$LAB/config/lab.config") >/dev/null 2>&1
+	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$OBJ" "$OBJ/.config" "${frags[@]}") >/dev/null 2>&1
 	cp "$OBJ/.config" "$OBJ/lab-base.config"
 	echo "$want" >"$OBJ/lab-base.sha"
 }
 
+# The settings of the series' fragments, the last one of each option winning
+# (a series delta replaces lab.config's setting).
+effective_config() {
+	# shellcheck disable=SC2046
+	awk 'match($0, /^CONFIG_[A-Za-z0-9_]+=/) {
+		k = substr($0, 1, RLENGTH - 1)
+		if (!(k in v))
+			order[++n] = k
+		v[k] = $0
+	}
+	END { for (i = 1; i <= n; i++) print v[order[i]] }' $(series_config "$SERIES")
+}
+
 # tinyconfig silently drops options whose dependencies are unmet: every
-# setting of the fragment must be in the final .config.
+# setting of the fragments must be in the final .config.
 check_config() {
 	local line k v bad=""
 	while IFS= read -r line; do
@@ -314,13 +442,47 @@ check_config() {
 		else
 			grep -qxF "$k=$v" "$1" || bad+=" $k=$v"
 		fi
-	done <"$LAB/config/lab.config"
-	[ -z "$bad" ] || die "these lab.config settings did not survive olddefconfig (unmet dependencies?):$bad"
+	done < <(effective_config)
+	[ -z "$bad" ] || die "these settings of $(series_config "$SERIES" | sed "s|^$LAB/||" | paste -sd+) did not survive olddefconfig (unmet dependencies?):$bad"
+}
+
+# The function holding the sweep: alloc_retstack_tasklist where it is out of
+# line, else register_ftrace_graph, which it is inlined into.
+sweep_holder() {
+	local f
+	for f in alloc_retstack_tasklist register_ftrace_graph; do
+		awk -v f=$f '$3 == f { found = 1 } END { exit !found }' "$OBJ/System.map" && { echo $f; return; }
+	done
+}
+
+# sweep_allocs FUNC: the allocator calls in FUNC's machine code, one line
+# each, "ALLOCATOR GFP SIZE": the call's target and the constants last loaded
+# into %esi and %edx before it ("?" when none): the gfp argument of every
+# allocator this can be, and the size of kmalloc_trace and
+# __kmalloc_cache_noprof (x86-64 passes arguments in rdi, rsi, rdx).
+sweep_allocs() {
+	local lo hi
+	lo=$(awk -v f="$1" '$3 == f { print $1; exit }' "$OBJ/System.map")
+	hi=$(awk -v a="$lo" 'found && $1 != a { print $1; exit } $1 == a { found = 1 }' "$OBJ/System.map")
+	if [ -z "$lo" ] || [ -z "$hi" ]; then
+		die "no address range for $1 in System.map"
+	fi
+	objdump -d --no-show-raw-insn --start-address=0x"$lo" --stop-address=0x"$hi" "$OBJ/vmlinux" |
+		awk '/mov +\$0x[0-9a-f]+,%esi$/ { split($NF, a, ","); gfp = substr(a[1], 2); next }
+		/mov +\$0x[0-9a-f]+,%edx$/ { split($NF, a, ","); size = substr(a[1], 2); next }
+		/call/ {
+			if (match($0, /<[A-Za-z0-9_.]+>/)) {
+				t = substr($0, RSTART + 1, RLENGTH - 2)
+				if (t ~ /^(kmalloc|__kmalloc|kmem_cache_alloc)/)
+					print t, (gfp == "" ? "?" : gfp), (size == "" ? "?" : size)
+			}
+			gfp = size = ""
+		}'
 }
 
 # Catch a patch or config that silently fails to do its job.
 check_build() {
-	local name=$1 sym
+	local name=$1 sym holder allocs nb a g sz
 	sym=$(nm "$OBJ/vmlinux" | awk '$3 == "alloc_retstack_tasklist"')
 	case $name in
 	lab-traceable-*)
@@ -335,6 +497,29 @@ check_build() {
 		;;
 	esac
 	[[ $(readelf -SW "$OBJ/vmlinux") == *" .BTF "* ]] || die "$name: vmlinux has no BTF"
+	INFO_EXTRA=
+	[ "$SERIES" = 7 ] && return 0
+	# The backports, in the machine code: the fixed sweep makes non-blocking
+	# allocations (no __GFP_DIRECT_RECLAIM, 0x400), the stock one none. The
+	# calls found go into info.json: the allocator and gfp this kernel uses.
+	holder=$(sweep_holder)
+	[ -n "$holder" ] || die "$name: neither alloc_retstack_tasklist nor register_ftrace_graph in System.map"
+	allocs=$(sweep_allocs "$holder")
+	[ -n "$allocs" ] || die "$name: no allocator call in $holder"
+	nb=
+	while read -r a g sz; do
+		if [ "$g" != "?" ] && (((g & 0x400) == 0)); then
+			nb+="$a $g $sz;"
+		fi
+	done <<<"$allocs"
+	case $name in
+	*-fixed) [ -n "$nb" ] || die "$name: no non-blocking allocation in $holder: is the fix applied? (calls: $(paste -sd, <<<"$allocs"))" ;;
+	*) [ -z "$nb" ] || die "$name: a non-blocking allocation in $holder on a stock kernel: $nb" ;;
+	esac
+	INFO_EXTRA=$(awk -v h="$holder" 'BEGIN { printf "\"sweep_holder\":\"%s\",\"sweep_allocs\":[", h }
+		{ printf "%s{\"allocator\":\"%s\",\"gfp\":\"%s\",\"size\":\"%s\"}", (NR > 1 ? "," : ""), $1, $2, $3 }
+		END { printf "]" }' <<<"$allocs")
+	log "$name: allocator calls in $holder: $(paste -sd, <<<"$allocs")"
 }
 
 build_lab() {
@@ -347,14 +532,14 @@ build_lab() {
 
 	restore_pristine
 	save_pristine
-	apply_patches "${patches[@]}"
+	apply_patches "$SRC" "${patches[@]}"
 	base_config
 	cp "$OBJ/lab-base.config" "$OBJ/.config"
 	"$SRC/scripts/config" --file "$OBJ/.config" --set-str LOCALVERSION "$lv" --disable LOCALVERSION_AUTO
 	make -C "$SRC" O="$OBJ" olddefconfig >/dev/null
 	check_config "$OBJ/.config"
 
-	log "$name: building (-j$JOBS, log in $logf)"
+	log "$name: building $SRC_PKG $SRC_VER (-j$JOBS, log in $logf)"
 	local t0=$SECONDS
 	if ! make -C "$SRC" O="$OBJ" -j"$JOBS" bzImage >"$logf" 2>&1; then
 		tail -n 30 "$logf" >&2
@@ -369,46 +554,55 @@ build_lab() {
 	cp "$OBJ/arch/x86/boot/bzImage" "$OBJ/vmlinux" "$OBJ/System.map" "$tmp/"
 	cp "$OBJ/.config" "$tmp/.config"
 	# patches are named as in the repo, relative to lab/patches/
-	info_json "$name" "$rel" "$PKG_source_7" "$VER_source_7" "$key" \
+	info_json "$name" "$rel" "$SRC_PKG" "$SRC_VER" "$key" \
 		"${patches[@]#"$LAB"/patches/}" >"$tmp/info.json"
 	publish "$name" "$key" "$tmp"
 	log "$name: $rel built in $((SECONDS - t0)) s"
 }
 
 ensure_lab() {
-	local name key todo=()
+	local name key s series todo=()
 	for name in "${LAB_ORDER[@]}"; do
 		[[ " $* " == *" $name "* ]] || continue
 		key=$(lab_key "$name")
 		present "$name" "$key" || todo+=("$name:$key")
 	done
 	[ ${#todo[@]} -gt 0 ] || return 0
-	prepare_source
-	for name in "${todo[@]}"; do
-		build_lab "${name%%:*}" "${name#*:}"
+	# LAB_ORDER keeps a series' variants together: one source tree at a time.
+	for s in "${todo[@]}"; do
+		name=${s%%:*}
+		series=$(lab_series "$name")
+		[ "$series" = "$SERIES" ] || prepare_source "$series"
+		build_lab "$name" "${s#*:}"
 	done
 }
 
 # ------------------------------------------------------------- commands
 
+is_lab() { is_name "$1" && [[ $1 == lab-* ]]; }
+
+# The lock (one kernels.sh at a time touches the trees) and the versions.
+lock_and_resolve() {
+	mkdir -p "$CACHE" "$DEBS" "$KDIR/store"
+	exec 9>"$CACHE/.kernels.lock"
+	flock 9
+	resolve
+}
+
 ensure() {
 	local n
 	local -a names=()
-	[ $# -gt 0 ] || die "usage: kernels.sh ensure NAME...|all"
+	[ $# -gt 0 ] || usage_die "usage: kernels.sh ensure NAME...|all"
 	for n; do
 		if [ "$n" = all ]; then
 			names+=("${NAMES[@]}")
 		elif is_name "$n"; then
 			names+=("$n")
 		else
-			die "unknown kernel '$n' (see: kernels.sh list)"
+			usage_die "unknown kernel '$n' (see: kernels.sh list)"
 		fi
 	done
-	mkdir -p "$CACHE" "$DEBS" "$KDIR/store"
-	# One ensure at a time: they share the source and object trees.
-	exec 9>"$CACHE/.kernels.lock"
-	flock 9
-	resolve
+	lock_and_resolve
 	for n in "${names[@]}"; do
 		case $n in debian-*) ensure_debian "$n" ;; esac
 	done
@@ -417,10 +611,53 @@ ensure() {
 
 path() {
 	if [ $# -ne 1 ] || ! is_name "$1"; then
-		die "usage: kernels.sh path NAME (see: kernels.sh list)"
+		usage_die "usage: kernels.sh path NAME (see: kernels.sh list)"
 	fi
 	[ -f "$KDIR/$1/info.json" ] || die "$1 is not in the cache: run lab/kernels.sh ensure $1"
 	readlink -f "$KDIR/$1"
+}
+
+patches() {
+	if [ $# -ne 1 ] || ! is_lab "$1"; then
+		usage_die "usage: kernels.sh patches LAB-KERNEL (a lab-* name of kernels.sh list)"
+	fi
+	lab_patches "$1"
+}
+
+# The series' tree, pristine (a build restores it when done; an interrupted
+# one is undone here).
+source_tree() {
+	if [ $# -ne 1 ] || ! is_lab "$1"; then
+		usage_die "usage: kernels.sh source LAB-KERNEL (a lab-* name of kernels.sh list)"
+	fi
+	lock_and_resolve
+	prepare_source "$(lab_series "$1")"
+	restore_pristine
+	echo "$SRC"
+}
+
+# NAME's patches applied in order, as a build would, to a scratch copy of the
+# files they touch: the check that they still apply to the version the
+# registry serves now, without a build.
+check_apply() {
+	if [ $# -ne 1 ] || ! is_lab "$1"; then
+		usage_die "usage: kernels.sh check-apply LAB-KERNEL (a lab-* name of kernels.sh list)"
+	fi
+	local -a patches
+	local f
+	mapfile -t patches < <(lab_patches "$1")
+	lock_and_resolve
+	prepare_source "$(lab_series "$1")"
+	restore_pristine
+	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/fgt-apply.XXXXXX")
+	trap 'rm -rf "$SCRATCH"' EXIT
+	while read -r f; do
+		[ -f "$SRC/$f" ] || continue
+		mkdir -p "$SCRATCH/$(dirname "$f")"
+		cp "$SRC/$f" "$SCRATCH/$f"
+	done < <(touched_by "${patches[@]}")
+	apply_patches "$SCRATCH" "${patches[@]}"
+	log "$1: ${#patches[@]} patch(es) apply to $SRC_PKG $SRC_VER"
 }
 
 cmd=${1:-}
@@ -429,8 +666,8 @@ case $cmd in
 list) printf '%s\n' "${NAMES[@]}" ;;
 ensure) ensure "$@" ;;
 path) path "$@" ;;
-*)
-	echo "usage: kernels.sh list | ensure NAME...|all | path NAME" >&2
-	exit 2
-	;;
+patches) patches "$@" ;;
+source) source_tree "$@" ;;
+check-apply) check_apply "$@" ;;
+*) usage_die "usage: kernels.sh list | ensure NAME...|all | path NAME | patches NAME | source NAME | check-apply NAME" ;;
 esac

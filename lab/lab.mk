@@ -8,6 +8,7 @@ lab: lab-kernels lab-image
 lab-kernels:
 	lab/kernels.sh ensure all
 
+include lab/checkpatch.mk
 include lab/guest.mk
 include lab/tool.mk
 include lab/check.mk

@@ -8,7 +8,8 @@ GUEST_SCRIPTS := lab/guest/init lab/scenarios/lib.sh lab/scenarios/explain.sh \
 		 lab/scenarios/activation.sh lab/scenarios/check-kill.sh lab/scenarios/check-prom.sh \
 		 lab/scenarios/demo-live.sh lab/scenarios/selftest.sh lab/scenarios/smoke.sh \
 		 lab/scenarios/tool-int3.sh lab/scenarios/tool-sh.sh \
-		 $(wildcard lab/scenarios/bench-*.sh)
+		 lab/scenarios/tool-lib.sh lab/scenarios/tool-act.sh lab/scenarios/tool-failslab.sh \
+		 lab/scenarios/tool-fork.sh $(wildcard lab/scenarios/bench-*.sh)
 
 .PHONY: test-shellcheck
 test-shellcheck:

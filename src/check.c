@@ -27,6 +27,7 @@
 #include "log.h"
 #include "park.h"
 #include "prom.h"
+#include "static_check.h"
 #include "trigger.h"
 
 
@@ -175,19 +176,42 @@ static const char *verdict_words(enum fgt_check_verdict v)
 	}
 }
 
+/* Where the answer came from, in words, once the code was asked. */
+static const char *method_words(const struct fgt_check_result *r)
+{
+	const char *m = r->answered_by ? r->answered_by : "";
+
+	if (!r->have_static || r->verdict == FGT_CHECK_V_NOT_AFFECTED)
+		return "";
+	if (!strcmp(m, "static"))
+		return " (from the code)";
+	if (!strcmp(m, "static+trigger") || !strcmp(m, "static+watch"))
+		return " (from the code and an activation)";
+	if (!strcmp(m, "trigger") || !strcmp(m, "watch"))
+		return " (from an activation)";
+	return "";
+}
+
 void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
 {
-	fprintf(f, "FGRAPH %s - %s: %s; kernel %s build %s", status_word(r->status),
-		verdict_words(r->verdict), r->reason, r->kid.release[0] ? r->kid.release : "?",
+	const char *sep = " | ";	/* perfdata follow it, space-separated */
+
+	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
+		verdict_words(r->verdict), method_words(r), r->reason,
+		r->kid.release[0] ? r->kid.release : "?",
 		r->kid.build_id[0] ? r->kid.build_id : "unknown");
-	if (r->seen.have)
-		fprintf(f, " | sweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
-			PRIu64 " lost=%" PRIu64, r->seen.sweeps, r->seen.served, r->seen.duration_s,
-			r->seen.failures, r->lost);
-	else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED)
-		fprintf(f, " | lost=%" PRIu64, r->lost);
+	if (r->seen.have) {
+		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
+			PRIu64 " lost=%" PRIu64, sep, r->seen.sweeps, r->seen.served,
+			r->seen.duration_s, r->seen.failures, r->lost);
+		sep = " ";
+	} else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED &&
+		   !(r->answered_by && !strcmp(r->answered_by, "static"))) {
+		fprintf(f, "%slost=%" PRIu64, sep, r->lost);
+		sep = " ";
+	}
 	if (r->have_exposure)
-		fprintf(f, " lacking=%" PRIu64 " walk_estimate=%.3gs", r->exposure.lacking,
+		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%.3gs", sep, r->exposure.lacking,
 			r->exposure_est.seconds);
 	fputc('\n', f);
 	fflush(f);
@@ -228,6 +252,8 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 	jsonw_string_field(jw, "verdict", fgt_check_verdict_name(r->verdict));
 	jsonw_int_field(jw, "status", r->status);
 	jsonw_string_field(jw, "reason", r->reason);
+	if (r->answered_by)
+		jsonw_string_field(jw, "method", r->answered_by);
 	jsonw_name(jw, "kernel");
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "release", r->kid.release);
@@ -274,6 +300,12 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 			jsonw_string_field(jw, "cleaned", r->cleaned);
 		jsonw_end_object(jw);
 	}
+	if (r->have_static) {
+		jsonw_name(jw, "static");
+		jsonw_start_object(jw);
+		fgt_static_json_fields(&r->st, jw);
+		jsonw_end_object(jw);
+	}
 	jsonw_end_object(jw);
 	jsonw_destroy(&jw);
 	fflush(f);
@@ -293,6 +325,7 @@ int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, cha
 		.threads_served = r->seen.served,
 		.failures = r->seen.failures,
 		.lost_events = r->lost,
+		.method = r->answered_by,
 		.have_exposure = r->have_exposure,
 		.lacking = r->exposure.lacking,
 		.walk_estimate_s = r->exposure_est.seconds,
@@ -461,6 +494,114 @@ cleanup:
 	return r->reason[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
 }
 
+/* ---- the code's answer, and with an activation's ------------------------ */
+
+static enum fgt_check_verdict static_verdict(const struct fgt_static_result *st)
+{
+	switch (st->verdict) {
+	case FGT_SV_FIXED:		return FGT_CHECK_V_FIXED;
+	case FGT_SV_NOT_FIXED:		return FGT_CHECK_V_NOT_FIXED;
+	case FGT_SV_NOT_AFFECTED:	return FGT_CHECK_V_NOT_AFFECTED;
+	default:			return FGT_CHECK_V_UNKNOWN;
+	}
+}
+
+static bool conclusive(enum fgt_check_verdict v)
+{
+	return v != FGT_CHECK_V_UNKNOWN;
+}
+
+/* The answer from the code alone. */
+static void from_static(struct fgt_check_result *r, bool alone)
+{
+	r->verdict = static_verdict(&r->st);
+	r->status = r->verdict == FGT_CHECK_V_NOT_FIXED ? FGT_CHECK_CRITICAL :
+		    r->verdict == FGT_CHECK_V_UNKNOWN ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
+	snprintf(r->reason, sizeof(r->reason), "%s", r->st.evidence);
+	/* what would tell: the file where kernel memory is off limits, else an activation */
+	if (r->verdict == FGT_CHECK_V_UNKNOWN && alone)
+		fgt_clause_add(r->reason, sizeof(r->reason), r->st.why == FGT_SW_LOCKDOWN ?
+			       "--kernel /boot/vmlinuz-%s reads the same code from the file" :
+			       "--trigger adds an activation's proof%s", r->st.why == FGT_SW_LOCKDOWN ?
+			       r->kid.release : "");
+	r->answered_by = "static";
+}
+
+/*
+ * The code's answer (r->st) with the activation's (r as decided): both
+ * conclusive and the same, it stands with both pieces of evidence; both
+ * conclusive and different, unknown with both; one conclusive, that one
+ * stands (a trigger refused for the thread count leaves the code's), the
+ * other said in a clause.
+ */
+static void combine(struct fgt_check_result *r, const char *dyn)
+{
+	enum fgt_check_verdict sv = static_verdict(&r->st), dv = r->verdict;
+	char dreason[sizeof(r->reason)];
+
+	snprintf(dreason, sizeof(dreason), "%s", r->reason);
+	if (sv == FGT_CHECK_V_NOT_AFFECTED && dv == FGT_CHECK_V_NOT_AFFECTED) {
+		r->answered_by = "static";	/* no fgraph: nothing an activation could add */
+		return;
+	}
+	if (conclusive(sv) && conclusive(dv) && sv != dv) {
+		r->verdict = FGT_CHECK_V_UNKNOWN;
+		r->status = FGT_CHECK_UNKNOWN;
+		snprintf(r->reason, sizeof(r->reason), "the code and the activation disagree: the "
+			 "code says %s (%.300s); the activation says %s (%.300s)",
+			 fgt_check_verdict_name(sv), r->st.evidence, fgt_check_verdict_name(dv), dreason);
+		r->answered_by = !strcmp(dyn, "trigger") ? "static+trigger" : "static+watch";
+		return;
+	}
+	if (conclusive(sv) && conclusive(dv)) {
+		/* the activation's status: it knows of failures and losses */
+		snprintf(r->reason, sizeof(r->reason), "%.400s; the activation: %.300s", r->st.evidence,
+			 dreason);
+		r->answered_by = !strcmp(dyn, "trigger") ? "static+trigger" : "static+watch";
+		return;
+	}
+	if (conclusive(sv)) {
+		from_static(r, false);
+		fgt_clause_add(r->reason, sizeof(r->reason), "%s: %s",
+			       !strcmp(dyn, "trigger") ? "--trigger" : "watching", dreason);
+		return;
+	}
+	r->answered_by = dyn;
+	fgt_clause_add(r->reason, sizeof(r->reason), "the code: %s", r->st.evidence);
+}
+
+static void ask_code(const struct fgt_check_opts *o, const struct fgt_check_env *env,
+		     struct fgt_check_result *r)
+{
+	struct fgt_static_opts so = {
+		.kernel = o->kernel,
+		.system_map = o->system_map,
+		.kallsyms = env->host.kallsyms,
+		.no_bpf = env->no_bpf,
+	};
+
+	env->statik(&so, &r->st);
+	r->have_static = true;
+	if (o->kernel) {
+		/* the answer is about that file's kernel, not this one */
+		snprintf(r->kid.release, sizeof(r->kid.release), "%s", r->st.release);
+		snprintf(r->kid.build_id, sizeof(r->kid.build_id), "%s", r->st.build_id);
+	}
+}
+
+/* No function graph tracer, said as the check always has (kallsyms and
+ * available_tracers both asked), when the code found none. */
+static void not_affected_words(const struct fgt_check_env *env, struct fgt_check_result *r)
+{
+	struct fgt_ksyms *ks = fgt_ksyms_load(env->host.kallsyms);
+	char why[512];
+
+	if (fgt_host_has_fgraph(&env->host, ks, why, sizeof(why)) == 0)
+		snprintf(r->reason, sizeof(r->reason), "%s: it cannot have the quadratic "
+			 "shadow-stack walk", why);
+	fgt_ksyms_free(ks);
+}
+
 /* The host's exposure before anything changes: the threads lacking a stack
  * and what an unfixed kernel's walk over them would cost. */
 static void exposure(const struct fgt_check_env *env, struct fgt_check_result *r)
@@ -500,6 +641,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 	struct fgt_trigger t;
 	char why[512], msg[512] = "", hint[256] = "";
 	bool started = false, prepared = false;
+	const char *dyn = o->trigger ? "trigger" : "watch";
 	int has;
 
 	memset(r, 0, sizeof(*r));
@@ -507,6 +649,34 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_env *en
 	fgt_check_seen_init(&r->seen);
 	r->check_time = epoch_s();
 	fgt_kernel_id_read(&r->kid, env->notes_path);
+
+	/*
+	 * The code first: at once, nothing changed. Alone unless an activation
+	 * was asked for (--trigger, or a --timeout to wait); a kernel file has
+	 * only its code.
+	 */
+	if (env->statik) {
+		ask_code(o, env, r);
+		if (o->kernel || o->static_only || (!o->trigger && !o->watch)) {
+			from_static(r, !o->kernel);
+			/*
+			 * The exposure is one pass of a BPF task iterator: nothing
+			 * attached, nothing left loaded, but --static promises no
+			 * BPF at all, and a kernel file is not this host.
+			 */
+			if (o->kernel)
+				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+					 "the answer is about a kernel file");
+			else if (o->static_only)
+				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+					 "--static loads no BPF");
+			else if (env->watch && r->verdict != FGT_CHECK_V_NOT_AFFECTED)
+				exposure(env, r);
+			if (r->verdict == FGT_CHECK_V_NOT_AFFECTED && !o->kernel)
+				not_affected_words(env, r);
+			return r->status;
+		}
+	}
 
 	ks = fgt_ksyms_load(env->host.kallsyms);
 	has = fgt_host_has_fgraph(&env->host, ks, why, sizeof(why));
@@ -567,6 +737,10 @@ out:
 	if (prepared)
 		fgt_trig_release(&t);
 	fgt_ksyms_free(ks);
+	if (r->have_static)
+		combine(r, dyn);
+	else if (o->trigger || r->seen.n)
+		r->answered_by = dyn;
 	return r->status;
 }
 

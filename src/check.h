@@ -22,6 +22,7 @@
 #include "host_state.h"
 #include "kernel_id.h"
 #include "record.h"
+#include "static_check.h"
 #include "verdict.h"
 
 #include "exit_codes.h"
@@ -63,9 +64,20 @@ enum fgt_check_verdict {
 struct fgt_check_opts {
 	double timeout_s;	/* passive: how long to wait; --trigger: for its events */
 	bool trigger, force, json;
+	/* what answers: the code (static), and an activation: --trigger causes
+	 * one, watch waits --timeout for someone else's (--timeout given) */
+	bool static_only;	/* --static: the code only */
+	bool watch;
+	const char *kernel;	/* --kernel FILE: a kernel file's code, not the running one */
+	const char *system_map;	/* --system-map FILE, with --kernel */
 	const char *prom_file;
 	unsigned int park;	/* threads to park before triggering (FGT_PARK_THREADS) */
 };
+
+/* The static verdict (src/static_check.h), injected: fgt_static_check in the
+ * program, a fake in tests, NULL where a build has none. */
+typedef enum fgt_static_verdict (*fgt_static_fn)(const struct fgt_static_opts *o,
+						 struct fgt_static_result *r);
 
 /* Where check looks; tests point it at fake trees and a fake session. */
 struct fgt_check_env {
@@ -76,6 +88,7 @@ struct fgt_check_env {
 	const char *const *trig_funcs;	/* NULL: trigger.c's cold functions */
 	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
 	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */
+	fgt_static_fn statik;		/* NULL: no answer from the code */
 	FILE *out;			/* the answer (stdout) */
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: restore and leave */
 };
@@ -111,6 +124,11 @@ struct fgt_check_result {
 	struct fgt_exp_estimate trig_est;
 	bool trig_assumed;		/* no scan: every thread assumed lacking */
 	char cleaned[512];		/* what killed runs left and we undid */
+	/* what answered (JSON "method"): "static", "trigger", "watch",
+	 * "static+trigger", "static+watch" */
+	const char *answered_by;
+	bool have_static;		/* the code was asked: st is its answer */
+	struct fgt_static_result st;
 	/* the host's exposure, before the check changed anything */
 	bool have_exposure;
 	struct fgt_exp_walk exposure;

@@ -28,14 +28,19 @@ static const char check_doc[] =
 "  3 unknown: the line says why and what would let it tell (also: bad\n"
 "    options, a --prometheus file or an answer that could not be written)\n"
 "\n"
-"Passive by default: waits up to --timeout for an activation (fgraph's 0->1\n"
-"step) someone else causes. --trigger causes one: a private tracefs instance\n"
-"(or a kretprobe.multi link, or the idle top-level tracer) on one cold\n"
-"function, after parking threads that need shadow stacks; the tracing state\n"
-"is restored afterwards, and after a killed run by the next one.\n"
+"By default it answers at once from the kernel's own code: the machine code\n"
+"of the function holding the shadow-stack walk, read from /proc/kcore (or a\n"
+"kernel file with --kernel), changing nothing. --timeout S also waits for an\n"
+"activation (fgraph's 0->1 step) someone else causes; --trigger causes one: a\n"
+"private tracefs instance (or a kretprobe.multi link, or the idle top-level\n"
+"tracer) on one cold function, after parking threads that need shadow stacks;\n"
+"the tracing state is restored afterwards, and after a killed run by the next\n"
+"one. The code and the activation must agree; when they do not, unknown.\n"
 "\n"
 "EXAMPLES:\n"
-"    fgraphtop check                       # wait up to 30 s for an activation\n"
+"    fgraphtop check                       # from the code, at once\n"
+"    fgraphtop check --kernel /boot/vmlinuz-$(uname -r)\n"
+"    fgraphtop check --timeout 30          # and wait for an activation\n"
 "    fgraphtop check --trigger             # cause one, answer in about a second\n"
 "    fgraphtop check --trigger --json\n"
 "    fgraphtop check --trigger --prometheus /var/lib/prometheus/node-exporter/fgraphtop.prom\n";
@@ -46,11 +51,21 @@ enum {
 	OPT_FORCE,
 	OPT_PROM,
 	OPT_PARK,
+	OPT_STATIC,
+	OPT_KERNEL,
+	OPT_SYSMAP,
 };
 
 static const struct argp_option check_opts[] = {
-	{ "timeout", OPT_TIMEOUT, "S", 0, "Wait up to S seconds (default 30)", 0 },
-	{ "trigger", OPT_TRIGGER, NULL, 0, "Cause an activation (least disturbing way)", 0 },
+	{ "static", OPT_STATIC, NULL, 0, "Answer from the kernel's code only (the default "
+	  "without --trigger or --timeout)", 0 },
+	{ "kernel", OPT_KERNEL, "FILE", 0, "Answer for a kernel file (vmlinux or bzImage) "
+	  "instead of the running kernel", 0 },
+	{ "system-map", OPT_SYSMAP, "FILE", 0, "With --kernel: its System.map (else its "
+	  ".symtab or its own kallsyms tables)", 0 },
+	{ "timeout", OPT_TIMEOUT, "S", 0, "Also wait up to S seconds for an activation "
+	  "(default with --trigger: 30)", 0 },
+	{ "trigger", OPT_TRIGGER, NULL, 0, "Also cause an activation (least disturbing way)", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "Trigger even when the unfixed walk is estimated "
 	  "to take long on this host", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object", 0 },
@@ -73,6 +88,16 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	case OPT_TIMEOUT:
 		if (fgt_parse_seconds(arg, 86400, &a->o.timeout_s))
 			return fgt_cli_error(state, "invalid --timeout: %s (0..86400 seconds)", arg);
+		a->o.watch = true;
+		return 0;
+	case OPT_STATIC:
+		a->o.static_only = true;
+		return 0;
+	case OPT_KERNEL:
+		a->o.kernel = arg;
+		return 0;
+	case OPT_SYSMAP:
+		a->o.system_map = arg;
 		return 0;
 	case OPT_TRIGGER:
 		a->o.trigger = true;
@@ -106,6 +131,16 @@ enum fgt_cli_action fgt_check_env_parse(int argc, char **argv, struct fgt_check_
 	a->o.json = a->cli.json;
 	if (act == FGT_CLI_RUN && a->o.force && !a->o.trigger) {
 		snprintf(a->cli.err, sizeof(a->cli.err), "--force only makes sense with --trigger");
+		act = a->cli.action = FGT_CLI_ERROR;
+	}
+	if (act == FGT_CLI_RUN && (a->o.static_only || a->o.kernel) && (a->o.trigger || a->o.watch)) {
+		snprintf(a->cli.err, sizeof(a->cli.err), "%s answers from the code alone: no "
+			 "--trigger or --timeout with it", a->o.kernel ? "--kernel" : "--static");
+		act = a->cli.action = FGT_CLI_ERROR;
+	}
+	if (act == FGT_CLI_RUN && a->o.system_map && !a->o.kernel) {
+		snprintf(a->cli.err, sizeof(a->cli.err), "--system-map goes with --kernel FILE "
+			 "(the running kernel's symbols come from kcore or kallsyms)");
 		act = a->cli.action = FGT_CLI_ERROR;
 	}
 	return act;
@@ -153,7 +188,8 @@ static int usage_error(const struct fgt_check_args *a, FILE *out)
 
 int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch)
 {
-	struct fgt_check_env env = { .watch = watch, .out = stdout, .stop = &check_stop };
+	struct fgt_check_env env = { .watch = watch, .statik = fgt_static_check, .out = stdout,
+				     .stop = &check_stop };
 	struct fgt_check_args a;
 	struct fgt_check_result *r;
 	enum fgt_cli_action act;

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "output.h"
 #include "session.h"
+#include "static_check.h"
 
 /* libbpf's own messages go through the one channel: warnings with -v, all with -vvv. */
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -132,6 +133,20 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 	return FGT_EXIT_OK;
 }
 
+/* What the kernel's code says, at start: read-only (kcore, or one BPF read),
+ * with the kallsyms the session already has. */
+static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
+{
+	struct fgt_static_opts so = { .ks = s->ks };
+	struct fgt_static_result *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return;
+	fgt_static_check(&so, r);
+	fgt_out_static(out, r);
+	free(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct fgt_session s = {};
@@ -192,6 +207,7 @@ int main(int argc, char **argv)
 	if (status)
 		goto fail;
 	fgt_out_start(out, s.plan);
+	static_verdict(&s, out);
 	active = fgt_session_graph_active(&s);
 	if (active > 0)
 		p_warn("fgraph_active", "fgraph is already active (%d user%s): there is no "

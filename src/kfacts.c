@@ -116,6 +116,48 @@ const char *fgt_gfp_name(uint32_t gfp, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * What boot-time patching and mitigations do to the calls the static decoder
+ * follows. The file on disk and /proc/kcore can differ: at boot a direct call
+ * may be redirected into its callee's padding (call-depth tracking), a return
+ * thunk jump becomes `ret`, a retpoline call becomes `call *%reg`. Both forms
+ * mean the same here. Commit ids are not given where they could not be checked
+ * against a kernel tree here; the subjects are upstream's.
+ */
+const struct fgt_text_fact fgt_text_facts[] = {
+	{ "__pfx_", true, FGT_TEXT_PADDING,
+	  "6.2: objtool --prefix (objtool: Add option to generate prefix symbols): "
+	  "CONFIG_CALL_PADDING names the 16 bytes before foo __pfx_foo; call-depth "
+	  "tracking (x86/callthunks: Add call patching for call depth tracking) "
+	  "redirects direct calls into them at boot (arch/x86/kernel/callthunks.c "
+	  "patch_dest(): dest - SKL_TMPL_SIZE)" },
+	{ "__cfi_", true, FGT_TEXT_PADDING,
+	  "6.1: kCFI (x86: Add support for CONFIG_CFI_CLANG): the type-hash preamble "
+	  "before foo is __cfi_foo" },
+	{ "__x86_return_thunk", false, FGT_TEXT_RETURN,
+	  "5.19: retbleed (x86: Use return-thunk in asm code, x86/retpoline: Use "
+	  "-mfunction-return): `ret` is compiled as jmp __x86_return_thunk, "
+	  "patched back to ret; int3 at boot where it is not needed" },
+	{ "__x86_indirect_", true, FGT_TEXT_INDIRECT,
+	  "4.15: retpolines (x86/retpoline: Add initial retpoline support): "
+	  "call/jmp __x86_indirect_thunk_<reg>, patched at boot to call/jmp *%reg; "
+	  "6.2 adds __x86_indirect_{call,jump}_thunk_ (call depth), 6.15 "
+	  "__x86_indirect_its_thunk_ (ITS)" },
+};
+
+const size_t fgt_nr_text_facts = sizeof(fgt_text_facts) / sizeof(fgt_text_facts[0]);
+
+const struct fgt_walk_call fgt_walk_calls[] = {
+	{ "ret_stack_init_task_vars",
+	  "6.11: the per-task variables of the multi-user fgraph series (function_graph: "
+	  "Add \"task variables\" per task for fgraph_ops): a memset() of the new stack's "
+	  "FGRAPH_ARRAY_SIZE words, called out of line by Debian's 6.12 and 7.2" },
+	{ "memset",
+	  "what ret_stack_init_task_vars() is, where GCC inlines it but not the memset()" },
+};
+
+const size_t fgt_nr_walk_calls = sizeof(fgt_walk_calls) / sizeof(fgt_walk_calls[0]);
+
 const char *fgt_probe_kind_name(enum fgt_probe_kind k)
 {
 	switch (k) {

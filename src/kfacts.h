@@ -118,6 +118,36 @@ static inline bool fgt_gfp_blocking(uint32_t gfp)
 	return gfp & FGT_GFP_DIRECT_RECLAIM;
 }
 
+/* ---- kernel text as the static decoder meets it (src/static_check.c) ------- */
+
+/* What a call or jump to a symbol of this name means. */
+enum fgt_text_role {
+	FGT_TEXT_PADDING,	/* a prefix symbol before a function: a call into it reaches the function */
+	FGT_TEXT_RETURN,	/* a jmp to it is a return */
+	FGT_TEXT_INDIRECT,	/* a call or jmp to it goes through a register */
+};
+
+struct fgt_text_fact {
+	const char *name;
+	bool prefix;			/* name is a prefix (__pfx_foo, __x86_indirect_thunk_rax) */
+	enum fgt_text_role role;
+	const char *change;
+};
+
+extern const struct fgt_text_fact fgt_text_facts[];
+extern const size_t fgt_nr_text_facts;
+
+/* Functions the walk (the RCU read-side section) may call that allocate
+ * nothing: an unfixed walk calls nothing else, so any other call there
+ * leaves the static verdict unknown. */
+struct fgt_walk_call {
+	const char *name;
+	const char *change;
+};
+
+extern const struct fgt_walk_call fgt_walk_calls[];
+extern const size_t fgt_nr_walk_calls;
+
 /* ---- the probe table ----------------------------------------------------- */
 
 enum fgt_probe_kind {

@@ -8,6 +8,7 @@
 #include "hist.h"
 #include "json_writer.h"
 #include "output.h"
+#include "static_check.h"
 #include "verdict.h"
 #include "via.h"
 
@@ -16,6 +17,7 @@ struct fgt_out {
 	struct fgt_out_opts o;
 	json_writer_t *jw;
 	char last[4096];		/* last activation's text, for the screen */
+	char code[FGT_STATIC_EVIDENCE + 64];	/* the static verdict, for the screen */
 };
 
 static const char *ev_name(uint32_t t)
@@ -101,6 +103,22 @@ void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 		fprintf(o->f, "fgraphtop: watching (activations: %s, sweeps: %s, fork path: %s); "
 			"Ctrl-C to stop\n", act ? "direct" : "attributed",
 			sweep ? "direct" : "inferred", fork ? "direct" : "attributed");
+}
+
+void fgt_out_static(struct fgt_out *o, const struct fgt_static_result *r)
+{
+	snprintf(o->code, sizeof(o->code), "this kernel's code says %s: %s",
+		 fgt_static_verdict_name(r->verdict), r->evidence);
+	if (o->jw) {
+		json_head(o->jw, "static");
+		fgt_static_json_fields(r, o->jw);
+		jsonw_end_object(o->jw);
+		return;
+	}
+	if (!o->o.screen) {
+		fprintf(o->f, "fgraphtop: %s\n", o->code);
+		fflush(o->f);
+	}
 }
 
 static double rel_s(const struct fgt_out *o, uint64_t ns)
@@ -409,9 +427,9 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 	}
 	if (o->o.screen) {
 		fprintf(o->f, "\033[H\033[2J");
-		fprintf(o->f, "fgraphtop  %s   activations %u%s   verdict %s   lost %llu\n\n",
+		fprintf(o->f, "fgraphtop  %s   activations %u%s   verdict %s   lost %llu\n%s%s\n",
 			hms, st->judge->n, cur ? " (one under way)" : "", verdict,
-			(unsigned long long)st->lost);
+			(unsigned long long)st->lost, o->code, o->code[0] ? "\n" : "");
 		if (cur)
 			fprintf(o->f, "under way: pid %u (%s), %u sweeps, %llu served so far\n\n",
 				cur->pid, cur->comm, cur->nr_sweeps, (unsigned long long)cur->served);

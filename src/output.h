@@ -40,6 +40,10 @@ struct fgt_out *fgt_out_new(FILE *f, const struct fgt_out_opts *o);
 void fgt_out_free(struct fgt_out *o);
 
 void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p);
+/* What this kernel's code says (the static verdict), at start: a line, a JSON
+ * record of type "static", or the screen's second line. */
+struct fgt_static_result;
+void fgt_out_static(struct fgt_out *o, const struct fgt_static_result *r);
 /* One kernel event (--events); frames: ACT_BEGIN's trigger stack. */
 void fgt_out_event(struct fgt_out *o, const struct fgt_event *e,
 		   const struct fgt_frame *frames, int nr_frames);

@@ -68,12 +68,17 @@ int fgt_prom_render(FILE *f, const struct fgt_prom_metrics *m)
 	const char *const *v;
 
 	help(f, "fgraphtop_verdict", "gauge",
-	     "Verdict of the last fgraphtop check on this kernel build: 1 for the verdict reached.");
+	     "Verdict of the last fgraphtop check on this kernel build: 1 for the verdict reached; "
+	     "method: what answered (static: the kernel's code; trigger, watch: an activation).");
 	for (v = fgt_prom_verdicts; *v; v++) {
 		fputs("fgraphtop_verdict{verdict=", f);
 		label_value(f, *v);
 		fputc(',', f);
 		kernel_labels(f, m);
+		if (m->method) {
+			fputs(",method=", f);
+			label_value(f, m->method);
+		}
 		fprintf(f, "} %d\n", m->verdict && !strcmp(m->verdict, *v));
 	}
 	help(f, "fgraphtop_kernel_info", "gauge",

@@ -24,6 +24,7 @@ struct fgt_prom_metrics {
 	uint64_t threads_served;
 	uint64_t failures;	/* failed shadow-stack allocations, all gfp classes */
 	uint64_t lost_events;
+	const char *method;	/* what answered (check's JSON "method"); NULL: not said */
 	bool have_exposure;	/* the figures below were measured */
 	uint64_t lacking;	/* threads lacking a shadow stack */
 	double walk_estimate_s;	/* the unfixed walk over them */

@@ -33,6 +33,11 @@ PROBE = {"kind": ("fentry", "fexit", "tp_btf", "raw_tp"), "target": STR, "tried"
          "ok": BOOL, "load_err": INT, "attach_err": INT, "why": STR, "role": STR, "change": STR}
 CHECK_VERDICT = ("fixed", "not_fixed", "not_affected", "unknown")
 FIGURE = {"figure": STR, "path": PATH, "how": STR}
+STATIC_SITE = {"site": STR, "call": STR, "tail": BOOL, "thunk": BOOL,
+               "rcu": ("outside", "inside", "mixed", "unreached"),
+               "kind": ("shadow", "other", "unclassified")}
+STATIC = {"verdict": CHECK_VERDICT, "evidence": STR, "ms": NUM, "sites": (ARR, STATIC_SITE),
+          "rcu_read_lock": (ARR, STR), "rcu_read_unlock": (ARR, STR)}
 
 TYPES = {
     "plan": {"kernel": {"sweep_holder": STR, "start_holder": STR,
@@ -57,6 +62,7 @@ TYPES = {
     "summary": {"activations": INT, "verdict": VERDICT, "evidence": STR, "fork": FORK,
                 "lost": INT},
     "error": {"code": tuple(EXIT_CODES.values()), "exit": INT, "message": STR},
+    "static": STATIC,
 }
 EVENT_FIELDS = {
     "alloc": {"site": ("sweep", "fork", "idle"), "gfp_class": ("blocking", "nonblocking"),

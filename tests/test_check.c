@@ -458,6 +458,232 @@ static void test_trigger_refusals(void **state)
 	fake_free(f);
 }
 
+/* ---- the code's answer (fgt_static_check, faked) and the activation's ------- */
+
+static struct fgt_static_result fake_code;
+static unsigned int fake_code_calls;
+static const char *fake_code_kernel;
+
+static enum fgt_static_verdict fake_static(const struct fgt_static_opts *o,
+					   struct fgt_static_result *r)
+{
+	*r = fake_code;
+	fake_code_calls++;
+	fake_code_kernel = o->kernel;
+	return r->verdict;
+}
+
+static void code_says(enum fgt_static_verdict v, enum fgt_static_why why, const char *evidence)
+{
+	memset(&fake_code, 0, sizeof(fake_code));
+	fake_code.verdict = v;
+	fake_code.why = why;
+	snprintf(fake_code.evidence, sizeof(fake_code.evidence), "%s", evidence);
+	snprintf(fake_code.func, sizeof(fake_code.func), "register_ftrace_graph");
+	fake_code_calls = 0;
+}
+
+#define FIXED_CODE	"register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, " \
+			"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock()"
+#define UNFIXED_CODE	"register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, " \
+			"GFP_KERNEL) outside rcu_read_lock() (the batch)"
+
+/* A plain check answers from the code at once: no session, nothing triggered. */
+static void test_code_alone(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 30 };
+	struct fgt_check_result r;
+	char *out;
+
+	e.statik = fake_static;
+	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(fake_code_calls, 1);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_string_equal(r.answered_by, "static");
+	assert_string_equal(r.reason, FIXED_CODE);
+	assert_null(s.as);
+	assert_false(s.stopped);	/* never started */
+	out = render(&r, false);
+	assert_non_null(strstr(out, "FGRAPH OK - fixed (from the code): " FIXED_CODE "; kernel "));
+	assert_null(strstr(out, " | "));	/* no activation figures */
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"method\":\"static\""));
+	assert_non_null(strstr(out, "\"static\":{\"verdict\":\"fixed\",\"evidence\":\""));
+	assert_null(strstr(out, "\"trigger\""));
+	/* unknown from the code alone says what would tell */
+	code_says(FGT_SV_UNKNOWN, FGT_SW_NO_KCORE, "no /proc/kcore (CONFIG_PROC_KCORE off, or a "
+		  "container without it)");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_string_equal(r.reason, "no /proc/kcore (CONFIG_PROC_KCORE off, or a container "
+			    "without it); --trigger adds an activation's proof");
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"why\":\"no_kcore\""));
+	/* the host's exposure comes with the code's answer (a task iterator
+	 * pass, the session never started); --static loads no BPF at all */
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	s.have_expo = true;
+	fgt_exp_walk_lacking_first(400000, 400000, &s.expo);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.have_exposure);
+	assert_int_equal(r.exposure.lacking, 400000);
+	assert_false(s.stopped);
+	assert_non_null(strstr(render(&r, false), " build 06f8bde30046985060c60820f7a11515a33afb06 "
+			       "| lacking=400000 walk_estimate=227s\n"));
+	o.static_only = true;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(r.have_exposure);
+	assert_string_equal(r.exposure_why, "not measured: --static loads no BPF");
+	fake_free(f);
+}
+
+/* --trigger: both answer; the same verdict stands with both pieces of evidence. */
+static void test_code_and_trigger_agree(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+	char *out;
+
+	s.host = f;
+	e.statik = fake_static;
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_true(r.triggered);
+	assert_string_equal(r.answered_by, "static+trigger");
+	assert_string_equal(r.reason, UNFIXED_CODE "; the activation: 4 sweeps, each a GFP_KERNEL "
+			    "batch of at most 32, served 100 threads");
+	out = render(&r, false);
+	assert_non_null(strstr(out, "FGRAPH CRITICAL - not fixed (from the code and an activation): "));
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"method\":\"static+trigger\""));
+	fake_free(f);
+}
+
+/* The code and the activation disagree: unknown, with both. */
+static void test_code_and_trigger_disagree(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+
+	s.host = f;
+	e.statik = fake_static;
+	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_int_equal(r.verdict, FGT_CHECK_V_UNKNOWN);
+	assert_string_equal(r.reason, "the code and the activation disagree: the code says fixed ("
+			    FIXED_CODE "); the activation says not_fixed (4 sweeps, each a GFP_KERNEL "
+			    "batch of at most 32, served 100 threads)");
+	assert_string_equal(r.answered_by, "static+trigger");
+	fake_free(f);
+}
+
+/* A trigger refused for the thread count leaves the code's answer standing. */
+static void test_code_stands_when_trigger_refused(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+
+	s.host = f;
+	e.statik = fake_static;
+	fake_write(f, "loadavg", "1.0 1.0 1.0 3/100000 9999\n");
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(s.emitted);
+	assert_false(r.triggered);
+	assert_string_equal(r.answered_by, "static");
+	assert_non_null(strstr(r.reason, UNFIXED_CODE "; --trigger: refusing to trigger: 100000 "
+			       "threads, 100000 of them lacking a shadow stack"));
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	fake_free(f);
+}
+
+/* The code cannot tell: the activation answers, the code's reason said. */
+static void test_code_unknown_trigger_tells(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .fixed = true, .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+
+	s.host = f;
+	e.statik = fake_static;
+	code_says(FGT_SV_UNKNOWN, FGT_SW_LOCKDOWN, "/proc/kcore: refused by lockdown=confidentiality");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
+	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_string_equal(r.answered_by, "trigger");
+	assert_non_null(strstr(r.reason, "; the code: /proc/kcore: refused by lockdown=confidentiality"));
+	fake_free(f);
+}
+
+/* --kernel FILE: that file's code, named by its own release and build ID. */
+static void test_code_of_a_file(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_check_env e = env_of(f, NULL);
+	struct fgt_check_opts o = { .kernel = "/boot/vmlinuz-7.2.13+deb14-amd64" };
+	struct fgt_check_result r;
+
+	e.statik = fake_static;
+	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	snprintf(fake_code.release, sizeof(fake_code.release), "7.2.13+deb14-amd64");
+	snprintf(fake_code.build_id, sizeof(fake_code.build_id), "f8da1e460d1343b62f4a8880ae5ce63634756e7a");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_string_equal(fake_code_kernel, o.kernel);
+	assert_string_equal(r.kid.release, "7.2.13+deb14-amd64");
+	assert_string_equal(r.kid.build_id, "f8da1e460d1343b62f4a8880ae5ce63634756e7a");
+	/* a file's unknown does not point at --trigger */
+	code_says(FGT_SV_UNKNOWN, FGT_SW_NO_SYMBOLS, "x has no symbols");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_string_equal(r.reason, "x has no symbols");
+	fake_free(f);
+}
+
+static void test_code_options(void **state)
+{
+	struct fgt_check_args a;
+	char *both[] = { "check", "--static", "--trigger", NULL };
+	char *file_wait[] = { "check", "--kernel", "vmlinux", "--timeout", "5", NULL };
+	char *map_alone[] = { "check", "--system-map", "System.map", NULL };
+	char *file[] = { "check", "--kernel", "vmlinuz", "--system-map", "System.map", "-j", NULL };
+	char *wait[] = { "check", "--timeout", "5", NULL };
+
+	assert_int_equal(fgt_check_env_parse(3, both, &a), FGT_CLI_ERROR);
+	assert_string_equal(a.cli.err, "--static answers from the code alone: no --trigger or "
+			    "--timeout with it");
+	assert_int_equal(fgt_check_env_parse(5, file_wait, &a), FGT_CLI_ERROR);
+	assert_non_null(strstr(a.cli.err, "--kernel answers from the code alone"));
+	assert_int_equal(fgt_check_env_parse(3, map_alone, &a), FGT_CLI_ERROR);
+	assert_non_null(strstr(a.cli.err, "--system-map goes with --kernel FILE"));
+	assert_int_equal(fgt_check_env_parse(6, file, &a), FGT_CLI_RUN);
+	assert_string_equal(a.o.kernel, "vmlinuz");
+	assert_string_equal(a.o.system_map, "System.map");
+	assert_false(a.o.watch);
+	assert_int_equal(fgt_check_env_parse(3, wait, &a), FGT_CLI_RUN);
+	assert_true(a.o.watch);
+}
+
+
 /* The exposure, in the line, the JSON and the textfile. */
 static void test_exposure_outputs(void **state)
 {
@@ -694,6 +920,13 @@ int main(void)
 		cmocka_unit_test(test_trigger),
 		cmocka_unit_test(test_trigger_after_killed_run),
 		cmocka_unit_test(test_trigger_refusals),
+		cmocka_unit_test(test_code_alone),
+		cmocka_unit_test(test_code_and_trigger_agree),
+		cmocka_unit_test(test_code_and_trigger_disagree),
+		cmocka_unit_test(test_code_stands_when_trigger_refused),
+		cmocka_unit_test(test_code_unknown_trigger_tells),
+		cmocka_unit_test(test_code_of_a_file),
+		cmocka_unit_test(test_code_options),
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_exposure_outputs),
 		cmocka_unit_test(test_usage_json),

@@ -5,10 +5,10 @@ TEST_BUILD    := $(BUILD)/tests
 TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 		 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
-TEST_LDLIBS   := -lcmocka -lm -lbpf -lelf -lz -lpthread
+TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c
 UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host \
-		 check_trigger check output via plan bpf_table env exposure
+		 check_trigger check output via plan bpf_table env exposure static static_read
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
 TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HELPERS))
@@ -49,12 +49,20 @@ test-unit: $(UNIT_BINS)
 
 # The JSON lines the output and check tests write, checked against docs/json.md.
 .PHONY: test-schema
-test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check
+test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check $(TEST_BUILD)/test_static
 	@rm -f $(TEST_BUILD)/output.jsonl
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_static > /dev/null
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
 	@grep -q '"type":"check"' $(TEST_BUILD)/output.jsonl || \
 		{ echo "test-schema: no check answer was checked"; exit 1; }
 
 CHECK_TARGETS += test-unit test-schema
+
+# The static verdict on every lab kernel, from its files on this host (no
+# guest): tests/static-lab.sh. Needs the kernels (`make lab`).
+.PHONY: test-static-lab
+test-static-lab: $(BUILD)/fgt-static $(BUILD)/fgraphtop lab
+	tests/static-lab.sh offline
+TEST_TARGETS += test-static-lab

@@ -1,7 +1,9 @@
 #!/bin/sh
 # check-prom: `fgraphtop check --trigger` on this kernel, its JSON answer and the
 # node_exporter textfile it writes, both sent to the host (lab/fleet-e2e.sh
-# feeds the file to a real node_exporter). Args: TIMEOUT=S (default 60).
+# feeds the file to a real node_exporter). Args: TIMEOUT=S (default 60);
+# MONITOR=1: a live `fgraphtop -j` watches next to the check (its own
+# programs on the same hooks), sent as {"type":"monitor",...} when it stops.
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
@@ -9,8 +11,25 @@ timeout=$(fgt_arg TIMEOUT 60 "$@")
 prom=$FGT_RUN/fgraphtop.prom
 rm -f "$prom"
 
+mon=
+if [ "$(fgt_arg MONITOR 0 "$@")" = 1 ]; then
+	fgraphtop -j -i 3600 > "$FGT_RUN/monitor.jsonl" 2>&1 &
+	mon=$!
+	n=600
+	until grep -q '"type":"start"' "$FGT_RUN/monitor.jsonl" 2>/dev/null || [ $n -eq 0 ]; do
+		usleep 100000
+		n=$((n - 1))
+	done
+fi
 json=$(fgraphtop check --trigger --timeout "$timeout" --json --prometheus "$prom")
 status=$?
+if [ -n "$mon" ]; then
+	kill -INT "$mon"
+	wait "$mon"
+	fgt_result "$(fgt_json type monitor status $? activations \
+		"$(grep -c '"type":"activation"' "$FGT_RUN/monitor.jsonl")" \
+		summary "$(grep '"type":"summary"' "$FGT_RUN/monitor.jsonl" | head -n 1)")"
+fi
 fgt_log "check exited $status: $json"
 case $json in
 \{*) fgt_result "$(fgt_json type check status $status answer "$json")" ;;

@@ -1,7 +1,10 @@
 #!/bin/sh
 # tool-act ROUNDS="U:TRIGGER ..." [PATHS="direct attributed"|auto] [FILTER=FUNC] [WAIT=S]
-#          [EXPLAIN=1]
+#          [EXPLAIN=1] [EVENTS=1]
 # EXPLAIN=1 first sends `fgraphtop --explain -j`'s plan (fgt name "explain").
+# EVENTS=1 runs each fgraphtop with --events and sends, per instance, its
+# allocation events counted by kind (tool-lib.sh's fgt_alloc_classes):
+#   {"type":"alloc_classes","name":NAME,"classes":[{site,gfp_class,gfp,size,ok,n}...]}
 # One round per U:TRIGGER (TRIGGER tracefs|kretmulti|trace-cmd; a trigger the kernel
 # lacks gives {"type":"activation","supported":false} and the round is skipped).
 # Each round: park U fresh idle threads (the previous round's are reaped), start
@@ -10,13 +13,17 @@
 # Results: the oracle's {"type":"activation",...} line as lab/scenarios/activation.sh
 # writes it, plus "round", then each fgraphtop's lines ({"type":"fgt",...}, see
 # tool-lib.sh) with "round" in the name: NAME = PATH-R.
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
+# shellcheck source=lab/scenarios/tool-lib.sh
 . /scenarios/tool-lib.sh
 
 paths=$(fgt_arg PATHS auto "$@")
 rounds=$(fgt_arg ROUNDS 1000:tracefs "$@")
 filter0=$(fgt_arg FILTER "" "$@")
 wait_s=$(fgt_arg WAIT 1 "$@")
+events=
+[ "$(fgt_arg EVENTS 0 "$@")" = 1 ] && events=--events
 triggers=$(fgt_triggers)
 if [ "$(fgt_arg EXPLAIN 0 "$@")" = 1 ]; then
 	plan=$(fgraphtop --explain -j)
@@ -44,7 +51,8 @@ for spec in $rounds; do
 	for p in $paths; do
 		a=
 		[ "$p" = auto ] || a="--path $p"
-		fgt_tool_start "$p-$r" $a || status=1
+		# shellcheck disable=SC2086 # a and events: one word or none
+		fgt_tool_start "$p-$r" $a $events || status=1
 	done
 	fgt_oracle_bpf_start || true
 	fgt-oracle events start || fgt_log "oracle events unavailable"
@@ -53,7 +61,7 @@ for spec in $rounds; do
 	sleep "$wait_s"
 	ev=$(fgt-oracle events stop 2>/dev/null)
 	[ -n "$ev" ] || ev='{"created":null,"exited":null}'
-	off=$(fgt-trigger ${filter:+-f "$filter"} "$trigger" off)
+	fgt-trigger ${filter:+-f "$filter"} "$trigger" off > /dev/null
 	off_rc=$?
 	oracle=$(fgt_oracle_bpf_stop)
 	u=$(field "$on" u)
@@ -70,6 +78,8 @@ for spec in $rounds; do
 	sleep 1
 	for p in $paths; do
 		fgt_tool_stop "$p-$r" || status=1
+		[ -z "$events" ] || fgt_result "$(fgt_json type alloc_classes name "$p-$r" \
+			classes "$(fgt_alloc_classes "$FGT_RUN/fgt-$p-$r.jsonl")")"
 	done
 done
 fgt_unpark

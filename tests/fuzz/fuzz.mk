@@ -1,13 +1,13 @@
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) over the parsers of untrusted input:
 # kallsyms, the build-ID notes, both option parsers, the trigger's state file
-# and instance names. clang -fsanitize=fuzzer,address,undefined; each harness
+# and instance names, and check --static's kernel files and decoder (kimage). clang -fsanitize=fuzzer,address,undefined; each harness
 # starts from its seed corpus in tests/fuzz/corpus/NAME (never written to: new
 # inputs go to build/fuzz/NAME.corpus). A crash, a leak or an abort() of a
 # harness's own check fails the run; the crashing input is left in build/fuzz/.
 #   make test-fuzz-smoke   a few seconds each (make check)
 #   make test-fuzz         FUZZ_SECONDS each, 20 by default (make test)
 FUZZ_BUILD    := $(BUILD)/fuzz
-FUZZ_NAMES    := ksyms notes env check_env state
+FUZZ_NAMES    := ksyms notes env check_env state kimage
 FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS   := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Isrc -Itests/fuzz -D_GNU_SOURCE
@@ -24,7 +24,7 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c $(FGT_LIB_HDRS) | $(FUZZ_BUILD)/obj
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_args.h $(FUZZ_LIB_OBJS)
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) -lbpf -lelf -lz -lm -lpthread
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 
 # run-fuzz SECONDS: every harness in turn; the executions of each are printed
 define run-fuzz

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # its functions run through lab_job (tests/lab/lib.sh)
 # Lab test: on each kernel, smoke, then one activation per supported trigger for
 # each U, checked against the oracle; ends with the table.
 #
@@ -38,7 +39,7 @@ acts() {	# COND RESULTS
 	jq -se "[.[] | select(.type == \"activation\")] | length > 0 and all($1)" "$2" > /dev/null
 }
 note() { echo "basic: $*" >&2; }
-bad() { note "FAIL: $*"; fail=1; }
+bad() { note "FAIL: $*"; lab_failed; }
 
 run() {	# NAME KERNEL SCENARIO ARGS...
 	local dir=$out/$1
@@ -51,10 +52,11 @@ run() {	# NAME KERNEL SCENARIO ARGS...
 	echo "$rc"
 }
 
-for k in "${kernels[@]}"; do
-	mkdir -p "$out"
+# One kernel's smoke and activations, one boot after the other.
+activations() {	# KERNEL
+	local k=$1 rc triggers t u name f res want
 	rc=$(run "$k-smoke" "$k" smoke)
-	[ "$rc" = 0 ] || { bad "$k smoke: status $rc"; continue; }
+	[ "$rc" = 0 ] || { bad "$k smoke: status $rc"; return; }
 	triggers=$(jq -r 'select(.type == "smoke") | .triggers' "$out/$k-smoke/results.jsonl")
 	note "$k: triggers: $triggers"
 	for t in $triggers; do
@@ -63,7 +65,7 @@ for k in "${kernels[@]}"; do
 			# kretmulti has no filter: it attaches to one function anyway.
 			f=
 			[ "$t" != kretmulti ] && [ -n "$filter" ] && f=FILTER=$filter
-			rc=$(run "$name" "$k" activation U="$u" TRIGGER="$t" $f)
+			rc=$(run "$name" "$k" activation U="$u" TRIGGER="$t" ${f:+"$f"})
 			res=$out/$name/results.jsonl
 			[ "$rc" = 3 ] && { note "$name: unsupported"; continue; }
 			[ "$rc" = 0 ] || { bad "$name: status $rc (see $out/$name)"; continue; }
@@ -81,25 +83,39 @@ for k in "${kernels[@]}"; do
 			fi
 		done
 	done
-done
+}
 
-# The fixed kernel under stress: 20 on/off cycles of function_graph while
-# threads are created and reaped (CHURN), every cycle a 0 -> 1 walk racing
-# fork and exit. The runner turns any splat into status 126.
-cycles=${FGT_LAB_CYCLES:-20}
-for k in "${kernels[@]}"; do
-	[ "$k" = lab-fixed ] || continue
-	name=$k-cycles
-	rc=$(run "$name" "$k" activation U=1000 CYCLES="$cycles" CHURN=10 WAIT=1 \
+cycles() {	# KERNEL N
+	local k=$1 n=$2 name=$1-cycles rc res
+	rc=$(run "$name" "$k" activation U=1000 CYCLES="$n" CHURN=10 WAIT=1 \
 		${filter:+FILTER=$filter})
 	res=$out/$name/results.jsonl
 	if [ "$rc" != 0 ]; then
 		bad "$name: status $rc (see $out/$name)"
-	elif ! jq -se "[.[] | select(.type == \"activation\")] | length == $cycles and all(.ok)" \
+	elif ! jq -se "[.[] | select(.type == \"activation\")] | length == $n and all(.ok)" \
 		"$res" > /dev/null; then
-		bad "$name: not $cycles good cycles"
+		bad "$name: not $n good cycles"
 	fi
+}
+
+mkdir -p "$out"
+for k in "${kernels[@]}"; do
+	lab_job activations "$k"
 done
+
+# The fixed kernels under stress, and both 6.1 and 6.12 lab kernels (the
+# stable backports and what they replace): 20 on/off cycles of function_graph
+# while threads are created and reaped (CHURN), every cycle a 0 -> 1 walk
+# racing fork and exit. The runner turns any splat into status 126.
+cycles=${FGT_LAB_CYCLES:-20}
+for k in "${kernels[@]}"; do
+	case $k in
+	lab-fixed | lab-6.1-* | lab-6.12-*) ;;
+	*) continue ;;
+	esac
+	lab_job cycles "$k" "$cycles"
+done
+lab_wait || fail=1
 
 "$ROOT/lab/report.sh" "$out"/*/results.jsonl
 note "$(find "$out" -mindepth 1 -maxdepth 1 -type d | wc -l) runs in $out"

@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# Lab test of `fgraphtop check` (issue 4's "Done when"), one guest boot each:
-#   check-prom on lab-stock  -> status 2, verdict not_fixed, a textfile, nothing left
-#   check-prom on lab-fixed  -> status 0, verdict fixed, a textfile, nothing left
+# shellcheck disable=SC2317 # its functions run through lab_job (tests/lab/lib.sh)
+# Lab test of `fgraphtop check`, one guest boot each, two side by side:
+#   check-prom on lab-stock, lab-6.1-stock, lab-6.12-stock
+#                            -> status 2, verdict not_fixed, a textfile, nothing left
+#   check-prom on lab-fixed, lab-6.1-fixed, lab-6.12-fixed (the stable backports)
+#                            -> status 0, verdict fixed, a textfile, nothing left;
+#                            on lab-fixed also with a live fgraphtop watching next
+#                            to the check: still status 0 (its losses are not ours)
 #   check-kill on debian-7.2 -> SIGKILL once the state file records the tracefs
 #                               instance, then a new check: nothing left, status 2
-# About 1 minute under single-threaded TCG on 2 cores, warm cache. The whole
+#   check-kill, random        -> FGT_LAB_KILLS (default 10) SIGKILLs each at random
+#                               delays spread over a whole run, on debian-6.12 and
+#                               debian-7.2 (the instance method) and debian-6.1
+#                               (the top-level tracer); after each, a new check:
+#                               nothing left (no instance, tracer nop, no filter,
+#                               enabled_functions empty, no state or temporary
+#                               file, no BPF link or pinned object), status 2
+# About 4 minutes under single-threaded TCG on 2 cores, warm cache. The whole
 # fleet path (node_exporter, Prometheus, PromQL) is lab/fleet-e2e.sh, not here.
 #
 #   tests/lab/check.sh [-o OUTDIR]
@@ -16,7 +28,7 @@ set -uo pipefail
 lab_outdir check "$@"
 fail=0
 note() { echo "check: $*" >&2; }
-bad() { note "FAIL $*"; fail=1; }
+bad() { note "FAIL $*"; lab_failed; }
 
 boot() {	# NAME KERNEL SCENARIO ARGS...: run it, results in $out/NAME/results.jsonl
 	local name=$1 k=$2 s=$3 rc=0 t0=$SECONDS
@@ -27,33 +39,73 @@ boot() {	# NAME KERNEL SCENARIO ARGS...: run it, results in $out/NAME/results.js
 	[ "$rc" -eq 0 ] || bad "$name: lab/run.sh exited $rc (see $out/$name)"
 }
 
-prom() {	# KERNEL STATUS VERDICT
-	local k=$1 want_s=$2 want_v=$3 r
-	boot "prom-$k" "$k" check-prom TIMEOUT=60
-	r=$out/prom-$k/results.jsonl
+prom() {	# KERNEL STATUS VERDICT [NAME SCENARIO_ARGS...]
+	local k=$1 want_s=$2 want_v=$3 name=${4:-prom-$1} r
+	shift $(($# < 4 ? $# : 4))
+	boot "$name" "$k" check-prom TIMEOUT=60 "$@"
+	r=$out/$name/results.jsonl
 	local got
 	got=$(jq -r 'select(.type == "check") | "\(.status) \(.answer.verdict // "none")"' "$r")
-	note "prom-$k: check: $got; $(jq -r 'select(.type == "check") | .answer.reason // .output' "$r")"
-	[ "$got" = "$want_s $want_v" ] || bad "prom-$k: want status $want_s verdict $want_v, got '$got'"
+	note "$name: check: $got; $(jq -r 'select(.type == "check") | .answer.reason // .output' "$r")"
+	[ "$got" = "$want_s $want_v" ] || bad "$name: want status $want_s verdict $want_v, got '$got'"
 	jq -s -e 'any(.[]; .type == "prom" and (.textfile_b64 | length > 0))' "$r" > /dev/null ||
-		bad "prom-$k: no textfile"
+		bad "$name: no textfile"
+	# The textfile says the same as the JSON, for the release that ran.
+	local tf rel
+	tf=$(jq -r 'select(.type == "prom") | .textfile_b64' "$r" | base64 -d)
+	rel=$(jq -r 'select(.type == "run") | .release' "$r")
+	grep -q "^fgraphtop_verdict{verdict=\"$want_v\",release=\"$rel\",.*} 1\$" <<<"$tf" ||
+		bad "$name: textfile: no fgraphtop_verdict{verdict=\"$want_v\",release=\"$rel\",...} 1"
+	grep -qx "fgraphtop_check_status $want_s" <<<"$tf" ||
+		bad "$name: textfile: no fgraphtop_check_status $want_s"
+	note "$name: textfile: $(grep -E '^fgraphtop_(verdict.*} 1|activation_sweeps|activation_threads_served)' <<<"$tf" | tr '\n' ' ')"
 	jq -s -e 'any(.[]; .type == "leftovers" and .files == "" and .tracer == "nop")' "$r" > /dev/null ||
-		bad "prom-$k: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
+		bad "$name: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
 }
 
-prom lab-stock 2 not_fixed
-prom lab-fixed 0 fixed
+for k in lab-stock lab-6.1-stock lab-6.12-stock; do lab_job prom "$k" 2 not_fixed; done
+for k in lab-fixed lab-6.1-fixed lab-6.12-fixed; do lab_job prom "$k" 0 fixed; done
+# a live fgraphtop next to the check: its losses are not the check's, fixed stays OK
+monitored() {
+	local r=$out/monitored-lab-fixed/results.jsonl
+	prom lab-fixed 0 fixed monitored-lab-fixed MONITOR=1
+	note "monitored-lab-fixed: the monitor: $(jq -c 'select(.type == "monitor")' "$r")"
+	jq -s -e 'any(.[]; .type == "monitor" and .status == 0 and .activations >= 1)' "$r" > /dev/null ||
+		bad "monitored-lab-fixed: the monitor did not see the activation"
+}
+lab_job monitored
 
 # SIGKILL at a deterministic point on the instance method (debian-7.2)
-boot kill-debian-7.2 debian-7.2 check-kill AT=instance ROUNDS=2
-r=$out/kill-debian-7.2/results.jsonl
-jq -r 'select(.type == "kill") | "round \(.round): state_seen \(.state_seen), killed run left [\(.left_by_killed)], after the next run [\(.left_after_next)], next status \(.next_status)"' \
-	"$r" | sed 's/^/check: kill-debian-7.2: /' >&2
-[ "$(jq -s '[.[] | select(.type == "kill")] | length' "$r")" = 2 ] || bad "kill-debian-7.2: not 2 rounds"
-jq -e -s 'all(.[] | select(.type == "kill"); .ok and .state_seen and .left_after_next == ""
-	and .next_status == 2)' "$r" > /dev/null || bad "kill-debian-7.2: a round failed (see $r)"
-jq -s -e 'any(.[]; .type == "kill-summary" and .failures == 0)' "$r" > /dev/null ||
-	bad "kill-debian-7.2: summary"
+kill_at() {
+	local r
+	boot kill-debian-7.2 debian-7.2 check-kill AT=instance ROUNDS=2
+	r=$out/kill-debian-7.2/results.jsonl
+	jq -r 'select(.type == "kill") | "round \(.round): state_seen \(.state_seen), killed run left [\(.left_by_killed)], after the next run [\(.left_after_next)], next status \(.next_status)"' \
+		"$r" | sed 's/^/check: kill-debian-7.2: /' >&2
+	[ "$(jq -s '[.[] | select(.type == "kill")] | length' "$r")" = 2 ] ||
+		bad "kill-debian-7.2: not 2 rounds"
+	jq -e -s 'all(.[] | select(.type == "kill"); .ok and .state_seen and .left_after_next == ""
+		and .next_status == 2)' "$r" > /dev/null || bad "kill-debian-7.2: a round failed (see $r)"
+	jq -s -e 'any(.[]; .type == "kill-summary" and .failures == 0)' "$r" > /dev/null ||
+		bad "kill-debian-7.2: summary"
+}
+lab_job kill_at
 
+# SIGKILLs at random delays over a whole run: what the killed run left (if
+# anything) and, after the next run, nothing at all.
+kill_random() {	# KERNEL
+	local k=$1 n=${FGT_LAB_KILLS:-10} r name=kill-random-$1
+	boot "$name" "$k" check-kill ROUNDS="$n" MAX_MS=auto
+	r=$out/$name/results.jsonl
+	note "$name: window $(jq -r 'select(.type == "kill-window") | "\(.max_ms) ms (a whole run \(.whole_ms) ms)"' "$r");" \
+		"$(jq -s '[.[] | select(.type == "kill" and .left_by_killed != "")] | length' "$r") of $n kills left something to undo"
+	jq -r 'select(.type == "kill" and .ok != true) | "round \(.round) at \(.killed_after_ms) ms: after the next run [\(.left_after_next)], status \(.next_status)"' \
+		"$r" | sed "s/^/check: FAIL $name: /" >&2
+	[ "$(jq -s '[.[] | select(.type == "kill" and .ok and .left_after_next == "" and .next_status == 2)] | length' "$r")" = "$n" ] ||
+		bad "$name: not $n clean rounds (see $r)"
+}
+for k in debian-6.12 debian-7.2 debian-6.1; do lab_job kill_random "$k"; done
+
+lab_wait || fail=1
 if [ $fail -eq 0 ]; then note PASS; else note "FAIL (outputs in $out)"; fi
 exit $fail

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Lab test of fgraphtop itself against the lab's oracle (issue 3's "Done when"),
-# one guest boot per line of the matrix below; every check is in
+# Lab test of fgraphtop itself against the lab's oracle, one guest boot per
+# line of the matrix below, two at a time (tests/lab/lib.sh: lab_job); every
+# check is in
 # tests/lab/tool_check.py, and every fgraphtop record is checked against
 # docs/json.md by tests/json_schema.py.
 #
 #   tests/lab/tool.sh [-o OUTDIR] [-k KERNEL]...    (default: the whole matrix)
 #
-# Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache):
-#   act on all seven kernels, U = 1,000 and 10,000 (tracefs, one traced function:
+# Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache, for
+# the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add about 4):
+#   act on all eleven kernels, U = 1,000 and 10,000 (tracefs, one traced function:
 #     the walk is the same, the minutes of call-site patching are not); on the
 #     traceable kernels direct and attributed forced side by side on the same
 #     activation and checked against the oracle's BPF counter; on the 7.2 kernels
-#     also trace-cmd and kretprobe.multi, for the trigger's name;
-#   failslab on lab-fixed: K = 5, 32, 33, 100 non-blocking failures;
-#   fork on lab-traceable-fixed (both paths) and lab-stock with F = 7 injected
-#     failures, and on debian-6.1 (kmalloc shadow stacks) without.
+#     also trace-cmd and kretprobe.multi, for the trigger's name; on the 6.1 and
+#     6.12 lab kernels (the stable backports, lab/patches/fix-6.*) also an odd U,
+#     not a multiple of 32, and the allocation events: the sweep's allocator and
+#     gfp, against the calls the build found in its machine code (info.json);
+#   failslab on lab-fixed, lab-6.1-fixed and lab-6.12-fixed: K = 5, 32, 33, 100
+#     non-blocking failures (6.1/6.12: failslab's stack filter over the function
+#     holding the sweep, the stacks' kmalloc cache tracked with slub_debug=U);
+#   fork on lab-traceable-fixed (both paths), lab-stock and the four 6.1/6.12 lab
+#     kernels with F = 7 injected failures, and on debian-6.1 (kmalloc shadow
+#     stacks) without.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
 # lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
@@ -22,11 +30,13 @@
 # ftrace) can leave the other vCPU on a stale int3 and crash the guest with
 # "Oops: int3"; seen on Debian 6.12 and 7.2 and lab-stock without fgraphtop
 # involved, never with one vCPU or with tcg,thread=single (lab/scenarios/tool-int3.sh).
-# Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TOOL_U overrides "1000 10000".
+# Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TOOL_U overrides "1000 10000",
+# FGT_LAB_TOOL_ODD_U the 6.1/6.12 kernels' odd U (3333 parked threads),
+# FGT_LAB_JOBS the guests side by side (default 2).
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
+# shellcheck source=tests/lab/lib.sh
+. "$(dirname "$0")/lib.sh"
 out='' only=()
 while getopts "o:k:" opt; do
 	case $opt in
@@ -37,6 +47,7 @@ while getopts "o:k:" opt; do
 done
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-tool.XXXXXX")}
 mkdir -p "$out"
+rm -f "$out/.failed"
 us=${FGT_LAB_TOOL_U:-1000 10000}
 nus=$(wc -w <<<"$us")	# rounds per kernel
 fail=0
@@ -49,11 +60,11 @@ want() {	# KERNEL: in the -k list (or no list)
 	return 1
 }
 
-run() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
-	local name=$1 k=$2 check=$3 copts=$4
+# One boot and its checks; a failure is said, and left for lab_wait to count.
+# shellcheck disable=SC2317 # called through lab_job
+run_one() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
+	local name=$1 k=$2 check=$3 copts=$4 fail=0
 	shift 4
-	want "$k" || return 0
-	"$KSH" path "$k" > /dev/null 2>&1 || { note "FAIL $name: no kernel $k"; fail=1; return; }
 	local t0=$SECONDS rc=0
 	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -o "$out/$name" -t 900 "$@" \
 		> /dev/null 2> "$out/$name.log" || rc=$?
@@ -69,6 +80,13 @@ run() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
 	[ "$check" = int3 ] ||	# no fgraphtop records of its own
 	python3 "$ROOT/tests/json_schema.py" "$out/$name/results.jsonl" 2>> "$out/$name.check" ||
 		{ note "FAIL $name: JSON schema"; tail -5 "$out/$name.check" >&2; fail=1; }
+	[ "$fail" = 0 ] || lab_failed
+}
+
+run() {	# as run_one, side by side with the others
+	want "$2" || return 0
+	"$KSH" path "$2" > /dev/null 2>&1 || { note "FAIL $1: no kernel $2"; lab_failed; return; }
+	lab_job run_one "$@"
 }
 
 rounds() {	# TRIGGERS...: "U:tracefs" for each U, then "100:T" for each extra trigger
@@ -76,6 +94,25 @@ rounds() {	# TRIGGERS...: "U:tracefs" for each U, then "100:T" for each extra tr
 	for u in $us; do r="$r $u:tracefs"; done
 	for t in "$@"; do r="$r 100:$t"; done
 	echo "$r"
+}
+
+info_of() {	# KERNEL: its info.json
+	echo "$("$KSH" path "$1" 2>/dev/null)/info.json"
+}
+
+# The kmalloc cache a kernel's shadow stacks come from: the size of its
+# sweep's reserve allocation (info.json, from the machine code: the largest
+# call; the other is the 256-byte ret_stack_list), rounded up to a power of
+# two and named as mm/slab_common.c does from 1024 up (1600 -> kmalloc-2k).
+# The shadow stacks are never small enough for kmalloc-96 or kmalloc-192.
+kmalloc_cache() {	# KERNEL
+	local s sz=0 c=8
+	for s in $(jq -r '.sweep_allocs[].size' "$(info_of "$1")" 2>/dev/null); do
+		[[ $s == 0x* ]] && [ $((s)) -gt "$sz" ] && sz=$((s))
+	done
+	[ "$sz" -gt 0 ] || { echo "kmalloc-unknown"; return; }
+	while [ $c -lt "$sz" ]; do c=$((c * 2)); done
+	if [ $c -ge 1024 ]; then echo "kmalloc-$((c / 1024))k"; else echo "kmalloc-$c"; fi
 }
 
 for k in lab-traceable-stock lab-traceable-fixed; do
@@ -90,15 +127,31 @@ for k in debian-6.1 debian-6.12 lab-fixed; do
 	run "act-$k" "$k" act "rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
+lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
+odd=${FGT_LAB_TOOL_ODD_U:-3333}
+# partial=N: round N, the odd U (the last), must end on a partial batch
+for k in "${lts[@]}"; do
+	run "act-$k" "$k" act "rounds=$((nus + 1)) partial=$((nus + 1)) info=$(info_of "$k")" -s tool-act -- \
+		"ROUNDS=$(us="$us $odd" rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1 EVENTS=1
+done
 run failslab-lab-fixed lab-fixed failslab "ks=5:32:33:100" -s tool-failslab -a slab_nomerge -- \
 	"KS=5 32 33 100" U=300
+for k in lab-6.1-fixed lab-6.12-fixed; do
+	c=$(kmalloc_cache "$k")
+	run "failslab-$k" "$k" failslab "ks=5:32:33:100" -s tool-failslab -a "slub_debug=U,$c" -- \
+		"KS=5 32 33 100" U=300 INJECT=stack CACHE="$c"
+done
 run fork-lab-traceable-fixed lab-traceable-fixed fork "m=200 f=7 paths=direct:attributed" \
 	-s tool-fork -a slab_nomerge -- M=200 F=7 "PATHS=direct attributed"
 run fork-lab-stock lab-stock fork "m=200 f=7" -s tool-fork -a slab_nomerge -- M=200 F=7
+for k in "${lts[@]}"; do
+	run "fork-$k" "$k" fork "m=200 f=7" -s tool-fork -- M=200 F=7 INJECT=stack
+done
 run fork-debian-6.1 debian-6.1 fork "m=200 f=0" -s tool-fork -- M=200 F=0
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
 
+lab_wait || fail=1
 note "runs in $out"
 if [ $fail = 0 ]; then note "all passed"; else note "FAILED"; fi
 exit $fail

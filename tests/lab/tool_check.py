@@ -11,11 +11,25 @@ act:      every supported round: each fgraphtop saw exactly one complete
           count; all paths of a round agree on sweeps, served, verdict and per-sweep
           served; the path each ran on is the one forced (auto: attributed, unless
           paths_auto=direct); the trigger is named: comm and kernel stack.
-failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), served = U
+          With info=INFO.json (lab kernels whose build recorded the sweep's
+          allocator calls from the machine code: the 6.1 and 6.12 ones) and the
+          rounds' alloc_classes (tool-act EVENTS=1): the plan says the shadow
+          stacks come from kmalloc and names the same sweep holder; the
+          allocator of those calls attached as one of fgraphtop's probes; every
+          sweep-path allocation fgraphtop saw has the gfp and size of one of
+          those calls, of the class the verdict names (fixed: non-blocking
+          inline ones plus the blocking reserve; unfixed: blocking only), as
+          many as the activation record counts.
+failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), the reserve as
+          the fix's commit message says (32 GFP_KERNEL stacks per call, K - (sweeps - 1)
+          of them handed out, the rest freed), served = U
           (within the threads the oracle saw created or exiting),
           allocated - freed = served (no stack leaked by the activation), the
-          fgraph_stack slab grew by the stacks handed out (within the tasks the
-          oracle saw come and go), failslab used up its K, verdict fixed.
+          kernel's count of live stacks grew by the stacks handed out (within
+          the tasks the oracle saw come and go), failslab used up its K,
+          verdict fixed. Live stacks: inject=cache, the fgraph_stack slab's
+          objects (sweep and fork stacks alike); inject=stack, the kmalloc
+          cache's objects allocated from the sweep holder (its alloc_traces).
 int3:     the repeated code-patching sequence of tool-int3 ran to the end.
 fork:     tasks created by the spawner = 2M, tasks left without a stack =
           allocation failures = F (summary and events alike), tasks_new = the
@@ -69,9 +83,59 @@ TRIGGERS = {	# trigger -> (comm, via, frames that must all appear in the stack)
 }
 
 
+def load_info(opt):
+    if "info" not in opt:
+        return None
+    with open(opt["info"]) as f:
+        return json.load(f)
+
+
+def check_plan_allocator(kernel, plan, info):
+    """The plan against the machine code's allocator calls (info.json)."""
+    k = plan.get("kernel", {})
+    ok(k.get("shadow_stack") == "kmalloc" and k.get("sweep_holder") == info["sweep_holder"],
+       f"{kernel}: plan: shadow stacks from {k.get('shadow_stack')}, sweep in {k.get('sweep_holder')}; "
+       f"machine code: kmalloc calls in {info['sweep_holder']}")
+    allocators = sorted({c["allocator"] for c in info["sweep_allocs"]})
+    attached = {p["target"] for p in plan["probes"] if p.get("ok")}
+    ok(all(a in attached for a in allocators),
+       f"{kernel}: the sweep's allocator {'/'.join(allocators)} (machine code: " +
+       ", ".join(f"{c['allocator']} gfp {c['gfp']} size {c['size']}" for c in info["sweep_allocs"]) +
+       f") is among fgraphtop's attached probes")
+
+
+def check_alloc_classes(t, a, classes, info, fixed):
+    """fgraphtop's sweep-path allocation events against the machine code."""
+    calls = {(int(c["gfp"], 16), int(c["size"], 16)) for c in info["sweep_allocs"]
+             if c["gfp"] != "?" and c["size"] != "?"}
+    sweep = [c for c in classes if c["site"] == "sweep"]
+    seen = {}
+    for c in sweep:
+        seen.setdefault((c["gfp_class"], c["gfp"], c["size"]), 0)
+        seen[(c["gfp_class"], c["gfp"], c["size"])] += c["n"]
+    names = "; ".join(f"{n} {cl} gfp {g:#x} size {sz}" for (cl, g, sz), n in sorted(seen.items()))
+    ok(sweep and all((g, sz) in calls for (_, g, sz) in seen),
+       f"{t}: sweep allocations {names}: each a call of the machine code")
+    nb = sum(n for (cl, _, _), n in seen.items() if cl == "nonblocking")
+    bl = sum(n for (cl, _, _), n in seen.items() if cl == "blocking")
+    ok(all((cl == "nonblocking") == (not g & 0x400) for (cl, g, _) in seen),
+       f"{t}: gfp class = no __GFP_DIRECT_RECLAIM (0x400) in the gfp")
+    if fixed:
+        ok(nb > 0 and bl > 0, f"{t}: fixed: non-blocking inline ({nb}) and blocking reserve ({bl}) allocations")
+    else:
+        ok(nb == 0 and bl > 0, f"{t}: unfixed: blocking allocations only ({bl}, non-blocking {nb})")
+    if a.get("lost") == 0:
+        al = a["allocations"]
+        ok(nb == al["nonblocking"] + al["failed_nonblocking"] and
+           bl == al["blocking"] + al["failed_blocking"],
+           f"{t}: events {bl} blocking, {nb} non-blocking = the activation record's")
+
+
 def check_act(kernel, recs, opt):
     fixed = "fixed" in kernel
     paths = opt.get("paths", "auto").split()
+    info = load_info(opt)
+    classes = {r["name"]: r["classes"] for r in recs if r.get("type") == "alloc_classes"}
     plan = [r["rec"] for r in recs if r.get("type") == "fgt" and r.get("name") == "explain"]
     ok(len(plan) == 1 and plan[0]["type"] == "plan", f"{kernel}: --explain -j gave a plan")
     if plan and plan[0]["type"] == "plan":
@@ -85,6 +149,8 @@ def check_act(kernel, recs, opt):
         want = "direct" if direct else "attributed"
         ok(len(fig) == 1 and fig[0]["path"] == want,
            f"{kernel}: explain: sweeps served by {[f['path'] for f in fig]}, want {want}")
+        if info:
+            check_plan_allocator(kernel, plan[0], info)
     rounds = [r for r in recs if r.get("type") == "activation" and "round" in r]
     ok(len(rounds) >= int(opt.get("rounds", 1)), f"{kernel}: {len(rounds)} rounds reported")
     for o in rounds:
@@ -94,6 +160,9 @@ def check_act(kernel, recs, opt):
             continue
         ok(o["ok"], f"{tag}: trigger on/off worked")
         u, cr, ex = o["u"], o["created"] or 0, o["exited"] or 0
+        if str(o["round"]) in opt.get("partial", "").split():
+            # the round meant to end on a partial batch of the unfixed walk
+            ok(u % 32 != 0, f"{tag}: U {u} is not a multiple of 32 ({u} = 32 x {u // 32} + {u % 32})")
         ora = o["oracle"]
         got = {}
         for p in paths:
@@ -122,11 +191,17 @@ def check_act(kernel, recs, opt):
             alloc = a["allocations"]["blocking"] + a["allocations"]["nonblocking"]
             ok(alloc - a["allocations"]["freed"] == sv,
                f"{t}: allocated {alloc} - freed {a['allocations']['freed']} = served {sv}")
+            per = [x["served"] for x in a["per_sweep"]]
             if fixed:
                 ok(sw == 1 and v == "fixed", f"{t}: fixed kernel: sweeps {sw}, verdict {v}")
+                ok(per == [sv], f"{t}: fixed: the one sweep served all {sv}")
             else:
                 ok(sw == max(1, math.ceil(sv / 32)) and v == "not_fixed",
                    f"{t}: unfixed: sweeps {sw} = max(1, ceil({sv}/32)), verdict {v}")
+                # every sweep but the last hands out its whole batch
+                want_per = [32] * (sw - 1) + [sv - 32 * (sw - 1)]
+                ok(per == want_per, f"{t}: unfixed: served per sweep 32 x{sw - 1}, "
+                   f"{sv - 32 * (sw - 1)} (got {per[-1] if per else None} last)")
                 if cr == 0 and ex == 0:
                     ok(sw == o["expected_sweeps"], f"{t}: sweeps {sw} = expected {o['expected_sweeps']}")
             if ora.get("attachable"):
@@ -135,6 +210,13 @@ def check_act(kernel, recs, opt):
                    f"{t}: sweeps {sw}, -EAGAIN {eagain} = oracle calls {ora['calls']}, -EAGAIN {ora['eagain']}")
                 if a["src"] == "direct":
                     ok(all(s["ret_known"] for s in a["per_sweep"]), f"{t}: direct: every sweep's ret known")
+            ev = a["verdict"]["evidence"]
+            ok(("non-blocking" if fixed else "GFP_KERNEL") in ev, f"{t}: evidence: {ev}")
+            if info:
+                name = f"{p}-{o['round']}"
+                ok(name in classes, f"{t}: allocation events summarised")
+                if name in classes:
+                    check_alloc_classes(t, a, classes[name], info, fixed)
             comm, via, frames = TRIGGERS[o["trigger"]]
             tr = a["trigger"]
             syms = [f.split("+")[0] for f in tr["stack"]]
@@ -172,6 +254,16 @@ def check_failslab(kernel, recs, opt):
         ok(al["failed_nonblocking"] == k and al["failed_blocking"] == 0,
            f"{t}: failed non-blocking {al['failed_nonblocking']} = K, blocking {al['failed_blocking']} = 0")
         ok(a["sweeps"] == 1 + k // 33, f"{t}: sweeps {a['sweeps']} = 1 + floor(K/33) = {1 + k // 33}")
+        # The fix's commit message, to the stack: each call takes a GFP_KERNEL
+        # reserve of 32, hands a reserve stack to each thread whose GFP_NOWAIT
+        # allocation failed except the failure that ends an -EAGAIN call, and
+        # frees the rest of the reserve.
+        sw = a["sweeps"]
+        used = k - (sw - 1)
+        ok(al["blocking"] == 32 * sw and al["freed"] == 32 * sw - used and
+           al["nonblocking"] == a["served"] - used,
+           f"{t}: reserve {al['blocking']} = 32 x {sw}, {used} of it handed out "
+           f"(K - {sw - 1} -EAGAIN), {al['freed']} freed, {al['nonblocking']} served inline")
         # U is counted just before the trigger; a thread that exits (or is
         # created) between the count and the walk moves it, as in check_activation.
         u, cr, ex = r["u"], r["created"], r["exited"]
@@ -182,10 +274,18 @@ def check_failslab(kernel, recs, opt):
         ok(a["verdict"]["verdict"] == "fixed", f"{t}: verdict {a['verdict']['verdict']}")
         fk = by["summary"][0]["fork"]
         grew = r["objects_after"] - r["objects_before"]
-        lo = a["served"] + fk["allocs"] - fk["failed"] - fk["idle_allocs"] - r["exited"]
-        hi = a["served"] + fk["allocs"] - fk["failed"]
-        ok(lo <= grew <= hi, f"{t}: slab grew {grew}, stacks handed out {a['served']} + fork "
-           f"{fk['allocs'] - fk['failed']} (exited {r['exited']}), in [{lo}, {hi}]")
+        if r.get("inject", "cache") == "cache":
+            lo = a["served"] + fk["allocs"] - fk["failed"] - fk["idle_allocs"] - r["exited"]
+            hi = a["served"] + fk["allocs"] - fk["failed"]
+            ok(lo <= grew <= hi, f"{t}: slab grew {grew}, stacks handed out {a['served']} + fork "
+               f"{fk['allocs'] - fk['failed']} (exited {r['exited']}), in [{lo}, {hi}]")
+        else:
+            # Only the sweep's own allocations are counted: the stacks it handed
+            # out stay, one per served thread, unless that thread exited.
+            lo, hi = a["served"] - r["exited"], a["served"]
+            ok(lo <= grew <= hi, f"{t}: live {r['holder']} stacks grew {grew} "
+               f"({r['objects_before']} -> {r['objects_after']}), served {a['served']} "
+               f"(exited {r['exited']}), in [{lo}, {hi}]")
 
 
 def check_fork(kernel, recs, opt):

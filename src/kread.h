@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel text and symbols for the static verdict (src/static_kernel.c), from:
+ *  - the running kernel: /proc/kcore (an ELF core file whose PT_LOAD segments
+ *    are kernel virtual addresses, KASLR included) and /proc/kallsyms;
+ *  - a kernel file: an x86-64 vmlinux (ELF), or a bzImage, whose payload is
+ *    that ELF compressed (gzip, xz, lzma, zstd: Debian's are xz up to 6.1,
+ *    zstd since; the lab's gzip). Its symbols come from, in this order: a
+ *    System.map given with it, the ELF's .symtab, or the kallsyms tables the
+ *    kernel carries in its .rodata (CONFIG_KALLSYMS: every distribution
+ *    kernel), which is what makes a distribution's vmlinuz usable alone
+ *    where its System.map is a placeholder (Debian's says "The real
+ *    System.map is in the linux-image-<version>-dbg package").
+ *
+ * Every bad input is one line in msg and an enum fgt_static_why.
+ */
+#ifndef FGT_KREAD_H
+#define FGT_KREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ksyms.h"
+#include "static_check.h"
+
+#define FGT_KIMAGE_MAX_SEGS	64
+
+struct fgt_kseg {
+	uint64_t vaddr, off, filesz;
+};
+
+struct fgt_kimage {
+	char desc[200];			/* "/proc/kcore", "vmlinux FILE", "bzImage FILE (zstd)" */
+	int fd;				/* /proc/kcore: read on demand; -1 otherwise */
+	/* a file: the ELF in memory (mapped, or decompressed from a bzImage) */
+	const uint8_t *data;
+	size_t size;
+	void *map;			/* munmap(map, size) */
+	void *heap;			/* free(heap) */
+	struct fgt_kseg seg[FGT_KIMAGE_MAX_SEGS];
+	unsigned int nr_segs;
+	uint64_t text_addr;		/* the .text section's address (files), 0 if unknown */
+	uint64_t note_off, note_len;	/* /proc/kcore: its PT_NOTE (VMCOREINFO is there) */
+};
+
+/*
+ * What /proc/kcore's VMCOREINFO note says (kernel/vmcore_info.c; the
+ * kallsyms tables' addresses are there from 6.0: "vmcoreinfo: include
+ * kallsyms symbols"): the running kernel's symbols without reading
+ * /proc/kallsyms, which under qemu TCG takes 0.3 s for Debian 7.2's 199k
+ * lines, three times the whole answer's budget.
+ */
+struct fgt_vmcoreinfo {
+	uint64_t names, num_syms, token_table, token_index, offsets, relative_base, stext;
+	char osrelease[65];
+	char build_id[41];
+};
+
+/* Where a file image's kallsyms tables are, as VMCOREINFO would say (tests
+ * make a fake /proc/kcore of a vmlinux with it). 0, or -1 with msg. */
+int fgt_kallsyms_locate(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi, char *msg,
+			size_t len);
+/* Write a file image as /proc/kcore would show it (ELF core: VMCOREINFO note,
+ * one PT_LOAD per segment). 0 or -errno. */
+int fgt_kimage_write_core(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi, FILE *f);
+
+/* Parse it; 0, or -1 when there is none or it has no kallsyms tables. */
+int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi);
+
+/* The kernel's own kallsyms tables, read from its memory (kcore). */
+struct fgt_kmem;
+
+struct fgt_kmem *fgt_kmem_open(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
+			       char *msg, size_t len);
+void fgt_kmem_free(struct fgt_kmem *km);
+uint32_t fgt_kmem_count(const struct fgt_kmem *km);
+/* idx[i]: the symbol named names[i] (a text one if several), -1 if none: one
+ * pass over the names. 0, or -1 if the names do not parse. */
+int fgt_kmem_find(struct fgt_kmem *km, const char *const *names, size_t n, long *idx);
+/* The symbol whose range holds addr (a text one among aliases), -1 if none. */
+long fgt_kmem_at(struct fgt_kmem *km, uint64_t addr);
+/* Symbol i, and the next symbol at a higher address (its end), as kallsyms lines. */
+void fgt_kmem_emit(struct fgt_kmem *km, long i, FILE *f);
+
+/* Open /proc/kcore (path NULL) or a fake for tests. 0, or an FGT_SW_* with msg. */
+int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, size_t len);
+/* Open a vmlinux or bzImage. 0, or an FGT_SW_* with msg. */
+int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, char *msg, size_t len);
+/* An ELF image already in memory (tests, and the bzImage path); name for msgs. */
+int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
+			const char *name, char *msg, size_t len);
+void fgt_kimage_close(struct fgt_kimage *im);
+
+/* Read len bytes at a kernel virtual address: 0 or -errno (-EFAULT: not mapped). */
+int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_t len);
+
+/* A file image's symbols: .symtab, else the embedded kallsyms tables. NULL and
+ * an FGT_SW_* in *why with msg when it has neither; what was used in desc. */
+struct fgt_ksyms *fgt_kimage_symbols(const struct fgt_kimage *im, char *desc, size_t dlen,
+				     int *why, char *msg, size_t len);
+/* A System.map for a file image: checked to be a real one (not Debian's
+ * placeholder) and this image's (linux_banner reads "Linux version" there). */
+struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char *path,
+					int *why, char *msg, size_t len);
+/*
+ * task_struct::ret_stack from raw BTF (a .BTF section, /sys/kernel/btf/vmlinux):
+ * a pointer to a struct (the old frame array, up to 6.10: *bytes is
+ * FGT_RETFUNC_DEPTH times that struct's size) or to unsigned long (4096-byte
+ * stacks). One pass over the types, no libbpf: parsing all of Debian 6.12's
+ * BTF with libbpf took 0.1 s of the answer's 0.13 s under qemu TCG.
+ * 0, or -1 when the BTF is broken or has no such member.
+ */
+int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes);
+
+/* A file image's GNU build ID (hex, from its notes) and release (from
+ * linux_banner, "Linux version R ..."), "" where absent. */
+void fgt_kimage_ident(const struct fgt_kimage *im, const struct fgt_ksyms *ks,
+		      char *release, size_t rlen, char *build_id, size_t blen);
+
+/* A section's bytes by name (".BTF"), NULL if absent. */
+const void *fgt_kimage_section(const struct fgt_kimage *im, const char *name, size_t *len);
+
+/*
+ * The kallsyms tables embedded in a kernel image (scripts/kallsyms.c's
+ * output), decoded into kallsyms-format text ("addr type name\n" lines),
+ * malloc()ed into *text. Exposed for tests. 0, or -1 with msg.
+ */
+int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_len,
+			 size_t *nr_syms, char *msg, size_t len);
+
+#endif

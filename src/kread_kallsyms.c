@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kallsyms tables a kernel image carries (CONFIG_KALLSYMS), read without
+ * the kernel's help: what makes a distribution's vmlinuz enough, where its
+ * System.map is a placeholder and its vmlinux (extracted from the bzImage)
+ * has no .symtab.
+ *
+ * scripts/kallsyms.c writes, into .rodata, in an order that changed:
+ *   6.1 (Debian's 6.1 has kallsyms_seqs_of_names, upstream's from 6.2):
+ *     offsets[N], relative_base, num_syms, names, markers, seqs_of_names[3N],
+ *     token_table, token_index
+ *   6.12: num_syms, names, markers, token_table, token_index, offsets[N],
+ *     relative_base, seqs_of_names
+ *   7.x: the same without relative_base: offsets are PC-relative (the entry's
+ *     address + its value)
+ * with offsets read as (x86-64, CONFIG_KALLSYMS_ABSOLUTE_PERCPU up to 6.14)
+ * "v >= 0 ? v : relative_base - 1 - v", or relative_base + (u32)v, or
+ * PC-relative. names: per symbol a length (ULEB128, two bytes for "big"
+ * symbols since 6.1) then that many token indexes; token_table: 256
+ * NUL-terminated strings, token_index their offsets; markers: the offset in
+ * names of every 256th symbol. The first character of a name is its type.
+ *
+ * So, independently of the order:
+ *  1. the token table: the single-character tokens "0".."9" sit at indexes
+ *     0x30..0x39 (every digit occurs in some name, so each is its own token),
+ *     which places the table; token_index must follow it and match;
+ *  2. markers: an increasing array of u32 from 0, ending right before the
+ *     token table or before seqs_of_names (3N bytes);
+ *  3. names and num_syms: the N whose names, parsed from just after it, hit
+ *     every marker and end at the markers;
+ *  4. offsets: each candidate place and reading, kept if _text comes out at
+ *     the image's .text address and the addresses come out sorted (the
+ *     tables are in address order).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* memmem */
+#endif
+#include <errno.h>
+#include <stdint.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kread.h"
+
+#define NTOK		256
+#define TOK_MAX		64		/* longer tokens are not the kernel's */
+#define NAME_MAX_LEN	512		/* KSYM_NAME_LEN */
+#define BLOCK_MAX	(256u * 256u)	/* bytes per 256 names, at most, in practice */
+
+struct kas {
+	const uint8_t *d;		/* the image */
+	size_t lo, hi;			/* where to look (.rodata, or all of it) */
+	size_t tt, ti;			/* token table, token index */
+	uint16_t tok_off[NTOK];
+	uint8_t tok_len[NTOK];
+	size_t markers;			/* offset of markers[0] */
+	uint32_t nr_markers;
+	size_t names, num_pos;		/* names, num_syms */
+	uint32_t n;
+};
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static bool printable(uint8_t c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
+/* The table starting at p: 256 non-empty printable strings; index right after. */
+static bool token_table_at(struct kas *k, size_t p)
+{
+	size_t q = p, end;
+	uint16_t off = 0;
+
+	for (int i = 0; i < NTOK; i++) {
+		size_t s = q;
+
+		while (q < k->hi && k->d[q] && printable(k->d[q]) && q - s < TOK_MAX)
+			q++;
+		if (q >= k->hi || k->d[q] || q == s)
+			return false;
+		k->tok_off[i] = off;
+		k->tok_len[i] = (uint8_t)(q - s);
+		off = (uint16_t)(off + (q - s) + 1);
+		q++;
+	}
+	end = q;
+	/* token_index: 256 u16, at the next 2-, 4- or 8-byte boundary */
+	for (size_t ti = (end + 1) & ~(size_t)1; ti <= end + 8 && ti + 2 * NTOK <= k->hi; ti += 2) {
+		bool ok = true;
+
+		for (int i = 0; i < NTOK && ok; i++)
+			ok = (uint16_t)(k->d[ti + 2 * i] | k->d[ti + 2 * i + 1] << 8) == k->tok_off[i];
+		if (ok) {
+			k->tt = p;
+			k->ti = ti;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int find_tokens(struct kas *k)
+{
+	static const char digits[] = "0\0001\0002\0003\0004\0005\0006\0007\0008\0009";
+	const size_t dl = sizeof(digits);	/* with the last NUL */
+	const uint8_t *at = k->d + k->lo;
+
+	while ((at = memmem(at, (size_t)(k->d + k->hi - at), digits, dl))) {
+		size_t p = (size_t)(at - k->d);
+		bool ok = true;
+
+		/* back over the 0x30 tokens before "0" */
+		for (int i = 0; i < 0x30 && ok; i++) {
+			size_t q;
+
+			if (p < k->lo + 2 || k->d[p - 1] || !k->d[p - 2]) {
+				ok = false;
+				break;
+			}
+			q = p - 2;
+			/*
+			 * Token 0, the table's first: nothing need end before it.
+			 * On 6.1 kallsyms_seqs_of_names sits right in front with
+			 * no NUL between (the lab's 6.1 ends it with a printable
+			 * ')'): try each start of the printable run, and take the
+			 * one the token index confirms.
+			 */
+			if (i == 0x2f) {
+				for (;;) {
+					if (token_table_at(k, q))
+						return 0;
+					if (q == k->lo || !printable(k->d[q - 1]) || p - q >= TOK_MAX)
+						break;
+					q--;
+				}
+				ok = false;
+				break;
+			}
+			while (q > k->lo && k->d[q - 1] && printable(k->d[q]) && p - q < TOK_MAX)
+				q--;
+			ok = printable(k->d[q]);
+			p = q;
+		}
+		if (ok && token_table_at(k, p))
+			return 0;
+		at++;
+	}
+	return -1;
+}
+
+/* markers[] ending at e (exclusive): count, or 0 if none ends there. */
+static uint32_t markers_ending(const struct kas *k, size_t e, size_t *start)
+{
+	uint32_t count = 0, v;
+	size_t p = e;
+
+	if (e < k->lo + 8)
+		return 0;
+	v = rd32(k->d + e - 4);
+	if (!v)
+		return 0;
+	for (p = e - 4;; p -= 4) {
+		uint32_t cur = rd32(k->d + p), prev;
+
+		count++;
+		if (!cur)
+			break;
+		if (p < k->lo + 4)
+			return 0;
+		prev = rd32(k->d + p - 4);
+		if (prev >= cur || cur - prev < 512 || cur - prev > BLOCK_MAX)
+			return 0;
+	}
+	*start = p;
+	return count;
+}
+
+/* One name entry at p: its token count and where the next begins; false if bad. */
+static bool entry_at(const struct kas *k, size_t p, size_t *len, size_t *next)
+{
+	size_t l;
+
+	if (p >= k->hi)
+		return false;
+	l = k->d[p++];
+	if (l & 0x80) {
+		if (p >= k->hi)
+			return false;
+		l = (l & 0x7f) | (size_t)k->d[p++] << 7;
+	}
+	if (!l || p + l > k->hi)
+		return false;
+	*len = l;
+	*next = p + l;
+	return true;
+}
+
+/* Do N names from s hit every marker and end (padding aside) at the markers? */
+static bool names_fit(const struct kas *k, size_t s, uint32_t n)
+{
+	size_t p = s, len, next;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(i & 0xff) && rd32(k->d + k->markers + 4 * (i >> 8)) != p - s)
+			return false;
+		if (!entry_at(k, p, &len, &next))
+			return false;
+		p = next;
+	}
+	if (p > k->markers || k->markers - p > 7)
+		return false;
+	for (; p < k->markers; p++)
+		if (k->d[p])
+			return false;
+	return true;
+}
+
+/* names begin right after num_syms (4 bytes, 4- or 8-aligned before them). */
+static bool find_names(struct kas *k)
+{
+	uint32_t last = rd32(k->d + k->markers + 4 * (k->nr_markers - 1));
+	size_t top, bottom;
+
+	if (k->markers < k->lo + last + 8)
+		return false;
+	top = k->markers - last;
+	bottom = top > k->lo + BLOCK_MAX + 16 ? top - BLOCK_MAX - 16 : k->lo + 8;
+	for (size_t s = top - 1; s >= bottom; s--) {
+		for (size_t gap = 4; gap <= 8; gap += 4) {
+			size_t np = s - gap;
+			uint32_t n;
+
+			if (np % 4)
+				continue;
+			n = rd32(k->d + np);
+			if (!n || (n + 255) / 256 != k->nr_markers)
+				continue;
+			if (gap == 8 && rd32(k->d + np + 4))
+				continue;	/* the padding after an 8-aligned num_syms */
+			if (names_fit(k, s, n)) {
+				k->names = s;
+				k->num_pos = np;
+				k->n = n;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static int find_markers_and_names(struct kas *k)
+{
+	size_t floor = k->tt > k->lo + 3 * (1u << 24) ? k->tt - 3 * (1u << 24) : k->lo;
+
+	for (size_t e = k->tt & ~(size_t)3; e > floor + 8; e -= 4) {
+		size_t start;
+		uint32_t m = markers_ending(k, e, &start);
+		size_t gap = k->tt - e;
+
+		if (m < 4)
+			continue;
+		/* right before the table, or before seqs_of_names (3N bytes, padded) */
+		if (gap > 8 && (gap < 3u * 256 * (m - 1) || gap > 3u * 256 * m + 16))
+			continue;
+		k->markers = start;
+		k->nr_markers = m;
+		if (find_names(k))
+			return 0;
+	}
+	return -1;
+}
+
+/* A file offset of the image as a kernel address (PC-relative offsets). */
+static uint64_t vaddr_of(const struct fgt_kimage *im, size_t off)
+{
+	for (unsigned int i = 0; i < im->nr_segs; i++)
+		if (off >= im->seg[i].off && off - im->seg[i].off < im->seg[i].filesz)
+			return im->seg[i].vaddr + (off - im->seg[i].off);
+	return 0;
+}
+
+/* ---- the tables, wherever they were read from -------------------------------- */
+
+enum mode { M_ABS_PERCPU, M_REL, M_PCREL, M__NR };
+
+struct ktab {
+	uint32_t n;
+	const uint8_t *names;		/* the names stream */
+	size_t names_len;
+	const uint8_t *tok;		/* the token table */
+	uint16_t tok_off[NTOK];
+	uint8_t tok_len[NTOK];
+	const uint8_t *offsets;		/* offsets[n], little-endian 32-bit */
+	uint64_t offsets_va;		/* the kernel address of offsets[0] */
+	enum mode mode;
+	uint64_t base;			/* relative_base (not for M_PCREL) */
+};
+
+static uint64_t ktab_addr(const struct ktab *t, uint32_t i)
+{
+	int32_t v = (int32_t)rd32(t->offsets + 4 * (size_t)i);
+
+	switch (t->mode) {
+	case M_ABS_PERCPU:
+		return v >= 0 ? (uint64_t)v : t->base - 1 - (uint64_t)(int64_t)v;
+	case M_REL:
+		return t->base + (uint32_t)v;
+	default:
+		return t->offsets_va + 4 * (uint64_t)i + (uint64_t)(int64_t)v;
+	}
+}
+
+/* The entry at p of the names stream: its token count and the next entry. */
+static bool ktab_entry(const struct ktab *t, size_t p, size_t *len, size_t *next)
+{
+	size_t l;
+
+	if (p >= t->names_len)
+		return false;
+	l = t->names[p++];
+	if (l & 0x80) {
+		if (p >= t->names_len)
+			return false;
+		l = (l & 0x7f) | (size_t)t->names[p++] << 7;
+	}
+	if (!l || p + l > t->names_len)
+		return false;
+	*len = l;
+	*next = p + l;
+	return true;
+}
+
+/* The name of the entry at p (type letter first) into buf; the next entry. */
+static bool ktab_expand(const struct ktab *t, size_t p, char *buf, size_t *next)
+{
+	size_t len, o = 0, q;
+
+	if (!ktab_entry(t, p, &len, next))
+		return false;
+	q = *next - len;
+	for (size_t j = 0; j < len; j++) {
+		uint8_t c = t->names[q + j];
+
+		if (o + t->tok_len[c] >= NAME_MAX_LEN)
+			return false;
+		memcpy(buf + o, t->tok + t->tok_off[c], t->tok_len[c]);
+		o += t->tok_len[c];
+	}
+	buf[o] = '\0';
+	return o >= 2;
+}
+
+/* Does this reading put symbol idx at want, and the table in address order? */
+static bool ktab_reading_ok(const struct ktab *t, uint32_t idx, uint64_t want)
+{
+	uint64_t prev = 0;
+	uint32_t unsorted = 0;
+
+	if (ktab_addr(t, idx) != want)
+		return false;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint64_t a = ktab_addr(t, i);
+
+		unsorted += a < prev;
+		prev = a;
+	}
+	return unsorted <= t->n / 100;
+}
+
+/* The index of the first entry named name (without its type letter). */
+static long ktab_find(const struct ktab *t, const char *name)
+{
+	char buf[NAME_MAX_LEN];
+	size_t p = 0, next;
+
+	for (uint32_t i = 0; i < t->n; i++, p = next) {
+		if (!ktab_expand(t, p, buf, &next))
+			return -1;
+		if (!strcmp(buf + 1, name))
+			return i;
+	}
+	return -1;
+}
+
+/* Place the offsets and pick the reading, among the layouts of the file header comment. */
+static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct ktab *t,
+			size_t *off_pos, size_t *base_at)
+{
+	size_t after_index = k->ti + 2 * NTOK, cand[3];
+	uint64_t want = im->text_addr;
+	long idx = ktab_find(t, "_text");
+
+	if (idx < 0)
+		return -1;
+	if (!want)
+		for (unsigned int i = 0; i < im->nr_segs; i++)
+			if (im->seg[i].vaddr >= 0xffff800000000000ull) {
+				want = im->seg[i].vaddr;
+				break;
+			}
+	/* offsets before relative_base before num_syms (6.1), or after token_index */
+	cand[0] = k->num_pos >= 8 + 4 * (size_t)k->n ?
+		  ((k->num_pos - 8) - 4 * (size_t)k->n) & ~(size_t)7 : 0;
+	cand[1] = (after_index + 7) & ~(size_t)7;
+	cand[2] = (after_index + 3) & ~(size_t)3;
+	for (int c = 0; c < 3; c++) {
+		size_t base_pos = c == 0 ? k->num_pos - 8 :
+				  (cand[c] + 4 * (size_t)k->n + 7) & ~(size_t)7;
+
+		if (!cand[c] || cand[c] < k->lo || cand[c] + 4 * (size_t)k->n > k->hi)
+			continue;
+		t->offsets = k->d + cand[c];
+		t->offsets_va = vaddr_of(im, cand[c]);
+		for (int m = 0; m < M__NR; m++) {
+			t->mode = (enum mode)m;
+			t->base = 0;
+			if (m != M_PCREL) {
+				if (base_pos + 8 > k->hi)
+					continue;
+				t->base = rd64(k->d + base_pos);
+			}
+			if (ktab_reading_ok(t, (uint32_t)idx, want)) {
+				*off_pos = cand[c];
+				*base_at = m == M_PCREL ? 0 : base_pos;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+/* Find the tables in a file image and read them as the kernel does. */
+static int locate(const struct fgt_kimage *im, struct kas *k, struct ktab *t, size_t *off_pos,
+		  size_t *base_at, char *msg, size_t len)
+{
+	const void *ro;
+	size_t ro_len;
+
+	memset(k, 0, sizeof(*k));
+	memset(t, 0, sizeof(*t));
+	k->d = im->data;
+	k->hi = im->size;
+	if (!im->data) {
+		snprintf(msg, len, "no image in memory");
+		return -1;
+	}
+	ro = fgt_kimage_section(im, ".rodata", &ro_len);
+	if (ro) {
+		k->lo = (size_t)((const uint8_t *)ro - im->data);
+		k->hi = k->lo + ro_len;
+	}
+	if (find_tokens(k)) {
+		snprintf(msg, len, "no kallsyms token table in it (CONFIG_KALLSYMS off?)");
+		return -1;
+	}
+	if (find_markers_and_names(k)) {
+		snprintf(msg, len, "a kallsyms token table, but no names and markers matching it");
+		return -1;
+	}
+	t->n = k->n;
+	t->names = k->d + k->names;
+	t->names_len = k->markers - k->names;
+	t->tok = k->d + k->tt;
+	memcpy(t->tok_off, k->tok_off, sizeof(t->tok_off));
+	memcpy(t->tok_len, k->tok_len, sizeof(t->tok_len));
+	if (file_reading(im, k, t, off_pos, base_at)) {
+		snprintf(msg, len, "kallsyms names (%u), but no address table that puts _text at .text",
+			 k->n);
+		return -1;
+	}
+	return 0;
+}
+
+int fgt_kallsyms_locate(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi, char *msg,
+			size_t len)
+{
+	struct kas k;
+	struct ktab t;
+	size_t off_pos, base_at;
+	long stext;
+
+	memset(vi, 0, sizeof(*vi));
+	if (locate(im, &k, &t, &off_pos, &base_at, msg, len))
+		return -1;
+	stext = ktab_find(&t, "_stext");
+	if (stext < 0) {
+		snprintf(msg, len, "no _stext among the kallsyms names");
+		return -1;
+	}
+	vi->names = vaddr_of(im, k.names);
+	vi->num_syms = vaddr_of(im, k.num_pos);
+	vi->token_table = vaddr_of(im, k.tt);
+	vi->token_index = vaddr_of(im, k.ti);
+	vi->offsets = vaddr_of(im, off_pos);
+	vi->relative_base = base_at ? vaddr_of(im, base_at) : 0;
+	vi->stext = ktab_addr(&t, (uint32_t)stext);
+	return 0;
+}
+
+int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_len,
+			 size_t *nr_syms, char *msg, size_t len)
+{
+	struct kas k;
+	struct ktab t;
+	size_t p, next, off_pos, base_at;
+	char name[NAME_MAX_LEN];
+	FILE *f;
+
+	*text = NULL;
+	if (locate(im, &k, &t, &off_pos, &base_at, msg, len))
+		return -1;
+	f = open_memstream(text, text_len);
+	if (!f) {
+		snprintf(msg, len, "%s", strerror(errno));
+		return -1;
+	}
+	p = 0;
+	for (uint32_t i = 0; i < t.n; i++, p = next) {
+		if (!ktab_expand(&t, p, name, &next))
+			break;
+		fprintf(f, "%016" PRIx64 " %c %s\n", ktab_addr(&t, i), name[0], name + 1);
+	}
+	fclose(f);
+	*nr_syms = k.n;
+	return 0;
+}
+
+/* ---- the running kernel's tables, from its memory ------------------------------ */
+
+struct fgt_kmem {
+	struct ktab t;
+	uint8_t *names, *tok, *offsets;	/* the buffers read */
+	uint32_t *mark;			/* where every 256th entry starts in names */
+	bool have_marks;
+};
+
+void fgt_kmem_free(struct fgt_kmem *km)
+{
+	if (!km)
+		return;
+	free(km->names);
+	free(km->tok);
+	free(km->offsets);
+	free(km->mark);
+	free(km);
+}
+
+uint32_t fgt_kmem_count(const struct fgt_kmem *km)
+{
+	return km->t.n;
+}
+
+/* The 256 tokens from a buffer holding the table; its index must agree. */
+static bool parse_tokens(struct ktab *t, const uint8_t *b, size_t len, const uint8_t *index)
+{
+	size_t q = 0;
+	uint16_t off = 0;
+
+	for (int i = 0; i < NTOK; i++) {
+		size_t s = q;
+
+		while (q < len && b[q] && printable(b[q]) && q - s < TOK_MAX)
+			q++;
+		if (q >= len || b[q] || q == s)
+			return false;
+		t->tok_off[i] = off;
+		t->tok_len[i] = (uint8_t)(q - s);
+		if ((uint16_t)(index[2 * i] | index[2 * i + 1] << 8) != off)
+			return false;
+		off = (uint16_t)(off + (q - s) + 1);
+		q++;
+	}
+	t->tok = b;
+	return true;
+}
+
+static uint8_t *read_at(const struct fgt_kimage *im, uint64_t a, size_t len)
+{
+	uint8_t *b = malloc(len ? len : 1);
+
+	if (b && fgt_kimage_read(im, a, b, len)) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/*
+ * The names stream, in one read: it ends before the token table in every
+ * layout (markers, and in 6.1 seqs_of_names, come between). Where every 256th
+ * entry starts (kallsyms_markers, which VMCOREINFO lacks) is noted by the one
+ * pass over the entries, marks().
+ */
+static int read_names(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
+		      struct fgt_kmem *km)
+{
+	size_t span;
+
+	if (vi->token_table <= vi->names || vi->token_table - vi->names > (64u << 20))
+		return -1;
+	span = (size_t)(vi->token_table - vi->names);
+	km->names = read_at(im, vi->names, span);
+	km->mark = malloc(((km->t.n + 255) / 256) * sizeof(*km->mark));
+	if (!km->names || !km->mark)
+		return -1;
+	km->t.names = km->names;
+	km->t.names_len = span;
+	return 0;
+}
+
+/* The pass over the entries, when fgt_kmem_find() has not made it. */
+static int marks(struct fgt_kmem *km)
+{
+	size_t p = 0, len, next;
+
+	for (uint32_t i = 0; i < km->t.n; i++, p = next) {
+		if (!(i & 0xff))
+			km->mark[i >> 8] = (uint32_t)p;
+		if (!ktab_entry(&km->t, p, &len, &next))
+			return -1;
+	}
+	km->have_marks = true;
+	return 0;
+}
+
+/* Symbol i's entry: from the mark before it, hopping over at most 255. */
+static size_t entry_of(struct fgt_kmem *km, uint32_t i)
+{
+	if (!km->have_marks && marks(km))
+		return SIZE_MAX;
+	size_t p = km->mark[i >> 8], len, next;
+
+	for (uint32_t k = i & ~0xffu; k < i && ktab_entry(&km->t, p, &len, &next); k++)
+		p = next;
+	return p;
+}
+
+/* Is the address table in order? A sample is enough to reject a wrong reading. */
+static bool sampled_sorted(const struct ktab *t)
+{
+	uint32_t step = t->n / 512 ? t->n / 512 : 1;
+	uint64_t prev = 0;
+	uint32_t bad = 0;
+
+	for (uint32_t i = 0; i < t->n; i += step) {
+		uint64_t a = ktab_addr(t, i);
+
+		bad += a < prev;
+		prev = a;
+	}
+	return bad <= 2;
+}
+
+struct fgt_kmem *fgt_kmem_open(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
+			       char *msg, size_t len)
+{
+	struct fgt_kmem *km = calloc(1, sizeof(*km));
+	uint8_t num[4], index[2 * NTOK], base[8];
+	size_t toklen = NTOK * TOK_MAX;
+	long idx;
+	bool ok = false;
+
+	if (!km)
+		goto oom;
+	if (fgt_kimage_read(im, vi->num_syms, num, sizeof(num)) ||
+	    fgt_kimage_read(im, vi->token_index, index, sizeof(index))) {
+		snprintf(msg, len, "cannot read the kallsyms tables VMCOREINFO points at");
+		goto fail;
+	}
+	km->t.n = rd32(num);
+	if (km->t.n < 1000 || km->t.n > (1u << 24)) {
+		snprintf(msg, len, "kallsyms_num_syms reads %u: not a kernel's", km->t.n);
+		goto fail;
+	}
+	while (toklen >= 4096 && !(km->tok = read_at(im, vi->token_table, toklen)))
+		toklen /= 2;
+	if (!km->tok || !parse_tokens(&km->t, km->tok, toklen, index)) {
+		snprintf(msg, len, "the kallsyms token table is not one we know");
+		goto fail;
+	}
+	km->offsets = read_at(im, vi->offsets, 4 * (size_t)km->t.n);
+	if (!km->offsets || read_names(im, vi, km)) {
+		snprintf(msg, len, "cannot read the kallsyms names and offsets");
+		goto fail;
+	}
+	km->t.offsets = km->offsets;
+	km->t.offsets_va = vi->offsets;
+	idx = ktab_find(&km->t, "_stext");
+	if (idx < 0) {
+		snprintf(msg, len, "no _stext among the kallsyms names");
+		goto fail;
+	}
+	/* relative_base (up to 6.x; percpu-absolute or not) or PC-relative (7.x) */
+	if (vi->relative_base && !fgt_kimage_read(im, vi->relative_base, base, sizeof(base))) {
+		km->t.base = rd64(base);
+		for (int m = M_ABS_PERCPU; m <= M_REL && !ok; m++) {
+			km->t.mode = (enum mode)m;
+			ok = ktab_addr(&km->t, (uint32_t)idx) == vi->stext && sampled_sorted(&km->t);
+		}
+	} else {
+		km->t.mode = M_PCREL;
+		ok = ktab_addr(&km->t, (uint32_t)idx) == vi->stext && sampled_sorted(&km->t);
+	}
+	if (!ok) {
+		snprintf(msg, len, "no reading of kallsyms_offsets puts _stext where VMCOREINFO says");
+		goto fail;
+	}
+	return km;
+oom:
+	snprintf(msg, len, "out of memory");
+fail:
+	fgt_kmem_free(km);
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The wanted names (sorted) in [lo, hi) that go on with s at offset o: narrowed. */
+static void narrow(const char *const *sorted, const size_t *lens, uint16_t *lo, uint16_t *hi,
+		   size_t o, const char *s, size_t n)
+{
+	uint16_t a = *lo, b = *hi;
+
+	while (a < b && (lens[a] < o + n || memcmp(sorted[a] + o, s, n)))
+		a++;
+	while (b > a && (lens[b - 1] < o + n || memcmp(sorted[b - 1] + o, s, n)))
+		b--;
+	*lo = a;
+	*hi = b;
+}
+
+static bool is_text(char c)
+{
+	return c == 't' || c == 'T';
+}
+
+struct pair_range {
+	uint16_t lo, hi;	/* hi == 0xffff: not computed yet */
+};
+
+/*
+ * One pass over the names: each entry's first two tokens are looked up once
+ * per pair (most names end there), the few that may still be wanted are
+ * expanded while the wanted names sharing their prefix (a range of the
+ * sorted list) narrow down. The pass notes where every 256th entry starts.
+ */
+int fgt_kmem_find(struct fgt_kmem *km, const char *const *names, size_t n, long *idx)
+{
+	const struct ktab *t = &km->t;
+	const uint8_t *d = t->names;
+	const char **sorted = malloc(n * sizeof(*sorted));
+	size_t *lens = malloc(n * sizeof(*lens));
+	bool *text = calloc(n, sizeof(*text));
+	struct pair_range *pair = malloc(NTOK * NTOK * sizeof(*pair));
+	size_t p = 0, span = t->names_len;
+	int err = -1;
+
+	for (size_t i = 0; i < n; i++)
+		idx[i] = -1;
+	if (!sorted || !lens || !text || !pair || n >= 0xffff)
+		goto out;
+	memcpy(sorted, names, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		lens[i] = strlen(sorted[i]);
+	for (size_t i = 0; i < NTOK * NTOK; i++)
+		pair[i].hi = 0xffff;
+	for (uint32_t i = 0; i < t->n; i++) {
+		size_t l, q, o;
+		uint16_t lo, hi;
+
+		if (!(i & 0xff))
+			km->mark[i >> 8] = (uint32_t)p;
+		if (p >= span)
+			goto out;
+		l = d[p++];
+		if (l & 0x80) {
+			if (p >= span)
+				goto out;
+			l = (l & 0x7f) | (size_t)d[p++] << 7;
+		}
+		if (!l || p + l > span)
+			goto out;
+		q = p;
+		p += l;
+		/* the type letter starts the first token; names are matched after it */
+		if (l >= 2) {
+			struct pair_range *pr = &pair[d[q] << 8 | d[q + 1]];
+
+			if (pr->hi == 0xffff) {
+				const char *t0 = (const char *)t->tok + t->tok_off[d[q]];
+				const char *t1 = (const char *)t->tok + t->tok_off[d[q + 1]];
+
+				pr->lo = 0;
+				pr->hi = (uint16_t)n;
+				narrow(sorted, lens, &pr->lo, &pr->hi, 0, t0 + 1, t->tok_len[d[q]] - 1u);
+				narrow(sorted, lens, &pr->lo, &pr->hi, t->tok_len[d[q]] - 1u, t1,
+				       t->tok_len[d[q + 1]]);
+			}
+			if (pr->lo == pr->hi)
+				continue;
+			lo = pr->lo;
+			hi = pr->hi;
+			o = t->tok_len[d[q]] - 1u + t->tok_len[d[q + 1]];
+			for (size_t j = 2; j < l && lo < hi; j++) {
+				uint8_t c = d[q + j];
+
+				narrow(sorted, lens, &lo, &hi, o, (const char *)t->tok + t->tok_off[c],
+				       t->tok_len[c]);
+				o += t->tok_len[c];
+			}
+		} else {
+			lo = 0;
+			hi = (uint16_t)n;
+			narrow(sorted, lens, &lo, &hi, 0, (const char *)t->tok + t->tok_off[d[q]] + 1,
+			       t->tok_len[d[q]] - 1u);
+			o = t->tok_len[d[q]] - 1u;
+		}
+		/* a whole wanted name: the first of it, or the first text one */
+		for (; lo < hi; lo++) {
+			char type = t->tok[t->tok_off[d[q]]];
+
+			if (lens[lo] != o)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				if (names[k] == sorted[lo] || !strcmp(names[k], sorted[lo]))
+					if (idx[k] < 0 || (!text[k] && is_text(type))) {
+						idx[k] = i;
+						text[k] = is_text(type);
+					}
+		}
+	}
+	km->have_marks = true;
+	err = 0;
+out:
+	free(sorted);
+	free(lens);
+	free(text);
+	free(pair);
+	return err;
+}
+
+/* Symbol i's name (type letter first) into buf. */
+static bool kmem_name(struct fgt_kmem *km, long i, char *buf)
+{
+	size_t next, p = entry_of(km, (uint32_t)i);
+
+	return p != SIZE_MAX && ktab_expand(&km->t, p, buf, &next);
+}
+
+long fgt_kmem_at(struct fgt_kmem *km, uint64_t a)
+{
+	char buf[NAME_MAX_LEN];
+	size_t lo = 0, hi = km->t.n;
+	long best, first;
+
+	/* the table is in address order (checked when opened) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ktab_addr(&km->t, (uint32_t)mid) <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	best = (long)lo - 1;
+	if (best < 0)
+		return -1;
+	/* aliases: the first text symbol at that address */
+	first = best;
+	while (first > 0 && ktab_addr(&km->t, (uint32_t)first - 1) == ktab_addr(&km->t, (uint32_t)best))
+		first--;
+	for (long i = first; i <= best; i++)
+		if (kmem_name(km, i, buf) && is_text(buf[0]))
+			return i;
+	return first;
+}
+
+void fgt_kmem_emit(struct fgt_kmem *km, long i, FILE *f)
+{
+	char buf[NAME_MAX_LEN];
+	uint64_t a;
+	long j = i + 1;
+
+	if (i < 0 || (uint32_t)i >= km->t.n)
+		return;
+	a = ktab_addr(&km->t, (uint32_t)i);
+	if (kmem_name(km, i, buf))
+		fprintf(f, "%016" PRIx64 " %c %s\n", a, buf[0], buf + 1);
+	/* the next higher address bounds its size, as in /proc/kallsyms */
+	while ((uint32_t)j < km->t.n && ktab_addr(&km->t, (uint32_t)j) == a)
+		j++;
+	if ((uint32_t)j < km->t.n && kmem_name(km, j, buf))
+		fprintf(f, "%016" PRIx64 " %c %s\n", ktab_addr(&km->t, (uint32_t)j), buf[0], buf + 1);
+}

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The static verdict's glue (src/static_check.h, fgt_static_check): find the
+ * function holding the sweep, read its text, size the shadow stack, decode.
+ * Reads only: kallsyms, /proc/kcore (or one BPF_PROG_TEST_RUN of a program
+ * that is never attached, src/kread_bpf.c), BTF; or a kernel file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "kread.h"
+#include "static_check.h"
+
+/* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
+#define MAX_FUNC	(64u << 10)
+
+fgt_kmem_read_fn fgt_static_bpf_read;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	va_end(ap);
+	r->why = (enum fgt_static_why)why;
+	return r->verdict = FGT_SV_UNKNOWN;
+}
+
+struct ctx {
+	const struct fgt_static_opts *o;
+	struct fgt_static_result *r;
+	struct fgt_kimage im;
+	bool have_im;
+	struct fgt_ksyms *ks_owned;
+	const struct fgt_ksyms *ks;
+	uint8_t *text[FGT_STATIC_MAX_PARTS];
+	/* the running kernel's kallsyms from its memory, and the symbols taken */
+	struct fgt_kmem *km;
+	long *sel;
+	size_t nr_sel, cap_sel;
+	int kcore_why;			/* why kcore could not be opened, 0 if it was */
+	char kcore_msg[200];
+};
+
+/* ---- the running kernel's symbols from kcore (VMCOREINFO) ------------------- */
+
+static void select_sym(struct ctx *c, long i)
+{
+	long *p;
+
+	if (i < 0)
+		return;
+	for (size_t k = 0; k < c->nr_sel; k++)
+		if (c->sel[k] == i)
+			return;
+	if (c->nr_sel == c->cap_sel) {
+		p = realloc(c->sel, (c->cap_sel ? c->cap_sel * 2 : 64) * sizeof(*p));
+		if (!p)
+			return;
+		c->sel = p;
+		c->cap_sel = c->cap_sel ? c->cap_sel * 2 : 64;
+	}
+	c->sel[c->nr_sel++] = i;
+}
+
+/* The symbols taken so far as a table (each with the next one, for its size). */
+static int kmem_table(struct ctx *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -1;
+	for (size_t k = 0; k < c->nr_sel; k++)
+		fgt_kmem_emit(c->km, c->sel[k], f);
+	fclose(f);
+	fgt_ksyms_free(c->ks_owned);
+	f = fmemopen(text, len ? len : 1, "r");
+	c->ks_owned = f ? fgt_ksyms_load_file(f) : NULL;
+	if (f)
+		fclose(f);
+	free(text);
+	c->ks = c->ks_owned;
+	return c->ks ? 0 : -1;
+}
+
+/* Every name the decoder and the glue look up, by name. */
+static size_t wanted(const char **names, char (*buf)[96], size_t max)
+{
+	size_t n = 0, b = 0;
+
+#define WANT(s) do { if (n < max) names[n++] = (s); } while (0)
+	for (int i = 0; i < FGT_SYM__NR; i++)
+		WANT(fgt_sym_name(i));
+	for (size_t i = 0; i < fgt_nr_alloc_fns; i++)
+		WANT(fgt_alloc_fns[i].name);
+	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
+		WANT(fgt_walk_calls[i].name);
+	for (size_t i = 0; i < fgt_nr_text_facts; i++)
+		if (!fgt_text_facts[i].prefix)
+			WANT(fgt_text_facts[i].name);
+	snprintf(buf[b], sizeof(buf[b]), "%s.cold", fgt_sym_name(FGT_SYM_REGISTER));
+	WANT(buf[b++]);
+	snprintf(buf[b], sizeof(buf[b]), "%s.cold", fgt_sym_name(FGT_SYM_SWEEP));
+	WANT(buf[b++]);
+#undef WANT
+	return n;
+}
+
+/* 0: c->ks holds what was wanted; 1: not available here (the caller reads
+ * /proc/kallsyms); -1: failed, with r filled. */
+static int kmem_symbols(struct ctx *c)
+{
+	struct fgt_static_result *r = c->r;
+	struct fgt_vmcoreinfo vi;
+	const char *names[96];
+	char buf[2][96], msg[200];
+	long idx[96];
+	size_t n;
+
+	c->kcore_why = fgt_kimage_open_kcore(&c->im, c->o->kcore, c->kcore_msg, sizeof(c->kcore_msg));
+	if (c->kcore_why)
+		return 1;
+	c->have_im = true;
+	snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
+	if (fgt_kimage_vmcoreinfo(&c->im, &vi))
+		return 1;	/* before 6.0: no kallsyms tables in VMCOREINFO */
+	snprintf(r->release, sizeof(r->release), "%s", vi.osrelease);
+	snprintf(r->build_id, sizeof(r->build_id), "%s", vi.build_id);
+	c->km = fgt_kmem_open(&c->im, &vi, msg, sizeof(msg));
+	if (!c->km)
+		return 1;
+	n = wanted(names, buf, sizeof(names) / sizeof(names[0]));
+	if (fgt_kmem_find(c->km, names, n, idx))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		select_sym(c, idx[i]);
+	snprintf(r->symbols, sizeof(r->symbols), "the kallsyms tables in kernel memory "
+		 "(VMCOREINFO; %u symbols)", fgt_kmem_count(c->km));
+	if (kmem_table(c))
+		return fail(r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	return 0;
+}
+
+static void take_ref(uint64_t a, void *arg)
+{
+	struct ctx *c = arg;
+
+	select_sym(c, fgt_kmem_at(c->km, a));
+}
+
+/* With the text read: the symbols of everything it refers to. */
+static int kmem_refs(struct ctx *c, const struct fgt_static_code *code)
+{
+	fgt_static_refs(code, take_ref, c);
+	if (kmem_table(c))
+		return fail(c->r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	return 0;
+}
+
+/* The whole of a file, in as few reads as its size allows (sysfs gives
+ * /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF). */
+static void *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap, n = 0;
+	struct stat st;
+	char *buf, *nb;
+	ssize_t got;
+
+	if (fd < 0)
+		return NULL;
+	cap = !fstat(fd, &st) && st.st_size > 0 ? (size_t)st.st_size + 1 : 8u << 20;
+	buf = malloc(cap);
+	while (buf && (got = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* Where shadow stacks come from: the cache (6.13+), else BTF decides. */
+static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
+{
+	const void *raw = NULL;
+	void *owned = NULL;
+	size_t len = 0;
+	int err;
+
+	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
+		k->stack_src = FGT_STACK_CACHE;
+		return 0;
+	}
+	if (c->o->kernel)
+		raw = fgt_kimage_section(&c->im, ".BTF", &len);
+	else
+		raw = owned = slurp(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &len);
+	if (!raw) {
+		fail(c->r, FGT_SW_NO_BTF, "no fgraph_stack_cachep, so shadow stacks are kmalloc()ed, "
+		     "and their size needs the kernel's BTF, which %s has not",
+		     c->o->kernel ? c->o->kernel : "this kernel");
+		return -1;
+	}
+	err = fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes);
+	free(owned);
+	if (err)
+		fail(c->r, FGT_SW_SHAPE, "no task_struct::ret_stack pointer in the BTF: not a "
+		     "shadow stack we know");
+	return err;
+}
+
+static int symbols(struct ctx *c)
+{
+	const struct fgt_static_opts *o = c->o;
+	struct fgt_static_result *r = c->r;
+	char msg[sizeof(r->evidence)], why[160];
+	int err = 0;
+
+	if (o->kernel) {
+		err = fgt_kimage_open_file(&c->im, o->kernel, msg, sizeof(msg));
+		if (err)
+			return fail(r, err, "%s", msg), -1;
+		c->have_im = true;
+		snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
+		if (o->system_map) {
+			c->ks_owned = fgt_kimage_system_map(&c->im, o->system_map, &err, msg, sizeof(msg));
+			snprintf(r->symbols, sizeof(r->symbols), "System.map %s", o->system_map);
+		} else {
+			c->ks_owned = fgt_kimage_symbols(&c->im, r->symbols, sizeof(r->symbols),
+							 &err, msg, sizeof(msg));
+		}
+		if (!c->ks_owned)
+			return fail(r, err, "%s", msg), -1;
+		c->ks = c->ks_owned;
+		fgt_kimage_ident(&c->im, c->ks, r->release, sizeof(r->release), r->build_id,
+				 sizeof(r->build_id));
+		return 0;
+	}
+	/* kcore's VMCOREINFO gives the kallsyms tables: no /proc/kallsyms to read */
+	if (!o->ks && !o->kallsyms) {
+		err = kmem_symbols(c);
+		if (err <= 0)
+			return err;
+	}
+	snprintf(r->symbols, sizeof(r->symbols), "%s", o->kallsyms ? o->kallsyms : "/proc/kallsyms");
+	c->ks = o->ks;
+	if (!c->ks) {
+		c->ks = c->ks_owned = fgt_ksyms_load(o->kallsyms);
+		if (!c->ks)
+			return fail(r, errno == EACCES ? FGT_SW_NO_PERM : FGT_SW_READ, "%s: %s",
+				    r->symbols, strerror(errno)), -1;
+	}
+	if (!fgt_ksyms_have_addrs(c->ks))
+		return fail(r, FGT_SW_KSYMS_HIDDEN, "kallsyms addresses are hidden (kernel.kptr_restrict, "
+			    "or not root): run as root"), -1;
+	if (!fgt_ksyms_sane(c->ks, why, sizeof(why)))
+		return fail(r, FGT_SW_KSYMS_HIDDEN, "%s", why), -1;
+	return 0;
+}
+
+/* Read [addr, addr + len) of the running kernel: kcore, else BPF. */
+static int read_running(struct ctx *c, uint64_t addr, void *buf, size_t len)
+{
+	const struct fgt_static_opts *o = c->o;
+	struct fgt_static_result *r = c->r;
+	char msg[sizeof(r->evidence)], bmsg[200];
+	int err, why;
+
+	if (!c->have_im) {
+		if (c->kcore_why) {
+			/* tried already (kmem_symbols) */
+			why = c->kcore_why;
+			snprintf(msg, sizeof(msg), "%s", c->kcore_msg);
+		} else {
+			why = fgt_kimage_open_kcore(&c->im, o->kcore, msg, sizeof(msg));
+		}
+		if (!why) {
+			c->have_im = true;
+			snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
+		} else if (!o->no_bpf && fgt_static_bpf_read && why != FGT_SW_LOCKDOWN) {
+			/* a container without kcore may still let BPF read kernel memory */
+			err = fgt_static_bpf_read(addr, buf, len, bmsg, sizeof(bmsg));
+			if (!err) {
+				snprintf(r->source, sizeof(r->source), "kernel memory through BPF "
+					 "(bpf_probe_read_kernel; %.180s)", msg);
+				return 0;
+			}
+			return fail(r, why, "%s; and BPF could not read it either: %s", msg, bmsg), -1;
+		} else {
+			return fail(r, why, "%s", msg), -1;
+		}
+	}
+	err = fgt_kimage_read(&c->im, addr, buf, len);
+	if (err)
+		return fail(r, FGT_SW_READ, "%s: cannot read %zu bytes at %#lx: %s", c->im.desc, len,
+			    (unsigned long)addr, strerror(-err)), -1;
+	return 0;
+}
+
+static int read_text(struct ctx *c, uint64_t addr, void *buf, size_t len)
+{
+	int err;
+
+	if (!c->o->kernel)
+		return read_running(c, addr, buf, len);
+	err = fgt_kimage_read(&c->im, addr, buf, len);
+	if (err)
+		return fail(c->r, FGT_SW_READ, "%s: the text at %#lx is not in the image: %s",
+			    c->im.desc, (unsigned long)addr, strerror(-err)), -1;
+	return 0;
+}
+
+/* The function holding the sweep, and its .cold part. */
+static int find_code(struct ctx *c, struct fgt_static_code *code)
+{
+	struct fgt_static_result *r = c->r;
+	const struct fgt_ksym *f, *cold;
+	char name[128];
+
+	f = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_SWEEP));
+	if (!f || (f->type != 't' && f->type != 'T'))
+		f = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_REGISTER));
+	if (!f) {
+		r->verdict = FGT_SV_NOT_AFFECTED;
+		snprintf(r->evidence, sizeof(r->evidence), "no %s in %s: no function graph tracer, "
+			 "so no shadow-stack walk", fgt_sym_name(FGT_SYM_REGISTER), r->symbols);
+		return -1;
+	}
+	if (!f->size || f->size > MAX_FUNC)
+		return fail(r, FGT_SW_SHAPE, "%s: %lu bytes by its symbols: not the function we know",
+			    f->name, (unsigned long)f->size), -1;
+	snprintf(r->func, sizeof(r->func), "%s", f->name);
+	r->func_addr = f->addr;
+	r->func_len = f->size;
+	code->func = r->func;
+	code->part[0] = (struct fgt_static_part){ f->addr, NULL, f->size };
+	code->nr_parts = 1;
+	snprintf(name, sizeof(name), "%s.cold", f->name);
+	cold = fgt_ksyms_by_name(c->ks, name);
+	if (cold && cold->size && cold->size <= MAX_FUNC)
+		code->part[code->nr_parts++] = (struct fgt_static_part){ cold->addr, NULL, cold->size };
+	for (unsigned int i = 0; i < code->nr_parts; i++) {
+		c->text[i] = malloc(code->part[i].len);
+		if (!c->text[i])
+			return fail(r, FGT_SW_READ, "out of memory"), -1;
+		if (read_text(c, code->part[i].addr, c->text[i], code->part[i].len))
+			return -1;
+		code->part[i].bytes = c->text[i];
+	}
+	return 0;
+}
+
+enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
+					 struct fgt_static_result *r)
+{
+	struct ctx c = { .o = o, .r = r };
+	struct fgt_static_code code = {};
+	struct fgt_static_kernel k = {};
+	double t0 = now_ms();
+
+	memset(r, 0, sizeof(*r));
+	c.im.fd = -1;
+	if (!symbols(&c) && !find_code(&c, &code) && (!c.km || !kmem_refs(&c, &code))) {
+		k.ks = c.ks;
+		if (!stack_source(&c, &k)) {
+			if (o->code_cb)
+				o->code_cb(&code, &k, o->code_arg);
+			fgt_static_decode(&code, &k, r);
+		}
+	}
+	r->ms = now_ms() - t0;
+	if (c.have_im)
+		fgt_kimage_close(&c.im);
+	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
+		free(c.text[i]);
+	fgt_ksyms_free(c.ks_owned);
+	fgt_kmem_free(c.km);
+	free(c.sel);
+	return r->verdict;
+}

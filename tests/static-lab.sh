@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The static verdict on every lab kernel (issue 13).
+#
+#   tests/static-lab.sh [offline]           every kernel of `lab/kernels.sh list`, from its
+#                                           files on this host: no guest (make test-static-lab)
+#   tests/static-lab.sh guest [-o DIR] [KERNEL[:U]...]
+#                                           boot each kernel (default: all; U threads parked,
+#                                           lab-stock and lab-fixed 100000 by default) and
+#                                           answer from /proc/kcore in it, beside
+#                                           check --trigger and the offline answer
+#
+# Offline, per kernel: the answer from its vmlinux, from its bzImage and (lab kernels)
+# from the bzImage with its System.map must be the same and the one its patches say
+# (a fix*/ patch: fixed, else not_fixed), with the evidence naming the shadow-stack
+# sites, which objdump must show as calls of the allocator with that gfp where the
+# vmlinux has symbols (tests/static_lab_check.py); `fgraphtop check --kernel` (as
+# shipped) must give the same. Environment: FGT_BUILD (build dir), FGT_STATIC
+# (fgt-static; default $FGT_BUILD/fgt-static), FGT_BIN (fgraphtop).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+BUILD=${FGT_BUILD:-$ROOT/build}
+BIN=${FGT_STATIC:-$BUILD/fgt-static}
+CHECK_BIN=${FGT_BIN:-$BUILD/fgraphtop}
+KERNELS=$ROOT/lab/kernels.sh
+CHECK=$HERE/static_lab_check.py
+
+[ -x "$BIN" ] || { echo "static-lab: no $BIN (make $BUILD/fgt-static)" >&2; exit 2; }
+
+# fixed or not_fixed, from the kernel's patches (info.json)
+expected() {
+	jq -r 'if ([.patches[] | select(startswith("fix"))] | length) > 0
+	       then "fixed" else "not_fixed" end' "$1/info.json"
+}
+
+# One answer as a run object: how, exit status, wall time, fgt-static's JSON.
+run() {
+	local how=$1 t0 t1 j st=0
+	shift
+	t0=$(date +%s%N)
+	j=$("$BIN" --json "$@") || st=$?
+	t1=$(date +%s%N)
+	printf '{"how":"%s","status":%d,"wall_ms":%d,"answer":%s}' "$how" "$st" \
+		$(((t1 - t0) / 1000000)) "${j:-null}"
+}
+
+OUT=
+cleanup() { [ -z "$OUT" ] || rm -rf "$OUT"; }
+trap cleanup EXIT
+
+offline() {
+	local out k dir
+	out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-static.XXXXXX")
+	OUT=$out
+	for k in $("$KERNELS" list); do
+		dir=$("$KERNELS" path "$k" 2> /dev/null) || {
+			echo "static-lab: $k: not built (lab/kernels.sh ensure $k)" >&2
+			return 1
+		}
+		local runs=()
+		[ -f "$dir/vmlinux" ] && runs+=("$(run vmlinux --kernel "$dir/vmlinux")")
+		runs+=("$(run bzImage --kernel "$dir/bzImage")")
+		[ -f "$dir/System.map" ] &&
+			runs+=("$(run map --kernel "$dir/bzImage" --system-map "$dir/System.map")")
+		# the kcore path (VMCOREINFO, kernel memory) on a kcore made of the vmlinux
+		if [ -f "$dir/vmlinux" ] && "$BIN" --make-kcore "$out/$k.kcore" --kernel "$dir/vmlinux" &&
+			objcopy -O binary --only-section=.BTF "$dir/vmlinux" "$out/$k.btf"; then
+			runs+=("$(run kcore --kcore "$out/$k.kcore" --btf "$out/$k.btf" --no-bpf)")
+		fi
+		# and as shipped: fgraphtop check --kernel, its JSON's static object
+		if [ -x "$CHECK_BIN" ]; then
+			local t0 t1 j st=0
+			t0=$(date +%s%N)
+			j=$("$CHECK_BIN" check --json --kernel "$dir/bzImage") || st=$?
+			t1=$(date +%s%N)
+			runs+=("$(printf '{"how":"check","status":%d,"wall_ms":%d,"answer":%s}' "$st" \
+				$(((t1 - t0) / 1000000)) "$(echo "${j:-null}" | jq -c '.static')")")
+		fi
+		"$BIN" --dump-symbols "$out/$k.syms" --kernel "$dir/bzImage" || rm -f "$out/$k.syms"
+		local IFS=,
+		printf '{"kernel":"%s","expected":"%s","dir":"%s","symbols":"%s","runs":[%s]}\n' \
+			"$k" "$(expected "$dir")" "$dir" "$out/$k.syms" "${runs[*]}" >> "$out/offline.jsonl"
+		rm -f "$out/$k.kcore" "$out/$k.btf"
+	done
+	python3 "$CHECK" offline "$out/offline.jsonl"
+}
+
+guest() {
+	local outdir="" stage cpio specs=() k u dir
+	if [ "${1:-}" = -o ]; then
+		outdir=$2
+		shift 2
+	fi
+	outdir=${outdir:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-static-guest.XXXXXX")}
+	mkdir -p "$outdir"
+	if [ $# -gt 0 ]; then
+		specs=("$@")
+	else
+		for k in $("$KERNELS" list); do
+			case $k in
+			lab-stock | lab-fixed) specs+=("$k:100000") ;;
+			*) specs+=("$k:0") ;;
+			esac
+		done
+	fi
+	[ -x "$BUILD/lab/fgt-spawn" ] || {
+		echo "static-lab: no $BUILD/lab/fgt-spawn (make lab-helpers)" >&2
+		return 2
+	}
+	# fgt-static rides in an extra initramfs archive (the base image has fgraphtop)
+	stage=$outdir/stage
+	rm -rf "$stage"
+	mkdir -p "$stage/bin"
+	cp "$BIN" "$stage/bin/fgt-static"
+	cpio=$outdir/fgt-static.cpio
+	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio"
+	for spec in "${specs[@]}"; do
+		k=${spec%%:*}
+		u=${spec#*:}
+		[ "$u" = "$spec" ] && u=0
+		dir=$("$KERNELS" path "$k")
+		local mem=2048
+		[ "$u" -gt 20000 ] && mem=6144
+		mkdir -p "$outdir/$k"
+		echo "static-lab: $k: booting (U=$u)" >&2
+		FGT_EXTRA_CPIO=$cpio "$ROOT/lab/run.sh" -k "$k" -s static-check -m $mem -t 1200 \
+			-o "$outdir/$k/run" -- U="$u" > "$outdir/$k/results.jsonl" || true
+		local off=(--kernel "$dir/bzImage")
+		[ -f "$dir/System.map" ] && off+=(--system-map "$dir/System.map")
+		"$BIN" --json "${off[@]}" > "$outdir/$k/offline.json" || true
+		# the text as the running kernel showed it, for tests/data/static/KERNEL-live.txt
+		jq -rR 'fromjson? | select(.type == "record") | .line' "$outdir/$k/results.jsonl" \
+			> "$outdir/$k/rec.txt" || true
+		printf '{"kernel":"%s","expected":"%s"}\n' "$k" "$(expected "$dir")" > "$outdir/$k/kernel.json"
+	done
+	python3 "$CHECK" guest "$outdir"
+}
+
+case ${1:-offline} in
+offline) offline ;;
+guest) shift; guest "$@" ;;
+*) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac

@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The static verdict's decoder over the machine code recorded from every lab
+ * kernel (tests/data/static/), and the shapes it must not recognize.
+ *
+ * The expectations were read off `objdump -d` of each kernel's function (call
+ * targets through its System.map, or through the kallsyms tables of Debian's
+ * images), not from the decoder: each site's offset, allocator, cache, gfp
+ * (the `mov $...,%esi` before the call), size (%edx), and the offsets of the
+ * __rcu_read_lock / __rcu_read_unlock calls.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "output.h"
+#include "static_check.h"
+
+struct xsite {
+	const char *at, *call, *cache;
+	uint32_t gfp;
+	uint64_t size;			/* 0: the shape has no size */
+	enum fgt_static_rcu rcu;
+	enum fgt_static_kind kind;
+};
+
+struct xkernel {
+	const char *file;
+	enum fgt_static_verdict verdict;
+	const char *evidence;
+	struct xsite sites[4];
+	const char *locks[2];
+	const char *unlocks[4];
+};
+
+#define O FGT_RCU_OUTSIDE
+#define I FGT_RCU_INSIDE
+#define SHADOW FGT_SITE_SHADOW
+#define OTHER FGT_SITE_OTHER
+
+static const struct xkernel lab_stock = {
+	"lab-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x35a)",
+	{ { "register_ftrace_graph+0x29a", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x33e", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
+	{ "register_ftrace_graph+0x35a" },
+	{ "register_ftrace_graph+0x3de", "register_ftrace_graph+0x4e6", "register_ftrace_graph+0x640" },
+};
+
+static const struct xkernel lab_fixed = {
+	"lab-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(); register_ftrace_graph+0x345: "
+	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve)",
+	{ { "register_ftrace_graph+0x2a9", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x345", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW },
+	  { "register_ftrace_graph+0x3d1", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0x2800, 0, I, SHADOW } },
+	{ "register_ftrace_graph+0x361" },
+	{ "register_ftrace_graph+0x455", "register_ftrace_graph+0x60a", "register_ftrace_graph+0x6af" },
+};
+
+static const struct xkernel lab_tstock = {
+	"lab-traceable-stock", FGT_SV_NOT_FIXED,
+	"alloc_retstack_tasklist+0x2f: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at alloc_retstack_tasklist+0x4c)",
+	{ { "alloc_retstack_tasklist+0x2f", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
+	{ "alloc_retstack_tasklist+0x4c" },
+	{ "alloc_retstack_tasklist+0x16d" },
+};
+
+static const struct xkernel lab_tfixed = {
+	"lab-traceable-fixed", FGT_SV_FIXED,
+	"alloc_retstack_tasklist+0xc8: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(); alloc_retstack_tasklist+0x31: "
+	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve)",
+	{ { "alloc_retstack_tasklist+0x31", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW },
+	  { "alloc_retstack_tasklist+0xc8", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0x2800, 0, I, SHADOW } },
+	{ "alloc_retstack_tasklist+0x4e" },
+	{ "alloc_retstack_tasklist+0x14b", "alloc_retstack_tasklist+0x1ca" },
+};
+
+/* 6.1: kmalloc_array(50, 32) inlined to kmalloc_trace(cache, gfp, 1600) */
+static const struct xkernel deb61 = {
+	"debian-6.1", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0xc5: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0xe2)",
+	{ { "register_ftrace_graph+0x49", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xc5", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
+	{ "register_ftrace_graph+0xe2" },
+	{ "register_ftrace_graph+0xac", "register_ftrace_graph+0x162", "register_ftrace_graph+0x21e" },
+};
+
+/* 6.12: kmalloc(SHADOW_STACK_SIZE) lands in __kmalloc_cache_noprof; the walk
+ * calls ret_stack_init_task_vars() out of line */
+static const struct xkernel deb612 = {
+	"debian-6.12", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0x490: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x4ad)",
+	{ { "register_ftrace_graph+0x324", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x490", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
+	{ "register_ftrace_graph+0x4ad" },
+	{ "register_ftrace_graph+0x447", "register_ftrace_graph+0x5c9" },
+};
+
+/* 7.2: the fgraph_stack cache; a .cold part; three unlock sites */
+static const struct xkernel deb72 = {
+	"debian-7.2", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0x4e4: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x500)",
+	{ { "register_ftrace_graph+0x44f", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x4e4", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
+	{ "register_ftrace_graph+0x500" },
+	{ "register_ftrace_graph+0x4be", "register_ftrace_graph+0x590", "register_ftrace_graph+0x772" },
+};
+
+/* The LTS ports of the fix (lab/patches/fix-6.1, fix-6.12) on minimal builds. */
+static const struct xkernel lab61_stock = {
+	"lab-6.1-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0xbc: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0xd9)",
+	{ { "register_ftrace_graph+0x40", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xbc", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
+	{ "register_ftrace_graph+0xd9" },
+	{ "register_ftrace_graph+0xa3", "register_ftrace_graph+0x159", "register_ftrace_graph+0x211" },
+};
+
+/* 6.1's GFP_NOWAIT is 0x800 alone: the port adds __GFP_NOWARN itself */
+static const struct xkernel lab61_fixed = {
+	"lab-6.1-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x18a: kmalloc_trace(kmalloc_caches+0x58, GFP_NOWAIT|__GFP_NOWARN, 1600) "
+	"inside rcu_read_lock(); register_ftrace_graph+0xf6: kmalloc_trace(kmalloc_caches+0x58, "
+	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve)",
+	{ { "register_ftrace_graph+0x42", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xf6", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW },
+	  { "register_ftrace_graph+0x18a", "kmalloc_trace", "kmalloc_caches+0x58", 0x2800, 1600, I, SHADOW } },
+	{ "register_ftrace_graph+0x112" },
+	{ "register_ftrace_graph+0xba", "register_ftrace_graph+0x1ef" },
+};
+
+static const struct xkernel lab612_stock = {
+	"lab-6.12-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0x34f: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x36b)",
+	{ { "register_ftrace_graph+0x2bb", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x34f", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
+	{ "register_ftrace_graph+0x36b" },
+	{ "register_ftrace_graph+0x3ef", "register_ftrace_graph+0x542", "register_ftrace_graph+0x562" },
+};
+
+static const struct xkernel lab612_fixed = {
+	"lab-6.12-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x400: __kmalloc_cache_noprof(kmalloc_caches+0x60, "
+	"GFP_NOWAIT|__GFP_NOWARN, 4096) inside rcu_read_lock(); register_ftrace_graph+0x36b: "
+	"__kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) outside rcu_read_lock() (the reserve)",
+	{ { "register_ftrace_graph+0x2dc", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x36b", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW },
+	  { "register_ftrace_graph+0x400", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0x2800, 4096, I, SHADOW } },
+	{ "register_ftrace_graph+0x387" },
+	{ "register_ftrace_graph+0x487", "register_ftrace_graph+0x59c" },
+};
+
+static char *data_path(const char *name, char *buf, size_t len)
+{
+	const char *dir = getenv("FGT_TEST_DATA");
+
+	snprintf(buf, len, "%s/static/%s.txt", dir ? dir : "tests/data", name);
+	return buf;
+}
+
+static void load(const char *name, struct fgt_static_rec *rec)
+{
+	char path[512], msg[256];
+
+	if (fgt_static_rec_load(data_path(name, path, sizeof(path)), rec, msg, sizeof(msg)))
+		fail_msg("%s", msg);
+}
+
+/* A recording with one symbol line changed (renamed, or dropped when to is NULL). */
+static void load_edited(const char *name, const char *sym, const char *to, struct fgt_static_rec *rec)
+{
+	char path[512], tmp[] = "/tmp/fgt-static-rec.XXXXXX", line[600], msg[256];
+	FILE *in, *out;
+	int fd = mkstemp(tmp);
+	size_t sl = strlen(sym);
+
+	assert_true(fd >= 0);
+	in = fopen(data_path(name, path, sizeof(path)), "r");
+	out = fdopen(fd, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in)) {
+		size_t l = strlen(line);
+
+		if (!strncmp(line, "sym ", 4) && l > sl + 1 && !strncmp(line + l - sl - 1, sym, sl) &&
+		    line[l - sl - 2] == ' ') {
+			if (to)
+				fprintf(out, "%.*s%s\n", (int)(l - sl - 1), line, to);
+			continue;
+		}
+		fputs(line, out);
+	}
+	fclose(in);
+	fclose(out);
+	if (fgt_static_rec_load(tmp, rec, msg, sizeof(msg)))
+		fail_msg("%s", msg);
+	unlink(tmp);
+}
+
+/* Overwrite bytes of part 0 at an offset from the function's start. */
+static void patch(struct fgt_static_rec *rec, size_t off, const char *hex)
+{
+	size_t n = strlen(hex) / 2;
+
+	assert_true(off + n <= rec->code.part[0].len);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int b;
+
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &b), 1);
+		rec->bytes[0][off + i] = (uint8_t)b;
+	}
+}
+
+static enum fgt_static_verdict decode(struct fgt_static_rec *rec, struct fgt_static_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	return fgt_static_decode(&rec->code, &rec->k, r);
+}
+
+static void check_kernel(const struct xkernel *x, const char *file)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+	unsigned int n = 0;
+
+	load(file, &rec);
+	assert_int_equal(decode(&rec, &r), x->verdict);
+	assert_int_equal(r.why, FGT_SW_NONE);
+	assert_string_equal(r.evidence, x->evidence);
+	while (n < 4 && x->sites[n].at)
+		n++;
+	assert_int_equal(r.nr_sites, n);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct xsite *e = &x->sites[i];
+		const struct fgt_static_site *s = &r.sites[i];
+
+		assert_string_equal(s->at, e->at);
+		assert_string_equal(s->fn->name, e->call);
+		assert_string_equal(s->cache_name, e->cache);
+		assert_int_equal(s->gfp.kind, FGT_VAL_CONST);
+		assert_int_equal(s->gfp.v, e->gfp);
+		if (e->size) {
+			assert_int_equal(s->size.kind, FGT_VAL_CONST);
+			assert_int_equal(s->size.v, e->size);
+		}
+		assert_int_equal(s->rcu, e->rcu);
+		assert_int_equal(s->kind, e->kind);
+		assert_false(s->thunk);
+	}
+	for (n = 0; n < 2 && x->locks[n]; n++)
+		assert_string_equal(r.rcu_lock[n], x->locks[n]);
+	assert_int_equal(r.nr_rcu_lock, n);
+	for (n = 0; n < 4 && x->unlocks[n]; n++)
+		assert_string_equal(r.rcu_unlock[n], x->unlocks[n]);
+	assert_int_equal(r.nr_rcu_unlock, n);
+	fgt_static_rec_free(&rec);
+}
+
+static void test_lab_stock(void **state) { check_kernel(&lab_stock, "lab-stock"); }
+static void test_lab_fixed(void **state) { check_kernel(&lab_fixed, "lab-fixed"); }
+static void test_lab_traceable_stock(void **state) { check_kernel(&lab_tstock, "lab-traceable-stock"); }
+static void test_lab_traceable_fixed(void **state) { check_kernel(&lab_tfixed, "lab-traceable-fixed"); }
+static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
+static void test_debian_612(void **state) { check_kernel(&deb612, "debian-6.12"); }
+static void test_debian_72(void **state) { check_kernel(&deb72, "debian-7.2"); }
+static void test_lab_61_stock(void **state) { check_kernel(&lab61_stock, "lab-6.1-stock"); }
+static void test_lab_61_fixed(void **state) { check_kernel(&lab61_fixed, "lab-6.1-fixed"); }
+static void test_lab_612_stock(void **state) { check_kernel(&lab612_stock, "lab-6.12-stock"); }
+static void test_lab_612_fixed(void **state) { check_kernel(&lab612_fixed, "lab-6.12-fixed"); }
+
+/*
+ * The same kernels' text as the running kernel shows it (/proc/kcore on
+ * Debian's, BPF on the lab's, which have no kcore): KASLR moved Debian's
+ * (by 0x1e400000, 0x15800000, 0x23600000) and boot-time patching rewrote
+ * 35, 90 and 104 bytes of it (return thunks into `ret; int3`, ENDBR sealed
+ * into nops, relocated immediates, 7.2's WARN calls into ud1), 5 to 9 bytes
+ * of the lab's: the answer and its sites are the same.
+ */
+static void test_live_debian_61(void **state) { check_kernel(&deb61, "debian-6.1-live"); }
+static void test_live_debian_612(void **state) { check_kernel(&deb612, "debian-6.12-live"); }
+static void test_live_debian_72(void **state) { check_kernel(&deb72, "debian-7.2-live"); }
+static void test_live_lab_stock(void **state) { check_kernel(&lab_stock, "lab-stock-live"); }
+static void test_live_lab_fixed(void **state) { check_kernel(&lab_fixed, "lab-fixed-live"); }
+static void test_live_lab_tstock(void **state) { check_kernel(&lab_tstock, "lab-traceable-stock-live"); }
+static void test_live_lab_tfixed(void **state) { check_kernel(&lab_tfixed, "lab-traceable-fixed-live"); }
+
+/* The record format round-trips through the writer. */
+static void test_record_roundtrip(void **state)
+{
+	struct fgt_static_rec rec, back;
+	struct fgt_static_result a, b;
+	char tmp[] = "/tmp/fgt-static-rt.XXXXXX", msg[256];
+	FILE *f;
+	int fd;
+
+	load("debian-7.2", &rec);
+	fd = mkstemp(tmp);
+	f = fdopen(fd, "w");
+	assert_int_equal(fgt_static_rec_write(f, "round trip", &rec.code, &rec.k), 0);
+	fclose(f);
+	assert_int_equal(fgt_static_rec_load(tmp, &back, msg, sizeof(msg)), 0);
+	unlink(tmp);
+	assert_int_equal(back.code.nr_parts, 2);	/* the function and its .cold part */
+	for (unsigned int i = 0; i < back.code.nr_parts; i++) {
+		assert_int_equal(back.code.part[i].addr, rec.code.part[i].addr);
+		assert_int_equal(back.code.part[i].len, rec.code.part[i].len);
+		assert_memory_equal(back.code.part[i].bytes, rec.code.part[i].bytes, rec.code.part[i].len);
+	}
+	decode(&rec, &a);
+	decode(&back, &b);
+	assert_string_equal(a.evidence, b.evidence);
+	fgt_static_rec_free(&rec);
+	fgt_static_rec_free(&back);
+}
+
+/* ---- shapes the decoder must not recognize: unknown, never a guess ---------- */
+
+static void expect_unknown(struct fgt_static_rec *rec, enum fgt_static_why why, const char *evidence)
+{
+	struct fgt_static_result r;
+
+	assert_int_equal(decode(rec, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(r.why, why);
+	assert_string_equal(r.evidence, evidence);
+	fgt_static_rec_free(rec);
+}
+
+/* The fix's inline allocation made blocking: a GFP_KERNEL inside the walk. */
+static void test_blocking_inside_walk(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("lab-fixed", &rec);
+	patch(&rec, 0x3cc, "bec00c0000");	/* mov $0x2800,%esi -> mov $0xcc0,%esi */
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
+		       "inside rcu_read_lock(): a blocking allocation inside the walk is neither shape");
+}
+
+/* The gfp from a register the decoder does not know. */
+static void test_gfp_not_constant(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("lab-fixed", &rec);
+	patch(&rec, 0x3cc, "89de0f1f00");	/* mov %ebx,%esi; nopl (%rax) */
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, ?): "
+		       "the gfp argument is not a constant here");
+}
+
+/* The unfixed batch made non-blocking: neither the batch nor the fix. */
+static void test_nonblocking_outside_walk(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("lab-stock", &rec);
+	patch(&rec, 0x339, "be00280000");	/* mov $0xcc0,%esi -> mov $0x2800,%esi */
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		       "GFP_NOWAIT|__GFP_NOWARN) outside rcu_read_lock(): a non-blocking allocation "
+		       "outside the walk is neither shape");
+}
+
+/* A path from before the walk into its inline allocation: the walk is then
+ * entered at depth 0 too, leaves through __rcu_read_unlock unbalanced, and
+ * start_graph_tracing()'s retry loop carries that back to the reserve. */
+static void test_mixed_rcu_depth(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load("lab-fixed", &rec);
+	patch(&rec, 0x35f, "7564");	/* the batch loop's jne, retargeted to +0x3c5 */
+	assert_int_equal(decode(&rec, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(r.sites[2].rcu, FGT_RCU_MIXED);	/* the inline one */
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x345: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		       "GFP_KERNEL): reached both inside and outside rcu_read_lock()");
+}
+
+/* No PREEMPT_RCU: rcu_read_lock() is no call, the walk cannot be told. */
+static void test_no_rcu_call(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load_edited("lab-stock", "__rcu_read_lock", NULL, &rec);
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "no call of __rcu_read_lock in register_ftrace_graph: cannot tell the walk "
+		       "(rcu_read_lock() is a call only on PREEMPT_RCU kernels)");
+}
+
+/* A call inside the walk that could allocate: not_fixed cannot be claimed. */
+static void test_unknown_call_in_walk(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load_edited("debian-6.12", "ret_stack_init_task_vars", "ret_stack_init_task_vars_new", &rec);
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x54c: the walk calls ret_stack_init_task_vars_new+0x0, "
+		       "which is not known not to allocate");
+}
+
+/* A jump whose targets are not followed. */
+static void test_indirect_jump(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("lab-stock", &rec);
+	patch(&rec, 0x330, "ffe0");	/* jmp +0x339 -> jmp *%rax */
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph: indirect jump at register_ftrace_graph+0x330: its "
+		       "targets are not followed");
+}
+
+/* Text cut short inside the walk. */
+static void test_truncated(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("lab-stock", &rec);
+	rec.code.part[0].len = 0x364;	/* 5 bytes into the 7-byte mov after rcu_read_lock() */
+	expect_unknown(&rec, FGT_SW_DISASM,
+		       "register_ftrace_graph: control runs past register_ftrace_graph+0x35a into bytes "
+		       "Capstone cannot decode (at register_ftrace_graph+0x35f)");
+}
+
+/* Without fgraph_stack_cachep, no allocation is a shadow stack. */
+static void test_no_cache_symbol(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load_edited("lab-stock", "fgraph_stack_cachep", NULL, &rec);
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "no shadow-stack allocation (kmem_cache fgraph_stack (fgraph_stack_cachep in "
+		       "kallsyms)) found in register_ftrace_graph (2 allocator calls)");
+}
+
+/* 6.1 with another shadow-stack size (BTF says the frame is 32 bytes). */
+static void test_wrong_shadow_size(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("debian-6.1", &rec);
+	rec.k.shadow_bytes = 50 * 40;
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "no shadow-stack allocation (kmalloc FTRACE_RETFUNC_DEPTH * sizeof(struct "
+		       "ftrace_ret_stack) (CO-RE)) found in register_ftrace_graph (2 allocator calls)");
+}
+
+/* ---- what boot-time patching does to call sites ------------------------------- */
+
+/* Call-depth tracking sends a call into the callee's padding (__pfx_): the
+ * same allocator. */
+static void test_call_thunk(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+	const struct fgt_ksym *pfx;
+	uint64_t call, target;
+	char hex[11];
+	int32_t rel;
+
+	load("debian-7.2", &rec);
+	pfx = fgt_ksyms_by_name(rec.ks, "__pfx_kmem_cache_alloc_noprof");
+	assert_non_null(pfx);
+	call = rec.code.part[0].addr + 0x4e4;
+	target = pfx->addr + 16 - 10;	/* dest - SKL_TMPL_SIZE */
+	rel = (int32_t)(target - (call + 5));
+	snprintf(hex, sizeof(hex), "e8%02x%02x%02x%02x", rel & 0xff, (rel >> 8) & 0xff,
+		 (rel >> 16) & 0xff, (rel >> 24) & 0xff);
+	patch(&rec, 0x4e4, hex);
+	assert_int_equal(decode(&rec, &r), FGT_SV_NOT_FIXED);
+	assert_true(r.sites[1].thunk);
+	assert_string_equal(r.evidence,
+			    "register_ftrace_graph+0x4e4: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+			    "GFP_KERNEL) outside rcu_read_lock() (through its call thunk) (the batch); no "
+			    "shadow-stack allocation inside the walk (rcu_read_lock() at "
+			    "register_ftrace_graph+0x500)");
+	fgt_static_rec_free(&rec);
+}
+
+/* The JSON fields. */
+static void test_json(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_writer_t *jw = jsonw_new(f);
+
+	load("lab-fixed", &rec);
+	decode(&rec, &r);
+	jsonw_start_object(jw);
+	fgt_static_json_fields(&r, jw);
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"verdict\":\"fixed\""));
+	assert_non_null(strstr(buf, "{\"site\":\"register_ftrace_graph+0x3d1\",\"call\":"
+			       "\"kmem_cache_alloc_noprof\",\"tail\":false,\"thunk\":false,\"cache\":"
+			       "\"fgraph_stack_cachep\",\"gfp\":\"GFP_NOWAIT|__GFP_NOWARN\","
+			       "\"gfp_flags\":10240,\"blocking\":false,\"rcu\":\"inside\",\"kind\":\"shadow\"}"));
+	assert_non_null(strstr(buf, "\"rcu_read_lock\":[\"register_ftrace_graph+0x361\"]"));
+	assert_null(strstr(buf, "\"why\""));
+	free(buf);
+	fgt_static_rec_free(&rec);
+}
+
+/* The live view's "static" record (src/output.c), checked against docs/json.md
+ * by make test-schema. */
+static void test_live_record(void **state)
+{
+	struct fgt_out_opts oo = { .json = true };
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct fgt_out *out = fgt_out_new(f, &oo);
+
+	load("lab-stock", &rec);
+	decode(&rec, &r);
+	fgt_out_static(out, &r);
+	fgt_out_free(out);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"type\":\"static\",\"verdict\":\"not_fixed\""));
+	if (getenv("FGT_JSON_OUT")) {
+		FILE *j = fopen(getenv("FGT_JSON_OUT"), "a");
+
+		assert_non_null(j);
+		fputs(buf, j);
+		fclose(j);
+	}
+	free(buf);
+	fgt_static_rec_free(&rec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lab_stock),
+		cmocka_unit_test(test_lab_fixed),
+		cmocka_unit_test(test_lab_traceable_stock),
+		cmocka_unit_test(test_lab_traceable_fixed),
+		cmocka_unit_test(test_debian_61),
+		cmocka_unit_test(test_debian_612),
+		cmocka_unit_test(test_debian_72),
+		cmocka_unit_test(test_lab_61_stock),
+		cmocka_unit_test(test_lab_61_fixed),
+		cmocka_unit_test(test_lab_612_stock),
+		cmocka_unit_test(test_lab_612_fixed),
+		cmocka_unit_test(test_live_debian_61),
+		cmocka_unit_test(test_live_debian_612),
+		cmocka_unit_test(test_live_debian_72),
+		cmocka_unit_test(test_live_lab_stock),
+		cmocka_unit_test(test_live_lab_fixed),
+		cmocka_unit_test(test_live_lab_tstock),
+		cmocka_unit_test(test_live_lab_tfixed),
+		cmocka_unit_test(test_record_roundtrip),
+		cmocka_unit_test(test_blocking_inside_walk),
+		cmocka_unit_test(test_gfp_not_constant),
+		cmocka_unit_test(test_nonblocking_outside_walk),
+		cmocka_unit_test(test_mixed_rcu_depth),
+		cmocka_unit_test(test_no_rcu_call),
+		cmocka_unit_test(test_unknown_call_in_walk),
+		cmocka_unit_test(test_indirect_jump),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_no_cache_symbol),
+		cmocka_unit_test(test_wrong_shadow_size),
+		cmocka_unit_test(test_call_thunk),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_live_record),
+	};
+
+	return cmocka_run_group_tests_name("static", tests, NULL, NULL);
+}

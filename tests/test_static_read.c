@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The static verdict's readers and glue (src/kread.c, src/static_kernel.c):
+ * kernel files and a running kernel's files, made here from a recorded
+ * function (tests/data/static/), and every bad input with its one line.
+ *
+ * A made vmlinux is an x86-64 ET_EXEC ELF whose executable segment holds the
+ * recorded bytes at their addresses, with a .symtab of the recorded symbols
+ * (plus an end marker after each part, so that sizes come out as recorded),
+ * and a "Linux version" banner in .rodata.
+ */
+#include <elf.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "kread.h"
+#include "static_check.h"
+
+#define BANNER_ADDR	0xffffffff82000000ull
+#define BANNER		"Linux version 7.2.13-made (test) #1"
+
+struct made {
+	char vmlinux[64], map[64], kallsyms[64], kcore[64], other[64];
+};
+
+static char *data_path(const char *name, char *buf, size_t len)
+{
+	const char *dir = getenv("FGT_TEST_DATA");
+
+	snprintf(buf, len, "%s/static/%s.txt", dir ? dir : "tests/data", name);
+	return buf;
+}
+
+static void tmpname(char *buf, const char *what)
+{
+	int fd;
+
+	snprintf(buf, 64, "/tmp/fgt-static-%s.XXXXXX", what);
+	fd = mkstemp(buf);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* The recording's symbols and parts, and the extra ones, as kallsyms lines. */
+static void sym_lines(const char *rec, const struct fgt_static_rec *r, FILE *out, bool zero_addrs)
+{
+	char path[512], line[600];
+	FILE *in = fopen(data_path(rec, path, sizeof(path)), "r");
+
+	assert_non_null(in);
+	while (fgets(line, sizeof(line), in)) {
+		unsigned long long a;
+		char t, name[512];
+
+		if (sscanf(line, "sym %llx %c %511s", &a, &t, name) == 3)
+			fprintf(out, "%016llx %c %s\n", zero_addrs ? 0ull : a, t, name);
+	}
+	fclose(in);
+	for (unsigned int i = 0; i < r->code.nr_parts; i++)
+		fprintf(out, "%016llx t __end_part%u\n", zero_addrs ? 0ull :
+			(unsigned long long)(r->code.part[i].addr + r->code.part[i].len), i);
+	fprintf(out, "%016llx D linux_banner\n", zero_addrs ? 0ull : BANNER_ADDR);
+}
+
+/* A whole kallsyms file: the recording's symbols and enough others to look real. */
+static void write_kallsyms(const char *rec, const struct fgt_static_rec *r, const char *path,
+			   bool zero_addrs, bool with_register)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	sym_lines(rec, r, f, zero_addrs);
+	fprintf(f, "%016llx T _etext\n", zero_addrs ? 0ull : 0xffffffff81f00000ull);
+	for (int i = 0; i < 1200; i++)
+		fprintf(f, "%016llx t filler_%d\n", zero_addrs ? 0ull : 0xffffffff81e00000ull + 16 * i, i);
+	fclose(f);
+	if (!with_register) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "sed -i '/ register_ftrace_graph$/d;/ alloc_retstack_tasklist$/d' %s",
+			 path);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
+struct elfsym {
+	uint64_t addr;
+	char type;
+	char name[128];
+};
+
+/* An x86-64 vmlinux-like ELF: one PT_LOAD per part and one for the banner,
+ * sections .text (part 0), .rodata (banner), .symtab, .strtab, .shstrtab. */
+static void write_vmlinux(const char *rec, const struct fgt_static_rec *r, const char *path,
+			  bool symtab)
+{
+	char *syms = NULL;
+	size_t syms_len = 0;
+	FILE *m = open_memstream(&syms, &syms_len), *f;
+	struct elfsym es[1024];
+	size_t nes = 0, off, np = r->code.nr_parts + 1;
+	char *line, *save = NULL;
+	static const char shstr[] = "\0.text\0.rodata\0.symtab\0.strtab\0.shstrtab";
+	char strtab[64 * 1024];
+	size_t strlen_ = 1;
+	Elf64_Sym st[1024];
+	Elf64_Ehdr eh = { .e_type = ET_EXEC, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			  .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_shentsize = sizeof(Elf64_Shdr) };
+	Elf64_Phdr ph[FGT_STATIC_MAX_PARTS + 1];
+	Elf64_Shdr sh[6];
+
+	sym_lines(rec, r, m, false);
+	fclose(m);
+	for (line = strtok_r(syms, "\n", &save); line && nes < 1024; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %c %127s", &a, &es[nes].type, es[nes].name) == 3)
+			es[nes++].addr = a;
+	}
+	free(syms);
+	memset(strtab, 0, sizeof(strtab));
+	memset(st, 0, sizeof(st));
+	for (size_t i = 0; i < nes; i++) {
+		size_t l = strlen(es[i].name) + 1;
+		bool text = es[i].type == 't' || es[i].type == 'T';
+
+		memcpy(strtab + strlen_, es[i].name, l);
+		st[i + 1].st_name = (Elf64_Word)strlen_;
+		strlen_ += l;
+		st[i + 1].st_value = es[i].addr;
+		st[i + 1].st_info = ELF64_ST_INFO(es[i].type >= 'a' ? STB_LOCAL : STB_GLOBAL,
+						  text ? STT_FUNC : STT_OBJECT);
+		st[i + 1].st_shndx = text ? 1 : 2;
+	}
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_phnum = (Elf64_Half)np;
+	off = sizeof(eh) + np * sizeof(Elf64_Phdr);
+	memset(ph, 0, sizeof(ph));
+	for (unsigned int i = 0; i < r->code.nr_parts; i++) {
+		ph[i] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = off,
+				      .p_vaddr = r->code.part[i].addr, .p_filesz = r->code.part[i].len,
+				      .p_memsz = r->code.part[i].len };
+		off += r->code.part[i].len;
+	}
+	ph[np - 1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = off,
+				   .p_vaddr = BANNER_ADDR, .p_filesz = sizeof(BANNER),
+				   .p_memsz = sizeof(BANNER) };
+	off += sizeof(BANNER);
+	off = (off + 7) & ~(size_t)7;	/* the symbol table and headers 8-aligned, as ld does */
+	memset(sh, 0, sizeof(sh));
+	sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
+			      .sh_addr = r->code.part[0].addr, .sh_offset = ph[0].p_offset,
+			      .sh_size = r->code.part[0].len };
+	sh[2] = (Elf64_Shdr){ .sh_name = 7, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
+			      .sh_addr = BANNER_ADDR, .sh_offset = ph[np - 1].p_offset,
+			      .sh_size = sizeof(BANNER) };
+	sh[3] = (Elf64_Shdr){ .sh_name = 15, .sh_type = SHT_SYMTAB, .sh_offset = off,
+			      .sh_size = (nes + 1) * sizeof(Elf64_Sym), .sh_link = 4,
+			      .sh_entsize = sizeof(Elf64_Sym) };
+	off += sh[3].sh_size;
+	sh[4] = (Elf64_Shdr){ .sh_name = 23, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = strlen_ };
+	off += strlen_;
+	sh[5] = (Elf64_Shdr){ .sh_name = 31, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = sizeof(shstr) };
+	off += sizeof(shstr);
+	off = (off + 7) & ~(size_t)7;
+	if (!symtab)
+		sh[3].sh_type = SHT_NULL;	/* stripped */
+	eh.e_shoff = off;
+	eh.e_shnum = 6;
+	eh.e_shstrndx = 5;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(&eh, sizeof(eh), 1, f);
+	fwrite(ph, sizeof(Elf64_Phdr), np, f);
+	for (unsigned int i = 0; i < r->code.nr_parts; i++)
+		fwrite(r->code.part[i].bytes, 1, r->code.part[i].len, f);
+	fwrite(BANNER, 1, sizeof(BANNER), f);
+	while (ftell(f) % 8)
+		fputc(0, f);
+	fwrite(st, sizeof(Elf64_Sym), nes + 1, f);
+	fwrite(strtab, 1, strlen_, f);
+	fwrite(shstr, 1, sizeof(shstr), f);
+	while (ftell(f) % 8)
+		fputc(0, f);
+	fwrite(sh, sizeof(sh), 1, f);
+	/* a kernel image is never this small: pad as a real one would be */
+	for (int i = 0; i < 4096; i++)
+		fputc(0, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static struct fgt_static_rec rec;
+static struct made mk;
+
+static int setup(void **state)
+{
+	char path[512], msg[256];
+
+	if (fgt_static_rec_load(data_path("lab-fixed", path, sizeof(path)), &rec, msg, sizeof(msg)))
+		return -1;
+	tmpname(mk.vmlinux, "vmlinux");
+	tmpname(mk.map, "map");
+	tmpname(mk.kallsyms, "kallsyms");
+	tmpname(mk.kcore, "kcore");
+	tmpname(mk.other, "other");
+	write_vmlinux("lab-fixed", &rec, mk.vmlinux, true);
+	write_kallsyms("lab-fixed", &rec, mk.map, false, true);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(mk.vmlinux);
+	unlink(mk.map);
+	unlink(mk.kallsyms);
+	unlink(mk.kcore);
+	unlink(mk.other);
+	fgt_static_rec_free(&rec);
+	return 0;
+}
+
+/* The answer from the recording itself, as tests/test_static.c checks it. */
+static const char *expected(void)
+{
+	static struct fgt_static_result r;
+
+	fgt_static_decode(&rec.code, &rec.k, &r);
+	return r.evidence;
+}
+
+static enum fgt_static_verdict check(const struct fgt_static_opts *o, struct fgt_static_result *r)
+{
+	return fgt_static_check(o, r);
+}
+
+static void expect(const struct fgt_static_opts *o, enum fgt_static_why why, const char *fmt, ...)
+{
+	struct fgt_static_result r;
+	char want[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(want, sizeof(want), fmt, ap);
+	va_end(ap);
+	assert_int_equal(check(o, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(r.why, why);
+	assert_string_equal(r.evidence, want);
+}
+
+static void test_vmlinux(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.vmlinux };
+	struct fgt_static_result r;
+
+	assert_int_equal(check(&o, &r), FGT_SV_FIXED);
+	assert_string_equal(r.evidence, expected());
+	assert_non_null(strstr(r.symbols, ".symtab"));
+	assert_string_equal(r.func, "register_ftrace_graph");
+	assert_int_equal(r.func_len, rec.code.part[0].len);
+}
+
+static void test_system_map(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.vmlinux, .system_map = mk.map };
+	struct fgt_static_result r;
+
+	assert_int_equal(check(&o, &r), FGT_SV_FIXED);
+	assert_string_equal(r.evidence, expected());
+	assert_non_null(strstr(r.symbols, "System.map"));
+}
+
+/* Debian's System.map, word for word. */
+static void test_placeholder_map(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.vmlinux, .system_map = mk.other };
+	FILE *f = fopen(mk.other, "w");
+
+	fputs("ffffffffffffffff B The real System.map is in the linux-image-<version>-dbg package\n", f);
+	fclose(f);
+	expect(&o, FGT_SW_BAD_MAP, "%s is a placeholder, not a System.map (1 symbol; Debian ships the "
+	       "real one in linux-image-<version>-dbg), or pass the vmlinuz alone: its own kallsyms "
+	       "tables are read", mk.other);
+}
+
+/* Another kernel's System.map: its linux_banner is not this image's. */
+static void test_other_map(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.vmlinux, .system_map = mk.other };
+	char cmd[256];
+
+	write_kallsyms("lab-fixed", &rec, mk.other, false, true);
+	snprintf(cmd, sizeof(cmd), "sed -i 's/^ffffffff82000000 D linux_banner/ffffffff82000100 D linux_banner/' %s",
+		 mk.other);
+	assert_int_equal(system(cmd), 0);
+	expect(&o, FGT_SW_BAD_MAP, "%s does not belong to vmlinux %s (linux_banner is not there)",
+	       mk.other, mk.vmlinux);
+}
+
+static void test_stripped(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.other };
+
+	write_vmlinux("lab-fixed", &rec, mk.other, false);
+	expect(&o, FGT_SW_NO_SYMBOLS, "vmlinux %s has no symbols: no .symtab, and no kallsyms token "
+	       "table in it (CONFIG_KALLSYMS off?); give its System.map", mk.other);
+}
+
+static void test_not_a_kernel(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.other };
+	FILE *f = fopen(mk.other, "w");
+
+	for (int i = 0; i < 8192; i++)
+		fputc('x', f);
+	fclose(f);
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: not a kernel image (neither an x86-64 vmlinux nor a bzImage)",
+	       mk.other);
+	o.kernel = "/nonexistent/vmlinuz";
+	expect(&o, FGT_SW_READ, "/nonexistent/vmlinuz: No such file or directory");
+}
+
+/* An ELF program is not a kernel either. */
+static void test_elf_program(void **state)
+{
+	struct fgt_static_opts o = { .kernel = "/proc/self/exe" };
+	struct fgt_static_result r;
+
+	assert_int_equal(check(&o, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(r.why, FGT_SW_NOT_KERNEL);
+	assert_non_null(strstr(r.evidence, "an ELF file, but not a kernel (no executable segment at a "
+			       "kernel address)"));
+}
+
+/* bzImage headers with payloads that are not a kernel's. */
+static void write_bzimage(const char *path, const uint8_t *payload, size_t n, uint32_t claimed)
+{
+	uint8_t img[8192] = { 0 };
+	uint32_t off = 0, start = (4 + 1) * 512;
+
+	img[0x1f1] = 4;				/* setup_sects */
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x206] = 0x0f;			/* protocol 2.15 */
+	img[0x207] = 0x02;
+	memcpy(img + 0x248, &off, 4);
+	memcpy(img + 0x24c, &claimed, 4);
+	memcpy(img + start, payload, n);
+	FILE *f = fopen(path, "w");
+
+	fwrite(img, 1, sizeof(img), f);
+	fclose(f);
+}
+
+static void test_bzimage_bad(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.other };
+	static const uint8_t bz2[] = { 'B', 'Z', 'h', '9', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t junk[] = { 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t gz[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4, 0x00, 0x10, 0, 0 };
+
+	write_bzimage(mk.other, bz2, sizeof(bz2), sizeof(bz2));
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: payload compressed with bzip2, not read here: decompress it "
+	       "first (the kernel's scripts/extract-vmlinux) and pass the vmlinux", mk.other);
+	write_bzimage(mk.other, junk, sizeof(junk), sizeof(junk));
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: a bzImage whose payload is in no compression format known here",
+	       mk.other);
+	write_bzimage(mk.other, junk, sizeof(junk), 1u << 20);
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: truncated bzImage (payload past the end of the file)", mk.other);
+	/* gzip magic, a 4096-byte size trailer, and no valid stream */
+	write_bzimage(mk.other, gz, sizeof(gz), sizeof(gz));
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: the gzip payload does not decompress (0 of 4096 bytes)", mk.other);
+}
+
+/* The running kernel, made of files: kcore as /proc/kcore shows it, kallsyms. */
+static void make_kcore(void)
+{
+	struct fgt_kimage im;
+	struct fgt_vmcoreinfo vi = { 0 };
+	char msg[256];
+	FILE *f;
+
+	assert_int_equal(fgt_kimage_open_file(&im, mk.vmlinux, msg, sizeof(msg)), 0);
+	f = fopen(mk.kcore, "w");
+	/* no kallsyms tables in this image: VMCOREINFO without them, kallsyms is read */
+	assert_int_equal(fgt_kimage_write_core(&im, &vi, f), 0);
+	fclose(f);
+	fgt_kimage_close(&im);
+}
+
+static void test_running(void **state)
+{
+	struct fgt_static_opts o = { .kcore = mk.kcore, .kallsyms = mk.kallsyms, .no_bpf = true };
+	struct fgt_static_result r;
+
+	make_kcore();
+	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, true);
+	assert_int_equal(check(&o, &r), FGT_SV_FIXED);
+	assert_string_equal(r.evidence, expected());
+	assert_string_equal(r.source, mk.kcore);
+	assert_string_equal(r.symbols, mk.kallsyms);
+}
+
+static void test_running_bad(void **state)
+{
+	struct fgt_static_opts o = { .kcore = "/nonexistent/kcore", .kallsyms = mk.kallsyms, .no_bpf = true };
+	struct fgt_static_result r;
+
+	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, true);
+	expect(&o, FGT_SW_NO_KCORE, "no /nonexistent/kcore (CONFIG_PROC_KCORE off, or a container "
+	       "without it)");
+	o.kcore = "/dev/null";	/* what a container bind-mounts over /proc/kcore */
+	expect(&o, FGT_SW_NO_KCORE, "/dev/null is empty (a container masks it so)");
+	o.kcore = mk.kcore;
+	write_kallsyms("lab-fixed", &rec, mk.kallsyms, true, true);
+	expect(&o, FGT_SW_KSYMS_HIDDEN, "kallsyms addresses are hidden (kernel.kptr_restrict, or not "
+	       "root): run as root");
+	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, false);
+	assert_int_equal(check(&o, &r), FGT_SV_NOT_AFFECTED);
+	{
+		char want[256];
+
+		snprintf(want, sizeof(want), "no register_ftrace_graph in %s: no function graph "
+			 "tracer, so no shadow-stack walk", mk.kallsyms);
+		assert_string_equal(r.evidence, want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vmlinux),
+		cmocka_unit_test(test_system_map),
+		cmocka_unit_test(test_placeholder_map),
+		cmocka_unit_test(test_other_map),
+		cmocka_unit_test(test_stripped),
+		cmocka_unit_test(test_not_a_kernel),
+		cmocka_unit_test(test_elf_program),
+		cmocka_unit_test(test_bzimage_bad),
+		cmocka_unit_test(test_running),
+		cmocka_unit_test(test_running_bad),
+	};
+
+	return cmocka_run_group_tests_name("static_read", tests, setup, teardown);
+}
