@@ -824,11 +824,19 @@ def consumer_md(res):
           f"records, every {h['wake_period_ms']:.2f} ms; draining them takes {h['drain_quarter_ms']:.3f} ms, "
           f"{h['duty'] * 100:.0f} % of one CPU. So a wake-up may be served up to "
           f"**{h['latency_budget_ms']:.2f} ms** late before a record is lost (the three other quarters "
-          "fill meanwhile), and the consumer then catches up. The worst case is a consumer that "
-          "cannot run at all during the walk: one CPU and a kernel that does not preempt it (the "
-          "fixed walk allocates with GFP_NOWAIT, which never sleeps): then the log holds the first "
-          f"{con['shapes'][0]['log_entries']:,} records and the rest are lost, counted in the "
-          "activation's `lost` and in check's answer, never silently.", ""]
+          "fill meanwhile), and the consumer then catches up: the consumer's speed leaves "
+          f"{1 / h['duty']:.0f}x headroom, the log's size leaves {h['latency_budget_ms']:.2f} ms of "
+          "scheduling delay. A consumer that waits longer than that for a CPU (a machine whose "
+          "CPUs are all busy, or one CPU and a kernel that does not preempt the walk, which "
+          "allocates with GFP_NOWAIT and never sleeps) loses records: to ride out D ms of delay "
+          f"at this rate the log would need 4/3 x {SERIES['rate'] / 1e6:.2f} M x D records "
+          f"({4 / 3 * SERIES['rate'] * 0.010:,.0f} for 10 ms, {4 / 3 * SERIES['rate'] * 0.010 * 48 / 2**20:.1f} MiB). "
+          "That is what the first scale run at 400,000 threads on lab-fixed met: its walk ran "
+          "while the previous 400,000 threads' memory was still being freed, and the consumer, "
+          "sharing the CPU with that work, lost 36,449 records, counted in the activation's "
+          "`lost` and its verdict (\"figures are a lower bound\"), never silently; the scale part "
+          "now waits for that memory to come back. Keeping the per-sweep counts in the kernel "
+          "would make such losses impossible by construction.", ""]
     return L
 
 
@@ -1123,7 +1131,18 @@ def readme_snippet(res):
         row("peak RSS vs bpftrace", f"peak RSS, vs bpftrace's {med(st['bpftrace']['vmhwm_kb']) / 1024:,.0f} MiB",
             "1"),
     ])
-    s30 = next((p for p in fx["points"] if p["kernel"] == "lab-stock" and p["u"] == 30000), None)
+    spread = {load: max((o["tools"].get(x) or {}).get("ns", {}).get("spread") or 0
+                        for x in ("none", "fgraphtop")) for load, o in ov.items()}
+    fl10 = next((r for r in res.get("perturbation") or [] if r["kernel"] == "lab-fixed"
+                 and r["u"] == 10000 and r.get("stopped")), None)
+    per = ""
+    if fl10 and med(fl10["without_ns"]):
+        w, n = med(fl10["without_ns"]), max([x for x in fl10["served"] if x] or [10000])
+        bpf = (ratio_pct(fl10["stopped"]) - ratio_pct(fl10["floor"])) * w / n
+        cons = (ratio_pct(fl10["with"]) - ratio_pct(fl10["stopped"])) * w / n
+        per = (f" (on lab-fixed at 10,000: {bpf:.0f} instructions of BPF and {cons:.0f} of its "
+               "consumer per thread served, on one CPU)")
+    wi4 = r4.get("trigger_ns_with")
     return f"""`make bench` boots the lab's Linux {version} kernels, stock and with the fix, under
 qemu; `make bench BENCH_PARTS=scale` repeats the fix at the series' own scale. The
 results, the machine and the spreads: [docs/bench/results.md](docs/bench/results.md).
@@ -1133,8 +1152,9 @@ results, the machine and the spreads: [docs/bench/results.md](docs/bench/results
   switching function_graph on took {s4['trigger_ns'] / 1e9:,.0f} s; the fixed kernel made one sweep
   and took {f4['trigger_ns'] / 1e9:.2f} s: **{r4.get('trigger_ns', 0):,.0f}x**, where the series measured
   **227 s / 0.092 s = {SERIES['ratio']:,.0f}x** on bare metal (qemu TCG slows memory allocation far
-  more than the pointer walk, so the lab's ratio is the smaller one; the thread visits,
-  {r4.get('visits', 0):,.0f}x, are the same anywhere). fgraphtop's counts were exact against the
+  more than the pointer walk, so the lab's ratio is the smaller one; wall clock on shared
+  cores, too: in the run with fgraphtop the same two activations gave {wi4 or 0:,.0f}x; the thread
+  visits, {r4.get('visits', 0):,.0f}x, are the same anywhere). fgraphtop's counts were exact against the
   lab's oracle at {', '.join(f'{u // 1000}k' for u in sorted({p['u'] for p in sc['points']}))} threads on
   both kernels ({'every one' if exact else 'not every one: see the results'}), with nothing lost, and
   at every U from 1,000 to 30,000; the stock walk it timed grows as
@@ -1145,16 +1165,21 @@ results, the machine and the spreads: [docs/bench/results.md](docs/bench/results
   slowest shape; the series' fixed kernel makes 4.35 million per second), so the
   16,384-record log leaves a wake-up {con['headroom']['latency_budget_ms']:.1f} ms to be served before
   a record is lost; lost records are counted in the activation and in check's answer.
-- **Cost**, under qemu's instruction counting (guest time = instructions, repeatable to
-  a fraction of a percent), against the floor (empty BPF programs on the same hooks: what
-  watching these events costs any tool) and an equivalent bpftrace script:
+- **Cost**, under qemu's instruction counting (guest time = instructions executed: the
+  same load repeats within {spread.get('openclose', 0) * 100:.2f} % (open/close), {spread.get('exec', 0) * 100:.2f} % (a shell-heavy
+  script) and {spread.get('fork', 0) * 100:.1f} % (fork/exit, where one run in five can come out a few percent
+  slow; the targets are judged on medians)), against the floor (empty BPF programs on the
+  same hooks: what watching these events costs any tool) and an equivalent bpftrace script:
 
 | measure | fgraphtop | floor | bpftrace | target |
 | --- | --- | --- | --- | --- |
 {rows}
   A target below its floor cannot be met with the kmem tracepoints attached, and they must
   be: on kernels whose fgraph.c cannot be attached they are the only way to see the 0->1
-  step, whose first allocations follow its start by microseconds. Start-up's floor is
+  step, whose first allocations follow its start by microseconds. icount counts
+  instructions, not cache misses, so it weighs fgraphtop's work per thread served{per}
+  heavily against a walk that costs a few instructions per thread visited (on hardware a
+  visit is cache misses: about 91 ns on the series' machine). Start-up's floor is
   libbpf loading the same hooks plus the kernel writing /proc/kallsyms (which fgraphtop
   reads for the sweep's address range); peak RSS's is libbpf's, with vmlinux BTF parsed.
   In a {storm.get('n', 0):,}-fork storm with fgraph on, fgraphtop saw every fork
