@@ -14,6 +14,7 @@ PKGS=(
 	python3 jq mandoc prometheus trace-cmd
 	# make deb, make test-deb (debhelper, lintian; systemd-analyze, man for its verify)
 	build-essential dpkg-dev debhelper lintian systemd man-db mmdebstrap
+	python3-pyte
 )
 
 missing=()

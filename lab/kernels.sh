@@ -8,6 +8,10 @@
 #   kernels.sh patches NAME         print the patches a lab kernel is built with
 #   kernels.sh source NAME          print the pristine source tree a lab kernel
 #                                   is built from (extracted if missing)
+#   kernels.sh deb NAME             print the path of the kernel's package: the
+#                                   one fetched for debian-*, one made from the
+#                                   build for lab-* (lab/kdeb.sh pack; for
+#                                   lab/preflight.sh)
 #   kernels.sh check-apply NAME     apply NAME's patches, in order, to a copy of
 #                                   the files they touch; fails naming the version
 #
@@ -220,19 +224,11 @@ ensure_debian() {
 	key=$(printf '%s\n' "$RECIPE" "$pkg" "$ver" | sha)
 	present "$name" "$key" && return 0
 
-	local deb tmp list member rel
+	local deb tmp rel
 	deb=$(fetch_deb "$pkg" "$ver")
 	log "$name: unpacking $pkg $ver"
 	tmp=$(mktemp -d "$KDIR/.tmp-$name.XXXXXX")
-	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
-	# 6.1/6.12 ship /boot/vmlinuz-REL, 7.x ships usr/lib/modules/REL/vmlinuz;
-	# the modules directory name is the kernel's uname -r either way.
-	rel=$(grep -m1 -oE 'lib/modules/[^/]+/' <<<"$list" | cut -d/ -f3)
-	member=$(grep -m1 -E '^\./boot/vmlinuz-|/lib/modules/[^/]+/vmlinuz$' <<<"$list")
-	if [ -z "$rel" ] || [ -z "$member" ]; then
-		die "$name: no vmlinuz or modules dir in $deb"
-	fi
-	dpkg-deb --fsys-tarfile "$deb" | tar -xO "$member" >"$tmp/bzImage"
+	rel=$("$LAB/kdeb.sh" unpack "$deb" "$tmp") || die "$name: $deb: no kernel in it"
 	"$LAB/extract-vmlinux.sh" "$tmp/bzImage" "$tmp/vmlinux"
 	info_json "$name" "$rel" "$pkg" "$ver" "$key" >"$tmp/info.json"
 	publish "$name" "$key" "$tmp"
@@ -617,6 +613,27 @@ path() {
 	readlink -f "$KDIR/$1"
 }
 
+# The package a kernel came in (debian-*), or one made from its build (lab-*,
+# kept in the kernel's directory: the same build gives the same bytes).
+deb() {
+	local d pkg ver f
+	if [ $# -ne 1 ] || ! is_name "$1"; then
+		usage_die "usage: kernels.sh deb NAME (see: kernels.sh list)"
+	fi
+	d=$(path "$1")
+	case $1 in
+	debian-*)
+		pkg=$(jq -r .package "$d/info.json")
+		ver=$(jq -r .version "$d/info.json")
+		for f in "$DEBS/${pkg}_${ver//:/%3a}_"*.deb; do
+			[ -f "$f" ] && { echo "$f"; return; }
+		done
+		die "$1: its package is gone from $DEBS: run lab/kernels.sh ensure $1"
+		;;
+	*) "$LAB/kdeb.sh" pack "$d" "$d" ;;
+	esac
+}
+
 patches() {
 	if [ $# -ne 1 ] || ! is_lab "$1"; then
 		usage_die "usage: kernels.sh patches LAB-KERNEL (a lab-* name of kernels.sh list)"
@@ -666,8 +683,9 @@ case $cmd in
 list) printf '%s\n' "${NAMES[@]}" ;;
 ensure) ensure "$@" ;;
 path) path "$@" ;;
+deb) deb "$@" ;;
 patches) patches "$@" ;;
 source) source_tree "$@" ;;
 check-apply) check_apply "$@" ;;
-*) usage_die "usage: kernels.sh list | ensure NAME...|all | path NAME | patches NAME | source NAME | check-apply NAME" ;;
+*) usage_die "usage: kernels.sh list | ensure NAME...|all | path NAME | deb NAME | patches NAME | source NAME | check-apply NAME" ;;
 esac

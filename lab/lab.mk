@@ -11,6 +11,7 @@ lab-kernels:
 include lab/checkpatch.mk
 include lab/guest.mk
 include lab/tool.mk
+include lab/live.mk
 include lab/check.mk
 
 # Lab tests need the kernels and the image: a fresh machine builds them here.

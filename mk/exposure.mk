@@ -4,7 +4,8 @@
 $(BUILD)/exposure.bpf.o: src/exposure.h
 
 # fgt-exposure: the scan in the lab guest (lab/guest/mkrun.sh ships every
-# $(BUILD)/lab/fgt-*), until check and the live view print the exposure.
+# $(BUILD)/lab/fgt-*): the count on its own, next to the oracle and to the
+# live view's.
 FGT_EXPOSURE := $(BUILD)/lab/fgt-exposure
 $(FGT_EXPOSURE): tests/lab/exposure_probe.c src/exposure.c src/exposure_model.c src/exposure.h \
 		$(BUILD)/exposure.skel.h

@@ -9,7 +9,10 @@ GUEST_SCRIPTS := lab/guest/init lab/scenarios/lib.sh lab/scenarios/explain.sh \
 		 lab/scenarios/demo-live.sh lab/scenarios/selftest.sh lab/scenarios/smoke.sh \
 		 lab/scenarios/tool-int3.sh lab/scenarios/tool-sh.sh \
 		 lab/scenarios/tool-lib.sh lab/scenarios/tool-act.sh lab/scenarios/tool-failslab.sh \
-		 lab/scenarios/tool-fork.sh $(wildcard lab/scenarios/bench-*.sh)
+		 lab/scenarios/live-screen.sh \
+		 lab/scenarios/tool-fork.sh lab/scenarios/exposure.sh lab/scenarios/preflight.sh \
+		 lab/scenarios/static-check.sh lab/scenarios/static-time.sh lab/scenarios/unit-caps.sh \
+		 $(wildcard lab/scenarios/bench-*.sh)
 
 .PHONY: test-shellcheck
 test-shellcheck:

@@ -106,12 +106,14 @@ static void act_start(struct fgt_assembler *a, const struct fgt_event *ev, bool 
 	a->act.begin_ns = ev->ts_ns;
 	a->act.implicit = implicit;
 	a->act.stack_id = -1;
-	a->last_ts = ev->ts_ns;
+	a->last_ts = a->act.last_ns = ev->ts_ns;
+	/* an implicit one's first event runs in the trigger too: the sweep is
+	 * its system call's work (a live view names it at once) */
+	a->act.pid = ev->pid;
+	a->act.tid = ev->tid;
+	memcpy(a->act.comm, ev->comm, FGT_COMM_LEN);
+	a->act.comm[FGT_COMM_LEN - 1] = '\0';
 	if (!implicit) {
-		a->act.pid = ev->pid;
-		a->act.tid = ev->tid;
-		memcpy(a->act.comm, ev->comm, FGT_COMM_LEN);
-		a->act.comm[FGT_COMM_LEN - 1] = '\0';
 		a->act.stack_id = ev->stack_id;
 		a->act.nr_threads = ev->nr_threads;
 		/* the attributed BEGIN is the kcalloc right before the first sweep */
@@ -362,7 +364,7 @@ void fgt_assembler_feed(struct fgt_assembler *a, const struct fgt_event *ev)
 	if (!a || !ev)
 		return;
 	if (a->active && ev->ts_ns > a->last_ts)
-		a->last_ts = ev->ts_ns;
+		a->last_ts = a->act.last_ns = ev->ts_ns;
 	switch (ev->type) {
 	case FGT_EV_ACT_BEGIN:
 		if (a->active)	/* its END was lost: report what we have */

@@ -38,6 +38,7 @@ struct fgt_activation {
 	int32_t stack_id;
 	uint64_t nr_threads;	/* threads in the system at the start */
 	uint64_t begin_ns, end_ns;
+	uint64_t last_ns;	/* its latest event so far: how fresh a live view's figures are */
 	int32_t ret;		/* start_graph_tracing()'s return */
 	bool complete;		/* ACT_BEGIN and ACT_END both seen */
 	bool implicit;		/* started by a sweep event without ACT_BEGIN (fgraphtop

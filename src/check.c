@@ -25,6 +25,7 @@
 #include "clause.h"
 #include "json_writer.h"
 #include "log.h"
+#include "output.h"
 #include "park.h"
 #include "prom.h"
 #include "static_check.h"
@@ -229,15 +230,7 @@ static void exposure_json(json_writer_t *jw, const struct fgt_check_result *r)
 		return;
 	}
 	jsonw_name(jw, "exposure");
-	jsonw_start_object(jw);
-	jsonw_uint_field(jw, "threads", r->exposure.threads);
-	jsonw_uint_field(jw, "lacking", r->exposure.lacking);
-	jsonw_uint_field(jw, "sweeps", r->exposure.sweeps);
-	jsonw_uint_field(jw, "visits", r->exposure.visits);
-	jsonw_float_field(jw, "estimate_s", r->exposure_est.seconds);
-	jsonw_float_field(jw, "ns_per_visit", r->exposure_est.ns_per_visit);
-	jsonw_string_field(jw, "cost", fgt_exp_cost_src_name(r->exposure_est.src));
-	jsonw_end_object(jw);
+	fgt_out_exposure_json(jw, &r->exposure, &r->exposure_est);
 }
 
 void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)

@@ -108,6 +108,32 @@ int fgt_exp_estimate_text(const struct fgt_exp_walk *w, const struct fgt_exp_est
 			   char *buf, size_t len);
 
 /*
+ * The live view's exposure (pure): the last scan, the last one taken while
+ * no activation was under way, and the cost of a visit from this host's own
+ * unfixed activations since. The estimate prices the last scan's walk.
+ */
+struct fgt_exp_live {
+	bool known, idle_known;
+	struct fgt_exp_walk now, idle;	/* the last scan, the last idle one */
+	uint64_t now_ns, idle_ns;	/* when they were taken (CLOCK_MONOTONIC) */
+	struct fgt_exp_calib calib;	/* the latest activation that can price a visit */
+	uint64_t calib_ns;		/* its start, 0 when none */
+	uint64_t last_begin_ns;		/* the last activation's start */
+};
+
+void fgt_exp_live_init(struct fgt_exp_live *l);
+/* A scan at ns; busy: an activation was under way (it is no activation's U). */
+void fgt_exp_live_scan(struct fgt_exp_live *l, const struct fgt_exp_walk *w, uint64_t ns,
+		       bool busy);
+/* A finished activation: it prices a visit when it was an unfixed walk of
+ * enough visits, modelled from the idle scan before begin_ns, else as
+ * fgt_exp_calib says. */
+void fgt_exp_live_activation(struct fgt_exp_live *l, uint64_t begin_ns, uint64_t sweeps,
+			     uint64_t walk_ns, uint64_t nr_threads, uint64_t served);
+/* The last scan's walk priced: 0, or -ENODATA before the first scan. */
+int fgt_exp_live_estimate(const struct fgt_exp_live *l, struct fgt_exp_estimate *e);
+
+/*
  * src/exposure.c, BPF: one pass of the task iterator. 0; or -errno and one
  * line in msg: -EOPNOTSUPP when task_struct has no ret_stack (no function
  * graph tracer: nothing can stall), else why the iterator did not run

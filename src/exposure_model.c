@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <string.h>
 #include "exposure.h"
@@ -129,4 +130,51 @@ int fgt_exp_estimate_text(const struct fgt_exp_walk *w, const struct fgt_exp_est
 			(unsigned long long)w->visits, e->seconds, e->ns_per_visit,
 			e->src == FGT_EXP_COST_OBSERVED ? "observed on this host" :
 			"the series' figure");
+}
+
+void fgt_exp_live_init(struct fgt_exp_live *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void fgt_exp_live_scan(struct fgt_exp_live *l, const struct fgt_exp_walk *w, uint64_t ns,
+		       bool busy)
+{
+	l->known = true;
+	l->now = *w;
+	l->now_ns = ns;
+	if (busy)
+		return;
+	l->idle_known = true;
+	l->idle = *w;
+	l->idle_ns = ns;
+}
+
+void fgt_exp_live_activation(struct fgt_exp_live *l, uint64_t begin_ns, uint64_t sweeps,
+			     uint64_t walk_ns, uint64_t nr_threads, uint64_t served)
+{
+	struct fgt_exp_calib c = { .sweeps = sweeps, .walk_ns = walk_ns };
+	struct fgt_exp_walk w;
+
+	/* an idle scan between the previous activation and this one saw the
+	 * threads this one walked */
+	if (l->idle_known && l->idle_ns < begin_ns && l->idle_ns > l->last_begin_ns) {
+		c.visits = l->idle.visits;
+	} else {
+		/* no scan before it: the fewest visits it can have made */
+		fgt_exp_walk_lacking_first(nr_threads, served, &w);
+		c.visits = w.visits;
+	}
+	l->last_begin_ns = begin_ns;
+	if (!calib_usable(&c))
+		return;	/* a fixed kernel's, or too short to time a visit */
+	l->calib = c;
+	l->calib_ns = begin_ns;
+}
+
+int fgt_exp_live_estimate(const struct fgt_exp_live *l, struct fgt_exp_estimate *e)
+{
+	if (!l->known)
+		return -ENODATA;
+	return fgt_exp_estimate(&l->now, l->calib_ns ? &l->calib : NULL, e);
 }

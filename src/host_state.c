@@ -7,14 +7,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/bpf.h>
-#include <bpf/bpf.h>
 #include "clause.h"
+#include "holders.h"
 #include "host_state.h"
 #include "kfacts.h"
 
@@ -124,143 +122,82 @@ int fgt_host_has_fgraph(const struct fgt_host *h, const struct fgt_ksyms *ks,
 	return -1;
 }
 
-/* "; "-separated list into why; counts every item, keeps what fits. */
-struct users {
-	char *buf;
-	size_t len;
-	int n;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void add_user(struct users *u, const char *fmt, ...)
-{
-	char one[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(one, sizeof(one), fmt, ap);
-	va_end(ap);
-	u->n++;
-	fgt_clause_add(u->buf, u->len, "%s", one);
-}
-
-static void tracers_in_use(const char *tfs, const char *skip, struct users *u)
-{
-	char dir[PATH_MAX], line[256];
-	struct dirent *de;
-	DIR *d;
-
-	if (read_line(tfs, "current_tracer", line, sizeof(line)) == 0 &&
-	    !strcmp(line, "function_graph"))
-		add_user(u, "the top-level tracer is function_graph (%s/current_tracer)", tfs);
-	if (read_line(tfs, "function_profile_enabled", line, sizeof(line)) == 0 &&
-	    !strcmp(line, "1"))
-		add_user(u, "the function profiler is on (%s/function_profile_enabled)", tfs);
-
-	snprintf(dir, sizeof(dir), "%s/instances", tfs);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char inst[PATH_MAX];
-
-		if (de->d_name[0] == '.' || (skip && !strcmp(de->d_name, skip)))
-			continue;
-		if (snprintf(inst, sizeof(inst), "%s/%s", dir, de->d_name) >= (int)sizeof(inst))
-			continue;
-		if (read_line(inst, "current_tracer", line, sizeof(line)) == 0 &&
-		    !strcmp(line, "function_graph"))
-			add_user(u, "tracefs instance %s has function_graph", de->d_name);
-	}
-	closedir(d);
-}
-
-/* dynamic_events: "f:fprobes/name sym" (fprobe events) and "t:..." (tracepoint probes
- * are fprobe-based too from 6.14 on, but only 'f' ones hook functions). */
-static void fprobe_events(const char *tfs, struct users *u)
-{
-	char p[PATH_MAX], line[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/dynamic_events", tfs);
-	f = fopen(p, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == 'f' && line[1] == ':')
-			add_user(u, "fprobe event '%s' in dynamic_events", line);
-	}
-	fclose(f);
-}
-
 /*
- * struct bpf_link_info's kprobe_multi member appeared in 6.6, after the
- * libbpf-dev headers we build with: the layout, mirrored. Older kernels fill
- * only type/id/prog_id, so count == 0 means "flags unknown".
+ * check's words for each holder (its refusal quotes them): the same reader as
+ * the live view's (src/holders.c), worded as a sentence.
  */
-struct fgt_link_info {
-	__u32 type;
-	__u32 id;
-	__u32 prog_id;
-	__u32 pad;
-	__u64 addrs;
-	__u32 count;
-	__u32 flags;
-	__u64 missed;
-	__u64 cookies;
-} __attribute__((aligned(8)));
-
-static void bpf_links(struct users *u)
+static void check_words(const struct fgt_holder *h, const char *tfs, char *buf, size_t len)
 {
-	__u32 id = 0;
-
-	while (bpf_link_get_next_id(id, &id) == 0) {
-		struct fgt_link_info info;
-		__u32 len = sizeof(info);
-		int fd = bpf_link_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-		    info.type == BPF_LINK_TYPE_KPROBE_MULTI) {
-			if (!info.count)
-				add_user(u, "BPF kprobe_multi link %u (prog %u; entry or return: "
-					 "not told by this kernel)", id, info.prog_id);
-			else if (info.flags & BPF_F_KPROBE_MULTI_RETURN)
-				add_user(u, "BPF kretprobe.multi link %u (prog %u, %u functions)",
-					 id, info.prog_id, info.count);
-			else
-				add_user(u, "BPF kprobe_multi link %u (prog %u, %u functions; "
-					 "entry-only, fgraph-based on 6.14..6.18)", id, info.prog_id,
-					 info.count);
-		}
-		close(fd);
+	switch (h->kind) {
+	case FGT_HOLDER_TRACER:
+		if (h->instance[0])
+			snprintf(buf, len, "tracefs instance %s has function_graph", h->instance);
+		else
+			snprintf(buf, len, "the top-level tracer is function_graph (%s/current_tracer)",
+				 tfs);
+		break;
+	case FGT_HOLDER_LATENCY:
+		snprintf(buf, len, "the %s tracer draws the call graph (%s%s%s/options/display-graph)",
+			 h->name, tfs, h->instance[0] ? "/instances/" : "", h->instance);
+		break;
+	case FGT_HOLDER_PROFILER:
+		snprintf(buf, len, "the function profiler is on (%s/function_profile_enabled)", tfs);
+		break;
+	case FGT_HOLDER_FPROBE:
+		snprintf(buf, len, "fprobe event 'f:%s%s%s' in dynamic_events", h->name,
+			 h->detail[0] ? " " : "", h->detail);
+		break;
+	case FGT_HOLDER_BPF_LINK:
+		if (!h->nr_funcs)
+			snprintf(buf, len, "BPF kprobe_multi link %u (prog %u; entry or return: "
+				 "not told by this kernel)", h->link_id, h->prog_id);
+		else if (h->ret)
+			snprintf(buf, len, "BPF kretprobe.multi link %u (prog %u, %u functions)",
+				 h->link_id, h->prog_id, h->nr_funcs);
+		else
+			snprintf(buf, len, "BPF kprobe_multi link %u (prog %u, %u functions; "
+				 "entry-only%s)", h->link_id, h->prog_id, h->nr_funcs,
+				 h->maybe ? ", unless a kprobe.session" : ", fgraph-based on 6.14..6.18");
+		if (h->nr_owners)
+			snprintf(buf + strnlen(buf, len), len - strnlen(buf, len), " held by pid %d (%s)",
+				 h->pid, h->comm);
+		break;
 	}
 }
 
 int fgt_host_fgraph_users(const struct fgt_host *h, const struct fgt_ksyms *ks,
 			  const char *skip_instance, char *why, size_t len)
 {
-	struct users u = { why, len, 0 };
+	struct fgt_holders_cfg c = {
+		.tracefs = fgt_host_tracefs(h),
+		.proc = h ? h->proc : NULL,
+		.no_bpf_links = h && h->no_bpf_links,
+		.skip_instance = skip_instance,
+	};
 	struct fgt_ksyms *own = NULL;
-	const char *tfs = fgt_host_tracefs(h);
+	struct fgt_holders *hs;
+	char one[512];
+	int n;
 
 	if (len)
 		why[0] = '\0';
-	if (tfs) {
-		tracers_in_use(tfs, skip_instance, &u);
-		fprobe_events(tfs, &u);
-	}
+	hs = malloc(sizeof(*hs));
+	if (!hs)
+		return -ENOMEM;
 	if (!ks)
 		ks = own = load_ksyms(h);
-	if (fgt_fprobe_on_fgraph(ks) && !(h && h->no_bpf_links))
-		bpf_links(&u);
+	fgt_fprobe_facts(ks, &c.fprobe);
 	fgt_ksyms_free(own);
-	if (!tfs && !u.n)
+	n = fgt_holders_read(&c, hs);
+	/* every holder is counted, even past what the buffer (or the reader) keeps */
+	for (unsigned int i = 0; i < hs->kept; i++) {
+		check_words(&hs->h[i], hs->tracefs, one, sizeof(one));
+		fgt_clause_add(why, len, "%s", one);
+	}
+	if (!hs->tracefs[0] && !n)
 		snprintf(why, len, "tracefs is not mounted: tracers in use unknown");
-	return u.n;
+	free(hs);
+	return n;
 }
 
 bool fgt_fprobe_on_fgraph(const struct fgt_ksyms *ks)

@@ -19,6 +19,7 @@ struct fgt_host {
 	const char *tracefs;	/* NULL: found by fgt_tracefs_find() */
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *loadavg;	/* NULL: /proc/loadavg */
+	const char *proc;	/* NULL: /proc (the BPF links' owners) */
 	bool no_bpf_links;	/* tests: do not enumerate the real BPF links */
 };
 
@@ -36,12 +37,14 @@ int fgt_host_has_fgraph(const struct fgt_host *h, const struct fgt_ksyms *ks,
 			char *why, size_t len);
 
 /*
- * Known fgraph users right now, without BPF: function_graph as the top-level or
- * an instance's tracer, the function profiler, fprobe dynamic events, and BPF
- * kprobe_multi links where fprobe goes through fgraph on this kernel (>= 6.14:
- * kallsyms has fprobe_graph_ops). Returns how many were found (their
- * description, "; "-separated, in why), or -errno. skip_instance: an instance
- * name to ignore (ours).
+ * Known fgraph users right now, without BPF programs (src/holders.c, the
+ * live view's reader): function_graph as the top-level or an instance's
+ * tracer, a latency tracer drawing the call graph, the function profiler,
+ * fprobe dynamic events and BPF kprobe_multi links where fprobe goes through
+ * fgraph on this kernel (>= 6.14: kallsyms has fprobe_graph_ops), counting
+ * those that may hold it. Returns how many were found (their description,
+ * "; "-separated, in why), or -errno. skip_instance: an instance name to
+ * ignore (ours).
  */
 int fgt_host_fgraph_users(const struct fgt_host *h, const struct fgt_ksyms *ks,
 			  const char *skip_instance, char *why, size_t len);

@@ -38,6 +38,10 @@ const struct fgt_sym_fact fgt_syms[FGT_SYM__NR] = {
 		"BPF kprobe_multi links with a return handler are fgraph users" },
 	[FGT_SYM_FPROBE_FGRAPH_ENTRY] = { "fprobe_fgraph_entry",
 		"the same rewrite, when fprobe_graph_ops is not in kallsyms" },
+	[FGT_SYM_FPROBE_FTRACE_ENTRY] = { "fprobe_ftrace_entry",
+		"entry-only fprobes (and kprobe_multi links without a return handler) "
+		"moved onto an ftrace_ops of their own, off fgraph (upstream around "
+		"6.19; read off 7.2's kernel/trace/fprobe.c)" },
 	[FGT_SYM_STEXT] = { "_stext", "start of the kernel's own text" },
 	[FGT_SYM_ETEXT] = { "_etext", "end of the kernel's own text" },
 	[FGT_SYM_RCU_READ_LOCK] = { "__rcu_read_lock",

@@ -38,6 +38,7 @@ enum fgt_sym {
 	FGT_SYM_STACK_CACHEP,		/* struct kmem_cache *fgraph_stack_cachep */
 	FGT_SYM_FPROBE_GRAPH_OPS,	/* fprobe on fgraph */
 	FGT_SYM_FPROBE_FGRAPH_ENTRY,
+	FGT_SYM_FPROBE_FTRACE_ENTRY,	/* entry-only fprobes off fgraph */
 	FGT_SYM_STEXT,
 	FGT_SYM_ETEXT,
 	FGT_SYM_RCU_READ_LOCK,		/* __rcu_read_lock (PREEMPT_RCU kernels) */

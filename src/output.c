@@ -8,9 +8,24 @@
 #include "hist.h"
 #include "json_writer.h"
 #include "output.h"
+#include "screen.h"
 #include "static_check.h"
 #include "verdict.h"
 #include "via.h"
+
+#define FGT_HISTORY_MAX	64
+
+/* One finished activation, as the history table shows it. */
+struct hist_ent {
+	uint32_t seq;
+	uint64_t begin_ns;		/* monotonic */
+	char comm[FGT_COMM_LEN];
+	char via[FGT_VIA_LEN];
+	uint64_t threads, served, dur_ns, lost;
+	uint32_t sweeps;
+	enum fgt_verdict verdict;
+	bool complete;
+};
 
 struct fgt_out {
 	FILE *f;
@@ -18,6 +33,12 @@ struct fgt_out {
 	json_writer_t *jw;
 	char last[4096];		/* last activation's text, for the screen */
 	char code[FGT_STATIC_EVIDENCE + 64];	/* the static verdict, for the screen */
+	struct hist_ent hist[FGT_HISTORY_MAX];	/* a ring, newest at nhist - 1 */
+	unsigned int nhist;		/* all reported */
+	struct fgt_lines lines;		/* the screen's frame */
+	struct fgt_holders shown;	/* holders last printed (lines, -j) */
+	int shown_active;
+	bool shown_any;
 };
 
 static const char *ev_name(uint32_t t)
@@ -59,6 +80,7 @@ struct fgt_out *fgt_out_new(FILE *f, const struct fgt_out_opts *opts)
 		return NULL;
 	o->f = f;
 	o->o = *opts;
+	fgt_lines_init(&o->lines, opts->cols, opts->rows);
 	if (opts->json) {
 		o->jw = jsonw_new(f);
 		if (!o->jw) {
@@ -75,7 +97,19 @@ void fgt_out_free(struct fgt_out *o)
 		return;
 	if (o->jw)
 		jsonw_destroy(&o->jw);
+	fgt_lines_free(&o->lines);
 	free(o);
+}
+
+void fgt_out_set_screen(struct fgt_out *o, bool on)
+{
+	o->o.screen = on;
+}
+
+void fgt_out_resize(struct fgt_out *o, int cols, int rows)
+{
+	fgt_lines_free(&o->lines);
+	fgt_lines_init(&o->lines, cols, rows);
 }
 
 static void json_head(json_writer_t *jw, const char *type)
@@ -322,6 +356,24 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 	jsonw_end_object(jw);
 }
 
+static void hist_add(struct fgt_out *o, const struct fgt_record *rec)
+{
+	const struct fgt_activation *a = rec->act;
+	struct hist_ent *h = &o->hist[o->nhist++ % FGT_HISTORY_MAX];
+
+	h->seq = a->seq;
+	h->begin_ns = a->begin_ns;
+	memcpy(h->comm, a->comm, sizeof(h->comm));
+	snprintf(h->via, sizeof(h->via), "%s", rec->via);
+	h->threads = a->nr_threads;
+	h->served = a->served;
+	h->sweeps = a->nr_sweeps;
+	h->dur_ns = a->end_ns > a->begin_ns ? a->end_ns - a->begin_ns : 0;
+	h->lost = a->lost;
+	h->verdict = rec->verdict.verdict;
+	h->complete = a->complete;
+}
+
 void fgt_out_record(const struct fgt_record *rec, void *ctx)
 {
 	const struct fgt_activation *a = rec->act;
@@ -331,6 +383,7 @@ void fgt_out_record(const struct fgt_record *rec, void *ctx)
 	size_t off = 0;
 
 	fgt_verdict_text(&rec->verdict, evidence, sizeof(evidence));
+	hist_add(o, rec);
 	if (o->jw) {
 		act_json(o, rec, evidence);
 		return;
@@ -403,6 +456,536 @@ static void clock_hms(char *buf, size_t len)
 	strftime(buf, len, "%H:%M:%S", &tm);
 }
 
+/* ---- figures in words ------------------------------------------------------ */
+
+/* 30048 -> "30,048" */
+static const char *grp(uint64_t v, char *b, size_t len)
+{
+	char raw[32];
+	int n = snprintf(raw, sizeof(raw), "%llu", (unsigned long long)v), j = 0;
+
+	for (int i = 0; i < n && (size_t)j + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			b[j++] = ',';
+		b[j++] = raw[i];
+	}
+	b[j] = '\0';
+	return b;
+}
+
+static const char *dur(uint64_t ns, char *b, size_t len)
+{
+	if (ns >= 1000000000ull)
+		snprintf(b, len, "%.3f s", ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(b, len, "%.1f ms", ns / 1e6);
+	else
+		snprintf(b, len, "%.0f us", ns / 1e3);
+	return b;
+}
+
+/* The wall-clock time of a monotonic instant, HH:MM:SS. */
+static const char *hms_of(const struct fgt_out *o, uint64_t mono_ns, char *b, size_t len)
+{
+	int64_t wall = o->o.start_wall_ns + ((int64_t)mono_ns - (int64_t)o->o.start_ns);
+	time_t t = (time_t)(wall / 1000000000);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(b, len, "%H:%M:%S", &tm);
+	return b;
+}
+
+static const char *u_words(const struct fgt_progress *p)
+{
+	switch (p->u_src) {
+	case FGT_U_NR_THREADS:	return " (at most: U counts every thread)";
+	case FGT_U_NOW:		return " (at most: U is the threads now)";
+	case FGT_U_NONE:	return " (U unknown)";
+	default:		return "";
+	}
+}
+
+static const char *pattern_words(const struct fgt_progress *p)
+{
+	switch (p->so_far) {
+	case FGT_VERDICT_NOT_FIXED:	return "unfixed: a sweep per 32 threads";
+	case FGT_VERDICT_FIXED:		return "fixed: one walk, allocating inline";
+	default:			return "too early to tell the pattern";
+	}
+}
+
+/* "about 1.6 s (estimate from 235 sweeps)" */
+static const char *left_words(const struct fgt_progress *p, char *b, size_t len)
+{
+	char d[32];
+
+	if (p->eta_known && p->eta_ns)
+		snprintf(b, len, "about %s (estimate from %u sweep%s)",
+			 dur(p->eta_ns, d, sizeof(d)), p->fit_sweeps, p->fit_sweeps == 1 ? "" : "s");
+	else if (p->eta_known)
+		snprintf(b, len, "due now (past the estimate from %u sweep%s)", p->fit_sweeps,
+			 p->fit_sweeps == 1 ? "" : "s");
+	else if (p->u_src == FGT_U_NONE)
+		snprintf(b, len, "unknown (no U: fgraphtop started during it)");
+	else
+		snprintf(b, len, "not estimated yet (needs the pattern and %s)",
+			 p->so_far == FGT_VERDICT_FIXED ? "an inline allocation" : "2 finished sweeps");
+	return b;
+}
+
+/* ---- JSON: progress and holders ------------------------------------------- */
+
+static void progress_json(struct fgt_out *o, const struct fgt_progress *p, const char *hms)
+{
+	json_writer_t *jw = o->jw;
+
+	json_head(jw, "progress");
+	jsonw_string_field(jw, "time", hms);
+	jsonw_uint_field(jw, "seq", p->seq);
+	jsonw_string_field(jw, "src", src_name(p->src));
+	jsonw_float_field(jw, "time_s", rel_s(o, p->begin_ns));
+	jsonw_name(jw, "trigger");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "pid", p->pid);
+	jsonw_uint_field(jw, "tid", p->tid);
+	jsonw_string_field(jw, "comm", p->comm);
+	jsonw_string_field(jw, "via", p->via[0] ? p->via : "unknown");
+	jsonw_end_object(jw);
+	jsonw_uint_field(jw, "elapsed_ns", p->elapsed_ns);
+	jsonw_uint_field(jw, "data_age_ns", p->data_age_ns);
+	jsonw_uint_field(jw, "threads", p->threads);
+	jsonw_string_field(jw, "threads_from", fgt_u_src_name(p->u_src));
+	jsonw_uint_field(jw, "served", p->served);
+	jsonw_uint_field(jw, "lacking", p->lacking);
+	jsonw_bool_field(jw, "lacking_exact", p->lacking_exact);
+	jsonw_uint_field(jw, "sweeps", p->sweeps);
+	jsonw_string_field(jw, "so_far", fgt_verdict_name(p->so_far));
+	if (p->to_come_known)
+		jsonw_uint_field(jw, "sweeps_to_come", p->sweeps_to_come);
+	else
+		jsonw_null_field(jw, "sweeps_to_come");
+	if (p->eta_known)
+		jsonw_uint_field(jw, "eta_ns", p->eta_ns);
+	else
+		jsonw_null_field(jw, "eta_ns");
+	jsonw_uint_field(jw, "eta_sweeps", p->fit_sweeps);
+	jsonw_uint_field(jw, "lost", p->lost);
+	jsonw_end_object(jw);
+}
+
+static void holder_json(json_writer_t *jw, const struct fgt_holder *h, const char *tfs)
+{
+	char b[512];
+
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "kind", fgt_holder_kind_name(h->kind));
+	jsonw_string_field(jw, "name", h->name);
+	jsonw_string_field(jw, "instance", h->instance);
+	jsonw_bool_field(jw, "maybe", h->maybe);
+	jsonw_bool_field(jw, "return", h->ret);
+	jsonw_string_field(jw, "text", fgt_holder_text(h, b, sizeof(b)));
+	jsonw_string_field(jw, "undo", fgt_holder_undo(h, tfs, b, sizeof(b)));
+	jsonw_int_field(jw, "pid", h->pid);
+	jsonw_string_field(jw, "comm", h->comm);
+	if (h->kind == FGT_HOLDER_BPF_LINK) {
+		jsonw_uint_field(jw, "link_id", h->link_id);
+		jsonw_uint_field(jw, "prog_id", h->prog_id);
+		jsonw_uint_field(jw, "functions", h->nr_funcs);
+		jsonw_uint_field(jw, "owners", h->nr_owners);
+	}
+	jsonw_end_object(jw);
+}
+
+/* ftrace_graph_active's registrations no holder found accounts for. */
+static int unnamed(const struct fgt_holders *h, int graph_active)
+{
+	int n = graph_active - (int)h->regs - (int)h->regs_maybe;
+
+	return graph_active < 0 || n < 0 ? 0 : n;
+}
+
+void fgt_out_holders_json(json_writer_t *jw, const struct fgt_holders *h, int graph_active)
+{
+	jsonw_int_field(jw, "graph_active", graph_active);
+	jsonw_uint_field(jw, "count", h->n);
+	jsonw_uint_field(jw, "named", h->regs);
+	jsonw_uint_field(jw, "maybe", h->regs_maybe);
+	jsonw_uint_field(jw, "unnamed", unnamed(h, graph_active));
+	jsonw_string_field(jw, "tracefs", h->tracefs);
+	jsonw_bool_field(jw, "bpf_links_listed", h->links_listed);
+	jsonw_string_field(jw, "bpf_links_error", h->links_err ? strerror(-h->links_err) : "");
+	jsonw_name(jw, "holders");
+	jsonw_start_array(jw);
+	for (unsigned int i = 0; i < h->kept; i++)
+		holder_json(jw, &h->h[i], h->tracefs);
+	jsonw_end_array(jw);
+}
+
+/* ---- text: holders, progress, history -------------------------------------- */
+
+static const char *owner_words(const struct fgt_holder *h, char *b, size_t len)
+{
+	if (h->kind != FGT_HOLDER_BPF_LINK)
+		b[0] = '\0';
+	else if (h->nr_owners)
+		snprintf(b, len, ", held by pid %d (%s)%s", h->pid, h->comm,
+			 h->nr_owners > 1 ? " and others" : "");
+	else
+		snprintf(b, len, ", held by no process");
+	return b;
+}
+
+/* The notes under a list of holders: what could not be named or read. */
+static void holders_notes(const struct fgt_holders *h, int graph_active,
+			  void (*line)(void *ctx, const char *s), void *ctx)
+{
+	char b[256];
+	int un = unnamed(h, graph_active);
+
+	if (!h->n && graph_active == 0)
+		line(ctx, "none: fgraph is off; its next user makes the 0->1 step");
+	else if (!h->n && graph_active < 0)
+		line(ctx, "none found");
+	if (un) {
+		snprintf(b, sizeof(b), "+%d fgraph user%s no tracefs file or BPF link names "
+			 "(a kernel module's, or the kernel's own)", un, un == 1 ? "" : "s");
+		line(ctx, b);
+	}
+	if (!h->tracefs[0])
+		line(ctx, "tracefs is not mounted: tracers in use unknown");
+	if (h->links_err) {
+		snprintf(b, sizeof(b), "BPF links not listed: %s", strerror(-h->links_err));
+		line(ctx, b);
+	}
+	if (h->n > h->kept) {
+		snprintf(b, sizeof(b), "... and %u more", h->n - h->kept);
+		line(ctx, b);
+	}
+}
+
+static void explain_line(void *ctx, const char *s)
+{
+	fprintf(ctx, "  %s\n", s);
+}
+
+void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_active)
+{
+	char t[512], u[512], ow[64];
+
+	if (graph_active < 0)
+		fprintf(f, "\nWho holds fgraph now (tracefs and BPF links; ftrace_graph_active "
+			"itself is read by the live view):\n");
+	else
+		fprintf(f, "\nWho holds fgraph now (ftrace_graph_active %d):\n", graph_active);
+	for (unsigned int i = 0; i < h->kept; i++)
+		fprintf(f, "  %s%s\n      to turn it off: %s\n",
+			fgt_holder_text(&h->h[i], t, sizeof(t)), owner_words(&h->h[i], ow, sizeof(ow)),
+			fgt_holder_undo(&h->h[i], h->tracefs, u, sizeof(u)));
+	holders_notes(h, graph_active, explain_line, f);
+}
+
+/* Lines and -j: the holders when they changed (or were never printed). */
+void fgt_out_holders(struct fgt_out *o, const struct fgt_status *st)
+{
+	const struct fgt_holders *h = st->holders;
+	char hms[16], t[512], u[512], ow[64];
+
+	/* a record is a consistent picture: not while a re-read is due */
+	if (!h || st->holders_stale || o->o.screen || (o->o.events && !o->jw))
+		return;
+	if (o->shown_any && o->shown_active == st->graph_active && fgt_holders_same(&o->shown, h))
+		return;
+	o->shown = *h;
+	o->shown_active = st->graph_active;
+	o->shown_any = true;
+	clock_hms(hms, sizeof(hms));
+	if (o->jw) {
+		json_head(o->jw, "holders");
+		jsonw_string_field(o->jw, "time", hms);
+		fgt_out_holders_json(o->jw, h, st->graph_active);
+		jsonw_end_object(o->jw);
+		return;
+	}
+	fprintf(o->f, "%s fgraph holders: %u (ftrace_graph_active %d)\n", hms, h->n,
+		st->graph_active);
+	for (unsigned int i = 0; i < h->kept; i++)
+		fprintf(o->f, "  %s%s; to turn it off: %s\n",
+			fgt_holder_text(&h->h[i], t, sizeof(t)), owner_words(&h->h[i], ow, sizeof(ow)),
+			fgt_holder_undo(&h->h[i], h->tracefs, u, sizeof(u)));
+	holders_notes(h, st->graph_active, explain_line, o->f);
+	fflush(o->f);
+}
+
+/* The activation under way in one line (lines mode). */
+static void progress_line(struct fgt_out *o, const struct fgt_progress *p, const char *hms)
+{
+	char e[32], a[32], b[32], c[32], left[160];
+
+	fprintf(o->f, "%s activation #%u under way %s: pid %u (%s)%s%s; served %s of %s threads "
+		"at the start, %s still lacking%s; sweeps %u", hms, p->seq,
+		dur(p->elapsed_ns, e, sizeof(e)), p->pid, p->comm, p->via[0] ? " " : "", p->via,
+		grp(p->served, a, sizeof(a)), grp(p->threads, b, sizeof(b)),
+		grp(p->lacking, c, sizeof(c)), u_words(p), p->sweeps);
+	if (p->to_come_known)
+		fprintf(o->f, ", %llu to come", (unsigned long long)p->sweeps_to_come);
+	fprintf(o->f, " (%s); time left %s\n", pattern_words(p), left_words(p, left, sizeof(left)));
+}
+
+/* One history row; a NULL h gives the heading. What a narrow terminal cuts
+ * comes last: the threads served and the way in. */
+static void hist_row(const struct fgt_out *o, const struct hist_ent *h, char *b, size_t len)
+{
+	char t[16], th[32], sv[32], d[32];
+
+	if (!h) {
+		snprintf(b, len, "%3s  %-8s  %-15s  %9s  %6s  %9s  %-12s  %9s  %s", "#", "BEGAN",
+			 "TRIGGER", "THREADS", "SWEEPS", "DURATION", "VERDICT", "SERVED", "VIA");
+		return;
+	}
+	snprintf(b, len, "%3u  %-8s  %-15.15s  %9s  %6u  %9s  %-12s  %9s  %s%s", h->seq,
+		 hms_of(o, h->begin_ns, t, sizeof(t)), h->comm, grp(h->threads, th, sizeof(th)),
+		 h->sweeps, dur(h->dur_ns, d, sizeof(d)), fgt_verdict_name(h->verdict),
+		 grp(h->served, sv, sizeof(sv)), h->via,
+		 !h->complete ? " (incomplete)" : h->lost ? " (events lost)" : "");
+}
+
+/* The i-th newest history entry (0: the newest). */
+static const struct hist_ent *hist_nth(const struct fgt_out *o, unsigned int i)
+{
+	unsigned int kept = o->nhist < FGT_HISTORY_MAX ? o->nhist : FGT_HISTORY_MAX;
+
+	return i < kept ? &o->hist[(o->nhist - 1 - i) % FGT_HISTORY_MAX] : NULL;
+}
+
+void fgt_out_exposure_json(json_writer_t *jw, const struct fgt_exp_walk *w,
+			   const struct fgt_exp_estimate *e)
+{
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "threads", w->threads);
+	jsonw_uint_field(jw, "lacking", w->lacking);
+	jsonw_uint_field(jw, "sweeps", w->sweeps);
+	jsonw_uint_field(jw, "visits", w->visits);
+	jsonw_float_field(jw, "estimate_s", e->seconds);
+	jsonw_float_field(jw, "ns_per_visit", e->ns_per_visit);
+	jsonw_string_field(jw, "cost", fgt_exp_cost_src_name(e->src));
+	jsonw_end_object(jw);
+}
+
+/* "lacking a stack: 30,048 of 30,112 threads; unfixed walk ~1.29 s (series'
+ * cost)": 80 columns hold it up to 400,000 threads */
+static void exposure_words(const struct fgt_status *st, char *b, size_t len)
+{
+	char a[32], t[32];
+
+	snprintf(b, len, "lacking a stack: %s of %s threads; unfixed walk ~%.3g s (%s)",
+		 grp(st->exposure->lacking, a, sizeof(a)), grp(st->exposure->threads, t, sizeof(t)),
+		 st->exposure_est.seconds,
+		 st->exposure_est.src == FGT_EXP_COST_OBSERVED ? "host's cost" : "series' cost");
+}
+
+/* ---- the screen ------------------------------------------------------------ */
+
+static void scr_header(struct fgt_out *o, const struct fgt_status *st)
+{
+	struct fgt_lines *l = &o->lines;
+	char hms[16];
+
+	clock_hms(hms, sizeof(hms));
+	fgt_lines_add(l, "fgraphtop  %s   activations %u%s   verdict %s   lost %llu   (q quits)", hms,
+		      st->judge->n, st->cur ? " (+1 under way)" : "",
+		      fgt_verdict_name(st->judge->verdict), (unsigned long long)st->lost);
+	if (o->code[0])
+		fgt_lines_add(l, "%s", o->code);
+	if (st->graph_active < 0)
+		fgt_lines_add(l, "fgraph: users unknown");
+	else if (!st->graph_active)
+		fgt_lines_add(l, "fgraph: off (ftrace_graph_active 0)");
+	else
+		fgt_lines_add(l, "fgraph: on, ftrace_graph_active %d", st->graph_active);
+	if (st->exposure) {
+		char ex[128];
+
+		exposure_words(st, ex, sizeof(ex));
+		fgt_lines_add(l, "%s", ex);
+	}
+}
+
+static void scr_bar(struct fgt_lines *l, unsigned int pct)
+{
+	char bar[128];
+	int w = l->cols - 10, full;
+
+	if (w > 60)
+		w = 60;
+	if (w < 10)
+		return;
+	full = w * (int)pct / 100;
+	for (int i = 0; i < w; i++)
+		bar[i] = i < full ? '#' : '.';
+	bar[w] = '\0';
+	fgt_lines_add(l, "  [%s] %3u%%", bar, pct);
+}
+
+static void scr_progress(struct fgt_out *o, const struct fgt_status *st)
+{
+	const struct fgt_progress *p = st->progress;
+	struct fgt_lines *l = &o->lines;
+	char e[32], age[64] = "", a[32], b[32], c[32], left[160];
+
+	if (!p) {
+		fgt_lines_add(l, "%s", st->judge->n ? "no activation under way" :
+			      "no activation seen yet: waiting for fgraph's next 0->1 step "
+			      "(fgraphtop never causes one)");
+		return;
+	}
+	fgt_lines_add(l, "ACTIVATION #%u UNDER WAY  pid %u (%s)  %s%s", p->seq, p->pid, p->comm,
+		      p->via[0] ? p->via : "way in not known yet",
+		      p->u_src == FGT_U_NOW || p->u_src == FGT_U_NONE ?
+		      "  (fgraphtop started during it)" : "");
+	if (p->data_age_ns >= 500000000ull)
+		snprintf(age, sizeof(age), " (figures %s old: read once a second)",
+			 dur(p->data_age_ns, b, sizeof(b)));
+	fgt_lines_add(l, "  elapsed    %s%s", dur(p->elapsed_ns, e, sizeof(e)), age);
+	fgt_lines_add(l, "  threads    %s served of %s at the start, %s still lacking%s",
+		      grp(p->served, a, sizeof(a)), grp(p->threads, b, sizeof(b)),
+		      grp(p->lacking, c, sizeof(c)), u_words(p));
+	if (p->to_come_known)
+		fgt_lines_add(l, "  sweeps     %u so far, %llu to come (%s)", p->sweeps,
+			      (unsigned long long)p->sweeps_to_come, pattern_words(p));
+	else
+		fgt_lines_add(l, "  sweeps     %u so far (%s)", p->sweeps, pattern_words(p));
+	fgt_lines_add(l, "  time left  %s", left_words(p, left, sizeof(left)));
+	if (p->u_src != FGT_U_NONE)
+		scr_bar(l, fgt_progress_percent(p));
+}
+
+static void scr_note(void *ctx, const char *s)
+{
+	fgt_lines_add(ctx, "  %s", s);
+}
+
+static void scr_holders(struct fgt_out *o, const struct fgt_status *st)
+{
+	const struct fgt_holders *h = st->holders;
+	struct fgt_lines *l = &o->lines;
+	char t[256], u[256], ow[64], line[512], hms[16];
+	int w = 0, wu = 0;
+
+	if (!h) {
+		fgt_lines_add(l, "HOLDERS  not read yet");
+		return;
+	}
+	if (st->holders_stale)
+		/* fgraph changed since the read; during a tracer switch tracefs
+		 * is locked: the old list, said to be old, and no sums with it */
+		fgt_lines_add(l, "HOLDERS  as read at %s, before fgraph changed (a tracer switch "
+			      "locks tracefs while it runs)", hms_of(o, st->holders_ns, hms, sizeof(hms)));
+	else
+		fgt_lines_add(l, "HOLDERS  what keeps fgraph on, and what turning it off takes");
+	for (unsigned int i = 0; i < h->kept; i++) {
+		int n = snprintf(line, sizeof(line), "%s%s", fgt_holder_text(&h->h[i], t, sizeof(t)),
+				 owner_words(&h->h[i], ow, sizeof(ow)));
+		int m = (int)strlen(fgt_holder_undo(&h->h[i], h->tracefs, u, sizeof(u)));
+
+		if (n > w)
+			w = n;
+		if (m > wu)
+			wu = m;
+	}
+	/* a table when it fits, else each holder over two rows */
+	for (unsigned int i = 0; i < h->kept; i++) {
+		snprintf(line, sizeof(line), "%s%s", fgt_holder_text(&h->h[i], t, sizeof(t)),
+			 owner_words(&h->h[i], ow, sizeof(ow)));
+		fgt_holder_undo(&h->h[i], h->tracefs, u, sizeof(u));
+		if (2 + w + 2 + wu <= l->cols) {
+			fgt_lines_add(l, "  %-*s  %s", w, line, u);
+		} else {
+			fgt_lines_add(l, "  %s", line);
+			fgt_lines_add(l, "      off: %s", u);
+		}
+	}
+	if (!st->holders_stale)
+		holders_notes(h, st->graph_active, scr_note, l);
+	else if (!h->kept)
+		fgt_lines_add(l, "  none then");
+}
+
+/* The history table: as many of the newest as fit, leaving `keep` rows. */
+static void scr_history(struct fgt_out *o, int keep)
+{
+	struct fgt_lines *l = &o->lines;
+	unsigned int kept = o->nhist < FGT_HISTORY_MAX ? o->nhist : FGT_HISTORY_MAX;
+	int room = fgt_lines_left(l) - keep - 1;
+	char row[256];
+
+	if (!o->nhist)
+		return;
+	fgt_lines_add(l, "HISTORY  the last activations, newest first");
+	hist_row(o, NULL, row, sizeof(row));
+	fgt_lines_add(l, "%s", row);
+	for (unsigned int i = 0; i < kept && (int)i < (room > 1 ? room - 1 : 1); i++) {
+		hist_row(o, hist_nth(o, i), row, sizeof(row));
+		fgt_lines_add(l, "%s", row);
+	}
+}
+
+static void scr_last(struct fgt_out *o)
+{
+	struct fgt_lines *l = &o->lines;
+	const char *p = o->last;
+
+	if (!o->last[0])
+		return;
+	fgt_lines_add(l, "LAST ACTIVATION");
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+
+		fgt_lines_add(l, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+}
+
+static void scr_fork(struct fgt_out *o, const struct fgt_status *st)
+{
+	const struct fgt_fork_stats *fk = st->fork;
+
+	fgt_lines_add(&o->lines, "fork path: %llu allocations (%llu failed), %llu new tasks, %llu "
+		      "left without a stack, %llu idle-task allocations",
+		      (unsigned long long)fk->allocs, (unsigned long long)fk->failed,
+		      (unsigned long long)fk->tasks_new, (unsigned long long)fk->tasks_without,
+		      (unsigned long long)fk->idle_allocs);
+}
+
+/*
+ * A frame, most urgent first: the header, the activation under way, who holds
+ * fgraph, the history, the last activation's details, the fork path. A short
+ * terminal loses the bottom; the history keeps at least its newest row.
+ */
+void fgt_out_redraw(struct fgt_out *o, const struct fgt_status *st)
+{
+	struct fgt_lines *l = &o->lines;
+
+	if (!o->o.screen)
+		return;
+	fgt_lines_reset(l);
+	scr_header(o, st);
+	fgt_lines_add(l, "%s", "");
+	scr_progress(o, st);
+	fgt_lines_add(l, "%s", "");
+	scr_holders(o, st);
+	fgt_lines_add(l, "%s", "");
+	scr_history(o, o->last[0] ? 4 : 1);
+	if (o->nhist)
+		fgt_lines_add(l, "%s", "");
+	scr_fork(o, st);
+	if (o->last[0]) {
+		fgt_lines_add(l, "%s", "");
+		scr_last(o);
+	}
+	fgt_lines_draw(l, o->f);
+}
+
 void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 {
 	const struct fgt_activation *cur = st->cur;
@@ -422,30 +1005,51 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 		fork_json(o->jw, fk);
 		jsonw_uint_field(o->jw, "lost", st->lost);
 		jsonw_string_field(o->jw, "verdict", verdict);
+		jsonw_name(o->jw, "exposure");
+		if (st->exposure)
+			fgt_out_exposure_json(o->jw, st->exposure, &st->exposure_est);
+		else
+			jsonw_null(o->jw);
 		jsonw_end_object(o->jw);
+		if (st->progress)
+			progress_json(o, st->progress, hms);
 		return;
 	}
 	if (o->o.screen) {
-		fprintf(o->f, "\033[H\033[2J");
-		fprintf(o->f, "fgraphtop  %s   activations %u%s   verdict %s   lost %llu\n%s%s\n",
-			hms, st->judge->n, cur ? " (one under way)" : "", verdict,
-			(unsigned long long)st->lost, o->code, o->code[0] ? "\n" : "");
-		if (cur)
-			fprintf(o->f, "under way: pid %u (%s), %u sweeps, %llu served so far\n\n",
-				cur->pid, cur->comm, cur->nr_sweeps, (unsigned long long)cur->served);
-		fprintf(o->f, "%s\n", o->last[0] ? o->last : "no activation seen yet\n");
-		fork_text(o->f, fk);
-		if (fk->lat.count)
-			fgt_hist_print(o->f, &fk->lat, "nsecs", 1);
-		fflush(o->f);
+		fgt_out_redraw(o, st);
 		return;
 	}
 	fprintf(o->f, "%s activations %u%s; fork path: allocs %llu failed %llu new tasks %llu "
-		"without stack %llu; lost %llu\n", hms, st->judge->n,
+		"without stack %llu; lost %llu", hms, st->judge->n,
 		cur ? " (+1 under way)" : "", (unsigned long long)fk->allocs,
 		(unsigned long long)fk->failed, (unsigned long long)fk->tasks_new,
 		(unsigned long long)fk->tasks_without, (unsigned long long)st->lost);
+	if (st->exposure) {
+		char ex[128];
+
+		exposure_words(st, ex, sizeof(ex));
+		fprintf(o->f, "; %s", ex);
+	}
+	fputc('\n', o->f);
+	if (st->progress)
+		progress_line(o, st->progress, hms);
 	fflush(o->f);
+}
+
+static void history_text(struct fgt_out *o)
+{
+	unsigned int kept = o->nhist < FGT_HISTORY_MAX ? o->nhist : FGT_HISTORY_MAX;
+	char row[256];
+
+	if (!o->nhist)
+		return;
+	fprintf(o->f, "history (newest first%s):\n", o->nhist > kept ? ", the last 64" : "");
+	hist_row(o, NULL, row, sizeof(row));
+	fprintf(o->f, "%s\n", row);
+	for (unsigned int i = 0; i < kept; i++) {
+		hist_row(o, hist_nth(o, i), row, sizeof(row));
+		fprintf(o->f, "%s\n", row);
+	}
 }
 
 void fgt_out_final(struct fgt_out *o, const struct fgt_status *st)
@@ -466,6 +1070,7 @@ void fgt_out_final(struct fgt_out *o, const struct fgt_status *st)
 	}
 	if (o->o.screen)
 		fputs(o->last, o->f);
+	history_text(o);
 	fprintf(o->f, "summary: %u activation(s); verdict %s: %s\n", st->judge->n,
 		fgt_verdict_name(st->judge->verdict), evidence);
 	fork_text(o->f, fk);

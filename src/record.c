@@ -52,7 +52,7 @@ int fgt_frames_of(const uint64_t *ips, int n, const struct fgt_ksyms *ks, struct
 
 /* The trigger in words, from the whole stack (the system call is below the
  * holder's frame, the mechanism above or below it). */
-static void via_of(const uint64_t *ips, int n, const struct fgt_ksyms *ks, char *buf, size_t len)
+void fgt_record_via(const uint64_t *ips, int n, const struct fgt_ksyms *ks, char *buf, size_t len)
 {
 	struct fgt_frame all[FGT_MAX_STACK_DEPTH];
 	const char *names[FGT_MAX_STACK_DEPTH];
@@ -75,7 +75,7 @@ void fgt_record_make(struct fgt_record *rec, const struct fgt_activation *act,
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->act = act;
-	via_of(ips, n, ks, rec->via, sizeof(rec->via));
+	fgt_record_via(ips, n, ks, rec->via, sizeof(rec->via));
 	rec->nr_frames = fgt_frames_of(ips, n, ks, rec->frames);
 	fgt_verdict_judge(act, &rec->verdict);
 	rec->quoted = fgt_judge_add(judge, &rec->verdict, act);

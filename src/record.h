@@ -68,6 +68,10 @@ void fgt_recorder_init(struct fgt_recorder *r, fgt_record_cb cb, void *cb_ctx,
 /* An fgt_activation_cb: ctx is the recorder. */
 void fgt_recorder_activation(const struct fgt_activation *act, void *ctx);
 
+/* The trigger's way in ("write() -> tracing_set_tracer", else "unknown") from
+ * its whole kernel stack: what a record's via says, for the live view too. */
+void fgt_record_via(const uint64_t *ips, int n, const struct fgt_ksyms *ks, char *buf, size_t len);
+
 /* "sym+0x1f" (or "0x..." when unknown), into buf. */
 const char *fgt_frame_text(const struct fgt_frame *f, char *buf, size_t len);
 

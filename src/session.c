@@ -13,6 +13,7 @@
 #include "fgraphtop.skel.h"
 #include "exit_codes.h"
 #include "actlog.h"
+#include "host_state.h"
 #include "log.h"
 
 /*
@@ -342,6 +343,7 @@ static void feed(struct fgt_session *s, const struct fgt_event *e)
 		s->on_event(e, frames, n, s->event_ctx);
 	}
 	fgt_assembler_feed(s->as, e);
+	s->fed++;
 }
 
 /* BPF's array strides values by 8 bytes: the same layout on both sides */
@@ -399,6 +401,17 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void holders_start(struct fgt_session *s)
+{
+	struct fgt_holders_cfg c = {};
+
+	s->graph_active = -2;	/* not seen yet */
+	fgt_fprobe_facts(s->ks, &c.fprobe);
+	s->hw = fgt_holders_watch_start(&c, FGT_HOLDERS_MS);
+	if (!s->hw)
+		log_info("fgraphtop: cannot start the holders' reader: %s\n", strerror(errno));
+}
+
 int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 {
 	int status;
@@ -414,6 +427,18 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 		return FGT_EXIT_ERROR;
 	}
 	return fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
+}
+
+/* A finished activation: its walk may price a visit on this host (whole
+ * ones only: a lost event makes its figures a lower bound), then its record. */
+static void on_activation(const struct fgt_activation *act, void *ctx)
+{
+	struct fgt_session *s = ctx;
+
+	if (act->complete && !act->lost)
+		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
+					act->nr_threads, act->served);
+	fgt_recorder_activation(act, &s->rec);
 }
 
 int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
@@ -447,6 +472,9 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	/* fgraph_stack_cachep, if fgraph created it before we started: the kmem
 	 * programs reject every allocation until it is known (cache_is_fgraph()) */
 	graph_active_run(s->skel);
+	/* before attaching: our own thread is no new task the fork path counts */
+	if (s->want_holders)
+		holders_start(s);
 	err = fgraphtop_bpf__attach(s->skel);
 	if (err) {
 		snprintf(msg, len, "attaching the planned BPF programs failed (%s); "
@@ -454,7 +482,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
-	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
+	s->as = fgt_assembler_new(on_activation, s);
 	if (!s->as) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
@@ -500,16 +528,106 @@ uint64_t fgt_session_lost(struct fgt_session *s)
 	return s->skel ? lost_events(s->skel) : 0;
 }
 
+/* The trigger's way in, from its stack, once per activation. */
+static const char *cur_via(struct fgt_session *s, const struct fgt_activation *cur)
+{
+	uint64_t ips[FGT_MAX_STACK_DEPTH];
+	int n;
+
+	if (s->via_seq == cur->seq)
+		return s->prog_via;
+	s->via_seq = cur->seq;
+	s->prog_via[0] = '\0';
+	if (cur->stack_id < 0)
+		return s->prog_via;
+	n = stack_ips(cur->stack_id, ips, s);
+	if (n > 0)
+		fgt_record_via(ips, n, s->ks, s->prog_via, sizeof(s->prog_via));
+	return s->prog_via;
+}
+
+/* The activation's U: an exposure count taken before it began, else -1. */
+static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activation *cur)
+{
+	const struct fgt_exp_live *l = &s->exp;
+
+	if (!l->idle_known || l->idle_ns >= cur->begin_ns || l->idle_ns <= l->last_begin_ns ||
+	    !cur->nr_threads)
+		return -1;
+	return fgt_progress_lacking_at_start(l->idle.lacking, l->idle.threads,
+					     cur->nr_threads);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 {
-	st->cur = fgt_assembler_current(s->as);
+	const struct fgt_activation *cur = fgt_assembler_current(s->as);
+
+	memset(st, 0, sizeof(*st));
+	st->now_ns = now_ns();
+	st->cur = cur;
 	st->fork = fgt_assembler_fork(s->as);
 	st->judge = &s->rec.judge;
 	st->lost = fgt_session_lost(s);
+	/* the test run only: the fork fallback would show up in the fork path */
+	st->graph_active = s->skel ? graph_active_run(s->skel) : -1;
+	if (st->graph_active != s->graph_active) {
+		/* a user came or went: the holders read before are out of date
+		 * (the first look is no change: nothing was read before it) */
+		if (s->graph_active != -2) {
+			s->graph_active_ns = st->now_ns;
+			fgt_holders_watch_kick(s->hw);
+		}
+		s->graph_active = st->graph_active;
+	}
+	if (cur) {
+		long now = cur->nr_threads ? 0 : fgt_host_threads(NULL);
+
+		fgt_progress_of(cur, st->now_ns, cur_lacking(s, cur), now > 0 ? (uint64_t)now : 0,
+				&s->prog);
+		snprintf(s->prog.via, sizeof(s->prog.via), "%s", cur_via(s, cur));
+		st->progress = &s->prog;
+	}
+	/* no tracefs read while an activation may hold trace_types_lock */
+	fgt_holders_watch_busy(s->hw, cur || (s->skel && s->skel->bss->act_tid));
+	if (fgt_holders_watch_get(s->hw, &s->holders, &s->holders_ns, NULL)) {
+		st->holders = &s->holders;
+		st->holders_ns = s->holders_ns;
+		st->holders_stale = s->holders_ns < s->graph_active_ns;
+	}
+	if (!fgt_exp_live_estimate(&s->exp, &st->exposure_est))
+		st->exposure = &s->exp.now;
+}
+
+uint64_t fgt_session_changes(struct fgt_session *s, bool events)
+{
+	unsigned int gen = 0;
+
+	fgt_holders_watch_get(s->hw, NULL, NULL, &gen);
+	return (events ? s->fed : 0) + ((uint64_t)gen << 40);
+}
+
+bool fgt_session_busy(const struct fgt_session *s)
+{
+	return fgt_assembler_current(s->as) || (s->skel && s->skel->bss->act_tid);
+}
+
+void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns)
+{
+	fgt_exp_live_scan(&s->exp, w, ns, fgt_session_busy(s));
 }
 
 void fgt_session_close(struct fgt_session *s)
 {
+	fgt_holders_watch_stop(s->hw);
+	s->hw = NULL;
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 	if (s->skel)	/* whatever is left, even without its ACT_BEGIN */

@@ -15,13 +15,17 @@
 #include "fgraphtop.h"
 #include "ksyms.h"
 #include "output.h"
+#include "holders.h"
 #include "plan.h"
+#include "progress.h"
 #include "record.h"
 
 /* While an activation is under way, drain the ring buffer at most this often. */
 #define FGT_DRAIN_MS	1000
 /* Attach the allocator latency probes once fgraph has been active this long. */
 #define FGT_LAZY_SETTLE_MS	500
+/* Who holds fgraph: read this often (by a thread of its own, holders.h). */
+#define FGT_HOLDERS_MS		1000
 
 struct fgraphtop_bpf;
 struct ring_buffer;
@@ -37,6 +41,7 @@ struct fgt_session {
 	void *event_ctx;
 	/* the caller's kallsyms (kept, not freed), else loaded by fgt_session_plan() */
 	const struct fgt_ksyms *ks;
+	bool want_holders;		/* the live view: read who holds fgraph (fgt_session_status) */
 	/* state */
 	struct fgt_ksyms *own_ks;
 	struct fgt_plan *plan;
@@ -53,6 +58,18 @@ struct fgt_session {
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */
 	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
 	struct fgt_log_who who;		/* ... and its thread, for the log's records */
+	uint64_t fed;			/* events fed to the assembler so far */
+	/* the live view's status (fgt_session_status) */
+	struct fgt_holders_watch *hw;
+	struct fgt_holders holders;
+	uint64_t holders_ns;
+	int graph_active;		/* as last seen, and when it changed */
+	uint64_t graph_active_ns;
+	struct fgt_progress prog;
+	uint32_t via_seq;		/* prog_via is this activation's */
+	char prog_via[FGT_VIA_LEN];
+	/* the exposure hook: the last scans, the cost of a visit seen */
+	struct fgt_exp_live exp;
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
@@ -66,8 +83,22 @@ int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */
 /* ftrace_graph_active now; -1 unknown. */
 int fgt_session_graph_active(struct fgt_session *s);
 uint64_t fgt_session_lost(struct fgt_session *s);
-/* The activation under way, the fork path, the judge and the losses, now. */
+/* The activation under way (and its progress), the fork path, the judge,
+ * the losses, who holds fgraph (want_holders), now. */
 void fgt_session_status(struct fgt_session *s, struct fgt_status *st);
+/* The holders' generation, and with events the events fed so far: has
+ * anything changed since the last call's value? */
+uint64_t fgt_session_changes(struct fgt_session *s, bool events);
+/*
+ * The exposure hook: the threads as a task iterator walked them at `ns`
+ * (CLOCK_MONOTONIC), src/exposure.c. The status shows it, priced at this
+ * host's own cost of a visit once an unfixed activation showed it; a scan
+ * taken before an activation began makes that activation's U exact
+ * (fgt_progress_lacking_at_start()) and its visits known.
+ */
+void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns);
+/* An activation is under way, or its 0->1 step has begun: no time to scan. */
+bool fgt_session_busy(const struct fgt_session *s);
 /* Flush the assembler (unfinished activation reported incomplete), detach, free. */
 void fgt_session_close(struct fgt_session *s);
 /* The session as `fgraphtop check` drives it; s must outlive the ops. */

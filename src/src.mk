@@ -11,12 +11,12 @@ FGT_LIB_SRCS += src/cli.c src/env.c src/check_env.c src/parse.c
 FGT_LIB_HDRS += src/cli.h src/env.h src/check_env.h src/parse.h
 # fgraphtop check: kernel identity, host state, trigger, verdict and outputs
 FGT_LIB_SRCS += src/check.c src/trigger.c src/trigger_state.c src/park.c src/kernel_id.c \
-		src/host_state.c
+		src/host_state.c src/holders.c
 FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/trigger_state.h src/park.h \
-		src/kernel_id.h src/host_state.h
+		src/kernel_id.h src/host_state.h src/holders.h
 # Everything fgraphtop prints (JSON writer, screen, text): renderers, no BPF.
-FGT_LIB_SRCS += src/output.c src/via.c
-FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h
+FGT_LIB_SRCS += src/output.c src/via.c src/progress.c src/screen.c
+FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h src/progress.h src/screen.h
 FGT_SRCS     := $(FGT_LIB_SRCS)
 # Exposure: the unfixed walk's model and estimate; the BPF count
 # that feeds it is src/exposure.c, in the main program (src/fgraphtop.mk).

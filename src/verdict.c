@@ -64,6 +64,15 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 		v->why = FGT_WHY_ODD_BATCH;
 }
 
+enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act)
+{
+	if (act->nonblocking || act->failed_nonblocking)
+		return FGT_VERDICT_FIXED;
+	if (act->nr_sweeps >= 2 && max_batch(act) <= FGT_RETSTACK_BATCH)
+		return FGT_VERDICT_NOT_FIXED;
+	return FGT_VERDICT_INCONCLUSIVE;
+}
+
 static void fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
 {
 	if (v->nr_sweeps == 1)

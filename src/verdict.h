@@ -45,6 +45,15 @@ struct fgt_verdict_val {
 
 /* Judge one activation (pure). */
 void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val *v);
+/*
+ * What an activation under way shows so far, by the same facts (the live
+ * view's forecast; the verdict itself waits for the end): FIXED once a
+ * sweep-path non-blocking allocation was attempted; NOT_FIXED once a second
+ * sweep began with none attempted (the fixed code's first sweep also starts
+ * with a blocking batch, its reserve, so one sweep alone does not tell);
+ * INCONCLUSIVE before either.
+ */
+enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act);
 /* The evidence in words, into buf; returns buf. */
 const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t len);
 /* Both: the verdict, the evidence into buf (which may be NULL). */

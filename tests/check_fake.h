@@ -34,6 +34,19 @@ static inline void fake_write(const struct fake *f, const char *rel, const char 
 	fclose(fp);
 }
 
+static inline void fake_append(const struct fake *f, const char *rel, const char *content)
+{
+	char p[1024];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
+	fp = fopen(p, "a");
+	if (!fp)
+		abort();
+	fputs(content, fp);
+	fclose(fp);
+}
+
 /* whole file, trailing newline stripped, into a static buffer */
 static inline const char *fake_read(const struct fake *f, const char *rel)
 {

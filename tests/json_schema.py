@@ -15,6 +15,8 @@ import json
 import sys
 
 INT, NUM, STR, BOOL, ARR, OBJ = "int", "number", "string", "bool", "array", "object"
+INT_OR_NULL = "int or null"
+OBJ_OR_NULL = "object or null"	# present; checked against its own spec below
 PATH = ("direct", "attributed")
 VERDICT = ("fixed", "not_fixed", "inconclusive", "not_affected")
 EXIT_CODES = {0: "ok", 1: "error", 2: "usage", 3: "no_fgraph", 4: "no_permission",
@@ -33,6 +35,13 @@ PROBE = {"kind": ("fentry", "fexit", "tp_btf", "raw_tp"), "target": STR, "tried"
          "ok": BOOL, "load_err": INT, "attach_err": INT, "why": STR, "role": STR, "change": STR}
 CHECK_VERDICT = ("fixed", "not_fixed", "not_affected", "unknown")
 FIGURE = {"figure": STR, "path": PATH, "how": STR}
+HOLDER = {"kind": ("tracer", "latency_tracer", "profiler", "fprobe", "bpf_link"), "name": STR,
+          "instance": STR, "maybe": BOOL, "return": BOOL, "text": STR, "undo": STR, "pid": INT,
+          "comm": STR}
+HOLDER_LINK = {"link_id": INT, "prog_id": INT, "functions": INT, "owners": INT}
+HOLDERS = {"graph_active": INT, "count": INT, "named": INT, "maybe": INT, "unnamed": INT,
+           "tracefs": STR, "bpf_links_listed": BOOL, "bpf_links_error": STR,
+           "holders": (ARR, HOLDER)}
 STATIC_SITE = {"site": STR, "call": STR, "tail": BOOL, "thunk": BOOL,
                "rcu": ("outside", "inside", "mixed", "unreached"),
                "kind": ("shadow", "other", "unclassified")}
@@ -44,7 +53,7 @@ TYPES = {
                         "shadow_stack": ("kmem_cache", "kmalloc"), "shadow_stack_bytes": INT},
              "probes": (ARR, PROBE), "figures": (ARR, FIGURE)},
     "start": {"activation_path": PATH, "sweep_path": PATH, "fork_path": PATH, "latency": BOOL},
-    "warning": {"code": ("fgraph_active", "latency_probe", "stale_state"), "message": STR},
+    "warning": {"code": ("fgraph_active", "latency_probe", "no_exposure", "stale_state"), "message": STR},
     "log": {"level": ("error", "info", "debug"), "message": STR},
     "check": {"verdict": CHECK_VERDICT, "status": (0, 1, 2, 3), "reason": STR,
               "kernel": {"release": STR}, "check_time": NUM, "activations_seen": INT,
@@ -57,13 +66,23 @@ TYPES = {
                    "served": INT, "duration_ns": INT, "alloc_ns": INT, "walk_ns": INT,
                    "lost": INT, "allocations": ALLOCS, "per_sweep": (ARR, PER_SWEEP),
                    "latency_ns": LATENCY, "verdict": {"verdict": VERDICT, "evidence": STR}},
-    "interval": {"time": STR, "activations": INT, "in_progress": BOOL,
+    "progress": {"time": STR, "seq": INT, "src": PATH, "time_s": NUM,
+                 "trigger": {"pid": INT, "tid": INT, "comm": STR, "via": STR},
+                 "elapsed_ns": INT, "data_age_ns": INT, "threads": INT,
+                 "threads_from": ("nr_threads", "exposure", "threads_now", "none"),
+                 "served": INT, "lacking": INT, "lacking_exact": BOOL, "sweeps": INT,
+                 "so_far": VERDICT, "sweeps_to_come": INT_OR_NULL, "eta_ns": INT_OR_NULL,
+                 "eta_sweeps": INT, "lost": INT},
+    "holders": dict({"time": STR}, **HOLDERS),
+    "interval": {"time": STR, "activations": INT, "in_progress": BOOL, "exposure": OBJ_OR_NULL,
                  "in_progress_sweeps": INT, "fork": FORK, "lost": INT, "verdict": VERDICT},
     "summary": {"activations": INT, "verdict": VERDICT, "evidence": STR, "fork": FORK,
                 "lost": INT},
     "error": {"code": tuple(EXIT_CODES.values()), "exit": INT, "message": STR},
     "static": STATIC,
 }
+EXPOSURE = {"threads": INT, "lacking": INT, "sweeps": INT, "visits": INT, "estimate_s": NUM,
+            "ns_per_visit": NUM, "cost": ("default", "observed")}
 EVENT_FIELDS = {
     "alloc": {"site": ("sweep", "fork", "idle"), "gfp_class": ("blocking", "nonblocking"),
               "gfp": INT, "size": INT, "ok": BOOL, "latency_ns": INT},
@@ -97,6 +116,12 @@ def check(v, spec, where, errs):
     elif spec == INT:
         if not isinstance(v, int) or isinstance(v, bool):
             errs.append(f"{where}: {v!r} not an integer")
+    elif spec == INT_OR_NULL:
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            errs.append(f"{where}: {v!r} not an integer or null")
+    elif spec == OBJ_OR_NULL:
+        if v is not None and not isinstance(v, dict):
+            errs.append(f"{where}: {v!r} not an object or null")
     elif spec == NUM:
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             errs.append(f"{where}: {v!r} not a number")
@@ -126,6 +151,22 @@ def check_record(r, where):
     if t == "error" and isinstance(r.get("exit"), int):
         if EXIT_CODES.get(r["exit"]) != r.get("code"):
             errs.append(f"{where}: exit {r['exit']} with code {r.get('code')!r}")
+    for where_h, hs in ([(f"{where}(holders)", r)] if t == "holders" else
+                        [(f"{where}(plan).holders", r["holders"])]
+                        if t == "plan" and isinstance(r.get("holders"), dict) else []):
+        if t == "plan":
+            check(hs, HOLDERS, where_h, errs)
+        for i, h in enumerate(hs.get("holders") or []):
+            if isinstance(h, dict) and h.get("kind") == "bpf_link":
+                check(h, HOLDER_LINK, f"{where_h}.holders[{i}]", errs)
+    if t == "plan" and r.get("holders", None) is not None and not isinstance(r["holders"], dict):
+        errs.append(f"{where}(plan).holders: not an object or null")
+    # the exposure: check's and the interval's, one writer (docs/json.md)
+    if t in ("interval", "check") and isinstance(r.get("exposure"), dict) and \
+            "error" not in r["exposure"]:
+        check(r["exposure"], EXPOSURE, f"{where}({t}).exposure", errs)
+    if t == "progress" and r.get("sweeps_to_come") is not None and r.get("so_far") != "not_fixed":
+        errs.append(f"{where}: sweeps_to_come given for a pattern that is not unfixed")
     if t == "activation" and isinstance(r.get("per_sweep"), list) and \
             isinstance(r.get("sweeps"), int) and len(r["per_sweep"]) != r["sweeps"]:
         errs.append(f"{where}: {len(r['per_sweep'])} per_sweep entries for {r['sweeps']} sweeps")

@@ -372,6 +372,10 @@ static void test_current_and_midway_start(void **state)
 	assert_true(c.acts[0].implicit);
 	assert_false(c.acts[0].complete);
 	assert_int_equal(c.acts[0].nr_sweeps, 22);	/* part of the 11th, then 21 more */
+	/* the sweep runs in the trigger: its events name it */
+	assert_int_equal(c.acts[0].pid, 4242);
+	assert_string_equal(c.acts[0].comm, "trace-cmd");
+	assert_int_equal(c.acts[0].nr_threads, 0);	/* ACT_BEGIN's, never seen */
 	collect_fini(&c);
 	free(s.ev);
 }

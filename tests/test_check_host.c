@@ -78,6 +78,11 @@ static void test_users(void **state)
 	fake_write(f, "tracing/instances/bar/current_tracer", "nop\n");
 	fake_write(f, "tracing/function_profile_enabled", "1\n");
 	fake_write(f, "tracing/dynamic_events", "p:kprobes/x vfs_read\nf:fprobes/y vfs_write\n");
+	/* before 6.14 an fprobe is no fgraph user (rethook): three */
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, sizeof(why)), 3);
+	assert_null(strstr(why, "fprobe"));
+	/* 6.14 .. 6.18: fprobe on fgraph, entry-only ones included */
+	fake_append(f, "kallsyms", "ffffffff82a1b300 d fprobe_graph_ops\n");
 	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, sizeof(why)), 4);
 	assert_non_null(strstr(why, "top-level tracer is function_graph"));
 	assert_non_null(strstr(why, "instance foo has function_graph"));
@@ -89,6 +94,19 @@ static void test_users(void **state)
 	/* a short buffer truncates, the count stays right */
 	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, 20), 4);
 	assert_int_equal(strlen(why), 19);
+	/* 7.x: entry-only fprobes have their own ftrace_ops; a return probe still counts */
+	fake_append(f, "kallsyms", "ffffffff81254f90 t fprobe_ftrace_entry\n");
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, sizeof(why)), 3);
+	fake_write(f, "tracing/dynamic_events", "f:fprobes/z vfs_write%return\n");
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, sizeof(why)), 4);
+	assert_non_null(strstr(why, "fprobe event 'f:fprobes/z vfs_write%return' in dynamic_events"));
+	/* a latency tracer drawing the call graph */
+	fake_write(f, "tracing/current_tracer", "wakeup\n");
+	fake_mkdir(f, "tracing/options");
+	fake_write(f, "tracing/options/display-graph", "1\n");
+	fake_write(f, "tracing/options/function-trace", "1\n");
+	assert_int_equal(fgt_host_fgraph_users(&h, NULL, NULL, why, sizeof(why)), 4);
+	assert_non_null(strstr(why, "the wakeup tracer draws the call graph ("));
 	fake_free(f);
 }
 

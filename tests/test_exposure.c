@@ -284,6 +284,55 @@ static void test_text(void **state)
 	assert_non_null(strstr(buf, "(observed on this host)"));
 }
 
+/* The live view's exposure: an idle scan between two activations models the
+ * second's visits; scans during one, or before the one before, do not. */
+static void test_live(void **state)
+{
+	struct fgt_exp_live l;
+	struct fgt_exp_estimate e;
+	struct fgt_exp_walk idle, busy;
+	const uint64_t s = 1000000000ull;
+
+	fgt_exp_live_init(&l);
+	assert_int_equal(fgt_exp_live_estimate(&l, &e), -ENODATA);
+
+	/* 10,048 threads all lacking, as the README's lab-stock activation */
+	fgt_exp_walk_lacking_first(10048, 10048, &idle);
+	fgt_exp_live_scan(&l, &idle, 10 * s, false);
+	assert_int_equal(fgt_exp_live_estimate(&l, &e), 0);
+	assert_int_equal(e.src, FGT_EXP_COST_DEFAULT);
+	assert_true(e.seconds == idle.visits * FGT_EXP_VISIT_NS_DEFAULT / 1e9);
+
+	/* a scan during it: shown, but it is no activation's U */
+	fgt_exp_walk_lacking_first(10048, 5000, &busy);
+	fgt_exp_live_scan(&l, &busy, 11 * s, true);
+	assert_int_equal(l.now.lacking, 5000);
+	assert_int_equal(l.idle.lacking, 10048);
+
+	/* it ends: 314 sweeps, walk 256.038 ms over the idle scan's visits */
+	fgt_exp_live_activation(&l, 10 * s + 1, 314, 256038000, 10048, 10048);
+	assert_int_equal(l.calib.visits, idle.visits);
+	fgt_exp_walk_lacking_first(400000, 400000, &idle);
+	fgt_exp_live_scan(&l, &idle, 20 * s, false);
+	assert_int_equal(fgt_exp_live_estimate(&l, &e), 0);
+	assert_int_equal(e.src, FGT_EXP_COST_OBSERVED);
+	assert_true(e.ns_per_visit > 161.7 && e.ns_per_visit < 161.8);
+
+	/* a fixed kernel's single sweep prices nothing: the last unfixed stays */
+	fgt_exp_live_activation(&l, 21 * s, 1, 144700000, 10050, 10050);
+	assert_int_equal(fgt_exp_live_estimate(&l, &e), 0);
+	assert_true(e.ns_per_visit > 161.7 && e.ns_per_visit < 161.8);
+
+	/* no idle scan since the last activation (the one at 20 s is before
+	 * 21 s's): the fewest visits 40 sweeps over 1,280 threads can make */
+	fgt_exp_live_activation(&l, 30 * s, 40, 8000000, 1280, 1280);
+	fgt_exp_walk_lacking_first(1280, 1280, &idle);
+	assert_int_equal(l.calib.visits, idle.visits);
+	assert_int_equal(l.calib_ns, 30 * s);
+	assert_int_equal(fgt_exp_live_estimate(&l, &e), 0);
+	assert_true(e.ns_per_visit == 8000000.0 / idle.visits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_records_order_matters),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_live),
 	};
 
 	return cmocka_run_group_tests_name("exposure", tests, NULL, NULL);

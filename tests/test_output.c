@@ -16,8 +16,10 @@
 #include "events.h"
 #include "exit_codes.h"
 #include "log.h"
+#include "gen.h"
 #include "output.h"
 #include "plan.h"
+#include "screen.h"
 
 /* The session's pipeline without BPF: assembler -> recorder (the judge) -> output. */
 struct cap {
@@ -44,16 +46,33 @@ static void cap_open(struct cap *c, bool json, bool events, bool screen)
 	assert_non_null(c->a);
 }
 
-/* What the session's status would say now. */
+/* What the session's status would say now (no progress, no holders). */
 static const struct fgt_status *status(struct cap *c, uint64_t lost)
 {
 	static struct fgt_status st;
 
+	memset(&st, 0, sizeof(st));
 	st.cur = fgt_assembler_current(c->a);
 	st.fork = fgt_assembler_fork(c->a);
 	st.judge = &c->rec.judge;
 	st.lost = lost;
+	st.graph_active = -1;
 	return &st;
+}
+
+/* ... with the activation under way's progress at `now`, as the session makes it. */
+static const struct fgt_status *status_at(struct cap *c, uint64_t now, const char *via)
+{
+	static struct fgt_progress p;
+	struct fgt_status *st = (struct fgt_status *)status(c, 0);
+
+	st->now_ns = now;
+	if (st->cur) {
+		fgt_progress_of(st->cur, now, -1, 0, &p);
+		snprintf(p.via, sizeof(p.via), "%s", via);
+		st->progress = &p;
+	}
+	return st;
 }
 
 /* Output so far (a NUL-terminated copy the caller frees); the stream stays open. */
@@ -61,6 +80,22 @@ static char *cap_text(struct cap *c)
 {
 	fflush(c->f);
 	return strndup(c->buf ? c->buf : "", c->len);
+}
+
+/* The JSON lines so far to FGT_JSON_OUT (make test-schema checks them). */
+static void cap_keep(struct cap *c)
+{
+	const char *out = getenv("FGT_JSON_OUT");
+	char *t = cap_text(c);
+
+	if (out && t[0] == '{') {
+		FILE *f = fopen(out, "a");
+
+		assert_non_null(f);
+		fputs(t, f);
+		fclose(f);
+	}
+	free(t);
 }
 
 static void cap_reset(struct cap *c)
@@ -90,6 +125,14 @@ static void cap_close(struct cap *c)
 	fgt_out_free(c->o);
 	fclose(c->f);
 	free(c->buf);
+}
+
+/* A generated activation into the capture's assembler. */
+static void gen_feed(const struct fgt_event *ev, void *ctx)
+{
+	struct cap *c = ctx;
+
+	fgt_assembler_feed(c->a, ev);
 }
 
 /* Feeds a recorded run (tests/data/NAME.events); events also to fgt_out_event
@@ -286,34 +329,162 @@ static void test_json_start(void **state)
 	cap_close(&c);
 }
 
+/* The frame drawn (one write, in place) back into its rows: what a terminal
+ * shows, each row checked for the width and for stray control bytes. */
+static int frame_rows(const char *t, char rows[][512], int max, int cols)
+{
+	const char *p = t, *end;
+	int n = 0;
+
+	if (getenv("FGT_DUMP"))		/* to look at a frame: FGT_DUMP=1 test_output */
+		fprintf(stderr, "%s\n", t);
+	assert_memory_equal(p, FGT_SYNC_BEGIN "\033[H", strlen(FGT_SYNC_BEGIN "\033[H"));
+	p += strlen(FGT_SYNC_BEGIN "\033[H");
+	end = strstr(p, "\033[J" FGT_SYNC_END);
+	assert_non_null(end);
+	assert_string_equal(end, "\033[J" FGT_SYNC_END);	/* the frame's last bytes */
+	while (p < end && n < max) {
+		const char *nl = strstr(p, "\r\n");
+		size_t len = (nl && nl < end ? nl : end) - p;
+		char *r = rows[n++];
+
+		assert_true(len < 512);
+		memcpy(r, p, len);
+		r[len] = '\0';
+		/* a row shorter than the screen erases the rest of the old one */
+		if (len >= 3 && !strcmp(r + len - 3, "\033[K"))
+			r[len - 3] = '\0';
+		else
+			assert_int_equal(strlen(r), cols);
+		for (const char *q = r; *q; q++)
+			assert_true(*q >= 0x20 && *q < 0x7f);
+		assert_true((int)strlen(r) <= cols);
+		p = nl && nl < end ? nl + 2 : end;
+	}
+	return n;
+}
+
+static int find_row(char rows[][512], int n, const char *what)
+{
+	for (int i = 0; i < n; i++)
+		if (strstr(rows[i], what))
+			return i;
+	return -1;
+}
+
+static struct fgt_holders *some_holders(void)
+{
+	static struct fgt_holders h;
+
+	memset(&h, 0, sizeof(h));
+	snprintf(h.tracefs, sizeof(h.tracefs), "/sys/kernel/tracing");
+	h.n = h.kept = 3;
+	h.regs = 3;
+	h.h[0] = (struct fgt_holder){ .kind = FGT_HOLDER_TRACER, .name = "function_graph" };
+	h.h[1] = (struct fgt_holder){ .kind = FGT_HOLDER_TRACER, .name = "function_graph",
+				      .instance = "live" };
+	h.h[2] = (struct fgt_holder){ .kind = FGT_HOLDER_BPF_LINK, .name = "kretprobe.multi",
+				      .link_id = 12, .prog_id = 34, .nr_funcs = 1, .ret = true,
+				      .pid = 345, .comm = "fgt-trigger", .nr_owners = 1 };
+	return &h;
+}
+
 /* The screen: nothing is printed when an activation ends (it goes to the next
- * redraw); each redraw clears the terminal and shows the last activation, the
- * verdict, the fork path and lost events. */
+ * redraw); each redraw is one frame drawn in place (no clear-screen), with
+ * the activation under way's progress, who holds fgraph, the history table
+ * and the last activation, every row cut to the width. */
 static void test_screen(void **state)
 {
+	struct fgt_status *st;
+	char rows[64][512];
 	struct cap c;
 	char *t;
+	int n, r;
 
 	cap_open(&c, false, false, true);
+	fgt_out_resize(c.o, 100, 50);
 	fgt_out_interval(c.o, status(&c, 0));
 	t = cap_text(&c);
-	assert_memory_equal(t, "\033[H\033[2J", 7);
-	assert_non_null(strstr(t, "   activations 0   verdict inconclusive   lost 0\n"));
-	assert_non_null(strstr(t, "no activation seen yet"));
-	assert_non_null(strstr(t, "fork path: 0 allocations (0 failed), 0 new tasks"));
+	assert_null(strstr(t, "\033[2J"));
+	n = frame_rows(t, rows, 64, 100);
+	assert_true(n <= 50);
+	assert_non_null(strstr(rows[0], "   activations 0   verdict inconclusive   lost 0"));
+	assert_true(find_row(rows, n, "no activation seen yet") > 0);
+	assert_true(find_row(rows, n, "HOLDERS  not read yet") > 0);
+	assert_true(find_row(rows, n, "fork path: 0 allocations (0 failed), 0 new tasks") > 0);
+	assert_int_equal(find_row(rows, n, "HISTORY"), -1);
 	free(t);
 
+	/* under way: 200 events of 1,000 threads' activation (recorded run) */
 	cap_reset(&c);
-	feed(&c, "unfixed-1000-attributed", false, 200);	/* under way */
+	feed(&c, "unfixed-1000-attributed", false, 200);
 	t = cap_text(&c);
 	assert_string_equal(t, "");
 	free(t);
-	fgt_out_interval(c.o, status(&c, 0));
+	st = (struct fgt_status *)status_at(&c, fgt_assembler_current(c.a)->last_ns + 1000,
+					    "write() -> tracing_set_tracer");
+	st->holders = some_holders();
+	st->graph_active = 4;
+	fgt_out_interval(c.o, st);
 	t = cap_text(&c);
-	assert_non_null(strstr(t, "   activations 0 (one under way)   verdict inconclusive"));
-	assert_non_null(strstr(t, "\nunder way: pid "));
-	assert_null(strstr(t, "activation #1"));
+	n = frame_rows(t, rows, 64, 100);
+	assert_non_null(strstr(rows[0], "   activations 0 (+1 under way)   verdict inconclusive"));
+	assert_string_equal(rows[1], "fgraph: on, ftrace_graph_active 4");
+	r = find_row(rows, n, "ACTIVATION #1 UNDER WAY  pid 4242 (trace-cmd)  write() -> "
+		     "tracing_set_tracer");
+	assert_true(r > 0);
+	assert_non_null(strstr(rows[r + 1], "  elapsed    "));
+	/* 197 sweep allocations (2 idle tasks' first): 6 sweeps of 32, the 7th under way */
+	assert_string_equal(rows[r + 2], "  threads    197 served of 1,000 at the start, 803 still "
+			    "lacking (at most: U counts every thread)");
+	assert_string_equal(rows[r + 3], "  sweeps     7 so far, 25 to come (unfixed: a sweep per "
+			    "32 threads)");
+	assert_non_null(strstr(rows[r + 4], "  time left  about "));
+	assert_non_null(strstr(rows[r + 4], " (estimate from 6 sweeps)"));
+	assert_non_null(strstr(rows[r + 5], "]  19%"));
+	r = find_row(rows, n, "HOLDERS  what keeps fgraph on");
+	assert_true(r > 0);
+	/* too wide for a table at 100 columns: each holder over two rows */
+	assert_string_equal(rows[r + 1], "  function_graph, the top-level tracer");
+	assert_string_equal(rows[r + 2], "      off: echo nop > /sys/kernel/tracing/current_tracer");
+	assert_string_equal(rows[r + 3], "  function_graph in tracefs instance live");
+	assert_string_equal(rows[r + 5], "  BPF kretprobe.multi link 12 (prog 34, 1 function), held "
+			    "by pid 345 (fgt-trigger)");
+	assert_string_equal(rows[r + 6], "      off: stop pid 345 (fgt-trigger): the link goes with "
+			    "its last fd");
+	/* 4 active, 3 named: one nobody names */
+	assert_non_null(strstr(rows[r + 7], "+1 fgraph user no tracefs file or BPF link names"));
 	free(t);
+	/* ftrace_graph_active moved since they were read (the tracer switch under
+	 * way locks tracefs): the old list, said to be old, nothing summed */
+	st->holders_stale = true;
+	st->graph_active = 5;
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 100);
+	r = find_row(rows, n, "HOLDERS  as read at ");
+	assert_true(r > 0);
+	assert_non_null(strstr(rows[r], ", before fgraph changed (a tracer switch locks tracefs "
+			       "while it runs)"));
+	assert_string_equal(rows[r + 1], "  function_graph, the top-level tracer");
+	assert_int_equal(find_row(rows, n, "fgraph user no tracefs file"), -1);
+	free(t);
+	{
+		struct fgt_holders *h = some_holders();
+
+		h->n = h->kept = 0;
+		st->holders = h;
+	}
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 100);
+	r = find_row(rows, n, "HOLDERS  as read at ");
+	assert_string_equal(rows[r + 1], "  none then");
+	assert_int_equal(find_row(rows, n, "none: fgraph is off"), -1);
+	free(t);
+	st->holders_stale = false;
 	fgt_assembler_free(c.a);
 
 	/* A fresh assembler, the whole run: the activation shows at the next redraw. */
@@ -327,27 +498,284 @@ static void test_screen(void **state)
 	free(t);
 	fgt_out_interval(c.o, status(&c, 5));
 	t = cap_text(&c);
-	assert_memory_equal(t, "\033[H\033[2J", 7);
-	assert_int_equal(count(t, "\033[2J"), 1);
-	assert_non_null(strstr(t, "   activations 1   verdict not_fixed   lost 5\n"));
-	assert_non_null(strstr(t, "activation #1 at "));
-	assert_non_null(strstr(t, "  threads "));
-	assert_non_null(strstr(t, "; sweeps 32; served 1000; ret 0\n"));
-	assert_non_null(strstr(t, "  served per sweep: 32 x31, 8\n"));
-	assert_non_null(strstr(t, "  verdict: not_fixed: 32 sweeps"));
-	assert_non_null(strstr(t, "fork path: 2 allocations (0 failed)"));
-	assert_null(strstr(t, "under way"));
+	n = frame_rows(t, rows, 64, 100);
+	assert_non_null(strstr(rows[0], "   activations 1   verdict not_fixed   lost 5"));
+	assert_true(find_row(rows, n, "no activation under way") > 0);
+	r = find_row(rows, n, "HISTORY  the last activations, newest first");
+	assert_true(r > 0);
+	assert_non_null(strstr(rows[r + 1], "  #  BEGAN     TRIGGER            THREADS  SWEEPS   "
+				"DURATION  VERDICT          SERVED  VIA"));
+	assert_non_null(strstr(rows[r + 2], "  1  "));
+	assert_non_null(strstr(rows[r + 2], "  trace-cmd            1,000      32"));
+	assert_non_null(strstr(rows[r + 2], "  not_fixed         1,000  unknown"));
+	assert_true(find_row(rows, n, "activation #1 at ") > r);
+	assert_true(find_row(rows, n, "; sweeps 32; served 1000; ret 0") > 0);
+	assert_true(find_row(rows, n, "  served per sweep: 32 x31, 8") > 0);
+	assert_true(find_row(rows, n, "  verdict: not_fixed: 32 sweeps") > 0);
+	assert_true(find_row(rows, n, "fork path: 2 allocations (0 failed)") > 0);
+	assert_int_equal(find_row(rows, n, "UNDER WAY"), -1);
 	free(t);
 
-	/* The final report after the screen: the last activation and the summary. */
+	/* The final report after the screen: the last activation, the history, the summary. */
 	cap_reset(&c);
 	fgt_out_final(c.o, status(&c, 5));
 	t = cap_text(&c);
+	assert_null(strstr(t, "\033["));
 	assert_non_null(strstr(t, "activation #1 at "));
+	assert_non_null(strstr(t, "history (newest first):\n  #  BEGAN "));
 	assert_non_null(strstr(t, "summary: 1 activation(s); verdict not_fixed: 32 sweeps"));
 	assert_non_null(strstr(t, "events lost: 5\n"));
 	free(t);
 	cap_close(&c);
+}
+
+/* A small terminal: every row cut to its width, never more rows than it has,
+ * the newest history row kept; a hostile comm cannot send escape sequences. */
+static void test_screen_small(void **state)
+{
+	struct gen_cfg g = { .lacking = 100, .ts0 = 1000 };
+	struct fgt_status *st;
+	char rows[64][512];
+	struct cap c;
+	char *t;
+	int n;
+
+	cap_open(&c, false, false, true);
+	for (int i = 0; i < 5; i++) {
+		g.ts0 = gen_activation(&g, gen_feed, &c);
+		g.lacking = 40;
+	}
+	fgt_out_resize(c.o, 40, 20);
+	st = (struct fgt_status *)status(&c, 0);
+	st->holders = some_holders();
+	st->graph_active = 3;
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 40);
+	assert_true(n <= 20);
+	assert_true(find_row(rows, n, "HISTORY") > 0);
+	/* the newest first, the others as room allows */
+	assert_true(find_row(rows, n, "  5  ") > find_row(rows, n, "HISTORY"));
+	free(t);
+
+	/* 10 rows: the header and the top of what matters; no scrolling newline */
+	fgt_out_resize(c.o, 30, 10);
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 30);
+	assert_int_equal(n, 10);
+	assert_int_equal(count(t, "\r\n"), 9);
+	free(t);
+
+	/* a thread named with an escape sequence: drawn as '?' */
+	fgt_assembler_free(c.a);
+	fgt_recorder_init(&c.rec, fgt_out_record, c.o, NULL, NULL, NULL);
+	c.a = fgt_assembler_new(fgt_recorder_activation, &c.rec);
+	{
+		struct fgt_event e = { .type = FGT_EV_ACT_BEGIN, .ts_ns = 10, .pid = 9, .tid = 9,
+				       .nr_threads = 5, .stack_id = -1,
+				       .comm = "\033[2Jevil\007" };
+
+		fgt_assembler_feed(c.a, &e);
+	}
+	fgt_out_resize(c.o, 80, 24);
+	cap_reset(&c);
+	fgt_out_redraw(c.o, status_at(&c, 20, ""));
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 80);
+	assert_true(find_row(rows, n, "pid 9 (?[2Jevil?)") > 0);
+	assert_true(find_row(rows, n, "way in not known yet") > 0);
+	free(t);
+	cap_close(&c);
+}
+
+/* The exposure hook: the header says how many threads lack a stack now,
+ * once the session counts them, and nothing before. */
+static void test_screen_exposure(void **state)
+{
+	struct fgt_exp_walk w;
+	unsigned int i;
+	struct fgt_status *st;
+	char rows[64][512];
+	struct cap c;
+	char *t;
+
+	cap_open(&c, false, false, true);
+	st = (struct fgt_status *)status(&c, 0);
+	st->graph_active = 0;
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	frame_rows(t, rows, 64, 80);
+	assert_string_equal(rows[1], "fgraph: off (ftrace_graph_active 0)");
+	free(t);
+	/* 30,048 of 30,112 lacking, the 64 with a stack first: the walk
+	 * visits them in each of its 939 sweeps */
+	fgt_exp_walk_init(&w);
+	for (i = 0; i < 30112; i++)
+		fgt_exp_walk_step(&w, i >= 64);
+	fgt_exp_walk_end(&w);
+	st->exposure = &w;
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	frame_rows(t, rows, 64, 80);
+	assert_string_equal(rows[1], "fgraph: off (ftrace_graph_active 0)");
+	assert_string_equal(rows[2], "lacking a stack: 30,048 of 30,112 threads; "
+			    "unfixed walk ~1.29 s (series' cost)");
+	free(t);
+	/* priced at this host's cost once an unfixed walk showed it; 400,000
+	 * threads still fit 80 columns */
+	fgt_exp_walk_lacking_first(400120, 400000, &w);
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
+	st->exposure_est.src = FGT_EXP_COST_OBSERVED;
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	frame_rows(t, rows, 64, 80);
+	assert_string_equal(rows[2], "lacking a stack: 400,000 of 400,120 threads; "
+			    "unfixed walk ~227 s (host's cost)");
+	free(t);
+	cap_close(&c);
+}
+
+/* Lines (a pipe, --no-screen): the same facts. The progress with each
+ * interval while an activation is under way, the holders when they change,
+ * the history table at the end. */
+static void test_lines_live(void **state)
+{
+	struct fgt_exp_walk w;
+	struct fgt_status *st;
+	struct cap c;
+	char *t;
+
+	cap_open(&c, false, false, false);
+	feed(&c, "unfixed-1000-attributed", false, 200);
+	st = (struct fgt_status *)status_at(&c, fgt_assembler_current(c.a)->last_ns,
+					    "write() -> tracing_set_tracer");
+	st->holders = some_holders();
+	st->graph_active = 3;
+	fgt_out_interval(c.o, st);
+	fgt_out_holders(c.o, st);
+	fgt_out_holders(c.o, st);	/* unchanged: nothing */
+	t = cap_text(&c);
+	assert_null(strstr(t, "\033["));
+	assert_non_null(strstr(t, " activation #1 under way "));
+	assert_non_null(strstr(t, ": pid 4242 (trace-cmd) write() -> tracing_set_tracer; served 197 "
+				  "of 1,000 threads at the start, 803 still lacking (at most: U counts "
+				  "every thread); sweeps 7, 25 to come (unfixed: a sweep per 32 "
+				  "threads); time left about "));
+	assert_int_equal(count(t, " fgraph holders: 3 (ftrace_graph_active 3)\n"), 1);
+	assert_non_null(strstr(t, "\n  function_graph, the top-level tracer; to turn it off: echo nop "
+				  "> /sys/kernel/tracing/current_tracer\n"));
+	assert_non_null(strstr(t, "\n  BPF kretprobe.multi link 12 (prog 34, 1 function), held by pid "
+				  "345 (fgt-trigger); to turn it off: stop pid 345 (fgt-trigger): the "
+				  "link goes with its last fd\n"));
+	free(t);
+	/* the holders change: printed again */
+	cap_reset(&c);
+	{
+		struct fgt_holders *h = some_holders();
+
+		h->n = h->kept = h->regs = 0;
+		st->holders = h;
+	}
+	st->graph_active = 0;
+	fgt_out_holders(c.o, st);
+	t = cap_text(&c);
+	assert_non_null(strstr(t, " fgraph holders: 0 (ftrace_graph_active 0)\n  none: fgraph is off; "
+				  "its next user makes the 0->1 step\n"));
+	free(t);
+	/* with a scan: the interval line ends with the exposure */
+	cap_reset(&c);
+	fgt_exp_walk_lacking_first(1000, 1000, &w);
+	st->exposure = &w;
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
+	fgt_out_interval(c.o, st);
+	t = cap_text(&c);
+	assert_non_null(strstr(t, "; lost 0; lacking a stack: 1,000 of 1,000 threads; unfixed "
+				  "walk ~0.00153 s (series' cost)\n"));
+	free(t);
+	cap_close(&c);
+}
+
+/* -j: a progress record with each interval while one is under way, holders
+ * records when they change; both checked against docs/json.md (make test-schema). */
+static void test_json_live(void **state)
+{
+	struct fgt_exp_walk w;
+	struct fgt_status *st;
+	struct cap c;
+	char *t;
+
+	cap_open(&c, true, false, false);
+	feed(&c, "unfixed-1000-attributed", false, 200);
+	st = (struct fgt_status *)status_at(&c, fgt_assembler_current(c.a)->last_ns + 2000,
+					    "write() -> tracing_set_tracer");
+	st->holders = some_holders();
+	st->graph_active = 3;
+	fgt_out_interval(c.o, st);
+	fgt_out_holders(c.o, st);
+	fgt_out_holders(c.o, st);
+	t = cap_text(&c);
+	/* no scan yet: the interval's exposure is null */
+	assert_non_null(strstr(t, ",\"verdict\":\"inconclusive\",\"exposure\":null}"));
+	assert_int_equal(count(t, "\n"), 3);
+	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"interval\","), 1);
+	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"progress\","), 1);
+	assert_non_null(strstr(t, "\"seq\":1,\"src\":\"attributed\",\"time_s\":"));
+	assert_non_null(strstr(t, "\"trigger\":{\"pid\":4242,\"tid\":4242,\"comm\":\"trace-cmd\","
+				  "\"via\":\"write() -> tracing_set_tracer\"},"));
+	assert_non_null(strstr(t, ",\"data_age_ns\":2000,\"threads\":1000,\"threads_from\":"
+				  "\"nr_threads\",\"served\":197,\"lacking\":803,\"lacking_exact\":false,"
+				  "\"sweeps\":7,\"so_far\":\"not_fixed\",\"sweeps_to_come\":25,\"eta_ns\":"));
+	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"holders\","), 1);
+	assert_non_null(strstr(t, "\"graph_active\":3,\"count\":3,\"named\":3,\"maybe\":0,"
+				  "\"unnamed\":0,\"tracefs\":\"/sys/kernel/tracing\","));
+	assert_non_null(strstr(t, "{\"kind\":\"bpf_link\",\"name\":\"kretprobe.multi\",\"instance\":"
+				  "\"\",\"maybe\":false,\"return\":true,\"text\":\"BPF kretprobe.multi "
+				  "link 12 (prog 34, 1 function)\",\"undo\":\"stop pid 345 "
+				  "(fgt-trigger): the link goes with its last fd\",\"pid\":345,\"comm\":"
+				  "\"fgt-trigger\",\"link_id\":12,\"prog_id\":34,\"functions\":1,"
+				  "\"owners\":1}"));
+	free(t);
+	cap_keep(&c);
+	/* too early for an estimate: nulls, as documented */
+	fgt_assembler_free(c.a);
+	fgt_recorder_init(&c.rec, fgt_out_record, c.o, NULL, NULL, NULL);
+	c.a = fgt_assembler_new(fgt_recorder_activation, &c.rec);
+	feed(&c, "unfixed-1000-attributed", false, 10);
+	cap_reset(&c);
+	st = (struct fgt_status *)status_at(&c, fgt_assembler_current(c.a)->last_ns, "");
+	/* a scan: check's exposure object, the same writer */
+	fgt_exp_walk_lacking_first(1000, 1000, &w);
+	st->exposure = &w;
+	fgt_exp_estimate(&w, NULL, &st->exposure_est);
+	fgt_out_interval(c.o, st);
+	t = cap_text(&c);
+	assert_non_null(strstr(t, ",\"exposure\":{\"threads\":1000,\"lacking\":1000,\"sweeps\":32,"
+				  "\"visits\":16903,\"estimate_s\":0.0015"));
+	assert_non_null(strstr(t, ",\"ns_per_visit\":90.8,\"cost\":\"default\"}}\n"));
+	assert_non_null(strstr(t, "\"via\":\"unknown\"},"));
+	assert_non_null(strstr(t, "\"so_far\":\"inconclusive\",\"sweeps_to_come\":null,\"eta_ns\":null,"));
+	free(t);
+	cap_close(&c);
+}
+
+/* fgt_cut: printable, cut to the columns, never past the buffer. */
+static void test_cut(void **state)
+{
+	char b[16];
+
+	assert_int_equal(fgt_cut(b, sizeof(b), "hello world", 5), 5);
+	assert_string_equal(b, "hello");
+	assert_int_equal(fgt_cut(b, sizeof(b), "a\tb\033c\xc3\xa9", 10), 7);
+	assert_string_equal(b, "a?b?c??");
+	assert_int_equal(fgt_cut(b, sizeof(b), "one\ntwo", 10), 3);
+	assert_int_equal(fgt_cut(b, 4, "abcdefgh", 10), 3);
+	assert_string_equal(b, "abc");
+	assert_int_equal(fgt_cut(b, sizeof(b), "", 10), 0);
 }
 
 /* Without a screen (a pipe): the activation is printed when it ends. */
@@ -405,6 +833,11 @@ int main(void)
 		cmocka_unit_test(test_record_stack),
 		cmocka_unit_test(test_json_start),
 		cmocka_unit_test(test_screen),
+		cmocka_unit_test(test_screen_small),
+		cmocka_unit_test(test_screen_exposure),
+		cmocka_unit_test(test_lines_live),
+		cmocka_unit_test(test_json_live),
+		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_lost_in_activation),
 	};

@@ -8,7 +8,8 @@ TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c
 UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host \
-		 check_trigger check output via plan bpf_table env exposure static static_read
+		 check_trigger check output via plan bpf_table env exposure static static_read \
+		 holders progress
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
 TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HELPERS))
@@ -55,8 +56,10 @@ test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check $(TEST_BUILD)/te
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_static > /dev/null
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
-	@grep -q '"type":"check"' $(TEST_BUILD)/output.jsonl || \
-		{ echo "test-schema: no check answer was checked"; exit 1; }
+	@for t in check progress holders; do \
+		grep -q "\"type\":\"$$t\"" $(TEST_BUILD)/output.jsonl || \
+			{ echo "test-schema: no $$t record was checked"; exit 1; }; \
+	done
 
 CHECK_TARGETS += test-unit test-schema
 

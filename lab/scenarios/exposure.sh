@@ -4,8 +4,10 @@
 # Each round parks N more threads (earlier rounds' stay parked, holding the
 # stacks their activation gave them: the walk then goes over them first), then:
 #   before  fgt-exposure and fgt-oracle count, back to back;
-#   at      fgraphtop -j watching, fgt-exposure once more: the walk the
-#           activation is about to make; then TRIGGER on and off;
+#   at      fgraphtop -j -i 1 watching (once its interval shows its own
+#           count), fgt-exposure once more: the walk the activation is about
+#           to make; then TRIGGER on and off, and fgraphtop on until its
+#           interval shows a count priced by that walk (or 60 s);
 #   after   fgt-exposure and fgt-oracle count again.
 # From the second round on the before-scan is calibrated (-c) with the
 # previous round's observed walk: sweeps, walk_ns, and the visits its
@@ -40,6 +42,17 @@ report() {	# ROUND N PHASE SCAN ORACLE
 		release "$(uname -r)" scan "$4" oracle "${5:-null}")"
 }
 
+# wait_interval NAME PATTERN: until fgraphtop NAME prints an interval record
+# matching PATTERN (60 s at most)
+wait_interval() {
+	local n=600
+	until grep '"type":"interval"' "$FGT_RUN/fgt-$1.jsonl" | grep -q "$2"; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || { fgt_log "fgraphtop $1: no interval with $2 in 60 s"; return 1; }
+		usleep 100000
+	done
+}
+
 status=0
 calib=
 i=1
@@ -54,13 +67,15 @@ for n in $rounds; do
 	oracle=$(fgt-oracle count) || status=1
 	report $i "$n" before "$scan" "$oracle"
 
-	fgt_tool_start act$i || fgt_die "fgraphtop did not start"
+	fgt_tool_start act$i -i 1 || fgt_die "fgraphtop did not start"
+	wait_interval act$i '"exposure":{' || status=1
 	scan=$(fgt-exposure) || status=1
 	report $i "$n" at "$scan"
 	visits=$(num "$scan" visits)
 	fgt-trigger ${filter:+-f "$filter"} "$trigger" on > /dev/null || status=1
 	sleep 1
 	fgt-trigger ${filter:+-f "$filter"} "$trigger" off > /dev/null || status=1
+	wait_interval act$i '"cost":"observed"'
 	act=$(grep '"type":"activation"' "$FGT_RUN/fgt-act$i.jsonl" | head -n 1)
 	fgt_tool_stop act$i || status=1
 

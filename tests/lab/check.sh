@@ -16,6 +16,11 @@
 #                               nothing left (no instance, tracer nop, no filter,
 #                               enabled_functions empty, no state or temporary
 #                               file, no BPF link or pinned object), status 2
+#   lab/preflight.sh on debian-7.2's package and one made of the lab-6.12-fixed
+#                            build -> status 2; not_fixed and fixed, both answers
+#                            agreeing, one line each as in the JSON, nothing left;
+#                            a non-kernel package and no package -> 64, nothing
+#                            unpacked
 # About 4 minutes under single-threaded TCG on 2 cores, warm cache. The whole
 # fleet path (node_exporter, Prometheus, PromQL) is lab/fleet-e2e.sh, not here.
 #
@@ -105,6 +110,37 @@ kill_random() {	# KERNEL
 		bad "$name: not $n clean rounds (see $r)"
 }
 for k in debian-6.12 debian-7.2 debian-6.1; do lab_job kill_random "$k"; done
+
+# Preflight: packages booted, both answers; its bad input costs nothing.
+preflight() {
+	local d=$out/preflight debs rc=0 pc
+	mkdir -p "$d/junk/DEBIAN"
+	debs=("$(FGT_KERNELS=$KSH "$KSH" deb debian-7.2)" "$(FGT_KERNELS=$KSH "$KSH" deb lab-6.12-fixed)")
+	FGT_LAB_JOBS=1 "$ROOT/lab/preflight.sh" -o "$d/run" "${debs[@]}" > "$d/lines" 2> "$d/log" || rc=$?
+	sed 's/^/check: preflight: /' "$d/lines" >&2
+	[ "$rc" = 2 ] || bad "preflight: status $rc, want 2 (see $d/log)"
+	jq -s -e 'map("\(.verdict) \(.static.verdict) \(.trigger.verdict) \(.run_status) \(.left_behind)")
+		== ["not_fixed not_fixed not_fixed 0 false", "fixed fixed fixed 0 false"]' \
+		"$d/run/preflight.jsonl" > /dev/null || bad "preflight: records (see $d/run/preflight.jsonl)"
+	# the lines say what the records say, in the same order
+	[ "$(jq -r '"\(.package) \(.version) [\(.release)]: \(.verdict) "' "$d/run/preflight.jsonl")" = \
+		"$(sed 's/(.*//' "$d/lines")" ] || bad "preflight: the lines differ from the records"
+	printf 'Package: junk\nVersion: 1\nArchitecture: all\nMaintainer: x <x@x>\nDescription: x\n' \
+		> "$d/junk/DEBIAN/control"
+	dpkg-deb --build "$d/junk" "$d/junk.deb" > /dev/null
+	pc=$(find "${FGT_CACHE:-$HOME/.cache/fgraphtop-lab}/preflight" -mindepth 1 -maxdepth 1 | wc -l)
+	rc=0
+	"$ROOT/lab/preflight.sh" "${debs[0]}" "$d/junk.deb" > "$d/junk.out" 2> "$d/junk.err" || rc=$?
+	if [ "$rc" != 64 ] || [ -s "$d/junk.out" ] || ! grep -q 'junk.deb: not a kernel package' "$d/junk.err"; then
+		bad "preflight: a non-kernel package: status $rc, $(head -c 200 "$d/junk.err")"
+	fi
+	rc=0
+	"$ROOT/lab/preflight.sh" 2> /dev/null || rc=$?
+	[ "$rc" = 64 ] || bad "preflight: no package: status $rc, want 64"
+	[ "$(find "${FGT_CACHE:-$HOME/.cache/fgraphtop-lab}/preflight" -mindepth 1 -maxdepth 1 | wc -l)" = "$pc" ] ||
+		bad "preflight: bad input left something in the cache"
+}
+lab_job preflight
 
 lab_wait || fail=1
 if [ $fail -eq 0 ]; then note PASS; else note "FAIL (outputs in $out)"; fi

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Lab test of the live view on a terminal: lab/scenarios/live-screen.sh on
+# lab-stock (7.2, unfixed) with 30,000 idle threads: the walk watched on a
+# pseudo-terminal (tests/lab/live_pty.c, added to the guest as an extra
+# archive), `fgraphtop -j` beside it; every check in tests/lab/live_check.py
+# (the screen through a terminal emulator, Debian's python3-pyte), every JSON
+# record against docs/json.md (tests/json_schema.py). About 3 minutes under
+# single-threaded TCG, warm cache.
+#
+#   tests/lab/live.sh [-o OUTDIR] [-k KERNEL] [-u THREADS]
+# Two frames, as the emulator shows them, land in OUTDIR: halfway.txt (the walk
+# halfway) and holders.txt (every holder on), for the README.
+# Environment: FGT_KERNELS as lab/run.sh.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
+out='' k=lab-stock u=30000
+while getopts "o:k:u:" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	k) k=$OPTARG ;;
+	u) u=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-live.XXXXXX")}
+mkdir -p "$out"
+note() { echo "live: $*" >&2; }
+
+# pyte lives in Debian's python3 (lab/host-deps.sh installs python3-pyte)
+py=python3
+$py -c 'import pyte' 2>/dev/null || py=/usr/bin/python3
+$py -c 'import pyte' 2>/dev/null || { note "FAIL: no pyte (make deps installs python3-pyte)"; exit 1; }
+
+# fgt-pty into an archive lab/run.sh appends to the guest's initramfs
+mkdir -p "$out/cpio/bin"
+${CC:-cc} -O2 -Wall -Wextra -static -o "$out/cpio/bin/fgt-pty" "$ROOT/tests/lab/live_pty.c" ||
+	{ note "FAIL: cannot build fgt-pty"; exit 1; }
+(cd "$out/cpio" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out/pty.cpio"
+
+"$KSH" path "$k" > /dev/null 2>&1 || { note "FAIL: no kernel $k (make lab)"; exit 1; }
+t0=$SECONDS rc=0
+FGT_EXTRA_CPIO="$out/pty.cpio" FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s live-screen \
+	-m 2048 -t 900 -o "$out/$k" -- U="$u" > /dev/null 2> "$out/$k.log" || rc=$?
+note "$k: lab/run.sh status $rc, $((SECONDS - t0)) s"
+fail=0
+[ $rc -eq 0 ] || { note "FAIL: the scenario exited $rc (see $out/$k)"; fail=1; }
+$py "$ROOT/tests/lab/live_check.py" "$out/$k/results.jsonl" --screens "$out" \
+	> "$out/check.txt" 2>&1 || fail=1
+cat "$out/check.txt" >&2
+python3 "$ROOT/tests/json_schema.py" "$out/$k/results.jsonl" 2> "$out/schema.txt" ||
+	{ note "FAIL: JSON schema"; tail -5 "$out/schema.txt" >&2; fail=1; }
+note "outputs in $out"
+if [ $fail = 0 ]; then note "all passed"; else note "FAILED"; fi
+exit $fail

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The progress and time-left model of an activation under way (src/progress.c)
+ * over generated activations (tests/gen.c simulates alloc_retstack_tasklist()
+ * line by line) and the recorded ones of tests/data: the figures rise, the
+ * sweeps to come are ceil(lacking / 32), and the estimate of the time left,
+ * taken as a live view would (its data a drain behind), lands near the real
+ * remaining time, including where the walk is not linear.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "activation.h"
+#include "events.h"
+#include "gen.h"
+#include "progress.h"
+
+struct evs {
+	struct fgt_event *e;
+	size_t n, cap;
+};
+
+static void keep(const struct fgt_event *ev, void *ctx)
+{
+	struct evs *v = ctx;
+
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 4096;
+		v->e = realloc(v->e, v->cap * sizeof(*v->e));
+		assert_non_null(v->e);
+	}
+	v->e[v->n++] = *ev;
+}
+
+/* The activation's ACT_BEGIN and ACT_END times. */
+static void span(const struct evs *v, uint64_t *begin, uint64_t *end)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->e[i].type == FGT_EV_ACT_BEGIN)
+			*begin = v->e[i].ts_ns;
+		if (v->e[i].type == FGT_EV_ACT_END)
+			*end = v->e[i].ts_ns;
+	}
+}
+
+/*
+ * Replay v into an assembler as a live view sees it: the events up to time
+ * `seen`, the view drawn at `now` (>= seen: the data is a drain behind).
+ */
+static void at(const struct evs *v, uint64_t seen, uint64_t now, int64_t lacking,
+	       struct fgt_progress *p)
+{
+	struct fgt_assembler *a = fgt_assembler_new(NULL, NULL);
+	const struct fgt_activation *cur;
+
+	assert_non_null(a);
+	for (size_t i = 0; i < v->n && v->e[i].ts_ns <= seen; i++)
+		if (v->e[i].type != FGT_EV_ACT_END)
+			fgt_assembler_feed(a, &v->e[i]);
+	cur = fgt_assembler_current(a);
+	assert_non_null(cur);
+	fgt_progress_of(cur, now, lacking, 0, p);
+	fgt_assembler_free(a);
+}
+
+static double ratio(uint64_t eta, uint64_t actual)
+{
+	return actual ? (double)eta / actual : 0;
+}
+
+/* Unfixed, every thread lacking (a host's first activation): the lab's case. */
+static void test_unfixed_first(void **state)
+{
+	struct gen_cfg c = { .lacking = 3000, .ts0 = 1000000 };
+	struct evs v = {};
+	struct fgt_progress p, prev = {};
+	uint64_t begin = 0, end = 0;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	for (int tenth = 1; tenth <= 9; tenth++) {
+		uint64_t seen = begin + (end - begin) * tenth / 10;
+
+		at(&v, seen, seen, -1, &p);
+		assert_int_equal(p.threads, 3000);
+		assert_false(p.lacking_exact);
+		assert_int_equal(p.lacking, 3000 - p.served);
+		assert_int_equal(p.so_far, FGT_VERDICT_NOT_FIXED);
+		assert_true(p.to_come_known);
+		/* the sweep under way hands out its whole batch: ceil(lacking/32) after it */
+		assert_int_equal(p.sweeps_to_come, (3000 - 32 * p.sweeps + 31) / 32);
+		assert_true(p.sweeps_to_come * 32 >= p.lacking - 32);
+		/* 3000 / 32: 94 sweeps in all */
+		assert_int_equal(p.sweeps + p.sweeps_to_come, 94);
+		assert_true(p.served > prev.served && p.sweeps > prev.sweeps);
+		assert_true(p.elapsed_ns > prev.elapsed_ns);
+		assert_true(p.eta_known);
+		/* the model is the generator's: within 3 % wherever it is taken */
+		assert_in_range((uint64_t)(ratio(p.eta_ns, end - seen) * 100), 97, 103);
+		prev = p;
+	}
+	free(v.e);
+}
+
+/* Threads that hold a stack walked first by every sweep (a later activation,
+ * threads created since at the list's end): each sweep nearly a full walk. */
+static void test_unfixed_behind(void **state)
+{
+	struct gen_cfg c = { .before = 20000, .lacking = 1000, .ts0 = 5000 };
+	struct evs v = {};
+	struct fgt_progress p;
+	uint64_t begin = 0, end = 0, half;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	half = begin + (end - begin) / 2;
+	/* U from an exposure scan: exact */
+	at(&v, half, half, fgt_progress_lacking_at_start(1000, 21000, 21000), &p);
+	assert_true(p.lacking_exact);
+	assert_int_equal(p.threads, 1000);
+	assert_int_equal(p.sweeps + p.sweeps_to_come, 32);
+	assert_in_range((uint64_t)(ratio(p.eta_ns, end - half) * 100), 95, 105);
+	/* from nr_threads alone the threads left are an upper bound, and so is the time */
+	at(&v, half, half, -1, &p);
+	assert_int_equal(p.threads, 21000);
+	assert_true(p.eta_ns > (end - half) * 10);
+	free(v.e);
+}
+
+/* The data is a drain behind the screen: the estimate stays on the kernel's
+ * clock, the time left shrinks by the drawing's lag, never below 0. */
+static void test_stale(void **state)
+{
+	struct gen_cfg c = { .lacking = 3000, .ts0 = 1000000 };
+	struct evs v = {};
+	struct fgt_progress fresh, stale, late;
+	uint64_t begin = 0, end = 0, half, lag;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	half = begin + (end - begin) / 2;
+	lag = (end - half) / 4;
+	at(&v, half, half, -1, &fresh);
+	at(&v, half, half + lag, -1, &stale);
+	assert_int_equal(stale.end_ns, fresh.end_ns);
+	assert_int_equal(stale.eta_ns, fresh.eta_ns - lag);
+	assert_int_equal(stale.data_age_ns, fresh.data_age_ns + lag);
+	/* past the estimate: due now */
+	at(&v, half, end * 2, -1, &late);
+	assert_true(late.eta_known);
+	assert_int_equal(late.eta_ns, 0);
+	free(v.e);
+}
+
+/* Fixed: one walk allocating inline; the rate so far gives the rest. */
+static void test_fixed(void **state)
+{
+	struct gen_cfg c = { .fixed = true, .lacking = 5000, .ts0 = 1000 };
+	struct evs v = {};
+	struct fgt_progress p;
+	uint64_t begin = 0, end = 0, half;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	half = begin + (end - begin) / 2;
+	at(&v, half, half, -1, &p);
+	assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
+	assert_int_equal(p.sweeps, 1);
+	assert_false(p.to_come_known);
+	assert_true(p.eta_known);
+	assert_in_range((uint64_t)(ratio(p.eta_ns, end - half) * 100), 90, 110);
+	free(v.e);
+}
+
+/* Too early to tell: the first batch only (a fixed kernel's reserve looks the
+ * same), or nothing yet. No pattern, no estimate, no sweeps to come. */
+static void test_early(void **state)
+{
+	struct gen_cfg c = { .lacking = 3000, .ts0 = 1000000 };
+	struct evs v = {};
+	struct fgt_progress p;
+
+	gen_activation(&c, keep, &v);
+	/* ACT_BEGIN and 10 allocations of the first batch */
+	at(&v, v.e[10].ts_ns, v.e[10].ts_ns + 5, -1, &p);
+	assert_int_equal(p.sweeps, 1);
+	assert_int_equal(p.served, 10);
+	assert_int_equal(p.so_far, FGT_VERDICT_INCONCLUSIVE);
+	assert_false(p.to_come_known);
+	assert_false(p.eta_known);
+	assert_int_equal(p.data_age_ns, 5);
+	assert_string_equal(p.comm, "trace-cmd");
+	assert_int_equal(p.pid, 4242);
+	/* the ACT_BEGIN alone */
+	at(&v, v.e[0].ts_ns, v.e[0].ts_ns + 100, -1, &p);
+	assert_int_equal(p.sweeps, 0);
+	assert_int_equal(p.elapsed_ns, 100);
+	assert_false(p.eta_known);
+	free(v.e);
+}
+
+/*
+ * A walk that is not linear: the cost of a thread visit grows as the walk
+ * goes deeper (a list longer than the caches, as under qemu), plus noise.
+ * Sweep k lasts A + B*k + C*k^2 with +-20 % jitter. The estimate must stay
+ * within the 2x the live view promises from a third of the way on.
+ */
+static void test_convex(void **state)
+{
+	const unsigned int S = 938, U = S * 32;	/* 30,016 threads */
+	const double A = 20000, B = 3000, C = 2;
+	struct fgt_event ev = { .src = FGT_SRC_ATTRIBUTED, .pid = 1, .tid = 1 };
+	struct evs v = {};
+	uint64_t ts = 1000000, begin = ts, end, seen;
+	struct fgt_progress p;
+	unsigned int seed = 7;
+
+	ev.type = FGT_EV_ACT_BEGIN;
+	ev.ts_ns = ts;
+	ev.nr_threads = U;
+	keep(&ev, &v);
+	for (unsigned int k = 0; k < S; k++) {
+		double d = A + B * k + C * k * k, jitter = 0.8 + 0.4 * (rand_r(&seed) % 1000) / 1000.0;
+
+		for (int i = 0; i < 32; i++) {
+			ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
+				.site = FGT_SITE_SWEEP, .gfp = 0xcc0, .ok = 1, .size = 4096,
+				.ts_ns = ts + 100 * (i + 1) };
+			keep(&ev, &v);
+		}
+		ts += (uint64_t)(d * jitter);
+	}
+	end = ts;
+	ev = (struct fgt_event){ .type = FGT_EV_ACT_END, .src = FGT_SRC_ATTRIBUTED, .ts_ns = end };
+	keep(&ev, &v);
+	for (int third = 1; third <= 2; third++) {
+		seen = begin + (end - begin) * third / 3;
+		at(&v, seen, seen, -1, &p);
+		assert_true(p.eta_known);
+		assert_true(ratio(p.eta_ns, end - seen) > 0.5 && ratio(p.eta_ns, end - seen) < 2);
+	}
+	/* halfway in time */
+	seen = begin + (end - begin) / 2;
+	at(&v, seen, seen, -1, &p);
+	print_message("convex walk, halfway: %llu sweeps seen, %llu to come, eta %.3f s, "
+		      "actual %.3f s\n", (unsigned long long)p.sweeps,
+		      (unsigned long long)p.sweeps_to_come, p.eta_ns / 1e9, (end - seen) / 1e9);
+	assert_true(ratio(p.eta_ns, end - seen) > 0.5 && ratio(p.eta_ns, end - seen) < 2);
+	free(v.e);
+}
+
+/*
+ * A real walk: the lab's 30,049-thread activation on lab-stock, as fgraphtop
+ * recorded it sweep by sweep (tests/data/lab-stock-30k.sweeps), replayed as
+ * the attributed path's events: within the 2x the live view promises
+ * wherever it is taken from a third of the way on, and the sweeps to come
+ * add up to those it made.
+ */
+static void test_lab_walk(void **state)
+{
+	const char *dir = getenv("FGT_TEST_DATA");
+	char path[512], line[256];
+	unsigned int served, sweeps = 0;
+	unsigned long long walk, alloc, threads = 0;
+	uint64_t ts = 1000000000, begin = ts, end;
+	struct evs v = {};
+	struct fgt_event ev;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/lab-stock-30k.sweeps", dir ? dir : "tests/data");
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "# sweeps=%*u served=%*u nr_threads=%llu", &threads) == 1) {
+			ev = (struct fgt_event){ .type = FGT_EV_ACT_BEGIN, .src = FGT_SRC_ATTRIBUTED,
+						 .ts_ns = ts, .nr_threads = threads, .stack_id = -1 };
+			keep(&ev, &v);
+			continue;
+		}
+		if (sscanf(line, "%u %llu %llu", &served, &walk, &alloc) != 3)
+			continue;
+		sweeps++;
+		/* the batch of 32 over its allocation phase, then the walk, then
+		 * the last sweep frees what it did not hand out */
+		for (int i = 0; i < 32; i++) {
+			ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
+				.site = FGT_SITE_SWEEP, .gfp = 0xcc0, .ok = 1, .size = 4096,
+				.ts_ns = ts + alloc * (i + 1) / 32 };
+			keep(&ev, &v);
+		}
+		ts += alloc + walk;
+		for (unsigned int i = served; i < 32; i++) {
+			ev = (struct fgt_event){ .type = FGT_EV_FREE, .src = FGT_SRC_ATTRIBUTED,
+						 .site = FGT_SITE_SWEEP, .ts_ns = ts };
+			keep(&ev, &v);
+		}
+	}
+	fclose(fp);
+	assert_int_equal(sweeps, 940);
+	end = ts;
+	ev = (struct fgt_event){ .type = FGT_EV_ACT_END, .src = FGT_SRC_ATTRIBUTED, .ts_ns = end };
+	keep(&ev, &v);
+	for (int sixth = 2; sixth <= 5; sixth++) {
+		uint64_t seen = begin + (end - begin) * sixth / 6;
+		struct fgt_progress p;
+		double q;
+
+		at(&v, seen, seen, -1, &p);
+		q = ratio(p.eta_ns, end - seen);
+		print_message("lab walk at %d/6: %u sweeps, %llu to come, eta %.3f s, actual %.3f s "
+			      "(x%.2f)\n", sixth, p.sweeps, (unsigned long long)p.sweeps_to_come,
+			      p.eta_ns / 1e9, (end - seen) / 1e9, q);
+		assert_true(p.eta_known);
+		assert_true(q > 0.5 && q < 2);
+		assert_int_equal(p.sweeps + p.sweeps_to_come, 940);
+	}
+	free(v.e);
+}
+
+/* The recorded runs of tests/data: every prefix gives sane figures. */
+static void test_recorded(void **state)
+{
+	static const char *const names[] = { "unfixed-1000-attributed", "unfixed-1000-direct",
+					      "fixed-1000-k100-attributed" };
+	const char *dir = getenv("FGT_TEST_DATA");
+
+	for (size_t f = 0; f < sizeof(names) / sizeof(names[0]); f++) {
+		char path[512], line[1024];
+		struct evs v = {};
+		struct fgt_event e;
+		unsigned long long lost;
+		uint64_t begin = 0, end = 0, prev_served = 0;
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/%s.events", dir ? dir : "tests/data", names[f]);
+		fp = fopen(path, "r");
+		assert_non_null(fp);
+		while (fgets(line, sizeof(line), fp))
+			if (ev_parse(line, &e, &lost) == EV_LINE_EVENT)
+				keep(&e, &v);
+		fclose(fp);
+		span(&v, &begin, &end);
+		for (int tenth = 1; tenth <= 9; tenth++) {
+			uint64_t seen = begin + (end - begin) * tenth / 10;
+			struct fgt_progress p;
+
+			at(&v, seen, seen, -1, &p);
+			assert_int_equal(p.threads, 1000);
+			assert_true(p.served >= prev_served);
+			assert_true(p.served <= 1000 + 32);
+			if (p.eta_known)
+				assert_true(p.end_ns > p.begin_ns);
+			prev_served = p.served;
+		}
+		free(v.e);
+	}
+}
+
+/* fgraphtop started during the activation: no ACT_BEGIN, no U from it. The
+ * threads now stand in for U; without them there is no estimate. */
+static void test_midway(void **state)
+{
+	struct gen_cfg c = { .lacking = 3000, .ts0 = 1000000 };
+	struct fgt_assembler *a = fgt_assembler_new(NULL, NULL);
+	struct evs v = {};
+	struct fgt_progress p;
+	uint64_t begin = 0, end = 0, half;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	half = begin + (end - begin) / 2;
+	/* from the 5th sweep on, as if started then */
+	for (size_t i = 1 + 32 * 4; i < v.n && v.e[i].ts_ns <= half; i++)
+		fgt_assembler_feed(a, &v.e[i]);
+	assert_non_null(fgt_assembler_current(a));
+	fgt_progress_of(fgt_assembler_current(a), half, -1, 0, &p);
+	assert_int_equal(p.u_src, FGT_U_NONE);
+	assert_false(p.eta_known);
+	assert_false(p.to_come_known);
+	fgt_progress_of(fgt_assembler_current(a), half, -1, 3000, &p);
+	assert_int_equal(p.u_src, FGT_U_NOW);
+	assert_string_equal(fgt_u_src_name(p.u_src), "threads_now");
+	assert_true(p.eta_known);
+	/* it counts only what it saw: 4 sweeps fewer, so the time left is longer */
+	assert_true(p.eta_ns > end - half);
+	fgt_assembler_free(a);
+	free(v.e);
+}
+
+static void test_lacking_at_start(void **state)
+{
+	/* 1000 lacking of 21000 at the scan, 50 threads created since */
+	assert_int_equal(fgt_progress_lacking_at_start(1000, 21000, 21050), 1050);
+	/* threads exited since: never below the scan's, never above nr_threads */
+	assert_int_equal(fgt_progress_lacking_at_start(1000, 21000, 20000), 1000);
+	assert_int_equal(fgt_progress_lacking_at_start(30000, 30000, 29000), 29000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unfixed_first),
+		cmocka_unit_test(test_unfixed_behind),
+		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_early),
+		cmocka_unit_test(test_convex),
+		cmocka_unit_test(test_lab_walk),
+		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_midway),
+		cmocka_unit_test(test_lacking_at_start),
+	};
+
+	return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
+}
