@@ -11,7 +11,8 @@ GUEST_SCRIPTS := lab/guest/init lab/scenarios/lib.sh lab/scenarios/explain.sh \
 		 lab/scenarios/tool-lib.sh lab/scenarios/tool-act.sh lab/scenarios/tool-failslab.sh \
 		 lab/scenarios/live-screen.sh \
 		 lab/scenarios/tool-fork.sh lab/scenarios/exposure.sh lab/scenarios/preflight.sh \
-		 lab/scenarios/static-check.sh lab/scenarios/static-time.sh lab/scenarios/unit-caps.sh
+		 lab/scenarios/static-check.sh lab/scenarios/static-time.sh lab/scenarios/unit-caps.sh \
+		 $(wildcard lab/scenarios/bench-*.sh)
 
 .PHONY: test-shellcheck
 test-shellcheck:
