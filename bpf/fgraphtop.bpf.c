@@ -41,6 +41,10 @@ char LICENSE[] SEC("license") = "GPL";
  * kernel's configuration makes dead.
  */
 const volatile struct fgt_kconf kconf = {};
+/* The union of kconf's sweep, start and exit ranges (src/session.c sets it):
+ * a free from anywhere else, nearly every free of the system, is rejected by
+ * two comparisons instead of three range tests. */
+const volatile __u64 frees_lo = 0, frees_hi = 0;
 
 /* ---- maps ---- */
 
@@ -231,11 +235,33 @@ static __always_inline bool in_act(void)
 	return act_tid && act_tid == cur_tid();
 }
 
+/*
+ * fgraph_stack_cachep, once fgraph created it: register_ftrace_graph() makes
+ * the cache on first use, before the 0->1 step's ret_stack_list, and never
+ * destroys it (6.13+). Read by act_begin(), by probe_graph_active (userspace
+ * test-runs it before attaching and on every poll: fgraph may have been
+ * active before we started) and inside an activation by cache_is_fgraph();
+ * after that the hot path compares a pointer and calls no helper.
+ */
+__u64 cachep_seen;
+
+static __always_inline void read_cachep(void)
+{
+	__u64 c = 0;
+
+	if (!kconf.cachep_addr || cachep_seen)
+		return;
+	bpf_probe_read_kernel(&c, sizeof(c), (void *)kconf.cachep_addr);
+	if (c)
+		cachep_seen = c;
+}
+
 static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
 {
 	struct fgt_event *e;
 	__u64 n = 0;
 
+	read_cachep();
 	act_tid = cur_tid();
 	act_list = list;
 	act_begin_ns = bpf_ktime_get_ns();
@@ -268,7 +294,11 @@ static __always_inline void act_end(__u32 src, int ret)
 		e->act_seq = act_seq;
 		e->lost = act_lost;
 		e->dur_ns = e->ts_ns - act_begin_ns;
-		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+		/* No wake-up: the tracer switch goes on after the 0->1 step
+		 * (register_ftrace_graph() patches call sites), and a consumer
+		 * woken now, on the same CPU, would finish the record inside the
+		 * time we measure; its next poll (100 ms at most) picks it up. */
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	}
 	act_tid = 0;
 	act_list = 0;
@@ -284,6 +314,22 @@ static __always_inline bool known_site(__u64 a)
 
 #define CALLER_DEPTH 16
 
+/* The first fgraph frame on the stack, 0 if none. Out of real_call_site():
+ * zeroing ips[] on every shadow-stack allocation cost 17 stores before the
+ * common case (call_site itself in range) returned. */
+static __noinline __u64 stack_call_site(void *ctx)
+{
+	__u64 ips[CALLER_DEPTH] = {};
+	long n;
+
+	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
+#pragma unroll
+	for (int i = 0; i < CALLER_DEPTH; i++)
+		if (i * 8 < n && known_site(ips[i]))
+			return ips[i];
+	return 0;
+}
+
 /*
  * The tracepoints' call_site is the allocator's _RET_IP_. It is not its caller
  * when a BPF trampoline called the allocator (our own lat_* fentry/fexit while
@@ -297,20 +343,12 @@ static __always_inline bool known_site(__u64 a)
  */
 static __always_inline __u64 real_call_site(void *ctx, __u64 call_site)
 {
-	__u64 ips[CALLER_DEPTH] = {};
-	long n;
-
 	if (known_site(call_site))
 		return call_site;
 	if (call_site != kconf.rth_addr &&
 	    (!kconf.text_lo || in_range(call_site, kconf.text_lo, kconf.text_hi)))
 		return call_site;	/* some other caller in the kernel */
-	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
-#pragma unroll
-	for (int i = 0; i < CALLER_DEPTH; i++)
-		if (i * 8 < n && known_site(ips[i]))
-			return ips[i];
-	return 0;
+	return stack_call_site(ctx);
 }
 
 /* Which fgraph path made this shadow-stack-sized allocation? */
@@ -418,28 +456,27 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 	return 0;
 }
 
-/*
- * fgraph_stack_cachep, once fgraph created it: register_ftrace_graph() makes
- * the cache on first use and never destroys it (6.13+), so after one read the
- * hot path compares a pointer and calls no helper.
- */
-__u64 cachep_seen;
-
 static __always_inline bool cache_is_fgraph(struct kmem_cache *s)
 {
 	__u64 c = cachep_seen;
 
 	if (c)
 		return (__u64)s == c;
-	/* not created yet (or not read yet): most caches fail the size test.
-	 * A merged cache's object_size can exceed ours by less than a word. */
-	if (!kconf.cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
+	/*
+	 * Not read yet: outside an activation, no stack can come from the cache
+	 * before one of its readers ran (read_cachep()), so every allocation of
+	 * the system is rejected here with no helper call; that was 124 of the
+	 * 170 ns (lab, icount) this program cost per allocation before any
+	 * activation. During one whose ACT_BEGIN came before the cache existed
+	 * (the direct path's fentry on register_ftrace_graph, which creates
+	 * it), read it here; most caches fail the size test first. A merged
+	 * cache's object_size can exceed ours by less than a word.
+	 */
+	if (!act_tid || !kconf.cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
 		return false;
-	bpf_probe_read_kernel(&c, sizeof(c), (void *)kconf.cachep_addr);
-	if (!c)
-		return false;
-	cachep_seen = c;
-	return (__u64)s == c;
+	read_cachep();
+	c = cachep_seen;
+	return c && (__u64)s == c;
 }
 
 SEC("raw_tp/kmem_cache_alloc")
@@ -456,6 +493,8 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 	struct fgt_event *e;
 	struct fgt_rec *r;
 
+	if (call_site < frees_lo || call_site >= frees_hi)
+		return;
 	if (in_range(call_site, kconf.exit_lo, kconf.exit_hi)) {
 		if (!kconf.want_exits)
 			return;
@@ -524,6 +563,11 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
 /* Fork-path context while fgraph is active. Always attached (a fork's cost, not
  * an allocation's): function_graph may rewrite the allocator's return address as
  * soon as it is on, before the lat_* programs are (src/session.c). */
+/* Entries fork_enter put in in_fork and fork_exit has not taken out: while
+ * there are none, fork_exit has nothing to delete and skips the hash delete
+ * (136 of its 208 ns per fork, lab, icount). */
+__u64 in_fork_n;
+
 SEC("fentry/copy_process")
 int BPF_PROG(fork_enter)
 {
@@ -533,7 +577,8 @@ int BPF_PROG(fork_enter)
 	if (!graph_active())
 		return 0;
 	tid = cur_tid();
-	bpf_map_update_elem(&in_fork, &tid, &one, BPF_ANY);
+	if (!bpf_map_update_elem(&in_fork, &tid, &one, BPF_ANY))
+		__sync_fetch_and_add(&in_fork_n, 1);
 	return 0;
 }
 
@@ -542,7 +587,8 @@ int BPF_PROG(fork_exit)
 {
 	__u32 tid = cur_tid();
 
-	bpf_map_delete_elem(&in_fork, &tid);
+	if (in_fork_n && !bpf_map_delete_elem(&in_fork, &tid))
+		__sync_fetch_and_add(&in_fork_n, -1);
 	return 0;
 }
 
@@ -633,6 +679,7 @@ SEC("raw_tp")
 int probe_graph_active(void *ctx)
 {
 	graph_active_probe = graph_active();
+	read_cachep();
 	return 0;
 }
 

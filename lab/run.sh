@@ -2,7 +2,12 @@
 # Boot one kernel with the lab initramfs and run one scenario in it.
 #
 #   lab/run.sh (-k NAME | -K BZIMAGE) -s SCENARIO [-t TIMEOUT_S] [-m MEM_MB]
-#              [-c CPUS] [-o OUTDIR] [-a KERNEL_ARG]... [-A tcg|kvm|auto] [-- ARGS...]
+#              [-c CPUS] [-o OUTDIR] [-a KERNEL_ARG]... [-A tcg|kvm|auto] [-I SHIFT]
+#              [-- ARGS...]
+#
+# -I SHIFT: qemu's instruction counting (TCG only, single-threaded): guest time
+# advances 2^SHIFT ns per instruction executed and jumps over idle time
+# (sleep=off), so guest clocks measure work, whatever the host's load.
 #
 # Results: the JSON lines the scenario sends over the guest's ttyS1 are printed on
 # stdout and kept in OUTDIR/results.jsonl, followed by one
@@ -11,7 +16,8 @@
 # a splat; 125 when the guest did not report (crash). No qemu is left behind.
 # Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
 # FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh),
-# FGT_EXTRA_CPIO (archives appended to the initramfs).
+# FGT_EXTRA_CPIO (archives appended to the initramfs), FGT_TCG_CPU (TCG's -cpu,
+# default max).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,13 +26,14 @@ CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
 BUILD=${FGT_BUILD:-$ROOT/build}
 
 usage() {
-	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 kname='' kimage='' scenario='' timeout=300 mem=2048 cpus=2 outdir='' accel=${FGT_ACCEL:-auto}
+icount=
 extra=()
-while getopts "k:K:s:t:m:c:o:a:A:h" opt; do
+while getopts "k:K:s:t:m:c:o:a:A:I:h" opt; do
 	case $opt in
 	k) kname=$OPTARG ;;
 	K) kimage=$OPTARG ;;
@@ -37,6 +44,7 @@ while getopts "k:K:s:t:m:c:o:a:A:h" opt; do
 	o) outdir=$OPTARG ;;
 	a) extra+=("$OPTARG") ;;
 	A) accel=$OPTARG ;;
+	I) icount=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -126,7 +134,7 @@ trap 'exit 143' TERM HUP
 # qemu in the background (its own stdin closed, so it never grabs the terminal),
 # then wait with a deadline. Sets qpid; returns 0 when qemu exited, 1 on timeout.
 qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
-	local acc=$1 con=$2 out1=$3 tmo=$4 cl=$5 cpu
+	local acc=$1 con=$2 out1=$3 tmo=$4 cl=$5 cpu ic=()
 	# Multi-threaded TCG lets one vCPU run stale code after ftrace's text_poke_bp()
 	# rewrote a call site on the other ("Oops: int3" at an ftrace site while
 	# function_graph was being enabled, seen on lab kernels in 5 of 7 boots; none
@@ -134,10 +142,13 @@ qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
 	# by the IPIs text_poke_bp() sends. FGT_TCG_THREAD=multi brings it back.
 	case $acc in
 	kvm) cpu=host ;;
-	*) cpu=max; acc=tcg,thread=${FGT_TCG_THREAD:-single} ;;
+	*) cpu=${FGT_TCG_CPU:-max}; acc=tcg,thread=${FGT_TCG_THREAD:-single} ;;
 	esac
+	# Deterministic guest time: the RTC follows the guest's clock too, so
+	# nothing the guest reads depends on the host's.
+	[ -n "$icount" ] && [ "$acc" != kvm ] && ic=(-icount "shift=$icount,sleep=off" -rtc clock=vm)
 	# --pdeathsig: even a SIGKILLed runner takes qemu down with it.
-	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" \
+	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" "${ic[@]}" \
 		-nodefaults -display none -no-reboot \
 		-kernel "$kimage" -initrd "$outdir/initrd.cpio" -append "$cl" \
 		-serial "file:$con" -serial "file:$out1" \
@@ -182,7 +193,7 @@ probe_kvm() {
 	cat "$f"
 }
 case $accel in
-auto) accel=$(probe_kvm) ;;
+auto) [ -n "$icount" ] && accel=tcg || accel=$(probe_kvm) ;;
 kvm | tcg) ;;
 *) echo "run.sh: -A tcg|kvm|auto" >&2; exit 2 ;;
 esac
@@ -223,11 +234,12 @@ run=$(jq -cn --arg kernel "$kname" --arg release "$krelease" --arg version "$kve
 	--arg scenario "$scenario" --argjson args "$(printf '%s\n' "$@" | jq -R . | jq -cs 'map(select(. != ""))')" \
 	--argjson status "$status" --arg gstatus "${gstatus:-}" --argjson splats "$splats" \
 	--argjson seconds "$seconds" --arg accel "$accel" --arg outdir "$outdir" \
-	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" \
+	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" --arg icount "$icount" \
 	'{type: "run", kernel: $kernel, release: $release, version: $version,
 	  scenario: $scenario, args: $args, status: $status,
 	  guest_status: (if $gstatus == "" then null else ($gstatus | tonumber) end),
 	  timed_out: $timed_out, splats: $splats, seconds: $seconds, accel: $accel,
+	  icount: (if $icount == "" then null else ($icount | tonumber) end),
 	  append: $append, mem_mb: '"$mem"', cpus: '"$cpus"', outdir: $outdir}')
 echo "$run" >> "$results"
 cat "$results"

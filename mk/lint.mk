@@ -4,14 +4,7 @@
 # dialect shellcheck 0.9 knows (busybox's own came with 0.10).
 HOST_SCRIPTS  := $(wildcard lab/*.sh lab/bench/*.sh tests/*.sh tests/lab/*.sh tests/docs/*.sh) \
 		 lab/guest/mkbase.sh lab/guest/mkrun.sh lab/guest/stage-lib.sh .ci/run
-GUEST_SCRIPTS := lab/guest/init lab/scenarios/lib.sh lab/scenarios/explain.sh \
-		 lab/scenarios/activation.sh lab/scenarios/check-kill.sh lab/scenarios/check-prom.sh \
-		 lab/scenarios/demo-live.sh lab/scenarios/selftest.sh lab/scenarios/smoke.sh \
-		 lab/scenarios/tool-int3.sh lab/scenarios/tool-sh.sh \
-		 lab/scenarios/tool-lib.sh lab/scenarios/tool-act.sh lab/scenarios/tool-failslab.sh \
-		 lab/scenarios/live-screen.sh \
-		 lab/scenarios/tool-fork.sh lab/scenarios/exposure.sh lab/scenarios/preflight.sh \
-		 lab/scenarios/static-check.sh lab/scenarios/static-time.sh lab/scenarios/unit-caps.sh
+GUEST_SCRIPTS := lab/guest/init $(wildcard lab/scenarios/*.sh)
 
 .PHONY: test-shellcheck
 test-shellcheck:

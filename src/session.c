@@ -119,6 +119,25 @@ static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum
 	return err;
 }
 
+/* The union of the ranges the free programs test (free_seen() in
+ * bpf/fgraphtop.bpf.c): one comparison pair rejects nearly every free. */
+static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
+{
+	const __u64 r[][2] = {
+		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi }, { k->exit_lo, k->exit_hi },
+	};
+
+	*lo = *hi = 0;
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		if (!r[i][0])
+			continue;
+		if (!*lo || r[i][0] < *lo)
+			*lo = r[i][0];
+		if (r[i][1] > *hi)
+			*hi = r[i][1];
+	}
+}
+
 /* rodata and program choices from the plan: between open and load. */
 static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
 		     bool want_exits)
@@ -129,6 +148,7 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 
 	skel->rodata->kconf = p->kconf;
 	skel->rodata->kconf.want_exits = want_exits;
+	frees_range(&p->kconf, (__u64 *)&skel->rodata->frees_lo, (__u64 *)&skel->rodata->frees_hi);
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
 	for (int r = 0; r < FGT_ROLE__NR; r++) {
@@ -449,6 +469,9 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot map the activation log: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
+	/* fgraph_stack_cachep, if fgraph created it before we started: the kmem
+	 * programs reject every allocation until it is known (cache_is_fgraph()) */
+	graph_active_run(s->skel);
 	/* before attaching: our own thread is no new task the fork path counts */
 	if (s->want_holders)
 		holders_start(s);
@@ -475,10 +498,11 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 
 /*
  * An activation's records do not wake us one by one (bpf/fgraphtop.bpf.c):
- * the BPF side wakes us at its end, or when a quarter of the activation log
- * waits. In between, drain once a second for the live view, not on every
- * poll timeout: on a machine short of CPUs our draining would compete with
- * the walk we are timing.
+ * the BPF side wakes us when a quarter of the activation log waits; its end
+ * (ACT_END) wakes nobody, and the next poll timeout finds it, after the
+ * tracer switch that goes on past it. In between, drain once a second for
+ * the live view, not on every poll timeout: on a machine short of CPUs our
+ * draining would compete with the walk we are timing.
  */
 int fgt_session_poll(struct fgt_session *s, int ms)
 {

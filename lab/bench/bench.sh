@@ -1,12 +1,31 @@
 #!/usr/bin/env bash
-# `make bench`: every benchmark in one run, sequentially (the machine's
-# cores are shared), then docs/bench/ from the raw results (lab/bench/report.py).
+# `make bench`: the benchmarks, one part after the other (the machine's cores
+# are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh          full run (about 11 minutes here, single-threaded TCG)
+#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
+#   BENCH_PARTS=scale lab/bench/bench.sh the series' own scale (long: see below)
+#
+# Parts (BENCH_PARTS, space-separated; the raw results of the parts not run are
+# kept from the previous run):
+#   fix       first activation, stock vs fixed, U = 1k..30k (TCG, wall clock)
+#   cost      fgraphtop's own cost against bpftrace and the floor (icount; and
+#             wall clock beside it)
+#   perturb   how much fgraphtop slows the activation down, U = 10k, 30k (icount)
+#   consumer  the consumer natively on this host (build/bench/fgt-consumer-bench)
+#   scale     first activation at U = 50k..400k (BENCH_SCALE_US), one guest per
+#             kernel and U, memory sized for U; resumable: a (kernel, U) whose raw
+#             result is there with status 0 is not run again (BENCH_SCALE_REDO=1:
+#             run it anyway), and each one is saved as soon as it is done
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
-# BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, FGT_ACCEL (as lab/run.sh).
+# BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
+# BENCH_ICOUNT (the cost part's icount shift, default 0), BENCH_ICOUNT_CPU (its
+# qemu -cpu, default max,-erms,-fsrm), BENCH_PERTURB_US,
+# BENCH_PERTURB_REPS,
+# BENCH_SCALE_KB (guest KiB per parked thread, default 32), BENCH_SCALE_KERNELS,
+# FGT_ACCEL (as lab/run.sh),
+# BENCH_COMMIT (what to record as the commit, for a run from an exported tree).
 # Raw results: $BENCH_OUT/raw/*.jsonl (one file per guest run) and host.json.
 # A run whose guest fails is recorded as such; the report says what is missing.
 set -uo pipefail
@@ -20,37 +39,83 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	US=${BENCH_US:-1000 5000}
 	REPS=${BENCH_REPS:-1}
 	REPS_LARGE=${BENCH_REPS_LARGE:-1}
-	COST="REPS=${BENCH_COST_REPS:-2} OPEN_N=5000 FORK_N=100 STORM_N=1000"
+	COST="REPS=${BENCH_COST_REPS:-2} OPEN_N=20000 FORK_N=1000 SHELL_N=2 STORM_N=1000"
+	PERTURB_US=${BENCH_PERTURB_US:-10000}
+	PERTURB_REPS=1
 	mode=quick
 else
 	US=${BENCH_US:-1000 5000 10000 20000 30000}
 	REPS=${BENCH_REPS:-3}
 	REPS_LARGE=${BENCH_REPS_LARGE:-3}
-	COST="REPS=${BENCH_COST_REPS:-7} OPEN_N=20000 FORK_N=500 STORM_N=5000"
+	COST="REPS=${BENCH_COST_REPS:-5} OPEN_N=100000 FORK_N=5000 SHELL_N=10 STORM_N=5000"
+	PERTURB_US=${BENCH_PERTURB_US:-10000 30000}
+	PERTURB_REPS=${BENCH_PERTURB_REPS:-3}
 	mode=full
 fi
+CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-# BENCH_PARTS: "fix cost" by default; a subset re-runs only those parts and keeps
-# the other parts' raw results from the previous run.
-PARTS=${BENCH_PARTS:-fix cost}
+PARTS=${BENCH_PARTS:-fix cost perturb consumer}
+# qemu's icount shift for the cost part: 0, one instruction per guest ns, the
+# fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
+# time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
+# little as it can, as on real hardware.
+ICOUNT=${BENCH_ICOUNT:-0}
+# ... and a CPU without ERMS and FSRM: icount counts each iteration of a rep
+# string instruction as one instruction, and with them the kernel clears and
+# copies memory a byte per iteration (rep stosb/movsb), 4,096 per page: that was
+# two thirds of a fork/exit (207 us a fork/exit, 137 without them). Without, it
+# uses rep stosq/movsq, 8 bytes an iteration, nearer to what hardware spends.
+ICOUNT_CPU=${BENCH_ICOUNT_CPU:-max,-erms,-fsrm}
+SCALE_US=${BENCH_SCALE_US:-50000 100000 200000 400000}
+has_part() {
+	case " $PARTS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+# Each part's raw files, by name: a part not run keeps the previous run's.
+part_of() {	# RAW FILE NAME
+	case $1 in
+	fix-*) echo fix ;;
+	cost-*) echo cost ;;
+	perturb-*) echo perturb ;;
+	consumer*) echo consumer ;;
+	scale-*) echo scale ;;
+	*) echo other ;;
+	esac
+}
 rm -rf "$RAW.new"
 mkdir -p "$RAW.new"
-[ "$PARTS" != "fix cost" ] && [ -d "$RAW" ] && cp -a "$RAW/." "$RAW.new/"
+if [ -d "$RAW" ]; then
+	for f in "$RAW"/*; do
+		[ -f "$f" ] || continue
+		b=$(basename "$f")
+		p=$(part_of "$b")
+		# scale: kept even when it runs (resumable); it decides per (kernel, U)
+		if [ "$p" = scale ] || { [ "$p" != other ] && ! has_part "$p"; }; then
+			cp -a "$f" "$RAW.new/"
+		fi
+	done
+	# the previous run's part list, so the report can say which parts are old
+	[ -f "$RAW/host.json" ] && cp "$RAW/host.json" "$RAW.new/host-previous.json"
+fi
 
 # The host, for the report (the guest's own view comes from its results).
 {
-	jq -n --arg mode "$mode" --arg parts "$PARTS" --arg tcg_thread "${FGT_TCG_THREAD:-single}" --arg us "$US" --arg reps "$REPS" --arg reps_large "$REPS_LARGE" \
-		--arg cost "$COST" \
+	jq -n --arg mode "$mode" --arg parts "$PARTS" --arg scale_us "$SCALE_US" --arg tcg_thread "${FGT_TCG_THREAD:-single}" --arg us "$US" --arg reps "$REPS" --arg reps_large "$REPS_LARGE" \
+		--arg cost "$COST" --arg icount "$ICOUNT" --arg icount_cpu "$ICOUNT_CPU" \
+		--arg perturb_us "$PERTURB_US" \
+		--arg perturb_reps "$PERTURB_REPS" \
 		--arg cpu "$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" \
 		--arg cores "$(nproc)" --arg host_kernel "$(uname -r)" \
 		--arg qemu "$(qemu-system-x86_64 --version | head -n1)" \
 		--arg mem_mb "$(free -m | awk '/^Mem:/ { print $2 }')" \
-		--arg commit "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bpf lab || echo +dirty)" \
+		--arg commit "${BENCH_COMMIT:-$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bpf lab || echo +dirty)}" \
 		--arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--argjson kernels "$(for k in lab-stock lab-fixed; do cat "$(lab/kernels.sh path $k)/info.json"; done | jq -cs .)" \
-		'{mode: $mode, parts: $parts, tcg_thread: $tcg_thread, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
+		'{mode: $mode, parts: ($parts | split(" ")), scale_us: ($scale_us | split(" ") | map(tonumber)), tcg_thread: $tcg_thread, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
 		  reps_large: ($reps_large | tonumber), cost_args: $cost, host_cpu: $cpu,
+		  icount_shift: ($icount | tonumber), icount_cpu: $icount_cpu, perturb_us: ($perturb_us | split(" ") | map(tonumber)),
+		  perturb_reps: ($perturb_reps | tonumber),
 		  host_cores: ($cores | tonumber), host_kernel: $host_kernel, qemu: $qemu,
 		  host_mem_mb: ($mem_mb | tonumber), commit: $commit, date: $date, kernels: $kernels}'
 } > "$RAW.new/host.json"
@@ -60,7 +125,8 @@ run() {	# NAME RUN.SH-ARGS...
 	local name=$1
 	shift
 	echo "bench: $name: lab/run.sh $*" >&2
-	lab/run.sh -o "$tmp/$name" "$@" > "$RAW.new/$name.jsonl"
+	# RUN_NICE=nice: the long scale guests yield to others' interactive work
+	${RUN_NICE:-} lab/run.sh -o "$tmp/$name" "$@" > "$RAW.new/$name.jsonl"
 	local rc=$?
 	echo "bench: $name: status $rc" >&2
 	rm -f "$RAW.new/$name.console.log"
@@ -72,19 +138,86 @@ run() {	# NAME RUN.SH-ARGS...
 }
 
 # 1. The fix: stock and fixed, same U list, same repetitions.
-for k in lab-stock lab-fixed; do
-	case " $PARTS " in *" fix "*) ;; *) break ;; esac
-	run "fix-$k" -k "$k" -s bench-fix -m 2048 -t 5400 -- \
-		"US=$US" "REPS=$REPS" "REPS_LARGE=$REPS_LARGE"
-done
-# 2 and 3. fgraphtop's cost against bpftrace, overhead, fork storm.
-case " $PARTS " in
-*" cost "*)
+if has_part fix; then
+	for k in lab-stock lab-fixed; do
+		run "fix-$k" -k "$k" -s bench-fix -m 2048 -t 5400 -- \
+			"US=$US" "REPS=$REPS" "REPS_LARGE=$REPS_LARGE"
+	done
+fi
+# 2 and 3. fgraphtop's cost against the floor and bpftrace, and the fork storm;
+# the perturbation of the activation. Judged under instruction counting (guest
+# time = instructions executed, 2^ICOUNT ns each) with one vCPU: every figure
+# then repeats to a fraction of a percent, whatever the host does. The same
+# scenario once more under plain TCG gives the wall-clock figures beside them.
+if has_part cost; then
 	bt=$("$HERE/mkbpftrace.sh") || { echo "bench: no bpftrace cpio" >&2; exit 1; }
 	# shellcheck disable=SC2086
-	FGT_EXTRA_CPIO=$bt run cost-lab-stock -k lab-stock -s bench-cost -m 3072 -t 3600 -- $COST
-	;;
-esac
+	FGT_TCG_CPU=$ICOUNT_CPU FGT_EXTRA_CPIO=$bt run cost-lab-stock -k lab-stock -s bench-cost \
+		-I "$ICOUNT" -c 1 -m 3072 -t 7200 -- $COST
+	# shellcheck disable=SC2086
+	FGT_TCG_CPU=$ICOUNT_CPU FGT_EXTRA_CPIO=$bt run cost-wall-lab-stock -k lab-stock -s bench-cost \
+		-m 3072 -t 7200 -- \
+		$COST TOOLS="none fgraphtop floor bpftrace"
+fi
+# The perturbation of the activation, under instruction counting too: without
+# fgraphtop, with it, with the floor, and with fgraphtop stopped during the
+# trigger (its BPF programs' share, without its consumer's).
+if has_part perturb; then
+	for k in lab-stock lab-fixed; do
+		FGT_TCG_CPU=$ICOUNT_CPU run "perturb-$k" -k "$k" -s bench-fix -I "$ICOUNT" -c 1 \
+			-m 2048 -t 7200 -- \
+			"US=$PERTURB_US" "REPS=$PERTURB_REPS" "MODES=without with floor stopped"
+	done
+fi
+# 4. The consumer, natively: seconds.
+if has_part consumer; then
+	echo "bench: consumer: $CONSUMER" >&2
+	if ! "$CONSUMER" -u 400000 -r "${BENCH_CONSUMER_REPS:-11}" > "$RAW.new/consumer.jsonl"; then
+		echo "bench: consumer: a record was wrong (see above)" >&2
+		status=1
+	fi
+fi
+# 5. The series' scale: one guest per kernel and U, the biggest ones alone.
+scale_done() {	# FILE: a finished run with status 0
+	[ -s "$1" ] && jq -e 'select(.type == "run") | .status == 0' "$1" 2>/dev/null | grep -q true
+}
+scale_one() {	# KERNEL U
+	local k=$1 u=$2 name mem avail waited=0
+	name=scale-$k-$u
+	if [ "${BENCH_SCALE_REDO:-0}" != 1 ] && scale_done "$RAW.new/$name.jsonl"; then
+		echo "bench: $name: kept from an earlier run (BENCH_SCALE_REDO=1 runs it again)" >&2
+		return
+	fi
+	# The guest's memory: what U parked threads take (about 27 KiB each, measured
+	# by the scenario) plus a shadow stack each (4 KiB), over a 768 MiB base.
+	mem=$((768 + u * ${BENCH_SCALE_KB:-32} / 1024))
+	# Never start a big guest the machine cannot hold right now: others' guests
+	# and kernel builds share it. Wait for them (at most BENCH_SCALE_MEM_WAIT s).
+	while avail=$(free -m | awk '/^Mem:/ { print $7 }'); [ "$avail" -lt $((mem + 1024)) ]; do
+		if [ "$waited" -ge "${BENCH_SCALE_MEM_WAIT:-3600}" ]; then
+			echo "bench: $name: needs $mem MiB, $avail available: not run" >&2
+			status=1
+			return
+		fi
+		echo "bench: $name: needs $mem MiB + 1 GiB, $avail available: waiting" >&2
+		sleep 60
+		waited=$((waited + 60))
+	done
+	RUN_NICE="nice" run "$name" -k "$k" -s bench-scale -m "$mem" -t "${BENCH_SCALE_TIMEOUT:-14400}" -- \
+		"U=$u" "MODES=${BENCH_SCALE_MODES:-without with}"
+	# Saved at once, so an interrupted part resumes from here.
+	mkdir -p "$RAW"
+	cp "$RAW.new/$name.jsonl" "$RAW/"
+	[ -f "$RAW.new/$name.console.log" ] && cp "$RAW.new/$name.console.log" "$RAW/"
+	rm -rf "${tmp:?}/$name"
+}
+if has_part scale; then
+	for u in $SCALE_US; do
+		for k in ${BENCH_SCALE_KERNELS:-lab-stock lab-fixed}; do
+			scale_one "$k" "$u"
+		done
+	done
+fi
 
 rm -rf "$RAW"
 mv "$RAW.new" "$RAW"

@@ -6,12 +6,19 @@
 # without the patching of every call site), off, and let the threads go.
 # Each repetition does it once with fgraphtop running (mode "with": its activation
 # record) and once without ("without": the oracle alone), in alternating order
-# (A/B, B/A, ...), so the same run also gives the perturbation ratio.
+# (A/B, B/A, ...), so the same run also gives the perturbation ratio. Mode
+# "floor" runs fgt-floor instead (empty programs on fgraphtop's always-on
+# hooks): the perturbation any tool watching those events causes. Mode
+# "stopped" runs fgraphtop with its process stopped (SIGSTOP) during the
+# trigger: what its BPF programs cost, without its consumer draining the log
+# on the same CPU (lost records would show in its record; under 16,384 there
+# are none).
 # REPS_LARGE (default REPS) applies from U = 20,000: parking 30,000 threads takes
 # about a minute under TCG.
 # One result line per activation:
 #   {"type":"bench_fix","u":..,"rep":..,"mode":..,"park":{..},"on":{..},"off":{..},
 #    "oracle":{..},"fgt_start":{..},"activation":{..},"summary":{..}}
+# shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
 us=$(fgt_arg US "1000 5000 10000 20000 30000" "$@")
@@ -31,29 +38,38 @@ one() {	# U REP MODE
 	local u=$1 rep=$2 mode=$3 park on off oracle start act summ rc
 	park=$(fgt_park "$u")
 	start=null act=null summ=null
-	if [ "$mode" = with ]; then
-		rm -f $FGT_RUN/fgt.ready
-		fgt-load run -r $FGT_RUN/fgt.ready -p '"type":"start"' -o $FGT_RUN/fgt.out \
-			-- fgraphtop -j -i 3600 &
-		echo $! > $FGT_RUN/fgt.pid
-		fgt_wait_file $FGT_RUN/fgt.ready 120 || fgt_die "fgraphtop did not start: $(cat $FGT_RUN/fgt.out)"
-		start=$(cat $FGT_RUN/fgt.ready)
+	if [ "$mode" != without ]; then
+		rm -f "$FGT_RUN/fgt.ready"
+		if [ "$mode" != floor ]; then
+			fgt-load run -r "$FGT_RUN/fgt.ready" -p '"type":"start"' -o "$FGT_RUN/fgt.out" \
+				-- fgraphtop -j -i 3600 &
+		else
+			fgt-load run -r "$FGT_RUN/fgt.ready" -p '"type":"start"' -o "$FGT_RUN/fgt.out" \
+				-- fgt-floor &
+		fi
+		echo $! > "$FGT_RUN/fgt.pid"
+		fgt_wait_file "$FGT_RUN/fgt.ready" 120 || fgt_die "fgraphtop did not start: $(cat "$FGT_RUN/fgt.out")"
+		start=$(cat "$FGT_RUN/fgt.ready")
 		# Steady state, as a user would have it running: the perturbation is of
 		# its probes, not of its start-up.
 		sleep 1
 	fi
 	fgt_oracle_bpf_start || true
+	[ "$mode" = stopped ] && kill -STOP "$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$FGT_RUN/fgt.ready")"
 	on=$(fgt-trigger -f "$filter" tracefs on)
 	rc=$?
+	[ "$mode" = stopped ] && kill -CONT "$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$FGT_RUN/fgt.ready")"
 	sleep "$wait_s"
 	off=$(fgt-trigger -f "$filter" tracefs off)
 	oracle=$(fgt_oracle_bpf_stop)
-	if [ "$mode" = with ]; then
-		pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' $FGT_RUN/fgt.ready)
+	if [ "$mode" != without ]; then
+		pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$FGT_RUN/fgt.ready")
 		kill -INT "$pid"
-		wait "$(cat $FGT_RUN/fgt.pid)"
-		act=$(grep '"type":"activation"' $FGT_RUN/fgt.out | tail -n1)
-		summ=$(grep '"type":"summary"' $FGT_RUN/fgt.out | tail -n1)
+		wait "$(cat "$FGT_RUN/fgt.pid")"
+	fi
+	if [ "$mode" = with ] || [ "$mode" = stopped ]; then
+		act=$(grep '"type":"activation"' "$FGT_RUN/fgt.out" | tail -n1)
+		summ=$(grep '"type":"summary"' "$FGT_RUN/fgt.out" | tail -n1)
 		[ -n "$act" ] || act=null
 		[ -n "$summ" ] || summ=null
 	fi
@@ -70,7 +86,7 @@ for u in $us; do
 	r=1
 	while [ "$r" -le "$n" ]; do
 		if [ $((r % 2)) -eq 1 ]; then order=$modes; else
-			order=$(echo $modes | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+			order=$(echo "$modes" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
 		fi
 		for m in $order; do
 			one "$u" "$r" "$m"
