@@ -193,8 +193,25 @@ static const char *method_words(const struct fgt_check_result *r)
 	return "";
 }
 
+/* A perfdata value: digits and a point only (the monitoring-plugin format
+ * has no exponent), to the microsecond, no trailing zeros. */
+static const char *perf_seconds(double v, char *b, size_t len)
+{
+	char *p;
+
+	snprintf(b, len, "%.6f", v);
+	p = b + strlen(b) - 1;
+	while (p > b && *p == '0')
+		*p-- = '\0';
+	if (*p == '.')
+		*p = '\0';
+	return b;
+}
+
 void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
 {
+	char est[48];
+
 	const char *sep = " | ";	/* perfdata follow it, space-separated */
 
 	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
@@ -212,8 +229,8 @@ void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
 		sep = " ";
 	}
 	if (r->have_exposure)
-		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%.3gs", sep, r->exposure.lacking,
-			r->exposure_est.seconds);
+		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%ss", sep, r->exposure.lacking,
+			perf_seconds(r->exposure_est.seconds, est, sizeof(est)));
 	fputc('\n', f);
 	fflush(f);
 }

@@ -533,7 +533,12 @@ static void test_code_alone(void **state)
 	assert_int_equal(r.exposure.lacking, 400000);
 	assert_false(s.stopped);
 	assert_non_null(strstr(render(&r, false), " build 06f8bde30046985060c60820f7a11515a33afb06 "
-			       "| lacking=400000 walk_estimate=227s\n"));
+			       "| lacking=400000 walk_estimate=227.019295s\n"));
+	/* perfdata have no exponent: a small host's few microseconds */
+	r.exposure_est.seconds = 8.63e-06;
+	assert_non_null(strstr(render(&r, false), " walk_estimate=0.000009s\n"));
+	r.exposure_est.seconds = 2.0;
+	assert_non_null(strstr(render(&r, false), " walk_estimate=2s\n"));
 	o.static_only = true;
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
 	assert_false(r.have_exposure);
@@ -701,7 +706,7 @@ static void test_exposure_outputs(void **state)
 	/* the series' 227 s for 400,000 threads, at its own cost a visit */
 	assert_true(r.exposure_est.seconds > 226 && r.exposure_est.seconds < 228);
 	assert_int_equal(r.exposure_est.src, FGT_EXP_COST_DEFAULT);
-	assert_non_null(strstr(render(&r, false), " lacking=400000 walk_estimate=227s\n"));
+	assert_non_null(strstr(render(&r, false), " lacking=400000 walk_estimate=227.019295s\n"));
 	assert_non_null(strstr(render(&r, true), "\"exposure\":{\"threads\":400000,"
 			       "\"lacking\":400000,\"sweeps\":12500,"));
 	assert_non_null(strstr(render(&r, true), "\"cost\":\"default\"}"));
