@@ -82,6 +82,18 @@ boot() {
 	echo "$rc" >"$out/$i.rc"
 }
 
+# Stopped early: the guests go too (lab/run.sh takes its qemu down on TERM).
+# shellcheck disable=SC2317 # a trap calls it
+stop() {
+	local p
+	# each job is a subshell waiting for its lab/run.sh: signal that
+	for p in $(jobs -p); do pkill -TERM -P "$p" 2>/dev/null || true; done
+	wait
+	exit "$1"
+}
+trap 'stop 130' INT
+trap 'stop 143' TERM HUP
+
 t0=$SECONDS
 running=0
 for i in "${!dirs[@]}"; do
