@@ -4,6 +4,9 @@
  * methods and the crash-safety rules. Every change is recorded in the state
  * file before it is made.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* close_range */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -301,9 +304,53 @@ static int cleanup_stale(const struct fgt_trigger *t, char *out, size_t len)
 
 /* ---- lock --------------------------------------------------------------- */
 
+/*
+ * A run SIGKILLed inside mkdir_instance() leaves its helper child holding the
+ * lock (the child shares the lock's open file) until the mkdir, and the
+ * helper's own rmdir, end: seconds under TCG on Debian's kernels, whose
+ * instances get a directory per trace event. The next run waits for it, for
+ * at most this long, rather than answer "another check is running" for a
+ * check that is dead (seen: lab kill round 10 on Debian's 6.1, 1767 ms in).
+ */
+#define LOCK_HELPER_WAIT_MS	30000
+
+/* The lock's holder as it wrote itself in: "PID PIDNS START". */
+static void lock_owner(int fd, struct fgt_owner *o, char *pid, size_t len)
+{
+	char buf[96] = "";
+
+	memset(o, 0, sizeof(*o));
+	(void)(pread(fd, buf, sizeof(buf) - 1, 0) > 0);
+	if (sscanf(buf, "%ld %llu %llu", &o->pid, &o->pidns, &o->start) < 1)
+		o->pid = 0;
+	snprintf(pid, len, "%.*s", (int)strcspn(buf, " \n"), buf[0] ? buf : "?");
+}
+
+/* EWOULDBLOCK from a dead holder: its instance helper; wait for it. */
+static int wait_dead_holder(struct fgt_trigger *t, const struct fgt_owner *o)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	if (o->pid <= 0 || fgt_owner_alive(o, t->cfg.proc) != 0)
+		return EWOULDBLOCK;
+	for (i = 0; i < LOCK_HELPER_WAIT_MS / 10; i++) {
+		if (!flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
+			t->helper_pid = o->pid;
+			t->helper_ms = i * 10;
+			return 0;
+		}
+		if (errno != EWOULDBLOCK)
+			return errno;
+		nanosleep(&ts, NULL);
+	}
+	return EWOULDBLOCK;
+}
+
 static int take_lock(struct fgt_trigger *t, char *msg, size_t len)
 {
-	char pid[32] = "?";
+	char pid[32];
+	struct fgt_owner o;
 	struct stat st;
 	int e;
 
@@ -321,20 +368,21 @@ static int take_lock(struct fgt_trigger *t, char *msg, size_t len)
 		t->lock_fd = -1;
 		return -e;
 	}
-	if (flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
-		e = errno;
-		/*
-		 * Kernels built without CONFIG_FILE_LOCKING (the lab's minimal
-		 * ones) have no flock(): run unlocked rather than not at all;
-		 * the state files and their owners still keep runs apart.
-		 */
-		if (e == ENOSYS) {
-			log_info("no file locking in this kernel: running unlocked");
-			goto locked;
-		}
-		if (e == EWOULDBLOCK)
-			(void)(pread(t->lock_fd, pid, sizeof(pid) - 1, 0) > 0);
-		pid[strcspn(pid, "\n")] = '\0';
+	e = flock(t->lock_fd, LOCK_EX | LOCK_NB) ? errno : 0;
+	/*
+	 * Kernels built without CONFIG_FILE_LOCKING (the lab's minimal ones)
+	 * have no flock(): run unlocked rather than not at all; the state
+	 * files and their owners still keep runs apart.
+	 */
+	if (e == ENOSYS) {
+		log_info("no file locking in this kernel: running unlocked");
+		e = 0;
+	}
+	if (e == EWOULDBLOCK) {
+		lock_owner(t->lock_fd, &o, pid, sizeof(pid));
+		e = wait_dead_holder(t, &o);
+	}
+	if (e) {
 		if (e == EWOULDBLOCK)
 			snprintf(msg, len, "another fgraphtop check --trigger is running (pid %s): "
 				 "one at a time", pid);
@@ -344,8 +392,7 @@ static int take_lock(struct fgt_trigger *t, char *msg, size_t len)
 		t->lock_fd = -1;
 		return e == EWOULDBLOCK ? -EBUSY : -e;
 	}
-locked:
-	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	snprintf(pid, sizeof(pid), "%ld %llu %llu\n", t->self.pid, t->self.pidns, t->self.start);
 	if (ftruncate(t->lock_fd, 0) == 0)
 		(void)(pwrite(t->lock_fd, pid, strlen(pid), 0) > 0);
 	return 0;
@@ -376,6 +423,9 @@ int fgt_trig_prepare(struct fgt_trigger *t, const struct fgt_trig_cfg *cfg,
 	ret = take_lock(t, msg, len);
 	if (ret)
 		return ret;
+	if (t->helper_pid)
+		fgt_clause_add(cleaned, clen, "waited %u ms for the instance helper of killed check "
+			       "pid %ld", t->helper_ms, t->helper_pid);
 	cleanup_stale(t, cleaned, clen);
 	/* the state file exists before anything changes */
 	ret = write_state(t);
@@ -415,6 +465,27 @@ static int set_cold_filter(struct fgt_trigger *t, const char *dir)
 }
 
 /*
+ * The mkdir helper keeps the lock (the next run waits for it, see
+ * take_lock()) and nothing else: the check's BPF links and maps, inherited
+ * open, must die with the check, not outlive it in the helper (the lab's
+ * kill test found a dead run's links still up after the next run).
+ */
+static void keep_only_lock(int lock_fd)
+{
+	int fd;
+
+	if (lock_fd < 3) {
+		if (!close_range(3, ~0U, 0))
+			return;
+	} else if (!close_range(3, lock_fd - 1, 0) && !close_range(lock_fd + 1, ~0U, 0)) {
+		return;
+	}
+	for (fd = 3; fd < 65536; fd++)	/* no close_range (before 5.9) */
+		if (fd != lock_fd)
+			close(fd);
+}
+
+/*
  * mkdir of a tracefs instance, in a child process. Creating an instance
  * allocates its ring buffers, and that allocation gives up when the caller
  * has a fatal signal pending: a check SIGKILLed inside mkdir() would make the
@@ -424,21 +495,24 @@ static int set_cold_filter(struct fgt_trigger *t, const char *dir)
  * meanwhile it removes the instance itself (the next check may have looked
  * before it existed). Returns 0 or -errno.
  */
-static int mkdir_instance(const char *tracefs, const char *name)
+static int mkdir_instance(const struct fgt_trigger *t, const char *name)
 {
 	char dir[PATH_MAX];
 	pid_t parent = getpid(), pid;
 	int st;
 
-	snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs, name);
+	snprintf(dir, sizeof(dir), "%s/instances/%s", t->tracefs, name);
 	pid = fork();
 	if (pid < 0)
 		return mkdir(dir, 0700) ? -errno : 0;
 	if (pid == 0) {
-		int e = mkdir(dir, 0700) ? errno : 0;
+		int e;
+
+		keep_only_lock(t->lock_fd);
+		e = mkdir(dir, 0700) ? errno : 0;
 
 		if (!e && getppid() != parent)
-			remove_instance(tracefs, name);
+			remove_instance(t->tracefs, name);
 		_exit(e);
 	}
 	while (waitpid(pid, &st, 0) < 0)
@@ -461,7 +535,7 @@ static int try_instance(struct fgt_trigger *t, char *msg, size_t len)
 		t->instance[0] = '\0';
 		return ret;
 	}
-	ret = mkdir_instance(t->tracefs, t->instance);
+	ret = mkdir_instance(t, t->instance);
 	if (ret) {
 		fgt_clause_add(msg, len, "instance: cannot create %s: %s", dir, strerror(-ret));
 		t->instance[0] = '\0';

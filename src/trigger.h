@@ -60,13 +60,16 @@ struct fgt_trigger {
 	enum fgt_trig_method method;
 	bool toplevel_set;	/* we changed the top-level tracer and filter */
 	int dir_fd, lock_fd, prog_fd, link_fd;
+	long helper_pid;	/* the dead check whose mkdir helper we waited for, 0 none */
+	unsigned int helper_ms;	/* how long */
 };
 
 const char *fgt_trig_method_name(enum fgt_trig_method m);
 
 /*
  * Take the lock (-EBUSY with the holder's pid in msg when another check
- * triggers), then undo what dead runs left. cleaned: what was undone, in
+ * triggers; a dead holder's mkdir helper is waited for), then undo what dead
+ * runs left. cleaned: what was undone, in
  * words ("" when nothing). 0 or -errno, msg set. Call fgt_trig_release()
  * in any case.
  */

@@ -6,11 +6,14 @@
  * between fgt_trig_on and fgt_trig_off, and by a real SIGKILL).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -364,6 +367,56 @@ static void test_state_dir(void **state)
 	fake_free(f);
 }
 
+/*
+ * A run killed inside its instance mkdir leaves the mkdir helper holding the
+ * lock: the next run waits for the helper (it does not answer "another check
+ * is running" for a dead one), then cleans up. Modelled with a run that forks
+ * a lock-holding child and dies; the child marks its exit.
+ */
+static void test_dead_holder_waited(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_trig_cfg c = cfg_of(f);
+	struct fgt_trigger t;
+	char cleaned[512], msg[512], mark[600];
+	int status;
+	pid_t pid;
+
+	snprintf(mark, sizeof(mark), "%s/helper-done", f->root);
+	pid = fork();
+	if (pid == 0) {
+		struct fgt_trigger ct;
+		char m[512], cl[64];
+
+		if (fgt_trig_prepare(&ct, &c, cl, sizeof(cl), m, sizeof(m)))
+			_exit(1);
+		if (fork() == 0) {	/* the helper: shares the lock's open file */
+			struct timespec ts = { 0, 300 * 1000 * 1000 };
+			int fd;
+
+			nanosleep(&ts, NULL);
+			fd = open(mark, O_WRONLY | O_CREAT, 0600);
+			_exit(fd < 0);
+		}
+		_exit(0);	/* killed: no release */
+	}
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(access(mark, F_OK), -1);
+	assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)), 0);
+	/* taken only once the helper let go, and said so */
+	assert_int_equal(access(mark, F_OK), 0);
+	snprintf(msg, sizeof(msg), "ms for the instance helper of killed check pid %d", (int)pid);
+	assert_non_null(strstr(cleaned, msg));
+	/* the dead run's state file is gone, ours is there */
+	snprintf(mark, sizeof(mark), "%s/check-%d.state", f->state, (int)pid);
+	assert_int_equal(access(mark, F_OK), -1);
+	assert_int_equal(state_files(f), 1);
+	fgt_trig_release(&t);
+	assert_int_equal(state_files(f), 0);
+	fake_free(f);
+}
+
 /* A state file is not trusted: a bad instance name, a path of its own, a
  * live owner: nothing is undone for it. */
 static void test_state_untrusted(void **state)
@@ -476,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_toplevel_fallback_and_restore),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_killed_run_cleaned),
+		cmocka_unit_test(test_dead_holder_waited),
 		cmocka_unit_test(test_stale_instances),
 		cmocka_unit_test(test_no_tracefs),
 		cmocka_unit_test(test_owner),

@@ -12,7 +12,11 @@
 # about to change, or has changed, the tracing state. Such a round fails if the
 # killed run never recorded KEY (within AT_WAIT=S, default 60) or left nothing
 # for the next run to undo. Each run's process must have started before the
-# poll: the state file name carries its pid.
+# poll: the state file name carries its pid. HELPER=1 (with AT=instance) also
+# catches the run's mkdir helper, a child that outlives a killed check: it is
+# stopped (SIGSTOP) before the kill and resumed a second into the next run,
+# which must wait for it (the lock is the helper's until it ends), then clean
+# up. Such a round fails if no helper was caught or the next run did not wait.
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
@@ -22,6 +26,7 @@ max_ms=$(fgt_arg MAX_MS 5000 "$@")
 wait_s=$(fgt_arg WAIT 10 "$@")
 at=$(fgt_arg AT "" "$@")
 at_wait=$(fgt_arg AT_WAIT 60 "$@")
+helper=$(fgt_arg HELPER 0 "$@")
 prom=$FGT_RUN/kill.prom
 fails=0
 
@@ -62,6 +67,35 @@ leftovers() {
 	[ "$l" = "$links0" ] || printf 'bpf=%s ' "$l"
 }
 
+# PID's child (the check's mkdir helper) if it has one, else nothing: from
+# /proc/PID/task/*/children (CONFIG_PROC_CHILDREN; each thread lists the
+# children it forked), else from every process's stat
+child_of() {
+	local s p pp
+	if [ -r "/proc/$1/task/$1/children" ]; then
+		p=$(cat /proc/"$1"/task/*/children 2>/dev/null)
+		[ -n "$p" ] && echo "${p%% *}"
+		return
+	fi
+	for s in /proc/[0-9]*/stat; do
+		# pid (comm) state ppid: a check's comm has no blank
+		read -r p _ _ pp _ 2>/dev/null < "$s" || continue
+		[ "$pp" = "$1" ] && echo "$p" && return
+	done
+}
+
+# the next run: with a stopped helper, resumed a second into it
+next_run() {
+	local npid
+	fgraphtop check --trigger --timeout "$wait_s" --json > $FGT_RUN/next.out 2> $FGT_RUN/next.err &
+	npid=$!
+	if [ -n "$hpid" ]; then
+		sleep 1
+		kill -CONT "$hpid"
+	fi
+	wait $npid
+}
+
 i=0
 while [ $i -lt "$rounds" ]; do
 	i=$((i + 1))
@@ -86,24 +120,39 @@ while [ $i -lt "$rounds" ]; do
 	else
 		usleep $((ms * 1000))
 	fi
+	hpid=
+	if [ "$helper" = 1 ]; then
+		n=2000
+		while [ $n -gt 0 ] && [ -z "$hpid" ] && kill -0 $pid 2>/dev/null; do
+			hpid=$(child_of $pid)
+			n=$((n - 1))
+		done
+		[ -n "$hpid" ] && kill -STOP "$hpid"
+	fi
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	killed_status=$?
 	state=$(cat /run/fgraphtop/check-$pid.state 2>/dev/null | grep -v '^#' | tr '\n' ' ')
 	before=$(leftovers)
 	# the next run cleans up what the killed one left, then answers
-	out=$(fgraphtop check --trigger --timeout "$wait_s" --json 2>/dev/null)
+	next_run
 	status=$?
+	out=$(cat $FGT_RUN/next.out)
+	# a kill inside the instance mkdir: the next run waited for its helper
+	waited=false
+	grep -q 'for the instance helper of killed check' $FGT_RUN/next.out && waited=true
 	after=$(leftovers)
 	ok=true
 	[ -z "$after" ] || ok=false
 	# a deterministic kill must have hit a run that had changed something
 	[ "$seen" != false ] && { [ -z "$at" ] || [ -n "$before" ]; } || ok=false
+	[ "$helper" != 1 ] || { [ -n "$hpid" ] && [ $waited = true ]; } || ok=false
 	[ $ok = true ] || fails=$((fails + 1))
 	case $out in \{*) ;; *) out=null ;; esac
 	fgt_result "$(fgt_json type kill round $i at "${at:-random}" state_seen $seen \
 		killed_state "$state" killed_after_ms "$ms" killed_status $killed_status \
-		left_by_killed "$before" left_after_next "$after" next_status $status ok $ok \
+		left_by_killed "$before" left_after_next "$after" next_status $status \
+		helper "${hpid:-null}" next_waited $waited ok $ok \
 		next "$out")"
 done
 fgt_result "$(fgt_json type kill-summary rounds "$rounds" failures $fails)"
