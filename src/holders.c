@@ -204,6 +204,29 @@ struct fgt_link_info {
 	__u64 cookies;
 } __attribute__((aligned(8)));
 
+/* 100 x 1 ms: a settle follows the register within microseconds, but a
+ * TCG guest under load can deschedule the attaching thread in between (the
+ * lab's live test saw a holders record name 2 of ftrace_graph_active 3). */
+#define LINK_SETTLE_TRIES	100
+
+int fgt_link_fd_settled(uint32_t id, int (*get)(uint32_t id))
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	int fd, i;
+
+	for (i = 0;; i++) {
+		fd = get(id);
+		if (fd >= 0 || errno != EAGAIN || i + 1 >= LINK_SETTLE_TRIES)
+			return fd;
+		nanosleep(&ms, NULL);
+	}
+}
+
+static int link_fd_by_id(uint32_t id)
+{
+	return bpf_link_get_fd_by_id(id);
+}
+
 /* The running kernel's BPF links, as `bpftool link` lists them. */
 static int sys_links(struct fgt_link_ent *out, int max, void *ctx)
 {
@@ -217,7 +240,7 @@ static int sys_links(struct fgt_link_ent *out, int max, void *ctx)
 
 		if (bpf_link_get_next_id(id, &id))
 			return errno == ENOENT ? n : -errno;
-		fd = bpf_link_get_fd_by_id(id);
+		fd = fgt_link_fd_settled(id, link_fd_by_id);
 		if (fd < 0)
 			continue;	/* gone meanwhile */
 		memset(&info, 0, sizeof(info));

@@ -83,6 +83,16 @@ struct fgt_link_ent {
 /* Up to max links into out; returns how many, or -errno. */
 typedef int (*fgt_links_fn)(struct fgt_link_ent *out, int max, void *ctx);
 
+/*
+ * An fd for BPF link id by get (bpf_link_get_fd_by_id), waiting out a link
+ * not settled yet: between bpf_link_prime() and bpf_link_settle() the kernel
+ * answers EAGAIN for it, and a kprobe.multi link registers its fprobe, i.e.
+ * counts in ftrace_graph_active, in that window (bpf_kprobe_multi_link_attach
+ * in kernel/trace/bpf_trace.c; bpf_link_by_id in kernel/bpf/syscall.c).
+ * An fd, or -1 with errno set.
+ */
+int fgt_link_fd_settled(uint32_t id, int (*get)(uint32_t id));
+
 struct fgt_holders_cfg {
 	const char *tracefs;		/* NULL: the mounted one (fgt_tracefs_find) */
 	const char *proc;		/* NULL: /proc */

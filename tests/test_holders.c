@@ -361,9 +361,36 @@ static void test_watch(void **state)
 	fake_free(f);
 }
 
+/* A link between prime and settle answers EAGAIN: waited for, not skipped;
+ * other errors and a link that never settles are not waited on forever. */
+static int settle_calls, settle_after, settle_errno;
+
+static int fake_get(uint32_t id)
+{
+	if (++settle_calls > settle_after)
+		return (int)id + 100;
+	errno = settle_errno;
+	return -1;
+}
+
+static void test_link_settle(void **state)
+{
+	settle_calls = 0, settle_after = 3, settle_errno = EAGAIN;
+	assert_int_equal(fgt_link_fd_settled(7, fake_get), 107);
+	assert_int_equal(settle_calls, 4);
+	settle_calls = 0, settle_after = 3, settle_errno = ENOENT;	/* gone */
+	assert_int_equal(fgt_link_fd_settled(7, fake_get), -1);
+	assert_int_equal(settle_calls, 1);
+	settle_calls = 0, settle_after = 1000, settle_errno = EAGAIN;	/* never */
+	assert_int_equal(fgt_link_fd_settled(7, fake_get), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(settle_calls, 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_link_settle),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_tracers),
 		cmocka_unit_test(test_latency),
