@@ -15,15 +15,39 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "kread.h"
+#include "log.h"
 
 /* Kernel virtual addresses are in the upper half on x86-64. */
 #define KERNEL_HALF	0xffff800000000000ull
 /* A decompressed vmlinux bigger than this is not one (Debian's: 40-70 MiB). */
 #define MAX_VMLINUX	(1ull << 30)
+
+struct fgt_kio fgt_kio;
+
+/* Every read of a file image on demand (/proc/kcore) goes through here: counted,
+ * and at -vv one line each, for the answer's profile. */
+static ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	struct timespec t0, t1;
+	ssize_t n;
+
+	if (fgt_verbose >= 2)
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	n = pread(fd, buf, len, (off_t)off);
+	fgt_kio.reads++;
+	fgt_kio.bytes += n > 0 ? (uint64_t)n : 0;
+	if (fgt_verbose >= 2) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		log_dbg("kcore: %zu bytes at offset %#" PRIx64 ": %.3f ms", len, off,
+			(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	}
+	return n;
+}
 
 static void kimage_init(struct fgt_kimage *im)
 {
@@ -147,7 +171,7 @@ int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_
 			memcpy(buf, im->data + s->off + (addr - s->vaddr), len);
 			return 0;
 		}
-		n = pread(im->fd, buf, len, (off_t)(s->off + (addr - s->vaddr)));
+		n = kio_pread(im->fd, buf, len, s->off + (addr - s->vaddr));
 		if (n < 0)
 			return -errno;
 		return (size_t)n == len ? 0 : -EIO;
@@ -433,7 +457,7 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 		snprintf(msg, len, "%s: %s", path, strerror(e));
 		return FGT_SW_NO_KCORE;
 	}
-	n = pread(im->fd, &eh, sizeof(eh), 0);
+	n = kio_pread(im->fd, &eh, sizeof(eh), 0);
 	if (n != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_CORE ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096) {
@@ -445,7 +469,7 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 	for (unsigned int i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		if (pread(im->fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
+		if (kio_pread(im->fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
 			break;
 		if (ph.p_type == PT_NOTE) {
 			im->note_off = ph.p_offset;
@@ -638,7 +662,7 @@ int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi
 	memset(vi, 0, sizeof(*vi));
 	if (im->fd < 0 || !len || !(buf = malloc(len + 1)))
 		return -1;
-	if (pread(im->fd, buf, len, (off_t)im->note_off) != (ssize_t)len)
+	if (kio_pread(im->fd, buf, len, im->note_off) != (ssize_t)len)
 		goto out;
 	buf[len] = '\0';
 	while (p + sizeof(Elf64_Nhdr) <= len) {

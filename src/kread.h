@@ -91,6 +91,14 @@ int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
 			const char *name, char *msg, size_t len);
 void fgt_kimage_close(struct fgt_kimage *im);
 
+/* What this process read from files read on demand (/proc/kcore): reads and
+ * bytes, for the answer's profile (-v). */
+struct fgt_kio {
+	unsigned long reads;
+	uint64_t bytes;
+};
+extern struct fgt_kio fgt_kio;
+
 /* Read len bytes at a kernel virtual address: 0 or -errno (-EFAULT: not mapped). */
 int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_t len);
 

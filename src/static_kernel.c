@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "kread.h"
+#include "log.h"
 #include "static_check.h"
 
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
@@ -58,7 +59,25 @@ struct ctx {
 	size_t nr_sel, cap_sel;
 	int kcore_why;			/* why kcore could not be opened, 0 if it was */
 	char kcore_msg[200];
+	/* the profile (-v): each step's time since the last */
+	double lap_t;
+	char laps[320];
+	size_t laps_len;
 };
+
+static void lap(struct ctx *c, const char *what)
+{
+	double t = now_ms();
+	int n;
+
+	if (c->laps_len >= sizeof(c->laps))
+		return;
+	n = snprintf(c->laps + c->laps_len, sizeof(c->laps) - c->laps_len, "%s%s %.1f",
+		     c->laps_len ? ", " : "", what, t - c->lap_t);
+	if (n > 0)
+		c->laps_len += (size_t)n;
+	c->lap_t = t;
+}
 
 /* ---- the running kernel's symbols from kcore (VMCOREINFO) ------------------- */
 
@@ -138,26 +157,33 @@ static int kmem_symbols(struct ctx *c)
 	size_t n;
 
 	c->kcore_why = fgt_kimage_open_kcore(&c->im, c->o->kcore, c->kcore_msg, sizeof(c->kcore_msg));
+	lap(c, "kcore");
 	if (c->kcore_why)
 		return 1;
 	c->have_im = true;
 	snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
 	if (fgt_kimage_vmcoreinfo(&c->im, &vi))
 		return 1;	/* before 6.0: no kallsyms tables in VMCOREINFO */
+	lap(c, "vmcoreinfo");
 	snprintf(r->release, sizeof(r->release), "%s", vi.osrelease);
 	snprintf(r->build_id, sizeof(r->build_id), "%s", vi.build_id);
 	c->km = fgt_kmem_open(&c->im, &vi, msg, sizeof(msg));
-	if (!c->km)
+	lap(c, "tables");
+	if (!c->km) {
+		log_info("static: the kallsyms tables in kernel memory: %s; reading /proc/kallsyms", msg);
 		return 1;
+	}
 	n = wanted(names, buf, sizeof(names) / sizeof(names[0]));
 	if (fgt_kmem_find(c->km, names, n, idx))
 		return 1;
+	lap(c, "by name");
 	for (size_t i = 0; i < n; i++)
 		select_sym(c, idx[i]);
 	snprintf(r->symbols, sizeof(r->symbols), "the kallsyms tables in kernel memory "
 		 "(VMCOREINFO; %u symbols)", fgt_kmem_count(c->km));
 	if (kmem_table(c))
 		return fail(r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	lap(c, "table");
 	return 0;
 }
 
@@ -385,18 +411,28 @@ enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 	struct fgt_static_code code = {};
 	struct fgt_static_kernel k = {};
 	double t0 = now_ms();
+	struct fgt_kio io0 = fgt_kio;
 
 	memset(r, 0, sizeof(*r));
 	c.im.fd = -1;
-	if (!symbols(&c) && !find_code(&c, &code) && (!c.km || !kmem_refs(&c, &code))) {
+	c.lap_t = t0;
+	if (!symbols(&c) && (lap(&c, "symbols"), !find_code(&c, &code)) &&
+	    (lap(&c, "text"), !c.km || !kmem_refs(&c, &code))) {
+		if (c.km)
+			lap(&c, "refs");
 		k.ks = c.ks;
 		if (!stack_source(&c, &k)) {
+			lap(&c, k.stack_src == FGT_STACK_CACHE ? "source" : "btf");
 			if (o->code_cb)
 				o->code_cb(&code, &k, o->code_arg);
 			fgt_static_decode(&code, &k, r);
+			lap(&c, "decode");
 		}
 	}
 	r->ms = now_ms() - t0;
+	log_info("static: %.1f ms (%s); %lu reads of %s, %llu bytes", r->ms, c.laps,
+		 fgt_kio.reads - io0.reads, r->source[0] ? r->source : "-",
+		 (unsigned long long)(fgt_kio.bytes - io0.bytes));
 	if (c.have_im)
 		fgt_kimage_close(&c.im);
 	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
