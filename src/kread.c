@@ -748,12 +748,60 @@ enum {
 	BTF_FLOAT, BTF_DECL_TAG, BTF_TYPE_TAG, BTF_ENUM64,
 };
 
-struct btf_view {
-	const uint8_t *types, *strs;
-	uint32_t types_len, strs_len;
-	uint32_t *off;			/* of type id i (1-based) in types */
-	uint32_t n;
+/*
+ * A section of the BTF (types, strings), read as far as the walk needs it: a
+ * growing prefix. In memory (a .BTF section) it is all there at once.
+ */
+struct btf_win {
+	const uint8_t *p;		/* the prefix read so far */
+	uint8_t *buf;			/* owned, when read through rd */
+	uint32_t have, len;		/* bytes in p, bytes in the section */
+	uint64_t at;			/* the section's offset in the BTF */
 };
+
+struct btf_view {
+	struct btf_win types, strs;
+	fgt_btf_read_fn rd;		/* NULL: all in memory */
+	void *arg;
+	uint32_t *off;			/* of type id i (1-based) in types */
+	uint32_t n, cap;		/* ids walked so far; room in off */
+	uint32_t next;			/* where the record after id n starts */
+	bool broken;			/* a record overran its section, or a read failed */
+};
+
+/*
+ * At least the first end bytes of w (clamped to its length), doubling what is
+ * read: Debian's task_struct is type 112-192 and its ret_stack resolves within
+ * the first 34 KiB of 2.5-2.9 MiB of types, so the walk reads 64 KiB and the
+ * first 8 KiB of the strings, where reading all of /sys/kernel/btf/vmlinux
+ * (4.3 MiB, a page per read) took 45-59 ms under TCG (debian-6.1).
+ */
+static bool btf_need(struct btf_view *v, struct btf_win *w, uint64_t end)
+{
+	uint32_t want;
+	uint8_t *nb;
+
+	if (end > w->len)
+		end = w->len;
+	if (end <= w->have)
+		return true;
+	if (!v->rd)
+		return false;
+	want = w->have ? w->have : 4096;
+	while (want < end)
+		want = want > w->len / 2 ? w->len : want * 2;
+	if (want > w->len)
+		want = w->len;
+	nb = realloc(w->buf, want);
+	if (!nb)
+		return false;
+	w->buf = nb;
+	w->p = nb;
+	if (v->rd(v->arg, w->at + w->have, nb + w->have, want - w->have))
+		return false;
+	w->have = want;
+	return true;
+}
 
 /* A type record's length: 12 bytes and what its kind appends (include/uapi/linux/btf.h). */
 static int64_t btf_rec_len(const uint8_t *t)
@@ -776,20 +824,52 @@ static int64_t btf_rec_len(const uint8_t *t)
 	return -1;
 }
 
-static bool btf_name_is(const struct btf_view *v, uint32_t off, const char *name)
+/* One more type walked (its record read whole): false at the end or when broken. */
+static bool btf_walk(struct btf_view *v)
+{
+	uint32_t o = v->next, *no;
+	int64_t l;
+
+	if (v->broken || o + 12 > v->types.len)
+		return false;
+	if (v->n + 1 >= v->cap) {
+		no = realloc(v->off, (v->cap * 2 + 2) * sizeof(*no));
+		if (!no)
+			goto broken;
+		v->off = no;
+		v->cap = v->cap * 2 + 2;
+	}
+	if (!btf_need(v, &v->types, (uint64_t)o + 12))
+		goto broken;
+	l = btf_rec_len(v->types.p + o);
+	if (l < 0 || o + l > v->types.len || !btf_need(v, &v->types, (uint64_t)o + l))
+		goto broken;
+	v->off[++v->n] = o;
+	v->next = o + (uint32_t)l;
+	return true;
+broken:
+	v->broken = true;
+	return false;
+}
+
+static bool btf_name_is(struct btf_view *v, uint32_t off, const char *name)
 {
 	size_t n = strlen(name);
 
-	return off < v->strs_len && v->strs_len - off > n && !memcmp(v->strs + off, name, n + 1);
+	return off < v->strs.len && v->strs.len - off > n &&
+	       btf_need(v, &v->strs, (uint64_t)off + n + 1) && !memcmp(v->strs.p + off, name, n + 1);
 }
 
-static const uint8_t *btf_type(const struct btf_view *v, uint32_t id)
+/* Type id's record, valid until the next call (the prefix may move). */
+static const uint8_t *btf_type(struct btf_view *v, uint32_t id)
 {
-	return id && id <= v->n ? v->types + v->off[id] : NULL;
+	while (id > v->n && btf_walk(v))
+		;
+	return id && id <= v->n ? v->types.p + v->off[id] : NULL;
 }
 
 /* Past typedefs and qualifiers. */
-static const uint8_t *btf_skip(const struct btf_view *v, const uint8_t *t)
+static const uint8_t *btf_skip(struct btf_view *v, const uint8_t *t)
 {
 	for (int i = 0; t && i < 16; i++) {
 		uint32_t kind = (le32(t + 4) >> 24) & 0x1f;
@@ -802,69 +882,89 @@ static const uint8_t *btf_skip(const struct btf_view *v, const uint8_t *t)
 	return NULL;
 }
 
-int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes)
+/* What ret_stack (of type id) points to. */
+static int btf_ret_stack_type(struct btf_view *v, uint32_t id, enum fgt_stack_src *src,
+			      uint32_t *bytes)
 {
-	const uint8_t *b = btf, *t;
-	struct btf_view v = {};
-	uint32_t hdr, cap;
-	int ret = -1;
+	const uint8_t *mt = btf_skip(v, btf_type(v, id));
+
+	if (!mt || ((le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+		return -1;
+	mt = btf_skip(v, btf_type(v, le32(mt + 8)));
+	if (!mt)
+		return -1;
+	if (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT) {
+		*src = FGT_STACK_KMALLOC_ARRAY;
+		*bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
+	} else {
+		*src = FGT_STACK_KMALLOC;
+		*bytes = FGT_SHADOW_STACK_SIZE;
+	}
+	return 0;
+}
+
+/* The first struct task_struct, its ret_stack member. */
+static int btf_find(struct btf_view *v, enum fgt_stack_src *src, uint32_t *bytes)
+{
+	for (uint32_t id = 1; btf_type(v, id); id++) {
+		uint32_t o = v->off[id], info = le32(v->types.p + o + 4);
+
+		if (((info >> 24) & 0x1f) != BTF_STRUCT ||
+		    !btf_name_is(v, le32(v->types.p + o), "task_struct"))
+			continue;
+		/* members by offset: resolving a type may move the prefix */
+		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12)
+			if (btf_name_is(v, le32(v->types.p + m), "ret_stack"))
+				return btf_ret_stack_type(v, le32(v->types.p + m + 4), src, bytes);
+		return -1;	/* task_struct without ret_stack: no fgraph */
+	}
+	return -1;
+}
+
+static int btf_ret_stack(struct btf_view *v, const uint8_t *b, uint64_t len,
+			 enum fgt_stack_src *src, uint32_t *bytes)
+{
+	uint32_t hdr;
+	int ret;
 
 	if (len < 24 || b[0] != 0x9f || b[1] != 0xeb || b[2] != 1)
 		return -1;
 	hdr = le32(b + 4);
 	if ((uint64_t)hdr + le32(b + 8) + le32(b + 12) > len || (uint64_t)hdr + le32(b + 16) + le32(b + 20) > len)
 		return -1;
-	v.types = b + hdr + le32(b + 8);
-	v.types_len = le32(b + 12);
-	v.strs = b + hdr + le32(b + 16);
-	v.strs_len = le32(b + 20);
-	cap = v.types_len / 12 + 2;
-	v.off = malloc(cap * sizeof(*v.off));
-	if (!v.off)
-		return -1;
-	for (uint32_t o = 0; o + 12 <= v.types_len && v.n + 1 < cap;) {
-		int64_t l = btf_rec_len(v.types + o);
-
-		if (l < 0 || o + l > v.types_len)
-			goto out;
-		v.off[++v.n] = o;
-		o += (uint32_t)l;
+	v->types.at = (uint64_t)hdr + le32(b + 8);
+	v->types.len = le32(b + 12);
+	v->strs.at = (uint64_t)hdr + le32(b + 16);
+	v->strs.len = le32(b + 20);
+	if (!v->rd) {
+		v->types.p = b + v->types.at;
+		v->strs.p = b + v->strs.at;
+		v->types.have = v->types.len;
+		v->strs.have = v->strs.len;
 	}
-	for (uint32_t id = 1; id <= v.n; id++) {
-		const uint8_t *m;
-		uint32_t info;
-
-		t = btf_type(&v, id);
-		info = le32(t + 4);
-		if (((info >> 24) & 0x1f) != BTF_STRUCT || !btf_name_is(&v, le32(t), "task_struct"))
-			continue;
-		m = t + 12;
-		for (uint32_t k = 0; k < (info & 0xffff); k++, m += 12) {
-			const uint8_t *mt;
-
-			if (!btf_name_is(&v, le32(m), "ret_stack"))
-				continue;
-			mt = btf_skip(&v, btf_type(&v, le32(m + 4)));
-			if (!mt || ((le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
-				goto out;
-			mt = btf_skip(&v, btf_type(&v, le32(mt + 8)));
-			if (!mt)
-				goto out;
-			if (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT) {
-				*src = FGT_STACK_KMALLOC_ARRAY;
-				*bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
-			} else {
-				*src = FGT_STACK_KMALLOC;
-				*bytes = FGT_SHADOW_STACK_SIZE;
-			}
-			ret = 0;
-			goto out;
-		}
-		break;	/* task_struct without ret_stack: no fgraph */
-	}
-out:
-	free(v.off);
+	ret = btf_find(v, src, bytes);
+	free(v->off);
+	free(v->types.buf);
+	free(v->strs.buf);
 	return ret;
+}
+
+int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes)
+{
+	struct btf_view v = {};
+
+	return btf_ret_stack(&v, btf, len, src, bytes);
+}
+
+int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, enum fgt_stack_src *src,
+			   uint32_t *bytes)
+{
+	struct btf_view v = { .rd = rd, .arg = arg };
+	uint8_t hdr[24];
+
+	if (len < sizeof(hdr) || rd(arg, 0, hdr, sizeof(hdr)))
+		return -1;
+	return btf_ret_stack(&v, hdr, len, src, bytes);
 }
 
 /* ---- what kernel a file is ----------------------------------------------------- */

@@ -114,11 +114,22 @@ struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char 
  * task_struct::ret_stack from raw BTF (a .BTF section, /sys/kernel/btf/vmlinux):
  * a pointer to a struct (the old frame array, up to 6.10: *bytes is
  * FGT_RETFUNC_DEPTH times that struct's size) or to unsigned long (4096-byte
- * stacks). One pass over the types, no libbpf: parsing all of Debian 6.12's
- * BTF with libbpf took 0.1 s of the answer's 0.13 s under qemu TCG.
+ * stacks). One pass over the types up to task_struct and what ret_stack
+ * points to, no libbpf: parsing all of Debian 6.12's BTF with libbpf took
+ * 0.1 s of the answer's 0.13 s under qemu TCG.
  * 0, or -1 when the BTF is broken or has no such member.
  */
 int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes);
+/* Reads len bytes at off of the BTF into buf: 0, or -1. */
+typedef int (*fgt_btf_read_fn)(void *arg, uint64_t off, void *buf, size_t len);
+/*
+ * The same from a BTF of len bytes read through rd, only as far as the answer
+ * needs (the types up to the ones it resolves, the strings up to their names):
+ * /sys/kernel/btf/vmlinux gives a page per read, and all of it took most of
+ * the answer's time under TCG.
+ */
+int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, enum fgt_stack_src *src,
+			   uint32_t *bytes);
 
 /* A file image's GNU build ID (hex, from its notes) and release (from
  * linux_banner, "Linux version R ..."), "" where absent. */

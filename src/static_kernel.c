@@ -233,30 +233,74 @@ static void *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* The BTF file: pread, a page at a time from sysfs (kernfs gives no more). */
+static int btf_pread(void *arg, uint64_t off, void *buf, size_t len)
+{
+	int fd = *(int *)arg;
+	size_t n = 0;
+	ssize_t got;
+
+	while (n < len) {
+		got = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
+		if (got <= 0)
+			return -1;
+		n += (size_t)got;
+	}
+	return 0;
+}
+
+/* task_struct::ret_stack from a BTF file, read only as far as needed. */
+static int btf_file(const char *path, struct fgt_static_kernel *k, bool *found)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int err = -1;
+
+	*found = fd >= 0;
+	if (fd < 0)
+		return -1;
+	/* sysfs gives /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF */
+	if (!fstat(fd, &st) && st.st_size > 0) {
+		err = fgt_btf_ret_stack_read(btf_pread, &fd, (uint64_t)st.st_size, &k->stack_src,
+					     &k->shadow_bytes);
+	} else {
+		size_t len = 0;
+		void *raw = slurp(path, &len);
+
+		*found = raw != NULL;
+		if (raw)
+			err = fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes);
+		free(raw);
+	}
+	close(fd);
+	return err;
+}
+
 /* Where shadow stacks come from: the cache (6.13+), else BTF decides. */
 static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 {
 	const void *raw = NULL;
-	void *owned = NULL;
 	size_t len = 0;
+	bool found;
 	int err;
 
 	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
 		k->stack_src = FGT_STACK_CACHE;
 		return 0;
 	}
-	if (c->o->kernel)
+	if (c->o->kernel) {
 		raw = fgt_kimage_section(&c->im, ".BTF", &len);
-	else
-		raw = owned = slurp(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &len);
-	if (!raw) {
+		found = raw != NULL;
+		err = raw ? fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes) : -1;
+	} else {
+		err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", k, &found);
+	}
+	if (!found) {
 		fail(c->r, FGT_SW_NO_BTF, "no fgraph_stack_cachep, so shadow stacks are kmalloc()ed, "
 		     "and their size needs the kernel's BTF, which %s has not",
 		     c->o->kernel ? c->o->kernel : "this kernel");
 		return -1;
 	}
-	err = fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes);
-	free(owned);
 	if (err)
 		fail(c->r, FGT_SW_SHAPE, "no task_struct::ret_stack pointer in the BTF: not a "
 		     "shadow stack we know");
