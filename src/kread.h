@@ -79,8 +79,9 @@ uint32_t fgt_kmem_count(const struct fgt_kmem *km);
 int fgt_kmem_find(struct fgt_kmem *km, const char *const *names, size_t n, long *idx);
 /* The symbol whose range holds addr (a text one among aliases), -1 if none. */
 long fgt_kmem_at(struct fgt_kmem *km, uint64_t addr);
-/* Symbol i, and the next symbol at a higher address (its end), as kallsyms lines. */
-void fgt_kmem_emit(struct fgt_kmem *km, long i, FILE *f);
+/* Symbol i, and the next symbol at a higher address (its end), into out:
+ * how many (0-2), their names malloc()ed. */
+int fgt_kmem_syms(struct fgt_kmem *km, long i, struct fgt_ksym out[2]);
 
 /* Open /proc/kcore (path NULL) or a fake for tests. 0, or an FGT_SW_* with msg. */
 int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, size_t len);

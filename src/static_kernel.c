@@ -103,21 +103,18 @@ static void select_sym(struct ctx *c, long i)
 /* The symbols taken so far as a table (each with the next one, for its size). */
 static int kmem_table(struct ctx *c)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	struct fgt_ksym *syms = calloc(2 * c->nr_sel + 1, sizeof(*syms));
+	size_t n = 0;
 
-	if (!f)
+	if (!syms)
 		return -1;
 	for (size_t k = 0; k < c->nr_sel; k++)
-		fgt_kmem_emit(c->km, c->sel[k], f);
-	fclose(f);
+		n += (size_t)fgt_kmem_syms(c->km, c->sel[k], syms + n);
 	fgt_ksyms_free(c->ks_owned);
-	f = fmemopen(text, len ? len : 1, "r");
-	c->ks_owned = f ? fgt_ksyms_load_file(f) : NULL;
-	if (f)
-		fclose(f);
-	free(text);
+	c->ks_owned = fgt_ksyms_from(syms, n);
+	for (size_t k = 0; k < n; k++)
+		free((char *)syms[k].name);
+	free(syms);
 	c->ks = c->ks_owned;
 	return c->ks ? 0 : -1;
 }
