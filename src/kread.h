@@ -70,13 +70,15 @@ int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi
 /* The kernel's own kallsyms tables, read from its memory (kcore). */
 struct fgt_kmem;
 
+/*
+ * Read the tables VMCOREINFO points at and, in one pass over the names,
+ * idx[i]: the symbol named names[i] (a text one if several), -1 if none.
+ * NULL with msg when they are not tables we know.
+ */
 struct fgt_kmem *fgt_kmem_open(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
-			       char *msg, size_t len);
+			       const char *const *names, size_t n, long *idx, char *msg, size_t len);
 void fgt_kmem_free(struct fgt_kmem *km);
 uint32_t fgt_kmem_count(const struct fgt_kmem *km);
-/* idx[i]: the symbol named names[i] (a text one if several), -1 if none: one
- * pass over the names. 0, or -1 if the names do not parse. */
-int fgt_kmem_find(struct fgt_kmem *km, const char *const *names, size_t n, long *idx);
 /* The symbol whose range holds addr (a text one among aliases), -1 if none. */
 long fgt_kmem_at(struct fgt_kmem *km, uint64_t addr);
 /* Symbol i, and the next symbol at a higher address (its end), into out:

@@ -543,18 +543,34 @@ int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_
 
 /* ---- the running kernel's tables, from its memory ------------------------------ */
 
+/*
+ * The names stream is not kept: the pass by name reads it in chunks into one
+ * buffer, and a symbol's name is read again, with the 255 entries around it,
+ * when it is asked for. Reading all of it into fresh memory cost twice the
+ * copy under TCG (debian-6.12's 2.3 MB: 14-20 ms against 6.1-6.6 into memory
+ * already touched; the page faults and the zeroing are the difference).
+ */
+#define SCAN_CHUNK	(120u << 10)	/* under glibc's mmap threshold: a heap block */
+
 struct fgt_kmem {
-	struct ktab t;
-	uint8_t *names, *tok, *offsets;	/* the buffers read */
+	struct ktab t;			/* t.names: the block being read, if any */
+	const struct fgt_kimage *im;
+	uint64_t names_va;		/* kallsyms_names */
+	size_t span;			/* from names to the token table */
+	size_t names_end;		/* where the last entry ends (the pass found it) */
+	uint8_t *tok, *offsets;		/* the buffers read */
 	uint32_t *mark;			/* where every 256th entry starts in names */
-	bool have_marks;
+	uint8_t **blk;			/* the 256-entry blocks read again, by number */
+	uint32_t nr_blk;
 };
 
 void fgt_kmem_free(struct fgt_kmem *km)
 {
 	if (!km)
 		return;
-	free(km->names);
+	for (uint32_t b = 0; km->blk && b < km->nr_blk; b++)
+		free(km->blk[b]);
+	free(km->blk);
 	free(km->tok);
 	free(km->offsets);
 	free(km->mark);
@@ -601,56 +617,6 @@ static uint8_t *read_at(const struct fgt_kimage *im, uint64_t a, size_t len)
 	return b;
 }
 
-/*
- * The names stream, in one read: it ends before the token table in every
- * layout (markers, and in 6.1 seqs_of_names, come between). Where every 256th
- * entry starts (kallsyms_markers, which VMCOREINFO lacks) is noted by the one
- * pass over the entries, marks().
- */
-static int read_names(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
-		      struct fgt_kmem *km)
-{
-	size_t span;
-
-	if (vi->token_table <= vi->names || vi->token_table - vi->names > (64u << 20))
-		return -1;
-	span = (size_t)(vi->token_table - vi->names);
-	km->names = read_at(im, vi->names, span);
-	km->mark = malloc(((km->t.n + 255) / 256) * sizeof(*km->mark));
-	if (!km->names || !km->mark)
-		return -1;
-	km->t.names = km->names;
-	km->t.names_len = span;
-	return 0;
-}
-
-/* The pass over the entries, when fgt_kmem_find() has not made it. */
-static int marks(struct fgt_kmem *km)
-{
-	size_t p = 0, len, next;
-
-	for (uint32_t i = 0; i < km->t.n; i++, p = next) {
-		if (!(i & 0xff))
-			km->mark[i >> 8] = (uint32_t)p;
-		if (!ktab_entry(&km->t, p, &len, &next))
-			return -1;
-	}
-	km->have_marks = true;
-	return 0;
-}
-
-/* Symbol i's entry: from the mark before it, hopping over at most 255. */
-static size_t entry_of(struct fgt_kmem *km, uint32_t i)
-{
-	if (!km->have_marks && marks(km))
-		return SIZE_MAX;
-	size_t p = km->mark[i >> 8], len, next;
-
-	for (uint32_t k = i & ~0xffu; k < i && ktab_entry(&km->t, p, &len, &next); k++)
-		p = next;
-	return p;
-}
-
 /* Is the address table in order? A sample is enough to reject a wrong reading. */
 static bool sampled_sorted(const struct ktab *t)
 {
@@ -665,68 +631,6 @@ static bool sampled_sorted(const struct ktab *t)
 		prev = a;
 	}
 	return bad <= 2;
-}
-
-struct fgt_kmem *fgt_kmem_open(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
-			       char *msg, size_t len)
-{
-	struct fgt_kmem *km = calloc(1, sizeof(*km));
-	uint8_t num[4], index[2 * NTOK], base[8];
-	size_t toklen = NTOK * TOK_MAX;
-	long idx;
-	bool ok = false;
-
-	if (!km)
-		goto oom;
-	if (fgt_kimage_read(im, vi->num_syms, num, sizeof(num)) ||
-	    fgt_kimage_read(im, vi->token_index, index, sizeof(index))) {
-		snprintf(msg, len, "cannot read the kallsyms tables VMCOREINFO points at");
-		goto fail;
-	}
-	km->t.n = rd32(num);
-	if (km->t.n < 1000 || km->t.n > (1u << 24)) {
-		snprintf(msg, len, "kallsyms_num_syms reads %u: not a kernel's", km->t.n);
-		goto fail;
-	}
-	while (toklen >= 4096 && !(km->tok = read_at(im, vi->token_table, toklen)))
-		toklen /= 2;
-	if (!km->tok || !parse_tokens(&km->t, km->tok, toklen, index)) {
-		snprintf(msg, len, "the kallsyms token table is not one we know");
-		goto fail;
-	}
-	km->offsets = read_at(im, vi->offsets, 4 * (size_t)km->t.n);
-	if (!km->offsets || read_names(im, vi, km)) {
-		snprintf(msg, len, "cannot read the kallsyms names and offsets");
-		goto fail;
-	}
-	km->t.offsets = km->offsets;
-	km->t.offsets_va = vi->offsets;
-	idx = ktab_find(&km->t, "_stext");
-	if (idx < 0) {
-		snprintf(msg, len, "no _stext among the kallsyms names");
-		goto fail;
-	}
-	/* relative_base (up to 6.x; percpu-absolute or not) or PC-relative (7.x) */
-	if (vi->relative_base && !fgt_kimage_read(im, vi->relative_base, base, sizeof(base))) {
-		km->t.base = rd64(base);
-		for (int m = M_ABS_PERCPU; m <= M_REL && !ok; m++) {
-			km->t.mode = (enum mode)m;
-			ok = ktab_addr(&km->t, (uint32_t)idx) == vi->stext && sampled_sorted(&km->t);
-		}
-	} else {
-		km->t.mode = M_PCREL;
-		ok = ktab_addr(&km->t, (uint32_t)idx) == vi->stext && sampled_sorted(&km->t);
-	}
-	if (!ok) {
-		snprintf(msg, len, "no reading of kallsyms_offsets puts _stext where VMCOREINFO says");
-		goto fail;
-	}
-	return km;
-oom:
-	snprintf(msg, len, "out of memory");
-fail:
-	fgt_kmem_free(km);
-	return NULL;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -772,7 +676,8 @@ struct want {
 	size_t n;
 	const char **sorted;
 	size_t *lens;
-	long *idx;
+	long *idx;			/* the first of each name, or its first text one */
+	long *any;			/* the first of each name */
 	bool *text;
 	struct pair_range first[NTOK];	/* by the first token, past the type letter */
 	bool live[NTOK];		/* first's not empty: one load per entry */
@@ -809,91 +714,266 @@ static void match_entry(const struct ktab *t, struct want *w, const uint8_t *q, 
 
 		if (w->lens[lo] != o)
 			continue;
-		for (size_t k = 0; k < w->n; k++)
-			if (w->names[k] == w->sorted[lo] || !strcmp(w->names[k], w->sorted[lo]))
-				if (w->idx[k] < 0 || (!w->text[k] && is_text(type))) {
-					w->idx[k] = i;
-					w->text[k] = is_text(type);
-				}
+		for (size_t k = 0; k < w->n; k++) {
+			if (w->names[k] != w->sorted[lo] && strcmp(w->names[k], w->sorted[lo]))
+				continue;
+			if (w->any[k] < 0)
+				w->any[k] = i;
+			if (w->idx[k] < 0 || (!w->text[k] && is_text(type))) {
+				w->idx[k] = i;
+				w->text[k] = is_text(type);
+			}
+		}
 	}
 }
 
 /*
- * One pass over the names. The wanted names an entry may be are a range of
- * the sorted list, narrowed by its first token (worked out once for each of
- * the 256; most are a bare type letter, which narrows nothing), then by its
- * second (once per pair seen), then token by token for the few still in the
- * running. On a kcore made of Debian 6.12's vmlinux (167,000 names) the pass
- * is 10.0 M instructions (callgrind), of 14.5 M for the whole answer; with
- * every pair's range narrowed from all the wanted names and memcmp() for
- * each comparison it was 12.4 M of 17.4 M. The pass notes where every 256th
- * entry starts.
+ * One pass over the names, read SCAN_CHUNK at a time. The wanted names an
+ * entry may be are a range of the sorted list, narrowed by its first token
+ * (worked out once for each of the 256; most are a bare type letter, which
+ * narrows nothing), then by its second (once per pair seen), then token by
+ * token for the few still in the running. On a kcore made of Debian 6.12's
+ * vmlinux (167,000 names) the pass is 10.0 M instructions (callgrind), of
+ * 14.5 M for the whole answer; with every pair's range narrowed from all the
+ * wanted names and memcmp() for each comparison it was 12.4 M of 17.4 M. The
+ * pass notes where every 256th entry starts, and where the last one ends.
  */
-int fgt_kmem_find(struct fgt_kmem *km, const char *const *names, size_t n, long *idx)
+/*
+ * The entries whole in buf[*pos, have) from entry *i on; *pos and *i are left
+ * at the first that is not. The inner loop of the pass: its place in
+ * registers (with it in memory for every entry it took 40% more instructions).
+ */
+static int scan_buf(struct fgt_kmem *km, struct want *w, const uint8_t *d, size_t base,
+		    size_t *at, size_t have, uint32_t *at_i)
 {
 	const struct ktab *t = &km->t;
-	const uint8_t *d = t->names;
-	struct want w = { .names = names, .n = n, .idx = idx };
-	size_t p = 0, span = t->names_len;
+	size_t pos = *at;
+	uint32_t i = *at_i;
+	int err = 0;
+
+	for (; i < t->n; i++) {
+		size_t l, hl = 1;
+
+		if (!(i & 0xff))
+			km->mark[i >> 8] = (uint32_t)(base + pos);
+		if (pos + 2 > have)
+			break;
+		l = d[pos];
+		if (l & 0x80) {
+			l = (l & 0x7f) | (size_t)d[pos + 1] << 7;
+			hl = 2;
+		}
+		if (pos + hl + l > have)
+			break;
+		if (!l) {
+			err = -1;
+			break;
+		}
+		if (w->live[d[pos + hl]])
+			match_entry(t, w, d + pos + hl, l, i);
+		pos += hl + l;
+	}
+	*at = pos;
+	*at_i = i;
+	return err;
+}
+
+/* The pass, SCAN_CHUNK at a time: an entry cut by a chunk's end goes to the
+ * front of the buffer, and the next chunk is read after it. */
+static int scan(struct fgt_kmem *km, struct want *w, uint8_t *buf)
+{
+	size_t base = 0, pos = 0, have = 0, more;
+	uint32_t i = 0;
+
+	for (;;) {
+		if (scan_buf(km, w, buf, base, &pos, have, &i))
+			return -1;
+		if (i == km->t.n)
+			break;
+		if (base + have >= km->span)
+			return -1;	/* the names go on past the token table */
+		memmove(buf, buf + pos, have - pos);
+		base += pos;
+		have -= pos;
+		pos = 0;
+		more = km->span - (base + have);
+		if (more > SCAN_CHUNK - have)
+			more = SCAN_CHUNK - have;
+		if (fgt_kimage_read(km->im, km->names_va + base + have, buf + have, more))
+			return -1;
+		have += more;
+	}
+	km->names_end = base + pos;
+	return 0;
+}
+
+/* The wanted names as a sorted list, and the ranges of the first tokens. */
+static int want_init(struct want *w, const struct ktab *t, const char *const *names, size_t n)
+{
+	w->names = names;
+	w->n = n;
+	w->idx = malloc(n * sizeof(*w->idx));
+	w->any = malloc(n * sizeof(*w->any));
+	w->sorted = malloc(n * sizeof(*w->sorted));
+	w->lens = malloc(n * sizeof(*w->lens));
+	w->text = calloc(n, sizeof(*w->text));
+	w->pair = malloc(NTOK * NTOK * sizeof(*w->pair));
+	if (!w->idx || !w->any || !w->sorted || !w->lens || !w->text || !w->pair || n >= 0xffff)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		w->idx[i] = w->any[i] = -1;
+	memcpy(w->sorted, names, n * sizeof(*w->sorted));
+	qsort(w->sorted, n, sizeof(*w->sorted), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		w->lens[i] = strlen(w->sorted[i]);
+	/* the type letter starts the first token; names are matched after it */
+	for (int c = 0; c < NTOK; c++) {
+		w->first[c] = (struct pair_range){ 0, (uint16_t)n };
+		narrow(w->sorted, w->lens, &w->first[c].lo, &w->first[c].hi, 0,
+		       (const char *)t->tok + t->tok_off[c] + 1, t->tok_len[c] - 1u);
+		w->live[c] = w->first[c].lo < w->first[c].hi;
+	}
+	for (size_t i = 0; i < NTOK * NTOK; i++)
+		w->pair[i].hi = 0xffff;
+	return 0;
+}
+
+static void want_free(struct want *w)
+{
+	free(w->idx);
+	free(w->any);
+	free(w->sorted);
+	free(w->lens);
+	free(w->text);
+	free(w->pair);
+}
+
+/* The pass, with _stext among the names (the first of that name, any type). */
+static int kmem_find(struct fgt_kmem *km, const char *const *names, size_t n, long *idx,
+		      long *stext)
+{
+	const char **all = malloc((n + 1) * sizeof(*all));
+	uint8_t *buf = malloc(SCAN_CHUNK);
+	struct want w = {};
 	int err = -1;
+
+	if (!all || !buf)
+		goto out;
+	memcpy(all, names, n * sizeof(*all));
+	all[n] = "_stext";
+	if (want_init(&w, &km->t, all, n + 1) || scan(km, &w, buf))
+		goto out;
+	memcpy(idx, w.idx, n * sizeof(*idx));
+	*stext = w.any[n];
+	err = 0;
+out:
+	want_free(&w);
+	free(all);
+	free(buf);
+	return err;
+}
+
+struct fgt_kmem *fgt_kmem_open(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
+			       const char *const *names, size_t n, long *idx, char *msg, size_t len)
+{
+	struct fgt_kmem *km = calloc(1, sizeof(*km));
+	uint8_t num[4], index[2 * NTOK], base[8];
+	size_t toklen = NTOK * TOK_MAX;
+	long stext;
+	bool ok = false;
 
 	for (size_t i = 0; i < n; i++)
 		idx[i] = -1;
-	w.sorted = malloc(n * sizeof(*w.sorted));
-	w.lens = malloc(n * sizeof(*w.lens));
-	w.text = calloc(n, sizeof(*w.text));
-	w.pair = malloc(NTOK * NTOK * sizeof(*w.pair));
-	if (!w.sorted || !w.lens || !w.text || !w.pair || n >= 0xffff)
-		goto out;
-	memcpy(w.sorted, names, n * sizeof(*w.sorted));
-	qsort(w.sorted, n, sizeof(*w.sorted), cmp_str);
-	for (size_t i = 0; i < n; i++)
-		w.lens[i] = strlen(w.sorted[i]);
-	/* the type letter starts the first token; names are matched after it */
-	for (int c = 0; c < NTOK; c++) {
-		w.first[c] = (struct pair_range){ 0, (uint16_t)n };
-		narrow(w.sorted, w.lens, &w.first[c].lo, &w.first[c].hi, 0,
-		       (const char *)t->tok + t->tok_off[c] + 1, t->tok_len[c] - 1u);
-		w.live[c] = w.first[c].lo < w.first[c].hi;
+	if (!km)
+		goto oom;
+	km->im = im;
+	if (fgt_kimage_read(im, vi->num_syms, num, sizeof(num)) ||
+	    fgt_kimage_read(im, vi->token_index, index, sizeof(index))) {
+		snprintf(msg, len, "cannot read the kallsyms tables VMCOREINFO points at");
+		goto fail;
 	}
-	for (size_t i = 0; i < NTOK * NTOK; i++)
-		w.pair[i].hi = 0xffff;
-	for (uint32_t i = 0; i < t->n; i++) {
-		size_t l, q;
-
-		if (!(i & 0xff))
-			km->mark[i >> 8] = (uint32_t)p;
-		if (p >= span)
-			goto out;
-		l = d[p++];
-		if (l & 0x80) {
-			if (p >= span)
-				goto out;
-			l = (l & 0x7f) | (size_t)d[p++] << 7;
+	km->t.n = rd32(num);
+	if (km->t.n < 1000 || km->t.n > (1u << 24)) {
+		snprintf(msg, len, "kallsyms_num_syms reads %u: not a kernel's", km->t.n);
+		goto fail;
+	}
+	while (toklen >= 4096 && !(km->tok = read_at(im, vi->token_table, toklen)))
+		toklen /= 2;
+	if (!km->tok || !parse_tokens(&km->t, km->tok, toklen, index)) {
+		snprintf(msg, len, "the kallsyms token table is not one we know");
+		goto fail;
+	}
+	/* the names end before the token table in every layout (markers, and in
+	 * 6.1 seqs_of_names, come between) */
+	if (vi->token_table <= vi->names || vi->token_table - vi->names > (64u << 20)) {
+		snprintf(msg, len, "cannot read the kallsyms names and offsets");
+		goto fail;
+	}
+	km->names_va = vi->names;
+	km->span = (size_t)(vi->token_table - vi->names);
+	km->nr_blk = (km->t.n + 255) / 256;
+	km->mark = malloc(km->nr_blk * sizeof(*km->mark));
+	km->blk = calloc(km->nr_blk, sizeof(*km->blk));
+	km->offsets = read_at(im, vi->offsets, 4 * (size_t)km->t.n);
+	if (!km->mark || !km->blk || !km->offsets || kmem_find(km, names, n, idx, &stext)) {
+		snprintf(msg, len, "cannot read the kallsyms names and offsets");
+		goto fail;
+	}
+	km->t.offsets = km->offsets;
+	km->t.offsets_va = vi->offsets;
+	if (stext < 0) {
+		snprintf(msg, len, "no _stext among the kallsyms names");
+		goto fail;
+	}
+	/* relative_base (up to 6.x; percpu-absolute or not) or PC-relative (7.x) */
+	if (vi->relative_base && !fgt_kimage_read(im, vi->relative_base, base, sizeof(base))) {
+		km->t.base = rd64(base);
+		for (int m = M_ABS_PERCPU; m <= M_REL && !ok; m++) {
+			km->t.mode = (enum mode)m;
+			ok = ktab_addr(&km->t, (uint32_t)stext) == vi->stext && sampled_sorted(&km->t);
 		}
-		if (!l || p + l > span)
-			goto out;
-		q = p;
-		p += l;
-		if (w.live[d[q]])
-			match_entry(t, &w, d + q, l, i);
+	} else {
+		km->t.mode = M_PCREL;
+		ok = ktab_addr(&km->t, (uint32_t)stext) == vi->stext && sampled_sorted(&km->t);
 	}
-	km->have_marks = true;
-	err = 0;
-out:
-	free(w.sorted);
-	free(w.lens);
-	free(w.text);
-	free(w.pair);
-	return err;
+	if (!ok) {
+		snprintf(msg, len, "no reading of kallsyms_offsets puts _stext where VMCOREINFO says");
+		goto fail;
+	}
+	return km;
+oom:
+	snprintf(msg, len, "out of memory");
+fail:
+	fgt_kmem_free(km);
+	return NULL;
+}
+
+/* Block b of the names (entries 256 b to 256 b + 255), read when first asked for. */
+static const uint8_t *block(struct fgt_kmem *km, uint32_t b, size_t *len)
+{
+	size_t start = km->mark[b], end = b + 1 < km->nr_blk ? km->mark[b + 1] : km->names_end;
+
+	if (end < start || end > km->span)
+		return NULL;
+	*len = end - start;
+	if (!km->blk[b])
+		km->blk[b] = read_at(km->im, km->names_va + start, *len);
+	return km->blk[b];
 }
 
 /* Symbol i's name (type letter first) into buf. */
 static bool kmem_name(struct fgt_kmem *km, long i, char *buf)
 {
-	size_t next, p = entry_of(km, (uint32_t)i);
+	struct ktab bt = km->t;
+	size_t p = 0, len, next;
 
-	return p != SIZE_MAX && ktab_expand(&km->t, p, buf, &next);
+	bt.names = block(km, (uint32_t)i >> 8, &bt.names_len);
+	if (!bt.names)
+		return false;
+	for (uint32_t k = 0; k < ((uint32_t)i & 0xff); k++, p = next)
+		if (!ktab_entry(&bt, p, &len, &next))
+			return false;
+	return ktab_expand(&bt, p, buf, &next);
 }
 
 long fgt_kmem_at(struct fgt_kmem *km, uint64_t a)

@@ -164,16 +164,13 @@ static int kmem_symbols(struct ctx *c)
 	lap(c, "vmcoreinfo");
 	snprintf(r->release, sizeof(r->release), "%s", vi.osrelease);
 	snprintf(r->build_id, sizeof(r->build_id), "%s", vi.build_id);
-	c->km = fgt_kmem_open(&c->im, &vi, msg, sizeof(msg));
+	n = wanted(names, buf, sizeof(names) / sizeof(names[0]));
+	c->km = fgt_kmem_open(&c->im, &vi, names, n, idx, msg, sizeof(msg));
 	lap(c, "tables");
 	if (!c->km) {
 		log_info("static: the kallsyms tables in kernel memory: %s; reading /proc/kallsyms", msg);
 		return 1;
 	}
-	n = wanted(names, buf, sizeof(names) / sizeof(names[0]));
-	if (fgt_kmem_find(c->km, names, n, idx))
-		return 1;
-	lap(c, "by name");
 	for (size_t i = 0; i < n; i++)
 		select_sym(c, idx[i]);
 	snprintf(r->symbols, sizeof(r->symbols), "the kallsyms tables in kernel memory "
