@@ -671,6 +671,18 @@ struct pair_range {
 	uint16_t lo, hi;	/* hi == 0xffff: not computed yet */
 };
 
+/*
+ * Where the first token leaves an entry: a range of the wanted names and the
+ * offset in them, shared by the tokens that leave the same (every bare type
+ * letter leaves all of them at 0), and that state's ranges by the second
+ * token, made when first needed: 1 KiB each, where a table by pair was
+ * 256 KiB, all of it written before the pass.
+ */
+struct first_state {
+	uint16_t lo, hi, o;
+	struct pair_range *next;	/* [NTOK] */
+};
+
 struct want {
 	const char *const *names;	/* as asked */
 	size_t n;
@@ -679,26 +691,47 @@ struct want {
 	long *idx;			/* the first of each name, or its first text one */
 	long *any;			/* the first of each name */
 	bool *text;
-	struct pair_range first[NTOK];	/* by the first token, past the type letter */
-	bool live[NTOK];		/* first's not empty: one load per entry */
-	struct pair_range *pair;	/* by the first two, from first's */
+	struct first_state st[NTOK];
+	unsigned int nr_st;
+	uint8_t st_of[NTOK];		/* by the first token */
+	bool live[NTOK];		/* it leaves some wanted name: one load per entry */
 };
+
+/* The second token's range from a first state, computed once. */
+static const struct pair_range *second(const struct ktab *t, struct want *w,
+				       struct first_state *st, uint8_t c)
+{
+	struct pair_range *pr;
+
+	if (!st->next) {
+		st->next = malloc(NTOK * sizeof(*st->next));
+		if (!st->next)
+			return NULL;
+		for (int i = 0; i < NTOK; i++)
+			st->next[i].hi = 0xffff;
+	}
+	pr = &st->next[c];
+	if (pr->hi == 0xffff) {
+		pr->lo = st->lo;
+		pr->hi = st->hi;
+		narrow(w->sorted, w->lens, &pr->lo, &pr->hi, st->o, (const char *)t->tok + t->tok_off[c],
+		       t->tok_len[c]);
+	}
+	return pr;
+}
 
 /* The wanted names an entry of l tokens at q may be: narrowed a token at a time. */
 static void match_entry(const struct ktab *t, struct want *w, const uint8_t *q, size_t l, long i)
 {
-	const struct pair_range *f = &w->first[q[0]];
-	uint16_t lo = f->lo, hi = f->hi;
-	size_t o = t->tok_len[q[0]] - 1u;
+	struct first_state *st = &w->st[w->st_of[q[0]]];
+	uint16_t lo = st->lo, hi = st->hi;
+	size_t o = st->o;
 
 	if (l >= 2) {
-		struct pair_range *pr = &w->pair[q[0] << 8 | q[1]];
+		const struct pair_range *pr = second(t, w, st, q[1]);
 
-		if (pr->hi == 0xffff) {
-			*pr = *f;
-			narrow(w->sorted, w->lens, &pr->lo, &pr->hi, o,
-			       (const char *)t->tok + t->tok_off[q[1]], t->tok_len[q[1]]);
-		}
+		if (!pr)
+			return;
 		lo = pr->lo;
 		hi = pr->hi;
 		o += t->tok_len[q[1]];
@@ -728,34 +761,25 @@ static void match_entry(const struct ktab *t, struct want *w, const uint8_t *q, 
 }
 
 /*
- * One pass over the names, read SCAN_CHUNK at a time. The wanted names an
- * entry may be are a range of the sorted list, narrowed by its first token
- * (worked out once for each of the 256; most are a bare type letter, which
- * narrows nothing), then by its second (once per pair seen), then token by
- * token for the few still in the running. On a kcore made of Debian 6.12's
- * vmlinux (167,000 names) the pass is 10.0 M instructions (callgrind), of
- * 14.5 M for the whole answer; with every pair's range narrowed from all the
- * wanted names and memcmp() for each comparison it was 12.4 M of 17.4 M. The
- * pass notes where every 256th entry starts, and where the last one ends.
- */
-/*
  * The entries whole in buf[*pos, have) from entry *i on; *pos and *i are left
  * at the first that is not. The inner loop of the pass: its place in
  * registers (with it in memory for every entry it took 40% more instructions).
  */
-static int scan_buf(struct fgt_kmem *km, struct want *w, const uint8_t *d, size_t base,
-		    size_t *at, size_t have, uint32_t *at_i)
+static int scan_buf(struct fgt_kmem *km, struct want *w,
+					       const uint8_t *d, size_t base, size_t *at,
+					       size_t have, uint32_t *at_i)
 {
 	const struct ktab *t = &km->t;
+	const bool *live = w->live;
+	uint32_t *mark = km->mark, i = *at_i, n = t->n;
 	size_t pos = *at;
-	uint32_t i = *at_i;
 	int err = 0;
 
-	for (; i < t->n; i++) {
+	for (; i < n; i++) {
 		size_t l, hl = 1;
 
 		if (!(i & 0xff))
-			km->mark[i >> 8] = (uint32_t)(base + pos);
+			mark[i >> 8] = (uint32_t)(base + pos);
 		if (pos + 2 > have)
 			break;
 		l = d[pos];
@@ -769,7 +793,7 @@ static int scan_buf(struct fgt_kmem *km, struct want *w, const uint8_t *d, size_
 			err = -1;
 			break;
 		}
-		if (w->live[d[pos + hl]])
+		if (live[d[pos + hl]])
 			match_entry(t, w, d + pos + hl, l, i);
 		pos += hl + l;
 	}
@@ -778,8 +802,19 @@ static int scan_buf(struct fgt_kmem *km, struct want *w, const uint8_t *d, size_
 	return err;
 }
 
-/* The pass, SCAN_CHUNK at a time: an entry cut by a chunk's end goes to the
- * front of the buffer, and the next chunk is read after it. */
+/*
+ * One pass over the names, SCAN_CHUNK at a time (an entry cut by a chunk's
+ * end goes to the front of the buffer, the next chunk is read after it). The
+ * wanted names an entry may be are a range of the sorted list, narrowed by
+ * its first token (worked out once for each of the 256; most are a bare type
+ * letter, which narrows nothing), then by its second (once per first state
+ * and token), then token by token for the few still in the running. On a
+ * kcore made of Debian 6.12's vmlinux (167,000 names) the answer is 15.9 M
+ * instructions (callgrind), 9.6 M of them this pass; with every pair's range
+ * narrowed from all the wanted names and memcmp() for each comparison, over
+ * the names read whole, it was 17.4 M, 12.4 M the pass. It notes where every
+ * 256th entry starts, and where the last one ends.
+ */
 static int scan(struct fgt_kmem *km, struct want *w, uint8_t *buf)
 {
 	size_t base = 0, pos = 0, have = 0, more;
@@ -817,8 +852,7 @@ static int want_init(struct want *w, const struct ktab *t, const char *const *na
 	w->sorted = malloc(n * sizeof(*w->sorted));
 	w->lens = malloc(n * sizeof(*w->lens));
 	w->text = calloc(n, sizeof(*w->text));
-	w->pair = malloc(NTOK * NTOK * sizeof(*w->pair));
-	if (!w->idx || !w->any || !w->sorted || !w->lens || !w->text || !w->pair || n >= 0xffff)
+	if (!w->idx || !w->any || !w->sorted || !w->lens || !w->text || n >= 0xffff)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		w->idx[i] = w->any[i] = -1;
@@ -828,13 +862,19 @@ static int want_init(struct want *w, const struct ktab *t, const char *const *na
 		w->lens[i] = strlen(w->sorted[i]);
 	/* the type letter starts the first token; names are matched after it */
 	for (int c = 0; c < NTOK; c++) {
-		w->first[c] = (struct pair_range){ 0, (uint16_t)n };
-		narrow(w->sorted, w->lens, &w->first[c].lo, &w->first[c].hi, 0,
-		       (const char *)t->tok + t->tok_off[c] + 1, t->tok_len[c] - 1u);
-		w->live[c] = w->first[c].lo < w->first[c].hi;
+		struct first_state f = { 0, (uint16_t)n, (uint16_t)(t->tok_len[c] - 1u), NULL };
+		unsigned int k;
+
+		narrow(w->sorted, w->lens, &f.lo, &f.hi, 0, (const char *)t->tok + t->tok_off[c] + 1,
+		       t->tok_len[c] - 1u);
+		w->live[c] = f.lo < f.hi;
+		for (k = 0; k < w->nr_st; k++)
+			if (w->st[k].lo == f.lo && w->st[k].hi == f.hi && w->st[k].o == f.o)
+				break;
+		if (k == w->nr_st)
+			w->st[w->nr_st++] = f;
+		w->st_of[c] = (uint8_t)k;
 	}
-	for (size_t i = 0; i < NTOK * NTOK; i++)
-		w->pair[i].hi = 0xffff;
 	return 0;
 }
 
@@ -845,7 +885,8 @@ static void want_free(struct want *w)
 	free(w->sorted);
 	free(w->lens);
 	free(w->text);
-	free(w->pair);
+	for (unsigned int k = 0; k < w->nr_st; k++)
+		free(w->st[k].next);
 }
 
 /* The pass, with _stext among the names (the first of that name, any type). */
