@@ -59,24 +59,40 @@ struct ctx {
 	size_t nr_sel, cap_sel;
 	int kcore_why;			/* why kcore could not be opened, 0 if it was */
 	char kcore_msg[200];
-	/* the profile (-v): each step's time since the last */
-	double lap_t;
-	char laps[320];
-	size_t laps_len;
+	/* the profile (-v): each step's name and when it ended */
+	const char *lap_what[16];
+	double lap_t[16];
+	unsigned int nr_laps;
 };
 
+/*
+ * A step ends: its time is noted, and formatted only for -v once the answer's
+ * time is taken (snprintf("%.1f") in the timed path ran glibc's float
+ * formatting for the first time there: its translation under TCG went into
+ * the first answer after boot).
+ */
 static void lap(struct ctx *c, const char *what)
 {
-	double t = now_ms();
-	int n;
+	if (c->nr_laps < sizeof(c->lap_t) / sizeof(c->lap_t[0])) {
+		c->lap_what[c->nr_laps] = what;
+		c->lap_t[c->nr_laps++] = now_ms();
+	}
+}
 
-	if (c->laps_len >= sizeof(c->laps))
-		return;
-	n = snprintf(c->laps + c->laps_len, sizeof(c->laps) - c->laps_len, "%s%s %.1f",
-		     c->laps_len ? ", " : "", what, t - c->lap_t);
-	if (n > 0)
-		c->laps_len += (size_t)n;
-	c->lap_t = t;
+/* "kcore 0.9, vmcoreinfo 3.2, ...": each step's time since the one before. */
+static void laps_text(const struct ctx *c, double t0, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < c->nr_laps && o < len; i++) {
+		int n = snprintf(buf + o, len - o, "%s%s %.1f", i ? ", " : "", c->lap_what[i],
+				 c->lap_t[i] - (i ? c->lap_t[i - 1] : t0));
+
+		if (n < 0)
+			break;
+		o += (size_t)n;
+	}
 }
 
 /* ---- the running kernel's symbols from kcore (VMCOREINFO) ------------------- */
@@ -453,7 +469,6 @@ enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	c.im.fd = -1;
-	c.lap_t = t0;
 	if (!symbols(&c) && (lap(&c, "symbols"), !find_code(&c, &code)) &&
 	    (lap(&c, "text"), !c.km || !kmem_refs(&c, &code))) {
 		if (c.km)
@@ -468,9 +483,14 @@ enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 		}
 	}
 	r->ms = now_ms() - t0;
-	log_info("static: %.1f ms (%s); %lu reads of %s, %llu bytes", r->ms, c.laps,
-		 fgt_kio.reads - io0.reads, r->source[0] ? r->source : "-",
-		 (unsigned long long)(fgt_kio.bytes - io0.bytes));
+	if (fgt_verbose >= 1) {
+		char laps[400];
+
+		laps_text(&c, t0, laps, sizeof(laps));
+		log_info("static: %.1f ms (%s); %lu reads of %s, %llu bytes", r->ms, laps,
+			 fgt_kio.reads - io0.reads, r->source[0] ? r->source : "-",
+			 (unsigned long long)(fgt_kio.bytes - io0.bytes));
+	}
 	if (c.have_im)
 		fgt_kimage_close(&c.im);
 	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
