@@ -720,6 +720,16 @@ static const struct pair_range *second(const struct ktab *t, struct want *w,
 	return pr;
 }
 
+/* Do the first two tokens leave no wanted name, as already worked out? Most
+ * entries that pass the first token stop here (94,000 of 167,000 on 6.12). */
+static bool dead_pair(const struct want *w, const uint8_t *q, size_t l)
+{
+	const struct first_state *st = &w->st[w->st_of[q[0]]];
+
+	return l >= 2 && st->next && st->next[q[1]].hi != 0xffff &&
+	       st->next[q[1]].lo == st->next[q[1]].hi;
+}
+
 /* The wanted names an entry of l tokens at q may be: narrowed a token at a time. */
 static void match_entry(const struct ktab *t, struct want *w, const uint8_t *q, size_t l, long i)
 {
@@ -765,9 +775,8 @@ static void match_entry(const struct ktab *t, struct want *w, const uint8_t *q, 
  * at the first that is not. The inner loop of the pass: its place in
  * registers (with it in memory for every entry it took 40% more instructions).
  */
-static int scan_buf(struct fgt_kmem *km, struct want *w,
-					       const uint8_t *d, size_t base, size_t *at,
-					       size_t have, uint32_t *at_i)
+static int scan_buf(struct fgt_kmem *km, struct want *w, const uint8_t *d, size_t base,
+		    size_t *at, size_t have, uint32_t *at_i)
 {
 	const struct ktab *t = &km->t;
 	const bool *live = w->live;
@@ -793,7 +802,7 @@ static int scan_buf(struct fgt_kmem *km, struct want *w,
 			err = -1;
 			break;
 		}
-		if (live[d[pos + hl]])
+		if (live[d[pos + hl]] && !dead_pair(w, d + pos + hl, l))
 			match_entry(t, w, d + pos + hl, l, i);
 		pos += hl + l;
 	}
@@ -809,8 +818,8 @@ static int scan_buf(struct fgt_kmem *km, struct want *w,
  * its first token (worked out once for each of the 256; most are a bare type
  * letter, which narrows nothing), then by its second (once per first state
  * and token), then token by token for the few still in the running. On a
- * kcore made of Debian 6.12's vmlinux (167,000 names) the answer is 15.9 M
- * instructions (callgrind), 9.6 M of them this pass; with every pair's range
+ * kcore made of Debian 6.12's vmlinux (167,000 names) the answer is 14.1 M
+ * instructions (callgrind), 7.9 M of them this pass; with every pair's range
  * narrowed from all the wanted names and memcmp() for each comparison, over
  * the names read whole, it was 17.4 M, 12.4 M the pass. It notes where every
  * 256th entry starts, and where the last one ends.
