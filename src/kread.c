@@ -6,6 +6,7 @@
  */
 #include <elf.h>
 #include <stddef.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -15,15 +16,39 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "kread.h"
+#include "log.h"
 
 /* Kernel virtual addresses are in the upper half on x86-64. */
 #define KERNEL_HALF	0xffff800000000000ull
 /* A decompressed vmlinux bigger than this is not one (Debian's: 40-70 MiB). */
 #define MAX_VMLINUX	(1ull << 30)
+
+struct fgt_kio fgt_kio;
+
+/* Every read of a file image on demand (/proc/kcore) goes through here: counted,
+ * and at -vv one line each, for the answer's profile. */
+static ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	struct timespec t0, t1;
+	ssize_t n;
+
+	if (fgt_verbose >= 2)
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	n = pread(fd, buf, len, (off_t)off);
+	fgt_kio.reads++;
+	fgt_kio.bytes += n > 0 ? (uint64_t)n : 0;
+	if (fgt_verbose >= 2) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		log_dbg("kcore: %zu bytes at offset %#" PRIx64 ": %.3f ms", len, off,
+			(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	}
+	return n;
+}
 
 static void kimage_init(struct fgt_kimage *im)
 {
@@ -147,7 +172,7 @@ int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_
 			memcpy(buf, im->data + s->off + (addr - s->vaddr), len);
 			return 0;
 		}
-		n = pread(im->fd, buf, len, (off_t)(s->off + (addr - s->vaddr)));
+		n = kio_pread(im->fd, buf, len, s->off + (addr - s->vaddr));
 		if (n < 0)
 			return -errno;
 		return (size_t)n == len ? 0 : -EIO;
@@ -433,7 +458,7 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 		snprintf(msg, len, "%s: %s", path, strerror(e));
 		return FGT_SW_NO_KCORE;
 	}
-	n = pread(im->fd, &eh, sizeof(eh), 0);
+	n = kio_pread(im->fd, &eh, sizeof(eh), 0);
 	if (n != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_CORE ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096) {
@@ -445,7 +470,7 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 	for (unsigned int i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		if (pread(im->fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
+		if (kio_pread(im->fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
 			break;
 		if (ph.p_type == PT_NOTE) {
 			im->note_off = ph.p_offset;
@@ -605,6 +630,23 @@ struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char 
 
 #define NOTE_MAX	(256u << 10)
 
+/*
+ * The word at s (blanks before it skipped), cut to len - 1 bytes: sscanf("%64s") without
+ * sscanf, whose code run for the first time under TCG made this step 3-17 ms
+ * of the first answer after boot (0.3-0.6 ms after).
+ */
+static void word(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	while (s[n] && !isspace((unsigned char)s[n]) && n + 1 < len)
+		n++;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
 static void vmcoreinfo_line(const char *l, struct fgt_vmcoreinfo *vi)
 {
 	static const struct { const char *key; size_t off; } syms[] = {
@@ -624,9 +666,9 @@ static void vmcoreinfo_line(const char *l, struct fgt_vmcoreinfo *vi)
 			return;
 		}
 	if (!strncmp(l, "OSRELEASE=", 10))
-		sscanf(l + 10, "%64s", vi->osrelease);
+		word(l + 10, vi->osrelease, sizeof(vi->osrelease));
 	else if (!strncmp(l, "BUILD-ID=", 9))
-		sscanf(l + 9, "%40s", vi->build_id);
+		word(l + 9, vi->build_id, sizeof(vi->build_id));
 }
 
 int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi)
@@ -638,7 +680,7 @@ int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi
 	memset(vi, 0, sizeof(*vi));
 	if (im->fd < 0 || !len || !(buf = malloc(len + 1)))
 		return -1;
-	if (pread(im->fd, buf, len, (off_t)im->note_off) != (ssize_t)len)
+	if (kio_pread(im->fd, buf, len, im->note_off) != (ssize_t)len)
 		goto out;
 	buf[len] = '\0';
 	while (p + sizeof(Elf64_Nhdr) <= len) {
@@ -724,12 +766,60 @@ enum {
 	BTF_FLOAT, BTF_DECL_TAG, BTF_TYPE_TAG, BTF_ENUM64,
 };
 
-struct btf_view {
-	const uint8_t *types, *strs;
-	uint32_t types_len, strs_len;
-	uint32_t *off;			/* of type id i (1-based) in types */
-	uint32_t n;
+/*
+ * A section of the BTF (types, strings), read as far as the walk needs it: a
+ * growing prefix. In memory (a .BTF section) it is all there at once.
+ */
+struct btf_win {
+	const uint8_t *p;		/* the prefix read so far */
+	uint8_t *buf;			/* owned, when read through rd */
+	uint32_t have, len;		/* bytes in p, bytes in the section */
+	uint64_t at;			/* the section's offset in the BTF */
 };
+
+struct btf_view {
+	struct btf_win types, strs;
+	fgt_btf_read_fn rd;		/* NULL: all in memory */
+	void *arg;
+	uint32_t *off;			/* of type id i (1-based) in types */
+	uint32_t n, cap;		/* ids walked so far; room in off */
+	uint32_t next;			/* where the record after id n starts */
+	bool broken;			/* a record overran its section, or a read failed */
+};
+
+/*
+ * At least the first end bytes of w (clamped to its length), doubling what is
+ * read: Debian's task_struct is type 112-192 and its ret_stack resolves within
+ * the first 34 KiB of 2.5-2.9 MiB of types, so the walk reads 64 KiB and the
+ * first 8 KiB of the strings, where reading all of /sys/kernel/btf/vmlinux
+ * (4.3 MiB, a page per read) took 45-59 ms under TCG (debian-6.1).
+ */
+static bool btf_need(struct btf_view *v, struct btf_win *w, uint64_t end)
+{
+	uint32_t want;
+	uint8_t *nb;
+
+	if (end > w->len)
+		end = w->len;
+	if (end <= w->have)
+		return true;
+	if (!v->rd)
+		return false;
+	want = w->have ? w->have : 4096;
+	while (want < end)
+		want = want > w->len / 2 ? w->len : want * 2;
+	if (want > w->len)
+		want = w->len;
+	nb = realloc(w->buf, want);
+	if (!nb)
+		return false;
+	w->buf = nb;
+	w->p = nb;
+	if (v->rd(v->arg, w->at + w->have, nb + w->have, want - w->have))
+		return false;
+	w->have = want;
+	return true;
+}
 
 /* A type record's length: 12 bytes and what its kind appends (include/uapi/linux/btf.h). */
 static int64_t btf_rec_len(const uint8_t *t)
@@ -752,20 +842,52 @@ static int64_t btf_rec_len(const uint8_t *t)
 	return -1;
 }
 
-static bool btf_name_is(const struct btf_view *v, uint32_t off, const char *name)
+/* One more type walked (its record read whole): false at the end or when broken. */
+static bool btf_walk(struct btf_view *v)
+{
+	uint32_t o = v->next, *no;
+	int64_t l;
+
+	if (v->broken || o + 12 > v->types.len)
+		return false;
+	if (v->n + 1 >= v->cap) {
+		no = realloc(v->off, (v->cap * 2 + 2) * sizeof(*no));
+		if (!no)
+			goto broken;
+		v->off = no;
+		v->cap = v->cap * 2 + 2;
+	}
+	if (!btf_need(v, &v->types, (uint64_t)o + 12))
+		goto broken;
+	l = btf_rec_len(v->types.p + o);
+	if (l < 0 || o + l > v->types.len || !btf_need(v, &v->types, (uint64_t)o + l))
+		goto broken;
+	v->off[++v->n] = o;
+	v->next = o + (uint32_t)l;
+	return true;
+broken:
+	v->broken = true;
+	return false;
+}
+
+static bool btf_name_is(struct btf_view *v, uint32_t off, const char *name)
 {
 	size_t n = strlen(name);
 
-	return off < v->strs_len && v->strs_len - off > n && !memcmp(v->strs + off, name, n + 1);
+	return off < v->strs.len && v->strs.len - off > n &&
+	       btf_need(v, &v->strs, (uint64_t)off + n + 1) && !memcmp(v->strs.p + off, name, n + 1);
 }
 
-static const uint8_t *btf_type(const struct btf_view *v, uint32_t id)
+/* Type id's record, valid until the next call (the prefix may move). */
+static const uint8_t *btf_type(struct btf_view *v, uint32_t id)
 {
-	return id && id <= v->n ? v->types + v->off[id] : NULL;
+	while (id > v->n && btf_walk(v))
+		;
+	return id && id <= v->n ? v->types.p + v->off[id] : NULL;
 }
 
 /* Past typedefs and qualifiers. */
-static const uint8_t *btf_skip(const struct btf_view *v, const uint8_t *t)
+static const uint8_t *btf_skip(struct btf_view *v, const uint8_t *t)
 {
 	for (int i = 0; t && i < 16; i++) {
 		uint32_t kind = (le32(t + 4) >> 24) & 0x1f;
@@ -778,69 +900,89 @@ static const uint8_t *btf_skip(const struct btf_view *v, const uint8_t *t)
 	return NULL;
 }
 
-int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes)
+/* What ret_stack (of type id) points to. */
+static int btf_ret_stack_type(struct btf_view *v, uint32_t id, enum fgt_stack_src *src,
+			      uint32_t *bytes)
 {
-	const uint8_t *b = btf, *t;
-	struct btf_view v = {};
-	uint32_t hdr, cap;
-	int ret = -1;
+	const uint8_t *mt = btf_skip(v, btf_type(v, id));
+
+	if (!mt || ((le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+		return -1;
+	mt = btf_skip(v, btf_type(v, le32(mt + 8)));
+	if (!mt)
+		return -1;
+	if (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT) {
+		*src = FGT_STACK_KMALLOC_ARRAY;
+		*bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
+	} else {
+		*src = FGT_STACK_KMALLOC;
+		*bytes = FGT_SHADOW_STACK_SIZE;
+	}
+	return 0;
+}
+
+/* The first struct task_struct, its ret_stack member. */
+static int btf_find(struct btf_view *v, enum fgt_stack_src *src, uint32_t *bytes)
+{
+	for (uint32_t id = 1; btf_type(v, id); id++) {
+		uint32_t o = v->off[id], info = le32(v->types.p + o + 4);
+
+		if (((info >> 24) & 0x1f) != BTF_STRUCT ||
+		    !btf_name_is(v, le32(v->types.p + o), "task_struct"))
+			continue;
+		/* members by offset: resolving a type may move the prefix */
+		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12)
+			if (btf_name_is(v, le32(v->types.p + m), "ret_stack"))
+				return btf_ret_stack_type(v, le32(v->types.p + m + 4), src, bytes);
+		return -1;	/* task_struct without ret_stack: no fgraph */
+	}
+	return -1;
+}
+
+static int btf_ret_stack(struct btf_view *v, const uint8_t *b, uint64_t len,
+			 enum fgt_stack_src *src, uint32_t *bytes)
+{
+	uint32_t hdr;
+	int ret;
 
 	if (len < 24 || b[0] != 0x9f || b[1] != 0xeb || b[2] != 1)
 		return -1;
 	hdr = le32(b + 4);
 	if ((uint64_t)hdr + le32(b + 8) + le32(b + 12) > len || (uint64_t)hdr + le32(b + 16) + le32(b + 20) > len)
 		return -1;
-	v.types = b + hdr + le32(b + 8);
-	v.types_len = le32(b + 12);
-	v.strs = b + hdr + le32(b + 16);
-	v.strs_len = le32(b + 20);
-	cap = v.types_len / 12 + 2;
-	v.off = malloc(cap * sizeof(*v.off));
-	if (!v.off)
-		return -1;
-	for (uint32_t o = 0; o + 12 <= v.types_len && v.n + 1 < cap;) {
-		int64_t l = btf_rec_len(v.types + o);
-
-		if (l < 0 || o + l > v.types_len)
-			goto out;
-		v.off[++v.n] = o;
-		o += (uint32_t)l;
+	v->types.at = (uint64_t)hdr + le32(b + 8);
+	v->types.len = le32(b + 12);
+	v->strs.at = (uint64_t)hdr + le32(b + 16);
+	v->strs.len = le32(b + 20);
+	if (!v->rd) {
+		v->types.p = b + v->types.at;
+		v->strs.p = b + v->strs.at;
+		v->types.have = v->types.len;
+		v->strs.have = v->strs.len;
 	}
-	for (uint32_t id = 1; id <= v.n; id++) {
-		const uint8_t *m;
-		uint32_t info;
-
-		t = btf_type(&v, id);
-		info = le32(t + 4);
-		if (((info >> 24) & 0x1f) != BTF_STRUCT || !btf_name_is(&v, le32(t), "task_struct"))
-			continue;
-		m = t + 12;
-		for (uint32_t k = 0; k < (info & 0xffff); k++, m += 12) {
-			const uint8_t *mt;
-
-			if (!btf_name_is(&v, le32(m), "ret_stack"))
-				continue;
-			mt = btf_skip(&v, btf_type(&v, le32(m + 4)));
-			if (!mt || ((le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
-				goto out;
-			mt = btf_skip(&v, btf_type(&v, le32(mt + 8)));
-			if (!mt)
-				goto out;
-			if (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT) {
-				*src = FGT_STACK_KMALLOC_ARRAY;
-				*bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
-			} else {
-				*src = FGT_STACK_KMALLOC;
-				*bytes = FGT_SHADOW_STACK_SIZE;
-			}
-			ret = 0;
-			goto out;
-		}
-		break;	/* task_struct without ret_stack: no fgraph */
-	}
-out:
-	free(v.off);
+	ret = btf_find(v, src, bytes);
+	free(v->off);
+	free(v->types.buf);
+	free(v->strs.buf);
 	return ret;
+}
+
+int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes)
+{
+	struct btf_view v = {};
+
+	return btf_ret_stack(&v, btf, len, src, bytes);
+}
+
+int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, enum fgt_stack_src *src,
+			   uint32_t *bytes)
+{
+	struct btf_view v = { .rd = rd, .arg = arg };
+	uint8_t hdr[24];
+
+	if (len < sizeof(hdr) || rd(arg, 0, hdr, sizeof(hdr)))
+		return -1;
+	return btf_ret_stack(&v, hdr, len, src, bytes);
 }
 
 /* ---- what kernel a file is ----------------------------------------------------- */

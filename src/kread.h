@@ -70,17 +70,20 @@ int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi
 /* The kernel's own kallsyms tables, read from its memory (kcore). */
 struct fgt_kmem;
 
+/*
+ * Read the tables VMCOREINFO points at and, in one pass over the names,
+ * idx[i]: the symbol named names[i] (a text one if several), -1 if none.
+ * NULL with msg when they are not tables we know.
+ */
 struct fgt_kmem *fgt_kmem_open(const struct fgt_kimage *im, const struct fgt_vmcoreinfo *vi,
-			       char *msg, size_t len);
+			       const char *const *names, size_t n, long *idx, char *msg, size_t len);
 void fgt_kmem_free(struct fgt_kmem *km);
 uint32_t fgt_kmem_count(const struct fgt_kmem *km);
-/* idx[i]: the symbol named names[i] (a text one if several), -1 if none: one
- * pass over the names. 0, or -1 if the names do not parse. */
-int fgt_kmem_find(struct fgt_kmem *km, const char *const *names, size_t n, long *idx);
 /* The symbol whose range holds addr (a text one among aliases), -1 if none. */
 long fgt_kmem_at(struct fgt_kmem *km, uint64_t addr);
-/* Symbol i, and the next symbol at a higher address (its end), as kallsyms lines. */
-void fgt_kmem_emit(struct fgt_kmem *km, long i, FILE *f);
+/* Symbol i, and the next symbol at a higher address (its end), into out:
+ * how many (0-2), their names malloc()ed. */
+int fgt_kmem_syms(struct fgt_kmem *km, long i, struct fgt_ksym out[2]);
 
 /* Open /proc/kcore (path NULL) or a fake for tests. 0, or an FGT_SW_* with msg. */
 int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, size_t len);
@@ -90,6 +93,14 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, char *msg, siz
 int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
 			const char *name, char *msg, size_t len);
 void fgt_kimage_close(struct fgt_kimage *im);
+
+/* What this process read from files read on demand (/proc/kcore): reads and
+ * bytes, for the answer's profile (-v). */
+struct fgt_kio {
+	unsigned long reads;
+	uint64_t bytes;
+};
+extern struct fgt_kio fgt_kio;
 
 /* Read len bytes at a kernel virtual address: 0 or -errno (-EFAULT: not mapped). */
 int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_t len);
@@ -106,11 +117,22 @@ struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char 
  * task_struct::ret_stack from raw BTF (a .BTF section, /sys/kernel/btf/vmlinux):
  * a pointer to a struct (the old frame array, up to 6.10: *bytes is
  * FGT_RETFUNC_DEPTH times that struct's size) or to unsigned long (4096-byte
- * stacks). One pass over the types, no libbpf: parsing all of Debian 6.12's
- * BTF with libbpf took 0.1 s of the answer's 0.13 s under qemu TCG.
+ * stacks). One pass over the types up to task_struct and what ret_stack
+ * points to, no libbpf: parsing all of Debian 6.12's BTF with libbpf took
+ * 0.1 s of the answer's 0.13 s under qemu TCG.
  * 0, or -1 when the BTF is broken or has no such member.
  */
 int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes);
+/* Reads len bytes at off of the BTF into buf: 0, or -1. */
+typedef int (*fgt_btf_read_fn)(void *arg, uint64_t off, void *buf, size_t len);
+/*
+ * The same from a BTF of len bytes read through rd, only as far as the answer
+ * needs (the types up to the ones it resolves, the strings up to their names):
+ * /sys/kernel/btf/vmlinux gives a page per read, and all of it took most of
+ * the answer's time under TCG.
+ */
+int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, enum fgt_stack_src *src,
+			   uint32_t *bytes);
 
 /* A file image's GNU build ID (hex, from its notes) and release (from
  * linux_banner, "Linux version R ..."), "" where absent. */

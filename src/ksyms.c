@@ -138,15 +138,19 @@ static uint32_t hash_fold(uint64_t h)
 	return (uint32_t)(h ^ h >> 32);
 }
 
-static uint32_t name_hash(const char *s)
+static uint32_t name_hash_len(const char *s, size_t len)
 {
-	size_t len = strlen(s);
 	uint64_t h = 0, w = 0;
 
 	for (; len >= 8; s += 8, len -= 8)
 		h = hash_mix(h, load8(s));
 	memcpy(&w, s, len);
 	return hash_fold(hash_mix(h, w));
+}
+
+static uint32_t name_hash(const char *s)
+{
+	return name_hash_len(s, strlen(s));
 }
 
 /* Large blocks are mmap()ed: realloc() moves them with mremap(), no copy, and
@@ -489,29 +493,25 @@ static void build_free(struct ks_build *b)
 	memset(b, 0, sizeof(*b));
 }
 
-struct fgt_ksyms *fgt_ksyms_load_file(FILE *f)
+/* The table from what was read (or made): sorted, indexed; b is freed. */
+static struct fgt_ksyms *finish(struct ks_build *b, int err)
 {
-	struct fgt_ksyms *ks = calloc(1, sizeof(*ks));
-	struct ks_build b = {};
+	struct fgt_ksyms *ks = err ? NULL : calloc(1, sizeof(*ks));
 	uint32_t *hash = NULL;
-	int err;
 
-	if (!ks) {
+	if (!err && !ks)
 		err = -ENOMEM;
-		goto cleanup;
-	}
-	err = read_lines(&b, f);
 	if (err)
 		goto cleanup;
-	ks->n = b.n;
-	ks->have_addrs = b.have_addrs;
-	ks->names = fit(b.names, b.names_len);
-	b.names = NULL;
-	err = sort_by_addr(ks, &b, &hash);
+	ks->n = b->n;
+	ks->have_addrs = b->have_addrs;
+	ks->names = fit(b->names, b->names_len);
+	b->names = NULL;
+	err = sort_by_addr(ks, b, &hash);
 	if (err)
 		goto cleanup;
 	/* the file-order arrays go before the index is built: they do not stack */
-	build_free(&b);
+	build_free(b);
 	err = index_names(ks, &hash);
 	if (err)
 		goto cleanup;
@@ -519,7 +519,7 @@ struct fgt_ksyms *fgt_ksyms_load_file(FILE *f)
 	if (!ks->chunks)
 		err = -ENOMEM;
 cleanup:
-	build_free(&b);
+	build_free(b);
 	free(hash);
 	if (err) {
 		fgt_ksyms_free(ks);
@@ -527,6 +527,31 @@ cleanup:
 		return NULL;
 	}
 	return ks;
+}
+
+struct fgt_ksyms *fgt_ksyms_load_file(FILE *f)
+{
+	struct ks_build b = {};
+
+	return finish(&b, read_lines(&b, f));
+}
+
+struct fgt_ksyms *fgt_ksyms_from(const struct fgt_ksym *syms, size_t n)
+{
+	struct ks_build b = {};
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		const char *name = syms[i].name;
+		size_t len = 0;
+
+		/* what parse_line() would take of the line "addr type name" */
+		while ((unsigned char)name[len] > ' ')
+			len++;
+		if (len && (unsigned char)syms[i].type > ' ')
+			err = add_sym(&b, syms[i].addr, syms[i].type, name, len, name_hash_len(name, len));
+	}
+	return finish(&b, err);
 }
 
 struct fgt_ksyms *fgt_ksyms_load(const char *path)

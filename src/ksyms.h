@@ -19,6 +19,13 @@ struct fgt_ksyms;
 /* Parse a kallsyms-format file (path, or NULL for /proc/kallsyms). NULL + errno on error. */
 struct fgt_ksyms *fgt_ksyms_load(const char *path);
 struct fgt_ksyms *fgt_ksyms_load_file(FILE *f);
+/*
+ * The same from symbols in memory (name, addr and type; size is worked out),
+ * as from their kallsyms lines in that order: for a few symbols, no printf()
+ * and parse round trip (its first run under TCG cost 4-11 ms, mostly
+ * translating stdio's code).
+ */
+struct fgt_ksyms *fgt_ksyms_from(const struct fgt_ksym *syms, size_t n);
 void fgt_ksyms_free(struct fgt_ksyms *ks);
 /* False when every address reads 0 (kptr_restrict, not root). */
 bool fgt_ksyms_have_addrs(const struct fgt_ksyms *ks);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "kread.h"
+#include "log.h"
 #include "static_check.h"
 
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
@@ -58,7 +59,41 @@ struct ctx {
 	size_t nr_sel, cap_sel;
 	int kcore_why;			/* why kcore could not be opened, 0 if it was */
 	char kcore_msg[200];
+	/* the profile (-v): each step's name and when it ended */
+	const char *lap_what[16];
+	double lap_t[16];
+	unsigned int nr_laps;
 };
+
+/*
+ * A step ends: its time is noted, and formatted only for -v once the answer's
+ * time is taken (snprintf("%.1f") in the timed path ran glibc's float
+ * formatting for the first time there: its translation under TCG went into
+ * the first answer after boot).
+ */
+static void lap(struct ctx *c, const char *what)
+{
+	if (c->nr_laps < sizeof(c->lap_t) / sizeof(c->lap_t[0])) {
+		c->lap_what[c->nr_laps] = what;
+		c->lap_t[c->nr_laps++] = now_ms();
+	}
+}
+
+/* "kcore 0.9, vmcoreinfo 3.2, ...": each step's time since the one before. */
+static void laps_text(const struct ctx *c, double t0, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < c->nr_laps && o < len; i++) {
+		int n = snprintf(buf + o, len - o, "%s%s %.1f", i ? ", " : "", c->lap_what[i],
+				 c->lap_t[i] - (i ? c->lap_t[i - 1] : t0));
+
+		if (n < 0)
+			break;
+		o += (size_t)n;
+	}
+}
 
 /* ---- the running kernel's symbols from kcore (VMCOREINFO) ------------------- */
 
@@ -84,21 +119,18 @@ static void select_sym(struct ctx *c, long i)
 /* The symbols taken so far as a table (each with the next one, for its size). */
 static int kmem_table(struct ctx *c)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	struct fgt_ksym *syms = calloc(2 * c->nr_sel + 1, sizeof(*syms));
+	size_t n = 0;
 
-	if (!f)
+	if (!syms)
 		return -1;
 	for (size_t k = 0; k < c->nr_sel; k++)
-		fgt_kmem_emit(c->km, c->sel[k], f);
-	fclose(f);
+		n += (size_t)fgt_kmem_syms(c->km, c->sel[k], syms + n);
 	fgt_ksyms_free(c->ks_owned);
-	f = fmemopen(text, len ? len : 1, "r");
-	c->ks_owned = f ? fgt_ksyms_load_file(f) : NULL;
-	if (f)
-		fclose(f);
-	free(text);
+	c->ks_owned = fgt_ksyms_from(syms, n);
+	for (size_t k = 0; k < n; k++)
+		free((char *)syms[k].name);
+	free(syms);
 	c->ks = c->ks_owned;
 	return c->ks ? 0 : -1;
 }
@@ -138,26 +170,30 @@ static int kmem_symbols(struct ctx *c)
 	size_t n;
 
 	c->kcore_why = fgt_kimage_open_kcore(&c->im, c->o->kcore, c->kcore_msg, sizeof(c->kcore_msg));
+	lap(c, "kcore");
 	if (c->kcore_why)
 		return 1;
 	c->have_im = true;
 	snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
 	if (fgt_kimage_vmcoreinfo(&c->im, &vi))
 		return 1;	/* before 6.0: no kallsyms tables in VMCOREINFO */
+	lap(c, "vmcoreinfo");
 	snprintf(r->release, sizeof(r->release), "%s", vi.osrelease);
 	snprintf(r->build_id, sizeof(r->build_id), "%s", vi.build_id);
-	c->km = fgt_kmem_open(&c->im, &vi, msg, sizeof(msg));
-	if (!c->km)
-		return 1;
 	n = wanted(names, buf, sizeof(names) / sizeof(names[0]));
-	if (fgt_kmem_find(c->km, names, n, idx))
+	c->km = fgt_kmem_open(&c->im, &vi, names, n, idx, msg, sizeof(msg));
+	lap(c, "tables");
+	if (!c->km) {
+		log_info("static: the kallsyms tables in kernel memory: %s; reading /proc/kallsyms", msg);
 		return 1;
+	}
 	for (size_t i = 0; i < n; i++)
 		select_sym(c, idx[i]);
 	snprintf(r->symbols, sizeof(r->symbols), "the kallsyms tables in kernel memory "
 		 "(VMCOREINFO; %u symbols)", fgt_kmem_count(c->km));
 	if (kmem_table(c))
 		return fail(r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	lap(c, "table");
 	return 0;
 }
 
@@ -207,30 +243,74 @@ static void *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* The BTF file: pread, a page at a time from sysfs (kernfs gives no more). */
+static int btf_pread(void *arg, uint64_t off, void *buf, size_t len)
+{
+	int fd = *(int *)arg;
+	size_t n = 0;
+	ssize_t got;
+
+	while (n < len) {
+		got = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
+		if (got <= 0)
+			return -1;
+		n += (size_t)got;
+	}
+	return 0;
+}
+
+/* task_struct::ret_stack from a BTF file, read only as far as needed. */
+static int btf_file(const char *path, struct fgt_static_kernel *k, bool *found)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int err = -1;
+
+	*found = fd >= 0;
+	if (fd < 0)
+		return -1;
+	/* sysfs gives /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF */
+	if (!fstat(fd, &st) && st.st_size > 0) {
+		err = fgt_btf_ret_stack_read(btf_pread, &fd, (uint64_t)st.st_size, &k->stack_src,
+					     &k->shadow_bytes);
+	} else {
+		size_t len = 0;
+		void *raw = slurp(path, &len);
+
+		*found = raw != NULL;
+		if (raw)
+			err = fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes);
+		free(raw);
+	}
+	close(fd);
+	return err;
+}
+
 /* Where shadow stacks come from: the cache (6.13+), else BTF decides. */
 static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 {
 	const void *raw = NULL;
-	void *owned = NULL;
 	size_t len = 0;
+	bool found;
 	int err;
 
 	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
 		k->stack_src = FGT_STACK_CACHE;
 		return 0;
 	}
-	if (c->o->kernel)
+	if (c->o->kernel) {
 		raw = fgt_kimage_section(&c->im, ".BTF", &len);
-	else
-		raw = owned = slurp(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &len);
-	if (!raw) {
+		found = raw != NULL;
+		err = raw ? fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes) : -1;
+	} else {
+		err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", k, &found);
+	}
+	if (!found) {
 		fail(c->r, FGT_SW_NO_BTF, "no fgraph_stack_cachep, so shadow stacks are kmalloc()ed, "
 		     "and their size needs the kernel's BTF, which %s has not",
 		     c->o->kernel ? c->o->kernel : "this kernel");
 		return -1;
 	}
-	err = fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes);
-	free(owned);
 	if (err)
 		fail(c->r, FGT_SW_SHAPE, "no task_struct::ret_stack pointer in the BTF: not a "
 		     "shadow stack we know");
@@ -385,18 +465,32 @@ enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 	struct fgt_static_code code = {};
 	struct fgt_static_kernel k = {};
 	double t0 = now_ms();
+	struct fgt_kio io0 = fgt_kio;
 
 	memset(r, 0, sizeof(*r));
 	c.im.fd = -1;
-	if (!symbols(&c) && !find_code(&c, &code) && (!c.km || !kmem_refs(&c, &code))) {
+	if (!symbols(&c) && (lap(&c, "symbols"), !find_code(&c, &code)) &&
+	    (lap(&c, "text"), !c.km || !kmem_refs(&c, &code))) {
+		if (c.km)
+			lap(&c, "refs");
 		k.ks = c.ks;
 		if (!stack_source(&c, &k)) {
+			lap(&c, k.stack_src == FGT_STACK_CACHE ? "source" : "btf");
 			if (o->code_cb)
 				o->code_cb(&code, &k, o->code_arg);
 			fgt_static_decode(&code, &k, r);
+			lap(&c, "decode");
 		}
 	}
 	r->ms = now_ms() - t0;
+	if (fgt_verbose >= 1) {
+		char laps[400];
+
+		laps_text(&c, t0, laps, sizeof(laps));
+		log_info("static: %.1f ms (%s); %lu reads of %s, %llu bytes", r->ms, laps,
+			 fgt_kio.reads - io0.reads, r->source[0] ? r->source : "-",
+			 (unsigned long long)(fgt_kio.bytes - io0.bytes));
+	}
 	if (c.have_im)
 		fgt_kimage_close(&c.im);
 	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)

@@ -27,6 +27,7 @@
 #include "exit_codes.h"
 #include "json_writer.h"
 #include "kread.h"
+#include "log.h"
 #include "static_check.h"
 
 struct rec {
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
 		{ "replay", required_argument, NULL, 'R' },
 		{ "make-kcore", required_argument, NULL, 'K' },
 		{ "dump-symbols", required_argument, NULL, 'D' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -167,7 +169,7 @@ int main(int argc, char **argv)
 	bool json = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "k:m:jBr:n:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:m:jBr:n:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'k': o.kernel = optarg; break;
 		case 'm': o.system_map = optarg; break;
@@ -181,9 +183,10 @@ int main(int argc, char **argv)
 		case 'R': replay_path = optarg; break;
 		case 'K': core_path = optarg; break;
 		case 'D': dump_path = optarg; break;
+		case 'v': fgt_verbose++; break;
 		default:
 			fprintf(stderr, "usage: fgt-static [--kernel FILE [--system-map FILE]] [--json] "
-				"[--no-bpf] [--record FILE --name NAME]\n");
+				"[--no-bpf] [--record FILE --name NAME] [-v]\n");
 			return c == 'h' ? 0 : FGT_CHECK_UNKNOWN;
 		}
 	}

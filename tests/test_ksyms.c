@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -407,6 +408,58 @@ static void test_large_pfx(void **state)
 	free(text);
 }
 
+/* From symbols in memory: the same table as from their lines. */
+static void test_from_syms(void **state)
+{
+	struct fgt_ksyms *ks, *want = load(kallsyms);
+	struct fgt_ksym in[32];
+	char line[256], name[128];
+	const char *p = kallsyms;
+	size_t n = 0;
+
+	assert_non_null(want);
+	while (*p && n < sizeof(in) / sizeof(in[0])) {
+		unsigned long long a;
+		char t;
+		size_t l = strcspn(p, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)l, p);
+		p += l + (p[l] == '\n');
+		if (sscanf(line, "%llx %c %127s", &a, &t, name) != 3)
+			continue;
+		in[n++] = (struct fgt_ksym){ .name = strdup(name), .addr = a, .type = t };
+	}
+	ks = fgt_ksyms_from(in, n);
+	assert_non_null(ks);
+	assert_int_equal(fgt_ksyms_count(ks), fgt_ksyms_count(want));
+	for (size_t i = 0; i < n; i++) {
+		const struct fgt_ksym *a = fgt_ksyms_by_name(ks, in[i].name);
+		const struct fgt_ksym *b = fgt_ksyms_by_name(want, in[i].name);
+
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_int_equal(a->addr, b->addr);
+		assert_int_equal(a->size, b->size);
+		assert_int_equal(a->type, b->type);
+		assert_int_equal(fgt_ksyms_by_addr(ks, in[i].addr + 1) != NULL,
+				 fgt_ksyms_by_addr(want, in[i].addr + 1) != NULL);
+	}
+	/* a name stops where a line's would; nothing of a blank one */
+	free((char *)in[0].name);
+	free((char *)in[1].name);
+	in[0].name = "with space";
+	in[1].name = "";
+	fgt_ksyms_free(ks);
+	ks = fgt_ksyms_from(in, 2);
+	assert_non_null(ks);
+	assert_int_equal(fgt_ksyms_count(ks), 1);
+	assert_non_null(fgt_ksyms_by_name(ks, "with"));
+	fgt_ksyms_free(ks);
+	fgt_ksyms_free(want);
+	for (size_t i = 2; i < n; i++)
+		free((char *)in[i].name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_large_pfx),
+		cmocka_unit_test(test_from_syms),
 	};
 
 	return cmocka_run_group_tests_name("ksyms", tests, NULL, NULL);

@@ -433,6 +433,131 @@ static void test_running_bad(void **state)
 	}
 }
 
+/* ---- BTF: task_struct::ret_stack, read as far as needed ---------------------- */
+
+struct blob {
+	uint8_t b[64 << 10];
+	size_t len;
+	size_t read;		/* bytes the reader was asked for */
+};
+
+static void put32(struct blob *x, size_t at, uint32_t v)
+{
+	memcpy(x->b + at, &v, sizeof(v));
+}
+
+/* type record: name, info (kind << 24 | vlen), size or type */
+static void rec3(struct blob *x, size_t *o, uint32_t name, uint32_t kind, uint32_t vlen, uint32_t st)
+{
+	put32(x, *o, name);
+	put32(x, *o + 4, kind << 24 | vlen);
+	put32(x, *o + 8, st);
+	*o += 12;
+}
+
+/*
+ * unsigned long (1), struct ftrace_ret_stack of 32 bytes (2), a pointer to
+ * target (3), task_struct { pid; ret_stack; } (4), then pad INTs: the answer
+ * is in the first types, as in Debian's BTF.
+ */
+static void make_btf(struct blob *x, uint32_t target, unsigned int pad)
+{
+	static const char strs[] = "\0unsigned long\0ftrace_ret_stack\0task_struct\0pid\0ret_stack";
+	size_t o = 24, types = 24;
+	enum { S_UL = 1, S_FRS = 15, S_TS = 32, S_PID = 44, S_RS = 48 };
+
+	memset(x, 0, sizeof(*x));
+	rec3(x, &o, S_UL, 1, 0, 8);
+	put32(x, o, 64);
+	o += 4;
+	rec3(x, &o, S_FRS, 4, 0, 32);
+	rec3(x, &o, 0, 2, 0, target);
+	rec3(x, &o, S_TS, 4, 2, 9000);
+	/* members: name, type, bit offset */
+	put32(x, o, S_PID);
+	put32(x, o + 4, 1);
+	put32(x, o + 8, 0);
+	put32(x, o + 12, S_RS);
+	put32(x, o + 16, 3);
+	put32(x, o + 20, 64);
+	o += 24;
+	for (unsigned int i = 0; i < pad; i++) {
+		rec3(x, &o, S_UL, 1, 0, 8);
+		put32(x, o, 64);
+		o += 4;
+	}
+	memcpy(x->b + o, strs, sizeof(strs));
+	x->b[0] = 0x9f;
+	x->b[1] = 0xeb;
+	x->b[2] = 1;
+	put32(x, 4, 24);
+	put32(x, 8, 0);
+	put32(x, 12, (uint32_t)(o - types));
+	put32(x, 16, (uint32_t)(o - types));
+	put32(x, 20, sizeof(strs));
+	x->len = o + sizeof(strs);
+}
+
+static int blob_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	struct blob *x = arg;
+
+	if (off > x->len || len > x->len - off)
+		return -1;
+	memcpy(buf, x->b + off, len);
+	x->read += len;
+	return 0;
+}
+
+static void btf_both(struct blob *x, int want, enum fgt_stack_src src, uint32_t bytes)
+{
+	enum fgt_stack_src s = 0;
+	uint32_t n = 0;
+
+	assert_int_equal(fgt_btf_ret_stack(x->b, x->len, &s, &n), want);
+	if (!want) {
+		assert_int_equal(s, src);
+		assert_int_equal(n, bytes);
+	}
+	s = 0;
+	n = 0;
+	x->read = 0;
+	assert_int_equal(fgt_btf_ret_stack_read(blob_read, x, x->len, &s, &n), want);
+	if (!want) {
+		assert_int_equal(s, src);
+		assert_int_equal(n, bytes);
+	}
+}
+
+static void test_btf(void **state)
+{
+	static struct blob x;
+
+	/* a struct: the frame array of up to 6.10 */
+	make_btf(&x, 2, 3000);
+	btf_both(&x, 0, FGT_STACK_KMALLOC_ARRAY, FGT_RETFUNC_DEPTH * 32);
+	/* the types before the answer's, and the strings up to its names: no more */
+	assert_true(x.read < 8192 + 4096 + 24);
+	assert_true(x.len > 40000);
+	/* unsigned long: the 4096-byte stacks */
+	make_btf(&x, 1, 10);
+	btf_both(&x, 0, FGT_STACK_KMALLOC, FGT_SHADOW_STACK_SIZE);
+	/* a pointer to what is not there, or no pointer at all */
+	make_btf(&x, 99999, 10);
+	btf_both(&x, -1, 0, 0);
+	make_btf(&x, 2, 10);
+	put32(&x, 24 + 16 + 12 * 3 + 12 + 4, 0);	/* ret_stack's type: void */
+	btf_both(&x, -1, 0, 0);
+	/* the types end inside task_struct's members */
+	make_btf(&x, 2, 0);
+	put32(&x, 12, 16 + 12 * 3 + 12);
+	btf_both(&x, -1, 0, 0);
+	/* not BTF */
+	make_btf(&x, 2, 0);
+	x.b[0] = 0;
+	btf_both(&x, -1, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_bzimage_bad),
 		cmocka_unit_test(test_running),
 		cmocka_unit_test(test_running_bad),
+		cmocka_unit_test(test_btf),
 	};
 
 	return cmocka_run_group_tests_name("static_read", tests, setup, teardown);

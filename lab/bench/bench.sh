@@ -2,7 +2,7 @@
 # `make bench`: the benchmarks, one part after the other (the machine's cores
 # are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer)
+#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer static)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
 #   BENCH_PARTS=scale lab/bench/bench.sh the series' own scale (long: see below)
 #
@@ -13,6 +13,9 @@
 #             wall clock beside it)
 #   perturb   how much fgraphtop slows the activation down, U = 10k, 30k (icount)
 #   consumer  the consumer natively on this host (build/bench/fgt-consumer-bench)
+#   static    check --static's own time (static.ms) on every lab kernel built,
+#             BENCH_STATIC_N answers in a row from boot (the first pays for cold
+#             caches and, under TCG, for translating the code it runs)
 #   scale     first activation at U = 50k..400k (BENCH_SCALE_US), one guest per
 #             kernel and U, memory sized for U; resumable: a (kernel, U) whose raw
 #             result is there with status 0 is not run again (BENCH_SCALE_REDO=1:
@@ -22,7 +25,7 @@
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
 # BENCH_ICOUNT (the cost part's icount shift, default 0), BENCH_ICOUNT_CPU (its
 # qemu -cpu, default max,-erms,-fsrm), BENCH_PERTURB_US,
-# BENCH_PERTURB_REPS,
+# BENCH_PERTURB_REPS, BENCH_STATIC_N (default 5),
 # BENCH_SCALE_KB (guest KiB per parked thread, default 32), BENCH_SCALE_KERNELS,
 # FGT_ACCEL (as lab/run.sh),
 # BENCH_COMMIT (what to record as the commit, for a run from an exported tree).
@@ -55,7 +58,7 @@ fi
 CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-PARTS=${BENCH_PARTS:-fix cost perturb consumer}
+PARTS=${BENCH_PARTS:-fix cost perturb consumer static}
 # qemu's icount shift for the cost part: 0, one instruction per guest ns, the
 # fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
 # time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
@@ -79,6 +82,7 @@ part_of() {	# RAW FILE NAME
 	cost-*) echo cost ;;
 	perturb-*) echo perturb ;;
 	consumer*) echo consumer ;;
+	static-*) echo static ;;
 	scale-*) echo scale ;;
 	*) echo other ;;
 	esac
@@ -177,7 +181,18 @@ if has_part consumer; then
 		status=1
 	fi
 fi
-# 5. The series' scale: one guest per kernel and U, the biggest ones alone.
+# 5. check --static's time, on every kernel the lab has built (one guest each).
+if has_part static; then
+	for k in $(lab/kernels.sh list); do
+		d=$(lab/kernels.sh path "$k" 2> /dev/null) || d=
+		if [ ! -f "$d/bzImage" ]; then
+			echo "bench: static-$k: not built (lab/kernels.sh ensure $k)" >&2
+			continue
+		fi
+		run "static-$k" -k "$k" -s static-time -m 2048 -t 900 -- "N=${BENCH_STATIC_N:-5}"
+	done
+fi
+# 6. The series' scale: one guest per kernel and U, the biggest ones alone.
 scale_done() {	# FILE: a finished run with status 0
 	[ -s "$1" ] && jq -e 'select(.type == "run") | .status == 0' "$1" 2>/dev/null | grep -q true
 }

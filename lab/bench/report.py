@@ -44,6 +44,7 @@ def main():
     res["cost_wall"] = cost_part(raw.load("cost-wall-lab-stock"))
     res["perturbation"] = perturbation_part(raw.load("perturb-lab-stock") +
                                             raw.load("perturb-lab-fixed"))
+    res["static"] = static_part(raw)
     res["storm"] = next((x for x in raw.load("cost-lab-stock") if x.get("type") == "bench_storm"),
                         None)
     res["targets"] = targets(res)
@@ -99,7 +100,8 @@ def runs_of(raw):
     """Each guest run's record (kernel, accel, icount, seconds, status) and what failed."""
     runs, missing = {}, []
     names = [n for n in ("fix-lab-stock", "fix-lab-fixed", "cost-lab-stock", "cost-wall-lab-stock",
-                         "perturb-lab-stock", "perturb-lab-fixed")] + raw.names("scale-")
+                         "perturb-lab-stock", "perturb-lab-fixed")] + raw.names("scale-") + \
+        raw.names("static-")
     for name in names:
         r = [x for x in raw.load(name) if x.get("type") == "run"]
         runs[name] = r[-1] if r else None
@@ -317,6 +319,49 @@ def consumer_part(rows):
             "min_rate": min(s["rate_cpu"] for s in shapes)}
 
 
+# ---- check --static's time ------------------------------------------------------------
+
+STATIC_GOAL_MS = 100
+
+
+def static_part(raw):
+    """Per kernel: static.ms of each answer in a row from boot, the first apart (cold
+    caches; under TCG it also pays for translating the code it runs)."""
+    rows = []
+    for name in raw.names("static-"):
+        ms = [x["answer"]["static"]["ms"] for x in raw.load(name)
+              if x.get("type") == "time" and isinstance(x.get("answer"), dict)
+              and "ms" in (x["answer"].get("static") or {})]
+        if not ms:
+            continue
+        rows.append({"kernel": name[len("static-"):], "first": ms[0], "after": stats(ms[1:]),
+                     "all": stats(ms), "verdict": next(
+                         (x["answer"]["static"]["verdict"] for x in raw.load(name)
+                          if x.get("type") == "time" and isinstance(x.get("answer"), dict)), None)})
+    return rows
+
+
+def static_md(res):
+    rows = res.get("static") or []
+    L = ["## check --static's time", ""]
+    if not rows:
+        return L + ["Not run.", ""]
+    L += ["lab/scenarios/static-time.sh in a guest of each kernel (plain TCG, 2 vCPUs, wall "
+          "clock: noisy on a shared host): `fgraphtop check` answered from the code "
+          f"{rows[0]['all']['n']} times in a row from boot, each answer's own `static.ms` (src/"
+          "static_kernel.c, fgt_static_check: kcore, VMCOREINFO, the kallsyms tables, the text, "
+          "BTF, the decoder). The first answer after boot pays for cold caches and, under TCG, "
+          "for translating every piece of code it runs for the first time. "
+          "`fgraphtop check --static -v` prints each step's time.", "",
+          "| kernel | verdict | first, ms | after, median (min..max), ms |",
+          "| --- | --- | --- | --- |"]
+    for r in rows:
+        a = r["after"]
+        L.append(f"| {r['kernel']} | {r['verdict']} | {r['first']:.1f} | "
+                 + (f"{a['median']:.1f} ({a['min']:.1f}..{a['max']:.1f})" if a else "-") + " |")
+    return L + [""]
+
+
 # ---- 4. fgraphtop's cost (icount and wall) ----------------------------------------------
 
 def cost_part(rows):
@@ -476,6 +521,13 @@ def targets(res):
         t.append(target("consumer rate vs the series' 4.35 M/s", ">= 2x", con["min_rate"] / SERIES["rate"],
                         None, con["min_rate"] >= con["target_rate"], "x",
                         "records per CPU-second, slowest shape, median of repetitions"))
+    st = res.get("static") or []
+    if st:
+        worst = max(st, key=lambda r: r["all"]["max"])
+        t.append(target("check --static, every lab kernel, first answer included",
+                        f"< {STATIC_GOAL_MS} ms", worst["all"]["max"], None,
+                        all(r["all"]["max"] < STATIC_GOAL_MS for r in st), "ms",
+                        f"the slowest answer of all, {worst['kernel']} (static.ms, TCG wall clock)"))
     storm = res.get("storm")
     if storm:
         summ = storm.get("summary") or {}
@@ -577,6 +629,7 @@ def markdown(res):
     L += fix_md(res)
     L += scale_md(res)
     L += consumer_md(res)
+    L += static_md(res)
     L += cost_md(res)
     L += fidelity_md(res)
     L += reading_md(res)
@@ -660,6 +713,8 @@ def fmt_val(v, kind):
         return f"{v:.3f}"
     if kind == "x":
         return f"{v:.1f}x"
+    if kind == "ms":
+        return f"{v:.1f} ms"
     return "`" + json.dumps(v, separators=(",", ":")) + "`"
 
 
@@ -1082,7 +1137,7 @@ def how_md(res):
                  if n.startswith(("cost", "perturb")))
     fix_s = sum((r or {}).get("seconds") or 0 for n, r in res["runs"].items() if n.startswith("fix"))
     return ["## How to run", "",
-            f"`make bench` runs the default parts, fix, cost, perturb and consumer (here: fix "
+            f"`make bench` runs the default parts, fix, cost, perturb, consumer and static (here: fix "
             f"{fix_s / 60:.0f} min, cost and perturb {cost_s / 60:.0f} min of guest runs, consumer "
             "seconds); "
             f"`make bench BENCH_PARTS=scale` the scale part ({sc.get('seconds', 0) / 60:,.0f} min here; "
