@@ -46,6 +46,7 @@ struct fgt_ksyms {
 	char *names;			/* all names, NUL-terminated */
 	uint32_t *by_name;		/* symbol numbers by name hash, then text first, then address */
 	struct fgt_ksym **chunks;	/* [n / KS_CHUNK]: returned structs, made on first use */
+	size_t whole;			/* 0, or the kernel's count when this is a part of it */
 	bool have_addrs;
 };
 
@@ -600,7 +601,17 @@ bool fgt_ksyms_have_addrs(const struct fgt_ksyms *ks)
 
 size_t fgt_ksyms_count(const struct fgt_ksyms *ks)
 {
-	return ks ? ks->n : 0;
+	return !ks ? 0 : ks->whole ? ks->whole : ks->n;
+}
+
+void fgt_ksyms_set_whole(struct fgt_ksyms *ks, size_t n)
+{
+	ks->whole = n;
+}
+
+bool fgt_ksyms_is_part(const struct fgt_ksyms *ks)
+{
+	return ks && ks->whole;
 }
 
 bool fgt_ksyms_sane(const struct fgt_ksyms *ks, char *why, size_t len)

@@ -29,7 +29,20 @@ struct fgt_ksyms *fgt_ksyms_from(const struct fgt_ksym *syms, size_t n);
 void fgt_ksyms_free(struct fgt_ksyms *ks);
 /* False when every address reads 0 (kptr_restrict, not root). */
 bool fgt_ksyms_have_addrs(const struct fgt_ksyms *ks);
+/* The kernel's symbol count (for a part, the whole's). */
 size_t fgt_ksyms_count(const struct fgt_ksyms *ks);
+/*
+ * A part: a table of some of a kernel's n symbols, read from its own kallsyms
+ * tables (each with the next one, so sizes are the whole table's). Name
+ * lookups of those symbols, count and sane answer as the whole would;
+ * address lookups know only the part.
+ */
+void fgt_ksyms_set_whole(struct fgt_ksyms *ks, size_t n);
+bool fgt_ksyms_is_part(const struct fgt_ksyms *ks);
+/* The part of the running kernel's table holding names[0..n), read from its
+ * kallsyms tables through kcore (NULL: /proc/kcore); NULL where kcore cannot
+ * say (absent, masked, not root, before 6.0). src/ksyms_kcore.c */
+struct fgt_ksyms *fgt_ksyms_kcore(const char *kcore, const char *const *names, size_t n);
 /*
  * Does the table look like a whole kernel's? A masked (empty) or truncated
  * kallsyms must not pass for one that lacks a symbol: it needs _stext and

@@ -412,12 +412,96 @@ static void holders_start(struct fgt_session *s)
 		log_info("fgraphtop: cannot start the holders' reader: %s\n", strerror(errno));
 }
 
+/* -vv: how long each start-up phase took, to see where start-up time goes. */
+static void phase(const char *what)
+{
+	static struct timespec last;
+	struct timespec t;
+
+	if (fgt_verbose < 2)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (what)
+		log_dbg("fgraphtop: start-up: %s: %.1f ms\n", what,
+			(t.tv_sec - last.tv_sec) * 1e3 + (t.tv_nsec - last.tv_nsec) / 1e6);
+	last = t;
+}
+
+/*
+ * Would /proc/kallsyms show this process addresses? kptr_restrict hides them
+ * from some readers, and then the whole table must be read for its words
+ * (fgt_preflight()). Its first lines tell: x86-64's start with per-CPU
+ * symbols, the first at 0, the next ones not; a masked table is all zeros.
+ */
+static bool kallsyms_shows_addrs(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[600];
+	bool shown = false;
+
+	for (int i = 0; f && !shown && i < 64 && fgets(line, sizeof(line), f); i++)
+		shown = strtoull(line, NULL, 16) != 0;
+	if (f)
+		fclose(f);
+	return shown;
+}
+
+/*
+ * Until the probes are up, only src/kfacts.c's symbols: from the kernel's
+ * own kallsyms tables (kcore) when it has them, 8 ms, not the whole
+ * /proc/kallsyms, 143 of the 305 ms from exec to attached on lab-stock
+ * (qemu instruction counting), which fgt_session_started() reads once they
+ * are up.
+ */
+static struct fgt_ksyms *start_ksyms(void)
+{
+	const char *names[FGT_SYM__NR];
+	struct fgt_ksyms *ks = NULL;
+
+	for (int i = 0; i < FGT_SYM__NR; i++)
+		names[i] = fgt_sym_name(i);
+	if (kallsyms_shows_addrs())
+		ks = fgt_ksyms_kcore(NULL, names, FGT_SYM__NR);
+	log_dbg("fgraphtop: start-up symbols: %s\n", ks ? "the kallsyms tables in kcore" :
+		"/proc/kallsyms");
+	return ks ? ks : fgt_ksyms_load(NULL);
+}
+
+/* The whole /proc/kallsyms, where the plan was made from a part of it. */
+static void ksyms_whole(struct fgt_session *s)
+{
+	struct fgt_ksyms *ks;
+	char why[160];
+
+	if (!s->own_ks || !fgt_ksyms_is_part(s->own_ks))
+		return;
+	ks = fgt_ksyms_load(NULL);
+	if (!ks || !fgt_ksyms_have_addrs(ks) || !fgt_ksyms_sane(ks, why, sizeof(why))) {
+		log_info("fgraphtop: cannot read /proc/kallsyms: stacks go unnamed\n");
+		fgt_ksyms_free(ks);
+		return;
+	}
+	/* the plan's names are the part's: it stays */
+	s->part_ks = s->own_ks;
+	s->ks = s->own_ks = ks;
+	s->rec.ks = ks;
+}
+
+void fgt_session_started(struct fgt_session *s)
+{
+	phase(NULL);
+	ksyms_whole(s);
+	phase("after the start line: /proc/kallsyms");
+}
+
 int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 {
 	int status;
 
+	phase(NULL);
 	if (!s->ks)
-		s->ks = s->own_ks = fgt_ksyms_load(NULL);
+		s->ks = s->own_ks = start_ksyms();
+	phase("symbols");
 	status = fgt_preflight(s->ks, msg, len);
 	if (status)
 		return status;
@@ -426,7 +510,9 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
 	}
-	return fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
+	status = fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
+	phase("plan (vmlinux BTF, probes)");
+	return status;
 }
 
 /* A finished activation: its walk may price a visit on this host (whole
@@ -456,7 +542,9 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
+	phase("open and configure");
 	err = fgraphtop_bpf__load(s->skel);
+	phase("load (the verifier)");
 	if (err) {
 		snprintf(msg, len, "loading the planned BPF programs failed (%s); "
 			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));
@@ -476,6 +564,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	if (s->want_holders)
 		holders_start(s);
 	err = fgraphtop_bpf__attach(s->skel);
+	phase("attach");
 	if (err) {
 		snprintf(msg, len, "attaching the planned BPF programs failed (%s); "
 			 "see fgraphtop --explain", strerror(-err));
@@ -647,6 +736,8 @@ void fgt_session_close(struct fgt_session *s)
 	s->plan = NULL;
 	fgt_ksyms_free(s->own_ks);
 	s->own_ks = NULL;
+	fgt_ksyms_free(s->part_ks);
+	s->part_ks = NULL;
 	s->ks = NULL;
 }
 
@@ -663,6 +754,8 @@ static int w_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, voi
 
 	if (!status)
 		status = fgt_session_start(s, cb, cb_ctx, msg, len);
+	if (!status)
+		fgt_session_started(s);
 	return status ? -EOPNOTSUPP : 0;
 }
 

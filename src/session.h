@@ -44,6 +44,7 @@ struct fgt_session {
 	bool want_holders;		/* the live view: read who holds fgraph (fgt_session_status) */
 	/* state */
 	struct fgt_ksyms *own_ks;
+	struct fgt_ksyms *part_ks;	/* the start-up part, once own_ks is the whole */
 	struct fgt_plan *plan;
 	struct fgraphtop_bpf *skel;
 	struct ring_buffer *rb;
@@ -79,6 +80,13 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len);
  * 0 or FGT_EXIT_* with msg. */
 int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		      char *msg, size_t len);
+/*
+ * After the start line, before the first poll: what start-up left for once
+ * the programs are attached: the whole /proc/kallsyms, for stacks and the
+ * static verdict, where the plan was made from a part of it (the kcore
+ * tables, src/ksyms_kcore.c).
+ */
+void fgt_session_started(struct fgt_session *s);
 int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */
 /* ftrace_graph_active now; -1 unknown. */
 int fgt_session_graph_active(struct fgt_session *s);

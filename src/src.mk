@@ -25,7 +25,7 @@ FGT_LIB_HDRS += src/exposure.h
 # check --static: the decoder (Capstone), the kernel readers (kcore, vmlinux,
 # bzImage: zlib, liblzma, libzstd), the glue. All linked from static archives.
 FGT_LIB_SRCS += src/static_check.c src/static_kernel.c src/static_rec.c src/kread.c \
-		src/kread_kallsyms.c
+		src/kread_kallsyms.c src/ksyms_kcore.c
 FGT_LIB_HDRS += src/static_check.h src/kread.h
 FGT_STATIC_LIBS := -lcapstone -llzma -lzstd
 LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)

@@ -460,10 +460,38 @@ static void test_from_syms(void **state)
 		free((char *)in[i].name);
 }
 
+/* A part of a whole kernel's table: count and sane go by the whole's. */
+static void test_part(void **state)
+{
+	const struct fgt_ksym in[] = {
+		{ .name = "_stext", .addr = 0xffffffff81000000ull, .type = 'T' },
+		{ .name = "register_ftrace_graph", .addr = 0xffffffff81254c50ull, .type = 'T' },
+		{ .name = "__pfx_unregister_ftrace_graph", .addr = 0xffffffff81254f20ull, .type = 't' },
+		{ .name = "_etext", .addr = 0xffffffff82000000ull, .type = 'T' },
+	};
+	struct fgt_ksyms *ks = fgt_ksyms_from(in, 4);
+	char why[160];
+
+	assert_non_null(ks);
+	assert_false(fgt_ksyms_is_part(ks));
+	assert_false(fgt_ksyms_sane(ks, why, sizeof(why)));
+	assert_string_equal(why, "/proc/kallsyms looks masked or truncated (4 symbols)");
+	fgt_ksyms_set_whole(ks, 59111);
+	assert_true(fgt_ksyms_is_part(ks));
+	assert_int_equal(fgt_ksyms_count(ks), 59111);
+	assert_true(fgt_ksyms_sane(ks, why, sizeof(why)));
+	assert_true(fgt_ksyms_have_addrs(ks));
+	/* the size is up to the next symbol given, as in the whole table */
+	assert_int_equal(fgt_ksyms_by_name(ks, "register_ftrace_graph")->size, 0x2d0);
+	fgt_ksyms_free(ks);
+	assert_false(fgt_ksyms_is_part(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_by_name),
+		cmocka_unit_test(test_part),
 		cmocka_unit_test(test_text_preferred),
 		cmocka_unit_test(test_by_addr),
 		cmocka_unit_test(test_below_first_and_last),
