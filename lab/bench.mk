@@ -6,7 +6,14 @@
 # BENCH_QUICK=1: fewer threads and repetitions, to try it out.
 # Included from the top-level Makefile: paths are from the repository root.
 
-BENCH_LOAD := $(BUILD)/lab/fgt-load
+# Every tool the bench rule needs, named before the rule: make expands a
+# rule's prerequisites as it reads it, and names defined further down were
+# empty there (fgt-floor was never built: a fresh tree's cost part failed
+# with "floor did not start").
+BENCH_LOAD     := $(BUILD)/lab/fgt-load
+BENCH_CONSUMER := $(BUILD)/bench/fgt-consumer-bench
+BENCH_FLOOR    := $(BUILD)/lab/fgt-floor
+BENCH_BPFSTATS := $(BUILD)/lab/fgt-bpfstats
 
 $(BENCH_LOAD): lab/bench/fgt-load.c | $(BUILD)
 	mkdir -p $(dir $@)
@@ -23,7 +30,6 @@ bench-report:
 
 # The consumer benchmark (native, on this host): fgraphtop's own library objects,
 # built as the release binary builds them, fed a generated activation.
-BENCH_CONSUMER := $(BUILD)/bench/fgt-consumer-bench
 
 $(BENCH_CONSUMER): tests/bench/consumer.c tests/gen.c tests/gen.h $(FGT_LIB_OBJS)
 	mkdir -p $(dir $@)
@@ -33,8 +39,6 @@ $(BENCH_CONSUMER): tests/bench/consumer.c tests/gen.c tests/gen.h $(FGT_LIB_OBJS
 # Guest helpers of the cost part, in build/lab/ so that every guest gets them
 # (lab/guest/mkrun.sh): fgt-floor (empty programs on fgraphtop's always-on
 # hooks) and fgt-bpfstats (each program's run count and time while a command runs).
-BENCH_FLOOR    := $(BUILD)/lab/fgt-floor
-BENCH_BPFSTATS := $(BUILD)/lab/fgt-bpfstats
 
 $(BUILD)/lab/floor.bpf.o: lab/bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
 	mkdir -p $(dir $@)
