@@ -334,6 +334,8 @@ static int wait_dead_holder(struct fgt_trigger *t, const struct fgt_owner *o)
 
 	if (o->pid <= 0 || fgt_owner_alive(o, t->cfg.proc) != 0)
 		return EWOULDBLOCK;
+	log_info("check pid %ld died while creating its tracefs instance: waiting for its "
+		 "helper, at most %d s", o->pid, LOCK_HELPER_WAIT_MS / 1000);
 	for (i = 0; i < LOCK_HELPER_WAIT_MS / 10; i++) {
 		if (!flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
 			t->helper_pid = o->pid;

@@ -84,12 +84,20 @@ child_of() {
 	done
 }
 
-# the next run: with a stopped helper, resumed a second into it
+# the next run: with a stopped helper, resumed once the run says (-v) that
+# it waits for it, and a second more (how long it takes to get there
+# depends on the load, so no fixed delay)
 next_run() {
-	local npid
-	fgraphtop check --trigger --timeout "$wait_s" --json > $FGT_RUN/next.out 2> $FGT_RUN/next.err &
+	local npid n=6000
+	fgraphtop check --trigger --timeout "$wait_s" --json ${hpid:+-v} > $FGT_RUN/next.out \
+		2> $FGT_RUN/next.err &
 	npid=$!
 	if [ -n "$hpid" ]; then
+		while [ $n -gt 0 ] && kill -0 $npid 2>/dev/null &&
+			! grep -q 'waiting for its helper' $FGT_RUN/next.err; do
+			usleep 10000
+			n=$((n - 1))
+		done
 		sleep 1
 		kill -CONT "$hpid"
 	fi
