@@ -351,7 +351,7 @@ static int wait_dead_holder(struct fgt_trigger *t, const struct fgt_owner *o)
 
 static int take_lock(struct fgt_trigger *t, char *msg, size_t len)
 {
-	char pid[32];
+	char pid[32], line[96];	/* line: three 64-bit numbers, as lock_owner() reads them */
 	struct fgt_owner o;
 	struct stat st;
 	int e;
@@ -394,9 +394,9 @@ static int take_lock(struct fgt_trigger *t, char *msg, size_t len)
 		t->lock_fd = -1;
 		return e == EWOULDBLOCK ? -EBUSY : -e;
 	}
-	snprintf(pid, sizeof(pid), "%ld %llu %llu\n", t->self.pid, t->self.pidns, t->self.start);
+	snprintf(line, sizeof(line), "%ld %llu %llu\n", t->self.pid, t->self.pidns, t->self.start);
 	if (ftruncate(t->lock_fd, 0) == 0)
-		(void)(pwrite(t->lock_fd, pid, strlen(pid), 0) > 0);
+		(void)(pwrite(t->lock_fd, line, strlen(line), 0) > 0);
 	return 0;
 }
 
