@@ -14,6 +14,8 @@
 # {"type":"run",...} line. The console is OUTDIR/console.log.
 # Exit status: the scenario's; 124 on timeout; 126 when the guest's kernel log shows
 # a splat; 125 when the guest did not report (crash). No qemu is left behind.
+# The run record's exit_via says where the guest's status came from: ttyS1, or
+# the console when ttyS1 stalled (lab/guest/init).
 # Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
 # FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh),
 # FGT_EXTRA_CPIO (archives appended to the initramfs), FGT_TCG_CPU (TCG's -cpu,
@@ -26,7 +28,7 @@ CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
 BUILD=${FGT_BUILD:-$ROOT/build}
 
 usage() {
-	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -206,6 +208,15 @@ seconds=$((SECONDS - start))
 # Results: JSON lines only; the guest's exit line is folded into the run record.
 tr -d '\r' < "$ttys1" | grep '^{' | grep -v '^{"type":"exit"' > "$results" || true
 gstatus=$(tr -d '\r' < "$ttys1" | sed -n 's/^{"type":"exit","status":\([0-9]*\)}$/\1/p' | tail -n1)
+# A stalled ttyS1 loses the exit line; the guest's init then printks it (polled,
+# so it reaches the console) and the status is taken from there.
+exit_via=ttyS1
+if [ -z "$gstatus" ]; then
+	gstatus=$(tr -d '\r' < "$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' |
+		sed -n 's/.*fgt-init: exit line by printk: {"type":"exit","status":\([0-9]*\)}$/\1/p' | tail -n1)
+	exit_via=console
+fi
+[ -n "$gstatus" ] || exit_via=
 grelease=$(sed -n 's/^{"type":"boot","release":"\([^"]*\)".*/\1/p' "$results" | head -n1)
 krelease=${grelease:-$krelease}
 
@@ -234,10 +245,11 @@ run=$(jq -cn --arg kernel "$kname" --arg release "$krelease" --arg version "$kve
 	--arg scenario "$scenario" --argjson args "$(printf '%s\n' "$@" | jq -R . | jq -cs 'map(select(. != ""))')" \
 	--argjson status "$status" --arg gstatus "${gstatus:-}" --argjson splats "$splats" \
 	--argjson seconds "$seconds" --arg accel "$accel" --arg outdir "$outdir" \
-	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" --arg icount "$icount" \
+	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" --arg icount "$icount" --arg exit_via "$exit_via" \
 	'{type: "run", kernel: $kernel, release: $release, version: $version,
 	  scenario: $scenario, args: $args, status: $status,
 	  guest_status: (if $gstatus == "" then null else ($gstatus | tonumber) end),
+	  exit_via: (if $exit_via == "" then null else $exit_via end),
 	  timed_out: $timed_out, splats: $splats, seconds: $seconds, accel: $accel,
 	  icount: (if $icount == "" then null else ($icount | tonumber) end),
 	  append: $append, mem_mb: '"$mem"', cpus: '"$cpus"', outdir: $outdir}')

@@ -3,6 +3,8 @@
 #   ok       one result, exit 0         exit=N   exit N
 #   hang     never returns (timeout)    crash    reboot without reporting (125)
 #   splat    a kernel-log line that reads like a WARN (126)
+#   stall    exit 3 with ttyS1 taking nothing more: the exit status must still
+#            reach the host, through the console (lab/guest/init's fallback)
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
@@ -26,6 +28,11 @@ splat)
 	# exactly where the runner looks.
 	echo "WARNING: CPU: 0 PID: 1 at lab/selftest: not a real warning" > /dev/kmsg
 	sleep 0.5 ;;
+stall)
+	# /dev/null over the port: init's exit line goes nowhere and the UART's tx
+	# count stops, as on a port whose tx interrupt was lost.
+	mount --bind /dev/null /dev/ttyS1 || fgt_die "cannot cover /dev/ttyS1"
+	exit 3 ;;
 *)
 	fgt_die "unknown mode $mode" ;;
 esac

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lab test of lab/run.sh itself: exit statuses (0, N, 124, 125, 126), results on
+# Lab test of lab/run.sh itself: exit statuses (0, N, 124, 125, 126), the exit
+# status through the console when ttyS1 stalls, results on
 # stdout, and no qemu left behind, on one kernel (default debian-6.1, or -K IMAGE).
 #   tests/lab/runner.sh [KERNEL | -K BZIMAGE]
 set -euo pipefail
@@ -39,6 +40,13 @@ check 7 exit=7
 check 124 hang 30
 check 125 crash
 check 126 splat
+check 3 stall
+for m in ok:ttyS1 stall:console; do
+	if ! tail -n1 "$out/${m%%:*}.out" | jq -e --arg v "${m#*:}" '.exit_via == $v' > /dev/null; then
+		echo "runner: FAIL: ${m%%:*}: exit status not taken from ${m#*:}" >&2
+		fail=1
+	fi
+done
 
 # SIGTERM mid-run: the runner exits and takes qemu with it.
 "$ROOT/lab/run.sh" "${kern[@]}" -s selftest -t 300 -o "$out/term" -- hang > /dev/null 2>&1 &
