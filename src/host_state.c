@@ -16,22 +16,81 @@
 #include "host_state.h"
 #include "kfacts.h"
 
-static const char *const tracefs_dirs[] = {
-	"/sys/kernel/tracing",
-	"/sys/kernel/debug/tracing",
-};
+/* Octal escapes (\040 for a space) back into bytes, in place. */
+static void unescape_mount(char *s)
+{
+	char *d = s;
 
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* How much we want tracefs mounted at dir: the standard places first. */
+static int mount_rank(const char *dir)
+{
+	if (!strcmp(dir, "/sys/kernel/tracing"))
+		return 3;
+	if (!strcmp(dir, "/sys/kernel/debug/tracing"))
+		return 2;
+	return 1;
+}
+
+_Static_assert(PATH_MAX == 4096, "the %4095s below");
+
+int fgt_tracefs_from_mountinfo(FILE *f, char *buf, size_t len)
+{
+	char line[PATH_MAX * 2], dir[PATH_MAX];
+	int best = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+		char fstype[32];
+		int rank;
+
+		/* id parent major:minor root mount-point ... - fstype source opts */
+		if (!sep || sscanf(sep, " - %31s", fstype) != 1 || strcmp(fstype, "tracefs") ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", dir) != 1)
+			continue;
+		unescape_mount(dir);
+		rank = mount_rank(dir);
+		if (rank > best && strlen(dir) < len) {
+			best = rank;
+			snprintf(buf, len, "%s", dir);
+		}
+	}
+	return best ? 0 : -ENOENT;
+}
+
+/*
+ * From mountinfo, never by looking paths up: a lookup of
+ * /sys/kernel/debug/tracing mounts tracefs there (tracer_init_tracefs()'s
+ * debugfs_create_automount("tracing"), since 6.15 only with
+ * CONFIG_TRACEFS_AUTOMOUNT_DEPRECATED), and that mount would stay behind.
+ */
 const char *fgt_tracefs_find(void)
 {
-	char p[PATH_MAX];
-	size_t i;
+	static char dir[PATH_MAX];
+	char p[PATH_MAX + 32];
+	FILE *f;
+	int ret;
 
-	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
-		snprintf(p, sizeof(p), "%s/available_tracers", tracefs_dirs[i]);
-		if (access(p, R_OK) == 0)
-			return tracefs_dirs[i];
-	}
-	return NULL;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return NULL;
+	ret = fgt_tracefs_from_mountinfo(f, dir, sizeof(dir));
+	fclose(f);
+	if (ret)
+		return NULL;
+	snprintf(p, sizeof(p), "%s/available_tracers", dir);
+	return access(p, R_OK) == 0 ? dir : NULL;
 }
 
 const char *fgt_host_tracefs(const struct fgt_host *h)

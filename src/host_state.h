@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "ksyms.h"
 
 struct fgt_host {
@@ -23,8 +24,14 @@ struct fgt_host {
 	bool no_bpf_links;	/* tests: do not enumerate the real BPF links */
 };
 
-/* The mounted tracefs: /sys/kernel/tracing, else /sys/kernel/debug/tracing; NULL if neither. */
+/*
+ * The mounted tracefs, readable: /sys/kernel/tracing, else
+ * /sys/kernel/debug/tracing, else any other tracefs mount; NULL if none. Read
+ * from /proc/self/mountinfo, so that nothing is automounted.
+ */
 const char *fgt_tracefs_find(void);
+/* The best tracefs mount point in a mountinfo stream, into buf: 0 or -ENOENT. */
+int fgt_tracefs_from_mountinfo(FILE *f, char *buf, size_t len);
 /* The tracefs the host struct names, or the found one. */
 const char *fgt_host_tracefs(const struct fgt_host *h);
 

@@ -7,16 +7,18 @@
 #
 # Its answer must not depend on what the machine happens to have mounted: as
 # root, with unshare(1), it runs itself twice, in private mount namespaces,
-# once with tracefs unmounted (a fresh machine) and once mounted.
+# once with tracefs unmounted (a fresh machine), once mounted, and once with
+# debugfs alone (whose tracing/ automounts tracefs when looked up: fgraphtop
+# must leave the mounts as it found them).
 #   tests/host-status.sh [BIN]          both states where it can, else as is
-#   FGT_HOST_TRACEFS=mounted|unmounted  (set by the above) this state only
+#   FGT_HOST_TRACEFS=mounted|unmounted|debugfs  (set by the above) this state only
 set -euo pipefail
 bin=${1:-build/fgraphtop}
 fail() { echo "host-status: FAIL: $*" >&2; exit 1; }
 
 if [ -z "${FGT_HOST_TRACEFS:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	unshare -m true 2>/dev/null; then
-	for st in unmounted mounted; do
+	for st in unmounted mounted debugfs; do
 		FGT_HOST_TRACEFS=$st unshare -m "$0" "$@" || fail "with tracefs $st"
 	done
 	exit 0
@@ -31,12 +33,24 @@ mounted)
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing ||
 		echo "host-status: cannot mount tracefs here: checking as is" >&2
 	;;
+debugfs)
+	# debugfs without tracefs, as many hosts have it: a lookup of its tracing/
+	# would automount tracefs there, and fgraphtop must not leave that behind
+	for m in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do
+		umount "$m" 2>/dev/null || true
+	done
+	mount -t debugfs nodev /sys/kernel/debug ||
+		echo "host-status: cannot mount debugfs here: checking as is" >&2
+	;;
 esac
+tracefs_mounts() { awk '$0 ~ / - tracefs / { print $5 }' /proc/self/mountinfo | sort; }
+mounts_before=$(tracefs_mounts)
 
 has_fgraph=false
 grep -qw register_ftrace_graph /proc/kallsyms 2>/dev/null && has_fgraph=true
-for f in /sys/kernel/tracing/available_tracers /sys/kernel/debug/tracing/available_tracers; do
-	[ -r "$f" ] && grep -qw function_graph "$f" && has_fgraph=true
+# the mounted tracefs only: looking up debugfs's tracing/ would mount it
+for d in $mounts_before; do
+	[ -r "$d/available_tracers" ] && grep -qw function_graph "$d/available_tracers" && has_fgraph=true
 done
 
 set +e
@@ -46,6 +60,9 @@ json=$("$bin" -j -d 1 2>/dev/null); jst=$?
 set -e
 
 [ "$ust" -eq 2 ] || fail "bad option: exit $ust, want 2"
+"$bin" check -j >/dev/null 2>&1 || true
+[ "$(tracefs_mounts)" = "$mounts_before" ] ||
+	fail "tracefs mounts changed: before [$mounts_before], after [$(tracefs_mounts)]"
 # With -j every option error is one JSON error line on stdout, exit 2, nothing on
 # stderr: unknown options and missing values (getopt's) as well as bad values.
 here=$(dirname "$0")

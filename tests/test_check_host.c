@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host state: is there a function graph tracer, who uses fgraph, threads, the walk estimate. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "check_fake.h"
@@ -121,12 +123,56 @@ static void test_threads(void **state)
 	fake_free(f);
 }
 
+/* What the mountinfo lines give; "" for none. */
+static void mountinfo_gives(const char *text, const char *want)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	char dir[64] = "untouched";
+
+	assert_non_null(f);
+	if (!*want) {
+		assert_int_equal(fgt_tracefs_from_mountinfo(f, dir, sizeof(dir)), -ENOENT);
+		assert_string_equal(dir, "untouched");
+	} else {
+		assert_int_equal(fgt_tracefs_from_mountinfo(f, dir, sizeof(dir)), 0);
+		assert_string_equal(dir, want);
+	}
+	fclose(f);
+}
+
+/* tracefs found from mountinfo alone: a lookup of /sys/kernel/debug/tracing
+ * would automount it there, a mount left behind. */
+static void test_tracefs_mountinfo(void **state)
+{
+	const char *sys = "22 25 0:6 / /sys rw,nosuid - sysfs sysfs rw\n";
+	const char *dbg = "30 22 0:7 / /sys/kernel/debug rw shared:12 - debugfs debugfs rw\n";
+	const char *auto_ = "64 30 0:13 / /sys/kernel/debug/tracing rw,relatime - tracefs tracefs rw\n";
+	const char *top = "31 22 0:13 / /sys/kernel/tracing rw shared:13 master:2 - tracefs nodev rw\n";
+	const char *odd = "70 1 0:13 / /mnt/my\\040trace rw - tracefs tracefs rw\n";
+	const char *fake = "71 1 0:14 / /mnt/x rw - debugfs tracefs rw\n";
+	char buf[512];
+
+	mountinfo_gives("", "");
+	snprintf(buf, sizeof(buf), "%s%s%s", sys, dbg, fake);
+	mountinfo_gives(buf, "");		/* debugfs only: none, and no lookup */
+	snprintf(buf, sizeof(buf), "%s%s%s", sys, dbg, auto_);
+	mountinfo_gives(buf, "/sys/kernel/debug/tracing");
+	snprintf(buf, sizeof(buf), "%s%s%s%s", odd, sys, auto_, top);
+	mountinfo_gives(buf, "/sys/kernel/tracing");	/* the standard place first */
+	snprintf(buf, sizeof(buf), "%s%s", top, auto_);
+	mountinfo_gives(buf, "/sys/kernel/tracing");	/* whatever the order */
+	snprintf(buf, sizeof(buf), "%s%s", sys, odd);
+	mountinfo_gives(buf, "/mnt/my trace");		/* mountinfo's escapes undone */
+	mountinfo_gives("garbage\n - tracefs\n", "");	/* no mount point */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_has_fgraph),
 		cmocka_unit_test(test_users),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_tracefs_mountinfo),
 	};
 
 	return cmocka_run_group_tests_name("check_host", tests, NULL, NULL);
