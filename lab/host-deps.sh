@@ -15,6 +15,8 @@ PKGS=(
 	# make deb, make test-deb (debhelper, lintian; systemd-analyze, man for its verify)
 	build-essential dpkg-dev debhelper lintian systemd man-db mmdebstrap
 	python3-pyte
+	# make bench: its plot (docs/bench/fix.svg, fix.png)
+	gnuplot-nox
 )
 
 missing=()
