@@ -25,6 +25,92 @@ bool fgt_msg_json(void)
 	return json;
 }
 
+/*
+ * While the screen owns the terminal, a line on stderr would be drawn over by
+ * the next frame. Text messages are held instead: the screen shows the newest
+ * warnings and errors (fgt_log_warnings()), and all of them are printed, in
+ * order, once the terminal is back (fgt_log_hold(false)).
+ */
+#define FGT_HELD_MAX	4096
+
+struct held {
+	char *line;
+	bool warn;		/* a warning or an error: the screen shows it */
+};
+
+static bool holding;
+static struct held *held;
+static unsigned int nheld, held_cap, held_dropped;
+
+static void hold_line(const char *line, bool warn)
+{
+	struct held *h;
+
+	if (nheld == held_cap) {
+		unsigned int cap = held_cap ? held_cap * 2 : 16;
+
+		h = cap <= FGT_HELD_MAX ? realloc(held, cap * sizeof(*held)) : NULL;
+		if (!h) {
+			held_dropped++;
+			return;
+		}
+		held = h;
+		held_cap = cap;
+	}
+	held[nheld].line = strdup(line);
+	if (!held[nheld].line) {
+		held_dropped++;
+		return;
+	}
+	held[nheld++].warn = warn;
+}
+
+static void text_line(const char *prefix, const char *msg, bool warn)
+{
+	char line[FGT_MSG_LEN + 64];
+
+	if (!holding) {
+		fprintf(stderr, "%s%s\n", prefix, msg);
+		return;
+	}
+	snprintf(line, sizeof(line), "%s%s", prefix, msg);
+	hold_line(line, warn);
+}
+
+void fgt_log_hold(bool on)
+{
+	unsigned int i;
+
+	if (on == holding)
+		return;
+	holding = on;
+	if (on)
+		return;
+	for (i = 0; i < nheld; i++) {
+		fprintf(stderr, "%s\n", held[i].line);
+		free(held[i].line);
+	}
+	if (held_dropped)
+		fprintf(stderr, "fgraphtop: %u more messages were not kept\n", held_dropped);
+	free(held);
+	held = NULL;
+	nheld = held_cap = held_dropped = 0;
+}
+
+unsigned int fgt_log_warnings(const char **out, unsigned int max)
+{
+	unsigned int n = 0, k = 0;
+
+	for (unsigned int i = nheld; i-- > 0;) {
+		if (!held[i].warn)
+			continue;
+		if (k < max)
+			out[k++] = held[i].line;
+		n++;
+	}
+	return n;
+}
+
 /* The message, without the newline the text form ends with. */
 static void format(char *buf, size_t len, const char *fmt, va_list ap)
 {
@@ -66,7 +152,7 @@ static void emit(const char *type, const char *code, int status, const char *pre
 	if (json)
 		json_msg(type, "code", code, status, msg);
 	else
-		fprintf(stderr, "%s%s\n", prefix, msg);
+		text_line(prefix, msg, true);
 }
 
 void p_err(int status, const char *fmt, ...)
@@ -96,9 +182,9 @@ void fgt_vlog(enum fgt_log_level level, const char *fmt, va_list ap)
 	if (json)
 		json_msg("log", "level", names[level], -1, msg);
 	else if (level == FGT_LOG_ERROR)
-		fprintf(stderr, "fgraphtop: %s\n", msg);
+		text_line("fgraphtop: ", msg, true);
 	else
-		fprintf(stderr, "%s\n", msg);
+		text_line("", msg, false);
 }
 
 void fgt_log(enum fgt_log_level level, const char *fmt, ...)

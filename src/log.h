@@ -24,6 +24,15 @@ void p_err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Something is wrong, but fgraphtop goes on; code names it for JSON consumers. */
 void p_warn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Hold text messages while a full-screen view owns the terminal (on), then
+ * print every held one, in order (off). JSON objects are never held.
+ */
+void fgt_log_hold(bool on);
+/* The held warnings and errors, newest first, at most max into out; returns
+ * how many are held in all. Valid until the next message or fgt_log_hold(). */
+unsigned int fgt_log_warnings(const char **out, unsigned int max);
+
 enum fgt_log_level { FGT_LOG_ERROR, FGT_LOG_INFO, FGT_LOG_DEBUG };
 void fgt_log(enum fgt_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fgt_vlog(enum fgt_log_level level, const char *fmt, va_list ap);

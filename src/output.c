@@ -7,6 +7,7 @@
 #include "exit_codes.h"
 #include "hist.h"
 #include "json_writer.h"
+#include "log.h"
 #include "output.h"
 #include "screen.h"
 #include "static_check.h"
@@ -811,6 +812,22 @@ static void scr_header(struct fgt_out *o, const struct fgt_status *st)
 	}
 }
 
+#define SCR_WARNINGS	3
+
+/* The newest warnings, which stderr would have lost under the next frame;
+ * all of them are printed once the terminal is back (src/log.c). */
+static void scr_warnings(struct fgt_out *o)
+{
+	const char *w[SCR_WARNINGS];
+	unsigned int n = fgt_log_warnings(w, SCR_WARNINGS);
+
+	for (unsigned int i = 0; i < n && i < SCR_WARNINGS; i++)
+		fgt_lines_add(&o->lines, "%s", w[i]);
+	if (n > SCR_WARNINGS)
+		fgt_lines_add(&o->lines, "(%u earlier warnings: all are printed on exit)",
+			      n - SCR_WARNINGS);
+}
+
 static void scr_bar(struct fgt_lines *l, unsigned int pct)
 {
 	char bar[128];
@@ -958,9 +975,10 @@ static void scr_fork(struct fgt_out *o, const struct fgt_status *st)
 }
 
 /*
- * A frame, most urgent first: the header, the activation under way, who holds
- * fgraph, the history, the last activation's details, the fork path. A short
- * terminal loses the bottom; the history keeps at least its newest row.
+ * A frame, most urgent first: the header and the newest warnings, the
+ * activation under way, who holds fgraph, the history, the last activation's
+ * details, the fork path. A short terminal loses the bottom; the history
+ * keeps at least its newest row.
  */
 void fgt_out_redraw(struct fgt_out *o, const struct fgt_status *st)
 {
@@ -970,6 +988,7 @@ void fgt_out_redraw(struct fgt_out *o, const struct fgt_status *st)
 		return;
 	fgt_lines_reset(l);
 	scr_header(o, st);
+	scr_warnings(o);
 	fgt_lines_add(l, "%s", "");
 	scr_progress(o, st);
 	fgt_lines_add(l, "%s", "");

@@ -8,6 +8,7 @@
 #include <termios.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include "log.h"
 #include "screen.h"
 
 /* ---- frames ----------------------------------------------------------------- */
@@ -198,12 +199,16 @@ int fgt_term_open(int out_fd, int in_fd)
 	winched = 0;
 	r = write(term_out, enter_seq, sizeof(enter_seq) - 1);
 	(void)r;
+	/* a line on stderr now would be drawn over by the next frame */
+	fgt_log_hold(true);
 	return 0;
 }
 
+/* The terminal back as it was, then every message held meanwhile on it. */
 void fgt_term_close(void)
 {
 	restore();
+	fgt_log_hold(false);
 }
 
 bool fgt_term_active(void)

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "activation.h"
 #include "events.h"
@@ -590,6 +592,94 @@ static void test_screen_small(void **state)
 	cap_close(&c);
 }
 
+/* stderr into a temporary file, and back: what a message printed there. */
+static int stderr_to(FILE *tmp)
+{
+	int saved = dup(STDERR_FILENO);
+
+	assert_true(saved >= 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	return saved;
+}
+
+static char *stderr_back(int saved, FILE *tmp)
+{
+	static char buf[4096];
+	size_t n;
+
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, sizeof(buf) - 1, tmp);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * Warnings while the screen owns the terminal: on stderr the next frame would
+ * draw over them. They are held: the newest three are on the screen, under
+ * the header, and all messages come out in order once the terminal is back.
+ */
+static void test_screen_warnings(void **state)
+{
+	FILE *tmp = tmpfile();
+	char rows[64][512];
+	struct cap c;
+	struct stat sb;
+	char *t, *err;
+	int saved, n, w;
+
+	assert_non_null(tmp);
+	cap_open(&c, false, false, true);
+	fgt_out_resize(c.o, 80, 24);
+	saved = stderr_to(tmp);
+	fgt_log_hold(true);
+	p_warn("latency_probe", "first");
+	fgt_log(FGT_LOG_INFO, "an info line");
+	p_warn("latency_probe", "second");
+	log_err("third, an error");
+	p_warn("latency_probe", "fourth");
+	p_warn("latency_probe", "fifth, long enough to be cut at the screen's width of eighty "
+	       "columns, which it is");
+	fgt_out_redraw(c.o, status(&c, 0));
+	fflush(stderr);
+	assert_int_equal(fstat(fileno(tmp), &sb), 0);
+	assert_int_equal(sb.st_size, 0);		/* nothing on stderr yet */
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 80);
+	w = find_row(rows, n, "fgraphtop: warning: fifth");
+	assert_true(w > 0);
+	assert_true(find_row(rows, n, "verdict") < w);		/* under the header */
+	assert_int_equal(find_row(rows, n, "fgraphtop: warning: fourth"), w + 1);
+	assert_int_equal(find_row(rows, n, "fgraphtop: third, an error"), w + 2);
+	assert_int_equal(find_row(rows, n, "(2 earlier warnings: all are printed on exit)"), w + 3);
+	assert_int_equal(find_row(rows, n, "second"), -1);
+	assert_int_equal(find_row(rows, n, "info line"), -1);
+	free(t);
+
+	fgt_log_hold(false);
+	err = stderr_back(saved, tmp);
+	assert_string_equal(err,
+			    "fgraphtop: warning: first\n"
+			    "an info line\n"
+			    "fgraphtop: warning: second\n"
+			    "fgraphtop: third, an error\n"
+			    "fgraphtop: warning: fourth\n"
+			    "fgraphtop: warning: fifth, long enough to be cut at the screen's "
+			    "width of eighty columns, which it is\n");
+	/* released: the next frame has none */
+	cap_reset(&c);
+	fgt_out_redraw(c.o, status(&c, 0));
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 80);
+	assert_int_equal(find_row(rows, n, "warning"), -1);
+	free(t);
+	cap_close(&c);
+	fclose(tmp);
+}
+
 /* The exposure hook: the header says how many threads lack a stack now,
  * once the session counts them, and nothing before. */
 static void test_screen_exposure(void **state)
@@ -834,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_json_start),
 		cmocka_unit_test(test_screen),
 		cmocka_unit_test(test_screen_small),
+		cmocka_unit_test(test_screen_warnings),
 		cmocka_unit_test(test_screen_exposure),
 		cmocka_unit_test(test_lines_live),
 		cmocka_unit_test(test_json_live),
