@@ -164,13 +164,14 @@ if has_part cost; then
 		$COST TOOLS="none fgraphtop floor bpftrace"
 fi
 # The perturbation of the activation, under instruction counting too: without
-# fgraphtop, with it, with the floor, and with fgraphtop stopped during the
-# trigger (its BPF programs' share, without its consumer's).
+# fgraphtop, with it, with the floor, with the answers' floor (fgt-floor -t),
+# and with fgraphtop stopped during the trigger (its BPF programs' share,
+# without its consumer's).
 if has_part perturb; then
 	for k in lab-stock lab-fixed; do
 		FGT_TCG_CPU=$ICOUNT_CPU run "perturb-$k" -k "$k" -s bench-fix -I "$ICOUNT" -c 1 \
 			-m 2048 -t 7200 -- \
-			"US=$PERTURB_US" "REPS=$PERTURB_REPS" "MODES=without with floor stopped"
+			"US=$PERTURB_US" "REPS=$PERTURB_REPS" "MODES=without with floor floor-ts stopped"
 	done
 fi
 # 4. The consumer, natively: seconds.

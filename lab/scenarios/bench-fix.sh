@@ -9,6 +9,8 @@
 # (A/B, B/A, ...), so the same run also gives the perturbation ratio. Mode
 # "floor" runs fgt-floor instead (empty programs on fgraphtop's always-on
 # hooks): the perturbation any tool watching those events causes. Mode
+# "floor-ts" runs fgt-floor -t, the answers' floor: a timestamp, a log2
+# histogram of the gaps and a count per allocation, kept in the kernel. Mode
 # "stopped" runs fgraphtop with its process stopped (SIGSTOP) during the
 # trigger: what its BPF programs cost, without its consumer draining the log
 # on the same CPU (lost records would show in its record; under 16,384 there
@@ -40,13 +42,12 @@ one() {	# U REP MODE
 	start=null act=null summ=null
 	if [ "$mode" != without ]; then
 		rm -f "$FGT_RUN/fgt.ready"
-		if [ "$mode" != floor ]; then
-			fgt-load run -r "$FGT_RUN/fgt.ready" -p '"type":"start"' -o "$FGT_RUN/fgt.out" \
-				-- fgraphtop -j -i 3600 &
-		else
-			fgt-load run -r "$FGT_RUN/fgt.ready" -p '"type":"start"' -o "$FGT_RUN/fgt.out" \
-				-- fgt-floor &
-		fi
+		case $mode in
+		floor) set -- fgt-floor ;;
+		floor-ts) set -- fgt-floor -t ;;
+		*) set -- fgraphtop -j -i 3600 ;;
+		esac
+		fgt-load run -r "$FGT_RUN/fgt.ready" -p '"type":"start"' -o "$FGT_RUN/fgt.out" -- "$@" &
 		echo $! > "$FGT_RUN/fgt.pid"
 		fgt_wait_file "$FGT_RUN/fgt.ready" 120 || fgt_die "fgraphtop did not start: $(cat "$FGT_RUN/fgt.out")"
 		start=$(cat "$FGT_RUN/fgt.ready")
