@@ -1217,6 +1217,19 @@ def readme_snippet(res):
         per = (f" (on lab-fixed at 10,000: {bpf:.0f} instructions of BPF and {cons:.0f} of its "
                "consumer per thread served, on one CPU)")
     wi4 = r4.get("trigger_ns_with")
+    st30 = next((r for r in res.get("perturbation") or [] if r["kernel"] == "lab-stock"
+                 and r["u"] == 30000 and r.get("floor_ts") and r.get("stopped")), None)
+    answers = ""
+    if st30:
+        answers = (f"\n  The activation's floor is the answers' floor (fgt-floor -t: each allocation also "
+                   "takes a timestamp, puts the gap\n  since the last into a log2 histogram and counts, "
+                   "in the kernel, the least the served count and the latency\n  need; empty programs "
+                   f"alone: {pct(ratio_pct(st30['floor']))} at lab-stock, U = 30,000). There fgraphtop's "
+                   f"programs, its consumer stopped, cost\n  {pct(ratio_pct(st30['stopped']))} against "
+                   f"that floor's {pct(ratio_pct(st30['floor_ts']))}; the other "
+                   f"{(ratio_pct(st30['with']) - ratio_pct(st30['stopped'])) * 100:.1f} points are its "
+                   "consumer turning each record into the\n  activation on the same CPU, which keeping "
+                   "the per-sweep counts and the histogram in BPF maps would\n  leave out.")
     return f"""`make bench` boots the lab's Linux {version} kernels, stock and with the fix, under
 qemu; `make bench BENCH_PARTS=scale` repeats the fix at the series' own scale. The
 results, the machine and the spreads: [docs/bench/results.md](docs/bench/results.md).
@@ -1256,7 +1269,7 @@ results, the machine and the spreads: [docs/bench/results.md](docs/bench/results
   visit is cache misses: about 91 ns on the series' machine). Start-up's floor is
   libbpf loading the same hooks (fgraphtop takes the sweep's address range from the
   kernel's kallsyms tables through /proc/kcore, and reads /proc/kallsyms after its start
-  line); peak RSS's is libbpf's, with vmlinux BTF parsed.
+  line); peak RSS's is libbpf's, with vmlinux BTF parsed.{answers}
   In a {storm.get('n', 0):,}-fork storm with fgraph on, fgraphtop saw every fork
   ({storm.get('fgt_task_new', 0):,}; tracefs {storm.get('tracefs_task_new', 0):,}); lost {ssum.get('lost')} (runs the
   kernel skipped: an interrupt's free inside a free program, counted, never silent).
