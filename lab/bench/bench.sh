@@ -24,7 +24,7 @@
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
 # BENCH_ICOUNT (the cost part's icount shift, default 0), BENCH_ICOUNT_CPU (its
-# qemu -cpu, default max,-erms,-fsrm), BENCH_PERTURB_US,
+# qemu -cpu, default max,-erms,-fsrm,-rdrand,-rdseed), BENCH_PERTURB_US,
 # BENCH_PERTURB_REPS, BENCH_STATIC_N (default 5),
 # BENCH_SCALE_KB (guest KiB per parked thread, default 32), BENCH_SCALE_KERNELS,
 # FGT_ACCEL (as lab/run.sh),
@@ -69,7 +69,15 @@ ICOUNT=${BENCH_ICOUNT:-0}
 # copies memory a byte per iteration (rep stosb/movsb), 4,096 per page: that was
 # two thirds of a fork/exit (207 us a fork/exit, 137 without them). Without, it
 # uses rep stosq/movsq, 8 bytes an iteration, nearer to what hardware spends.
-ICOUNT_CPU=${BENCH_ICOUNT_CPU:-max,-erms,-fsrm}
+# Nor RDRAND and RDSEED: under TCG they hand the guest the host's entropy, the
+# one input icount does not make the same every run.
+ICOUNT_CPU=${BENCH_ICOUNT_CPU:-max,-erms,-fsrm,-rdrand,-rdseed}
+# ... and no address-space randomization in the guest: each repetition execs
+# its load anew, and with ASLR its layout, and with that how many page tables
+# each of its forks copies, changed every time. fork/exit, 7 repetitions of
+# 5,000 on lab-stock: spread 1.6 % with ASLR, 0.37 % with norandmaps, 0.29 %
+# with RDRAND and RDSEED off as well (5.4 % with those off and ASLR on).
+ICOUNT_ARGS=(-a norandmaps -a randomize_kstack_offset=off)
 SCALE_US=${BENCH_SCALE_US:-50000 100000 200000 400000}
 has_part() {
 	case " $PARTS " in *" $1 "*) return 0 ;; esac
@@ -107,6 +115,7 @@ fi
 {
 	jq -n --arg mode "$mode" --arg parts "$PARTS" --arg scale_us "$SCALE_US" --arg tcg_thread "${FGT_TCG_THREAD:-single}" --arg us "$US" --arg reps "$REPS" --arg reps_large "$REPS_LARGE" \
 		--arg cost "$COST" --arg icount "$ICOUNT" --arg icount_cpu "$ICOUNT_CPU" \
+		--arg icount_args "${ICOUNT_ARGS[*]}" \
 		--arg perturb_us "$PERTURB_US" \
 		--arg perturb_reps "$PERTURB_REPS" \
 		--arg cpu "$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" \
@@ -118,7 +127,7 @@ fi
 		--argjson kernels "$(for k in lab-stock lab-fixed; do cat "$(lab/kernels.sh path $k)/info.json"; done | jq -cs .)" \
 		'{mode: $mode, parts: ($parts | split(" ")), scale_us: ($scale_us | split(" ") | map(tonumber)), tcg_thread: $tcg_thread, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
 		  reps_large: ($reps_large | tonumber), cost_args: $cost, host_cpu: $cpu,
-		  icount_shift: ($icount | tonumber), icount_cpu: $icount_cpu, perturb_us: ($perturb_us | split(" ") | map(tonumber)),
+		  icount_shift: ($icount | tonumber), icount_cpu: $icount_cpu, icount_kernel_args: ($icount_args | gsub("-a "; "")), perturb_us: ($perturb_us | split(" ") | map(tonumber)),
 		  perturb_reps: ($perturb_reps | tonumber),
 		  host_cores: ($cores | tonumber), host_kernel: $host_kernel, qemu: $qemu,
 		  host_mem_mb: ($mem_mb | tonumber), commit: $commit, date: $date, kernels: $kernels}'
@@ -157,7 +166,7 @@ if has_part cost; then
 	bt=$("$HERE/mkbpftrace.sh") || { echo "bench: no bpftrace cpio" >&2; exit 1; }
 	# shellcheck disable=SC2086
 	FGT_TCG_CPU=$ICOUNT_CPU FGT_EXTRA_CPIO=$bt run cost-lab-stock -k lab-stock -s bench-cost \
-		-I "$ICOUNT" -c 1 -m 3072 -t 7200 -- $COST
+		-I "$ICOUNT" "${ICOUNT_ARGS[@]}" -c 1 -m 3072 -t 7200 -- $COST
 	# shellcheck disable=SC2086
 	FGT_TCG_CPU=$ICOUNT_CPU FGT_EXTRA_CPIO=$bt run cost-wall-lab-stock -k lab-stock -s bench-cost \
 		-m 3072 -t 7200 -- \
@@ -169,7 +178,7 @@ fi
 # without its consumer's).
 if has_part perturb; then
 	for k in lab-stock lab-fixed; do
-		FGT_TCG_CPU=$ICOUNT_CPU run "perturb-$k" -k "$k" -s bench-fix -I "$ICOUNT" -c 1 \
+		FGT_TCG_CPU=$ICOUNT_CPU run "perturb-$k" -k "$k" -s bench-fix -I "$ICOUNT" "${ICOUNT_ARGS[@]}" -c 1 \
 			-m 2048 -t 7200 -- \
 			"US=$PERTURB_US" "REPS=$PERTURB_REPS" "MODES=without with floor floor-ts stopped"
 	done

@@ -674,6 +674,12 @@ def machine_md(res):
          "that was two thirds of a fork/exit (207 us per fork/exit with them, 137 without, in "
          "trial runs). Without them it uses rep stosq/movsq, 8 bytes an iteration, nearer to what "
          "hardware spends on it; open/close did not move (3.52 us either way).",
+         f"- Why `{host.get('icount_kernel_args', 'norandmaps randomize_kstack_offset=off')}` and no "
+         "RDRAND/RDSEED: each repetition execs its load anew, and with ASLR its layout, and with that "
+         "how many page tables each of its forks copies, changed every time; under TCG, RDRAND and "
+         "RDSEED are the host's entropy, the one input icount does not repeat. fork/exit, 7 "
+         "repetitions of 5,000 on lab-stock: spread 1.6 % with ASLR, 0.37 % with norandmaps, 0.29 % "
+         "with RDRAND and RDSEED off as well (5.4 % with those off and ASLR on).",
          "- Why these loads are this long: fork/exit 5,000 (about 1 s of guest time) and open/close "
          "100,000: work the kernel defers (RCU callbacks freeing the exiting tasks) spills over the "
          "end of a short loop by a varying amount; at 500 forks the spread was 2.4 %, at 5,000 0.3 %."]
