@@ -680,9 +680,12 @@ def machine_md(res):
          "RDSEED are the host's entropy, the one input icount does not repeat. fork/exit, 7 "
          "repetitions of 5,000 on lab-stock: spread 1.6 % with ASLR, 0.37 % with norandmaps, 0.29 % "
          "with RDRAND and RDSEED off as well (5.4 % with those off and ASLR on).",
-         "- Why these loads are this long: fork/exit 5,000 (about 1 s of guest time) and open/close "
+         "- Why these loads are this long: fork/exit 10,000 (about 1.4 s of guest time) and open/close "
          "100,000: work the kernel defers (RCU callbacks freeing the exiting tasks) spills over the "
-         "end of a short loop by a varying amount; at 500 forks the spread was 2.4 %, at 5,000 0.3 %."]
+         "end of a short loop by a varying amount; at 500 forks the spread was 2.4 %, at 5,000 0.3 %. "
+         "With fgraphtop it was 0.64 % at 5,000 (without ASLR): its own work once a second (its "
+         "holders and exposure passes) falls into a repetition once more or once less, and twice "
+         "the forks halve that share."]
     for k in host.get("kernels", []):
         L.append(f"- Kernel {k['name']}: {k['release']}, from {k['package']} {k['version']}"
                  + (f", patches: {', '.join(k['patches'])}" if k.get("patches") else ", as shipped"))
