@@ -23,6 +23,7 @@
 #include "exit_codes.h"
 #include "exposure.h"
 #include "json_writer.h"
+#include "kread.h"
 #include "log.h"
 #include "output.h"
 #include "screen.h"
@@ -92,16 +93,40 @@ static bool explain_holders(const struct fgt_session *s, struct fgt_holders *h)
 	return ok;
 }
 
+/*
+ * ftrace_graph_active for --explain, which loads no probes to read it as the
+ * live view does: four bytes of the running kernel, from /proc/kcore, else
+ * through BPF (src/kread_bpf.c, as check --static reads code); -1 if neither.
+ */
+static int explain_graph_active(const struct fgt_session *s)
+{
+	uint64_t addr = s->plan->k.addr[FGT_SYM_GRAPH_ACTIVE];
+	struct fgt_kimage im;
+	char msg[200];
+	int v = -1, err = -1;
+
+	if (!addr)
+		return -1;
+	if (!fgt_kimage_open_kcore(&im, NULL, msg, sizeof(msg))) {
+		err = fgt_kimage_read(&im, addr, &v, sizeof(v));
+		fgt_kimage_close(&im);
+	}
+	if (err && fgt_static_bpf_read)
+		err = fgt_static_bpf_read(addr, &v, sizeof(v), msg, sizeof(msg));
+	return err || v < 0 ? -1 : v;
+}
+
 static void explain(const struct fgt_session *s, bool json)
 {
 	struct fgt_holders h;
 	bool have = explain_holders(s, &h);
+	int active = explain_graph_active(s);
 	json_writer_t *jw;
 
 	if (!json) {
 		fgt_plan_explain(s->plan, stdout);
 		if (have)
-			fgt_out_holders_explain(stdout, &h, -1);
+			fgt_out_holders_explain(stdout, &h, active);
 		else
 			printf("\nWho holds fgraph now: not read within 2 s (tracefs busy: a tracer "
 			       "switch under way?)\n");
@@ -117,7 +142,7 @@ static void explain(const struct fgt_session *s, bool json)
 	if (have) {
 		jsonw_name(jw, "holders");
 		jsonw_start_object(jw);
-		fgt_out_holders_json(jw, &h, -1);
+		fgt_out_holders_json(jw, &h, active);
 		jsonw_end_object(jw);
 	} else {
 		jsonw_null_field(jw, "holders");

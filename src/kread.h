@@ -84,6 +84,9 @@ long fgt_kmem_at(struct fgt_kmem *km, uint64_t addr);
 /* Symbol i, and the next symbol at a higher address (its end), into out:
  * how many (0-2), their names malloc()ed. */
 int fgt_kmem_syms(struct fgt_kmem *km, long i, struct fgt_ksym out[2]);
+/* Symbols idx[0..n) (negative ones skipped), each with the next one for its
+ * size, as a table (src/ksyms.h); NULL when out of memory. */
+struct fgt_ksyms *fgt_kmem_table(struct fgt_kmem *km, const long *idx, size_t n);
 
 /* Open /proc/kcore (path NULL) or a fake for tests. 0, or an FGT_SW_* with msg. */
 int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, size_t len);

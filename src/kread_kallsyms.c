@@ -1083,3 +1083,20 @@ int fgt_kmem_syms(struct fgt_kmem *km, long i, struct fgt_ksym out[2])
 		n += kmem_sym(km, j, &out[n]);
 	return n;
 }
+
+struct fgt_ksyms *fgt_kmem_table(struct fgt_kmem *km, const long *idx, size_t n)
+{
+	struct fgt_ksym *syms = calloc(2 * n + 1, sizeof(*syms));
+	struct fgt_ksyms *ks;
+	size_t k = 0;
+
+	if (!syms)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)fgt_kmem_syms(km, idx[i], syms + k);
+	ks = fgt_ksyms_from(syms, k);
+	for (size_t i = 0; i < k; i++)
+		free((char *)syms[i].name);
+	free(syms);
+	return ks;
+}

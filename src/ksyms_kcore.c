@@ -15,27 +15,6 @@
 #include "kread.h"
 #include "ksyms.h"
 
-/* Symbols idx[0..n) (each with the next, for its size) as a table. */
-static struct fgt_ksyms *part_of(struct fgt_kmem *km, const long *idx, size_t n)
-{
-	struct fgt_ksym *syms = calloc(2 * n + 1, sizeof(*syms));
-	struct fgt_ksyms *ks;
-	size_t k = 0;
-
-	if (!syms)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (idx[i] >= 0)
-			k += (size_t)fgt_kmem_syms(km, idx[i], syms + k);
-	ks = fgt_ksyms_from(syms, k);
-	for (size_t i = 0; i < k; i++)
-		free((char *)syms[i].name);
-	free(syms);
-	if (ks)
-		fgt_ksyms_set_whole(ks, fgt_kmem_count(km));
-	return ks;
-}
-
 struct fgt_ksyms *fgt_ksyms_kcore(const char *kcore, const char *const *names, size_t n)
 {
 	struct fgt_ksyms *ks = NULL;
@@ -52,7 +31,9 @@ struct fgt_ksyms *fgt_ksyms_kcore(const char *kcore, const char *const *names, s
 	if (!fgt_kimage_vmcoreinfo(&im, &vi))
 		km = fgt_kmem_open(&im, &vi, names, n, idx, msg, sizeof(msg));
 	if (km)
-		ks = part_of(km, idx, n);
+		ks = fgt_kmem_table(km, idx, n);
+	if (ks)
+		fgt_ksyms_set_whole(ks, fgt_kmem_count(km));
 	fgt_kmem_free(km);
 	fgt_kimage_close(&im);
 	free(idx);

@@ -676,7 +676,7 @@ void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_act
 
 	if (graph_active < 0)
 		fprintf(f, "\nWho holds fgraph now (tracefs and BPF links; ftrace_graph_active "
-			"itself is read by the live view):\n");
+			"not readable: neither /proc/kcore nor BPF):\n");
 	else
 		fprintf(f, "\nWho holds fgraph now (ftrace_graph_active %d):\n", graph_active);
 	for (unsigned int i = 0; i < h->kept; i++)

@@ -119,18 +119,8 @@ static void select_sym(struct ctx *c, long i)
 /* The symbols taken so far as a table (each with the next one, for its size). */
 static int kmem_table(struct ctx *c)
 {
-	struct fgt_ksym *syms = calloc(2 * c->nr_sel + 1, sizeof(*syms));
-	size_t n = 0;
-
-	if (!syms)
-		return -1;
-	for (size_t k = 0; k < c->nr_sel; k++)
-		n += (size_t)fgt_kmem_syms(c->km, c->sel[k], syms + n);
 	fgt_ksyms_free(c->ks_owned);
-	c->ks_owned = fgt_ksyms_from(syms, n);
-	for (size_t k = 0; k < n; k++)
-		free((char *)syms[k].name);
-	free(syms);
+	c->ks_owned = fgt_kmem_table(c->km, c->sel, c->nr_sel);
 	c->ks = c->ks_owned;
 	return c->ks ? 0 : -1;
 }

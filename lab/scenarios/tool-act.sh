@@ -1,7 +1,8 @@
 #!/bin/sh
 # tool-act ROUNDS="U:TRIGGER ..." [PATHS="direct attributed"|auto] [FILTER=FUNC] [WAIT=S]
 #          [EXPLAIN=1] [EVENTS=1]
-# EXPLAIN=1 first sends `fgraphtop --explain -j`'s plan (fgt name "explain").
+# EXPLAIN=1 first sends `fgraphtop --explain -j`'s plan (fgt name "explain"),
+# and after the rounds once more with function_graph on ("explain-on").
 # EVENTS=1 runs each fgraphtop with --events and sends, per instance, its
 # allocation events counted by kind (tool-lib.sh's fgt_alloc_classes):
 #   {"type":"alloc_classes","name":NAME,"classes":[{site,gfp_class,gfp,size,ok,n}...]}
@@ -83,4 +84,12 @@ for spec in $rounds; do
 	done
 done
 fgt_unpark
+# ... and once more with function_graph on (fgt name "explain-on"): the
+# ftrace_graph_active it reads from kernel memory must say 1, its holder named.
+if [ "$(fgt_arg EXPLAIN 0 "$@")" = 1 ]; then
+	fgt-trigger -f "${filter0:-bpf_fentry_test1}" tracefs on > /dev/null || status=1
+	plan=$(fgraphtop --explain -j)
+	fgt_result "{\"type\":\"fgt\",\"name\":\"explain-on\",\"rec\":$plan}"
+	fgt-trigger -f "${filter0:-bpf_fentry_test1}" tracefs off > /dev/null || status=1
+fi
 exit $status

@@ -474,10 +474,11 @@ def main():
     ok(exits.get("json") == 0, f"json: fgraphtop -j exited {exits.get('json')}")
     ph = (explain.get("plan") or {}).get("holders")
     ok(isinstance(ph, dict) and ph["count"] == 0 and ph["holders"] == [] and
-       ph["tracefs"].endswith("/tracing"), f"explain -j: plan.holders {ph}")
-    ok(explain.get("text", [""])[:2] == ["Who holds fgraph now (tracefs and BPF links; "
-                                         "ftrace_graph_active itself is read by the live view):",
-                                         "  none found"], f"explain: {explain.get('text')}")
+       ph["graph_active"] == 0 and ph["tracefs"].endswith("/tracing"),
+       f"explain -j: plan.holders {ph}")
+    ok(explain.get("text", [""])[:2] == ["Who holds fgraph now (ftrace_graph_active 0):",
+                                         "  none: fgraph is off; its next user makes the 0->1 step"],
+       f"explain: {explain.get('text')}")
     if acts:
         check_lines(lines, acts, live)
     for k, key in ((2, "Ctrl-C"), (3, "SIGTERM")):

@@ -139,6 +139,14 @@ def check_act(kernel, recs, opt):
     plan = [r["rec"] for r in recs if r.get("type") == "fgt" and r.get("name") == "explain"]
     ok(len(plan) == 1 and plan[0]["type"] == "plan", f"{kernel}: --explain -j gave a plan")
     if plan and plan[0]["type"] == "plan":
+        # read from kernel memory, no probe loaded: fgraph is off before the rounds
+        ga = (plan[0].get("holders") or {}).get("graph_active")
+        ok(ga == 0, f"{kernel}: explain: ftrace_graph_active {ga}, want 0")
+        on = [r["rec"] for r in recs if r.get("type") == "fgt" and r.get("name") == "explain-on"]
+        ho = (on[0].get("holders") or {}) if on else {}
+        ok(len(on) == 1 and ho.get("graph_active") == 1 and ho.get("named") == 1,
+           f"{kernel}: explain with function_graph on: ftrace_graph_active "
+           f"{ho.get('graph_active')}, {ho.get('named')} named, want 1 and 1")
         direct = "direct" in paths	# the traceable kernels
         pr = {(p["kind"], p["target"]): p for p in plan[0]["probes"]}
         ars = pr.get(("fentry", "alloc_retstack_tasklist"), {})
