@@ -1263,8 +1263,8 @@ results, the machine and the spreads: [docs/bench/results.md](docs/bench/results
   a record is lost; lost records are counted in the activation and in check's answer.
 - **Cost**, under qemu's instruction counting (guest time = instructions executed: the
   same load repeats within {spread.get('openclose', 0) * 100:.2f} % (open/close), {spread.get('exec', 0) * 100:.2f} % (a shell-heavy
-  script) and {spread.get('fork', 0) * 100:.1f} % (fork/exit, where one run in five can come out a few percent
-  slow; the targets are judged on medians)), against the floor (empty BPF programs on the
+  script) and {spread.get('fork', 0) * 100:.2f} % (fork/exit); the targets are judged on
+  medians), against the floor (empty BPF programs on the
   same hooks: what watching these events costs any tool) and an equivalent bpftrace script:
 
 | measure | fgraphtop | floor | bpftrace | target |
