@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The message channel: see log.h. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,9 @@ struct held {
 static bool holding;
 static struct held *held;
 static unsigned int nheld, held_cap, held_dropped;
+/* the holders watcher is a thread of its own: a message from it must not
+ * race the frame being drawn */
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void hold_line(const char *line, bool warn)
 {
@@ -69,23 +73,26 @@ static void text_line(const char *prefix, const char *msg, bool warn)
 {
 	char line[FGT_MSG_LEN + 64];
 
+	pthread_mutex_lock(&held_lock);
 	if (!holding) {
 		fprintf(stderr, "%s%s\n", prefix, msg);
-		return;
+	} else {
+		snprintf(line, sizeof(line), "%s%s", prefix, msg);
+		hold_line(line, warn);
 	}
-	snprintf(line, sizeof(line), "%s%s", prefix, msg);
-	hold_line(line, warn);
+	pthread_mutex_unlock(&held_lock);
 }
 
 void fgt_log_hold(bool on)
 {
 	unsigned int i;
 
+	pthread_mutex_lock(&held_lock);
 	if (on == holding)
-		return;
+		goto out;
 	holding = on;
 	if (on)
-		return;
+		goto out;
 	for (i = 0; i < nheld; i++) {
 		fprintf(stderr, "%s\n", held[i].line);
 		free(held[i].line);
@@ -95,12 +102,15 @@ void fgt_log_hold(bool on)
 	free(held);
 	held = NULL;
 	nheld = held_cap = held_dropped = 0;
+out:
+	pthread_mutex_unlock(&held_lock);
 }
 
 unsigned int fgt_log_warnings(const char **out, unsigned int max)
 {
 	unsigned int n = 0, k = 0;
 
+	pthread_mutex_lock(&held_lock);
 	for (unsigned int i = nheld; i-- > 0;) {
 		if (!held[i].warn)
 			continue;
@@ -108,6 +118,7 @@ unsigned int fgt_log_warnings(const char **out, unsigned int max)
 			out[k++] = held[i].line;
 		n++;
 	}
+	pthread_mutex_unlock(&held_lock);
 	return n;
 }
 

@@ -30,7 +30,7 @@ void p_warn(const char *code, const char *fmt, ...) __attribute__((format(printf
  */
 void fgt_log_hold(bool on);
 /* The held warnings and errors, newest first, at most max into out; returns
- * how many are held in all. Valid until the next message or fgt_log_hold(). */
+ * how many are held in all. Valid until fgt_log_hold(false). */
 unsigned int fgt_log_warnings(const char **out, unsigned int max);
 
 enum fgt_log_level { FGT_LOG_ERROR, FGT_LOG_INFO, FGT_LOG_DEBUG };
