@@ -77,7 +77,8 @@ int fgt_tracefs_from_mountinfo(FILE *f, char *buf, size_t len)
  */
 const char *fgt_tracefs_find(void)
 {
-	static char dir[PATH_MAX];
+	/* per thread: the holders watcher looks it up beside the main thread */
+	static __thread char dir[PATH_MAX];
 	char p[PATH_MAX + 32];
 	FILE *f;
 	int ret;

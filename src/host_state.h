@@ -27,7 +27,8 @@ struct fgt_host {
 /*
  * The mounted tracefs, readable: /sys/kernel/tracing, else
  * /sys/kernel/debug/tracing, else any other tracefs mount; NULL if none. Read
- * from /proc/self/mountinfo, so that nothing is automounted.
+ * from /proc/self/mountinfo, so that nothing is automounted. The string is
+ * the calling thread's, until its next call.
  */
 const char *fgt_tracefs_find(void);
 /* The best tracefs mount point in a mountinfo stream, into buf: 0 or -ENOENT. */
