@@ -331,8 +331,7 @@ def static_part(raw):
     also pays for translating the code it runs)."""
     by = {}
     for name in raw.names("static-"):
-        k = name[len("static-"):]
-        k = k.rsplit(".b", 1)[0] if re.search(r"\.b\d+$", k) else k
+        k = re.sub(r"\.b\d+$", "", name[len("static-"):])
         ms = [x["answer"]["static"]["ms"] for x in raw.load(name)
               if x.get("type") == "time" and isinstance(x.get("answer"), dict)
               and "ms" in (x["answer"].get("static") or {})]

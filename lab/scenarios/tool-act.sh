@@ -26,7 +26,8 @@ wait_s=$(fgt_arg WAIT 1 "$@")
 events=
 [ "$(fgt_arg EVENTS 0 "$@")" = 1 ] && events=--events
 triggers=$(fgt_triggers)
-if [ "$(fgt_arg EXPLAIN 0 "$@")" = 1 ]; then
+explain=$(fgt_arg EXPLAIN 0 "$@")
+if [ "$explain" = 1 ]; then
 	plan=$(fgraphtop --explain -j)
 	fgt_result "{\"type\":\"fgt\",\"name\":\"explain\",\"rec\":$plan}"
 fi
@@ -86,7 +87,7 @@ done
 fgt_unpark
 # ... and once more with function_graph on (fgt name "explain-on"): the
 # ftrace_graph_active it reads from kernel memory must say 1, its holder named.
-if [ "$(fgt_arg EXPLAIN 0 "$@")" = 1 ]; then
+if [ "$explain" = 1 ]; then
 	fgt-trigger -f "${filter0:-bpf_fentry_test1}" tracefs on > /dev/null || status=1
 	plan=$(fgraphtop --explain -j)
 	fgt_result "{\"type\":\"fgt\",\"name\":\"explain-on\",\"rec\":$plan}"
