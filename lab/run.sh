@@ -19,7 +19,7 @@
 # Environment: FGT_CACHE, FGT_ACCEL (tcg|kvm|auto, as -A), FGT_BUILD (build dir),
 # FGT_KERNELS (the kernels.sh to ask for -k NAME; default lab/kernels.sh),
 # FGT_EXTRA_CPIO (archives appended to the initramfs), FGT_TCG_CPU (TCG's -cpu,
-# default max).
+# default max), FGT_KEEP_INITRD=1 (keep OUTDIR/initrd.cpio after the run).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -129,7 +129,14 @@ cleanup() {
 		wait "$p" 2>/dev/null || true
 	fi
 }
-trap cleanup EXIT
+# The initramfs (the cached base and this run's part, about 40 MB) is input
+# that lab/run.sh makes again at every run: OUTDIR keeps results and logs
+# only (a make test makes about 200 runs). FGT_KEEP_INITRD=1 keeps it.
+# shellcheck disable=SC2317 # called by the EXIT trap only
+drop_inputs() {
+	[ "${FGT_KEEP_INITRD:-0}" = 1 ] || rm -f "$outdir/initrd.cpio" "$outdir/run.cpio"
+}
+trap 'cleanup; drop_inputs' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
