@@ -588,6 +588,7 @@ static void ask_code(const struct fgt_check_opts *o, const struct fgt_check_env 
 		.system_map = o->system_map,
 		.kallsyms = env->host.kallsyms,
 		.no_bpf = env->no_bpf,
+		.stop = env->stop,
 	};
 
 	env->statik(&so, &r->st);

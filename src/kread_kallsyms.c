@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kread.h"
+#include "log.h"
 
 #define NTOK		256
 #define TOK_MAX		64		/* longer tokens are not the kernel's */
@@ -49,8 +50,14 @@
 #define BLOCK_MAX	(256u * 256u)	/* bytes per 256 names, at most, in practice */
 
 struct kas {
-	const uint8_t *d;		/* the image */
+	const uint8_t *d;		/* the image, or its .rodata */
 	size_t lo, hi;			/* where to look (.rodata, or all of it) */
+	uint64_t va0;			/* d[lo]'s kernel address when d is .rodata; else 0 */
+	const struct fgt_kimage *im;
+	/* the search's cost: bounded by the input's size (src/kread.h) */
+	uint64_t work;			/* steps left */
+	int64_t tick;			/* steps until the next look at im->stop */
+	bool over, stopped;
 	size_t tt, ti;			/* token table, token index */
 	uint16_t tok_off[NTOK];
 	uint8_t tok_len[NTOK];
@@ -81,6 +88,32 @@ static bool printable(uint8_t c)
 	return c >= 0x20 && c < 0x7f;
 }
 
+/*
+ * n more steps of the search: false once its budget is spent or a stop
+ * came. Every loop of the search pays here, so that a hostile image costs
+ * at most FGT_KALLSYMS_WORK_PER_BYTE steps per byte searched (a real one
+ * costs a few: docs/static.md) and a SIGTERM ends it within a second.
+ */
+static bool spend(struct kas *k, uint64_t n)
+{
+	if (k->over || k->stopped)
+		return false;
+	if (n > k->work) {
+		k->over = true;
+		return false;
+	}
+	k->work -= n;
+	k->tick -= (int64_t)n;
+	if (k->tick <= 0) {
+		k->tick = 1 << 20;
+		if (k->im && fgt_kimage_stopped(k->im)) {
+			k->stopped = true;
+			return false;
+		}
+	}
+	return true;
+}
+
 /* The table starting at p: 256 non-empty printable strings; index right after. */
 static bool token_table_at(struct kas *k, size_t p)
 {
@@ -92,7 +125,7 @@ static bool token_table_at(struct kas *k, size_t p)
 
 		while (q < k->hi && k->d[q] && printable(k->d[q]) && q - s < TOK_MAX)
 			q++;
-		if (q >= k->hi || k->d[q] || q == s)
+		if (!spend(k, 1 + q - s) || q >= k->hi || k->d[q] || q == s)
 			return false;
 		k->tok_off[i] = off;
 		k->tok_len[i] = (uint8_t)(q - s);
@@ -102,7 +135,7 @@ static bool token_table_at(struct kas *k, size_t p)
 	end = q;
 	/* token_index: 256 u16, at the next 2-, 4- or 8-byte boundary */
 	for (size_t ti = (end + 1) & ~(size_t)1; ti <= end + 8 && ti + 2 * NTOK <= k->hi; ti += 2) {
-		bool ok = true;
+		bool ok = spend(k, NTOK);
 
 		for (int i = 0; i < NTOK && ok; i++)
 			ok = (uint16_t)(k->d[ti + 2 * i] | k->d[ti + 2 * i + 1] << 8) == k->tok_off[i];
@@ -123,7 +156,7 @@ static int find_tokens(struct kas *k)
 
 	while ((at = memmem(at, (size_t)(k->d + k->hi - at), digits, dl))) {
 		size_t p = (size_t)(at - k->d);
-		bool ok = true;
+		bool ok = spend(k, 1);
 
 		/* back over the 0x30 tokens before "0" */
 		for (int i = 0; i < 0x30 && ok; i++) {
@@ -154,7 +187,7 @@ static int find_tokens(struct kas *k)
 			}
 			while (q > k->lo && k->d[q - 1] && printable(k->d[q]) && p - q < TOK_MAX)
 				q--;
-			ok = printable(k->d[q]);
+			ok = spend(k, 1 + p - q) && printable(k->d[q]);
 			p = q;
 		}
 		if (ok && token_table_at(k, p))
@@ -165,7 +198,7 @@ static int find_tokens(struct kas *k)
 }
 
 /* markers[] ending at e (exclusive): count, or 0 if none ends there. */
-static uint32_t markers_ending(const struct kas *k, size_t e, size_t *start)
+static uint32_t markers_ending(struct kas *k, size_t e, size_t *start)
 {
 	uint32_t count = 0, v;
 	size_t p = e;
@@ -178,6 +211,8 @@ static uint32_t markers_ending(const struct kas *k, size_t e, size_t *start)
 	for (p = e - 4;; p -= 4) {
 		uint32_t cur = rd32(k->d + p), prev;
 
+		if (!spend(k, 1))
+			return 0;
 		count++;
 		if (!cur)
 			break;
@@ -212,11 +247,13 @@ static bool entry_at(const struct kas *k, size_t p, size_t *len, size_t *next)
 }
 
 /* Do N names from s hit every marker and end (padding aside) at the markers? */
-static bool names_fit(const struct kas *k, size_t s, uint32_t n)
+static bool names_fit(struct kas *k, size_t s, uint32_t n)
 {
 	size_t p = s, len, next;
 
 	for (uint32_t i = 0; i < n; i++) {
+		if (!spend(k, 1))
+			return false;
 		if (!(i & 0xff) && rd32(k->d + k->markers + 4 * (i >> 8)) != p - s)
 			return false;
 		if (!entry_at(k, p, &len, &next))
@@ -241,7 +278,7 @@ static bool find_names(struct kas *k)
 		return false;
 	top = k->markers - last;
 	bottom = top > k->lo + BLOCK_MAX + 16 ? top - BLOCK_MAX - 16 : k->lo + 8;
-	for (size_t s = top - 1; s >= bottom; s--) {
+	for (size_t s = top - 1; s >= bottom && spend(k, 1); s--) {
 		for (size_t gap = 4; gap <= 8; gap += 4) {
 			size_t np = s - gap;
 			uint32_t n;
@@ -268,7 +305,7 @@ static int find_markers_and_names(struct kas *k)
 {
 	size_t floor = k->tt > k->lo + 3 * (1u << 24) ? k->tt - 3 * (1u << 24) : k->lo;
 
-	for (size_t e = k->tt & ~(size_t)3; e > floor + 8; e -= 4) {
+	for (size_t e = k->tt & ~(size_t)3; e > floor + 8 && spend(k, 1); e -= 4) {
 		size_t start;
 		uint32_t m = markers_ending(k, e, &start);
 		size_t gap = k->tt - e;
@@ -286,9 +323,12 @@ static int find_markers_and_names(struct kas *k)
 	return -1;
 }
 
-/* A file offset of the image as a kernel address (PC-relative offsets). */
-static uint64_t vaddr_of(const struct fgt_kimage *im, size_t off)
+/* A place in what is searched as a kernel address (PC-relative offsets):
+ * from .rodata's address, or through the segments for a whole image. */
+static uint64_t vaddr_of(const struct fgt_kimage *im, const struct kas *k, size_t off)
 {
+	if (k->va0)
+		return k->va0 + (off - k->lo);
 	for (unsigned int i = 0; i < im->nr_segs; i++)
 		if (off >= im->seg[i].off && off - im->seg[i].off < im->seg[i].filesz)
 			return im->seg[i].vaddr + (off - im->seg[i].off);
@@ -426,7 +466,7 @@ static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct
 		if (!cand[c] || cand[c] < k->lo || cand[c] + 4 * (size_t)k->n > k->hi)
 			continue;
 		t->offsets = k->d + cand[c];
-		t->offsets_va = vaddr_of(im, cand[c]);
+		t->offsets_va = vaddr_of(im, k, cand[c]);
 		for (int m = 0; m < M__NR; m++) {
 			t->mode = (enum mode)m;
 			t->base = 0;
@@ -445,34 +485,75 @@ static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct
 	return -1;
 }
 
-/* Find the tables in a file image and read them as the kernel does. */
+/* Where to search: .rodata (read through libelf), else a whole image in memory. */
+static int search_area(const struct fgt_kimage *im, struct kas *k, char *msg, size_t len)
+{
+	size_t ro_len;
+	uint64_t va;
+	const void *ro = fgt_kimage_section_va(im, ".rodata", &ro_len, &va);
+
+	if (ro) {
+		k->d = ro;
+		k->lo = 0;
+		k->hi = ro_len;
+		k->va0 = va;
+		return 0;
+	}
+	if (errno == EINTR) {
+		k->stopped = true;
+		return -1;
+	}
+	if (errno == EFBIG) {
+		snprintf(msg, len, "its .rodata is over the %llu MiB read here",
+			 FGT_KIMAGE_MAX_SECTION >> 20);
+		return -1;
+	}
+	if (!im->data) {
+		snprintf(msg, len, "no .rodata section to search for kallsyms tables%s",
+			 errno == EIO ? " (its header points outside the file)" : "");
+		return -1;
+	}
+	k->d = im->data;
+	k->hi = im->size;
+	return 0;
+}
+
+/* The search failed: why, in msg; -EINTR when it was a stop. */
+static int search_failed(const struct kas *k, const char *what, char *msg, size_t len)
+{
+	if (k->stopped) {
+		snprintf(msg, len, "interrupted while searching for the kallsyms tables");
+		return -EINTR;
+	}
+	if (k->over)
+		snprintf(msg, len, "the kallsyms search gave up: over its cap of %llu steps for "
+			 "%zu bytes (not a kernel's tables)",
+			 (unsigned long long)(FGT_KALLSYMS_WORK_FLOOR +
+					      FGT_KALLSYMS_WORK_PER_BYTE * (uint64_t)(k->hi - k->lo)),
+			 k->hi - k->lo);
+	else if (what != msg)
+		snprintf(msg, len, "%s", what);
+	return -1;
+}
+
+/* Find the tables in a file image and read them as the kernel does.
+ * 0; -1 with msg; -EINTR when stopped. */
 static int locate(const struct fgt_kimage *im, struct kas *k, struct ktab *t, size_t *off_pos,
 		  size_t *base_at, char *msg, size_t len)
 {
-	const void *ro;
-	size_t ro_len;
-
 	memset(k, 0, sizeof(*k));
 	memset(t, 0, sizeof(*t));
-	k->d = im->data;
-	k->hi = im->size;
-	if (!im->data) {
-		snprintf(msg, len, "no image in memory");
-		return -1;
-	}
-	ro = fgt_kimage_section(im, ".rodata", &ro_len);
-	if (ro) {
-		k->lo = (size_t)((const uint8_t *)ro - im->data);
-		k->hi = k->lo + ro_len;
-	}
-	if (find_tokens(k)) {
-		snprintf(msg, len, "no kallsyms token table in it (CONFIG_KALLSYMS off?)");
-		return -1;
-	}
-	if (find_markers_and_names(k)) {
-		snprintf(msg, len, "a kallsyms token table, but no names and markers matching it");
-		return -1;
-	}
+	k->stopped = fgt_kimage_stopped(im);
+	if (k->stopped || search_area(im, k, msg, len))
+		return search_failed(k, msg, msg, len);
+	k->im = im;
+	k->work = FGT_KALLSYMS_WORK_FLOOR + FGT_KALLSYMS_WORK_PER_BYTE * (uint64_t)(k->hi - k->lo);
+	k->tick = 1 << 20;
+	if (find_tokens(k))
+		return search_failed(k, "no kallsyms token table in it (CONFIG_KALLSYMS off?)", msg, len);
+	if (find_markers_and_names(k))
+		return search_failed(k, "a kallsyms token table, but no names and markers matching it",
+				     msg, len);
 	t->n = k->n;
 	t->names = k->d + k->names;
 	t->names_len = k->markers - k->names;
@@ -482,8 +563,11 @@ static int locate(const struct fgt_kimage *im, struct kas *k, struct ktab *t, si
 	if (file_reading(im, k, t, off_pos, base_at)) {
 		snprintf(msg, len, "kallsyms names (%u), but no address table that puts _text at .text",
 			 k->n);
-		return -1;
+		return fgt_kimage_stopped(im) ? -EINTR : -1;
 	}
+	log_dbg("kallsyms: found in %llu steps of %zu bytes",
+		(unsigned long long)(FGT_KALLSYMS_WORK_FLOOR + FGT_KALLSYMS_WORK_PER_BYTE *
+				     (uint64_t)(k->hi - k->lo) - k->work), k->hi - k->lo);
 	return 0;
 }
 
@@ -503,12 +587,12 @@ int fgt_kallsyms_locate(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi, 
 		snprintf(msg, len, "no _stext among the kallsyms names");
 		return -1;
 	}
-	vi->names = vaddr_of(im, k.names);
-	vi->num_syms = vaddr_of(im, k.num_pos);
-	vi->token_table = vaddr_of(im, k.tt);
-	vi->token_index = vaddr_of(im, k.ti);
-	vi->offsets = vaddr_of(im, off_pos);
-	vi->relative_base = base_at ? vaddr_of(im, base_at) : 0;
+	vi->names = vaddr_of(im, &k, k.names);
+	vi->num_syms = vaddr_of(im, &k, k.num_pos);
+	vi->token_table = vaddr_of(im, &k, k.tt);
+	vi->token_index = vaddr_of(im, &k, k.ti);
+	vi->offsets = vaddr_of(im, &k, off_pos);
+	vi->relative_base = base_at ? vaddr_of(im, &k, base_at) : 0;
 	vi->stext = ktab_addr(&t, (uint32_t)stext);
 	return 0;
 }
@@ -521,10 +605,12 @@ int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_
 	size_t p, next, off_pos, base_at;
 	char name[NAME_MAX_LEN];
 	FILE *f;
+	int err;
 
 	*text = NULL;
-	if (locate(im, &k, &t, &off_pos, &base_at, msg, len))
-		return -1;
+	err = locate(im, &k, &t, &off_pos, &base_at, msg, len);
+	if (err)
+		return err;
 	f = open_memstream(text, text_len);
 	if (!f) {
 		snprintf(msg, len, "%s", strerror(errno));

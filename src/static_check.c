@@ -150,6 +150,7 @@ const char *fgt_static_why_name(enum fgt_static_why w)
 		[FGT_SW_BAD_MAP] = "bad_system_map",
 		[FGT_SW_READ] = "read",
 		[FGT_SW_NO_BTF] = "no_btf",
+		[FGT_SW_STOPPED] = "interrupted",
 	};
 
 	return (unsigned int)w < FGT_SW__NR && names[w] ? names[w] : "?";

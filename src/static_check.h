@@ -26,6 +26,7 @@
 #ifndef FGT_STATIC_CHECK_H
 #define FGT_STATIC_CHECK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,7 @@ enum fgt_static_why {
 	FGT_SW_BAD_MAP,		/* System.map is a placeholder or another kernel's */
 	FGT_SW_READ,		/* the text could not be read */
 	FGT_SW_NO_BTF,		/* a kmalloc'd shadow stack needs BTF for its size */
+	FGT_SW_STOPPED,		/* SIGINT/SIGTERM came while the kernel was read */
 	FGT_SW__NR
 };
 
@@ -203,6 +205,7 @@ struct fgt_static_opts {
 	const char *btf;		/* NULL: /sys/kernel/btf/vmlinux */
 	const struct fgt_ksyms *ks;	/* the running kernel's, if the caller has them */
 	bool no_bpf;			/* do not fall back to a BPF read when kcore fails */
+	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: the reading stops (may be NULL) */
 	/* called with the text as read, before decoding (recording test data) */
 	void (*code_cb)(const struct fgt_static_code *c, const struct fgt_static_kernel *k,
 			void *arg);

@@ -315,7 +315,7 @@ static int symbols(struct ctx *c)
 	int err = 0;
 
 	if (o->kernel) {
-		err = fgt_kimage_open_file(&c->im, o->kernel, msg, sizeof(msg));
+		err = fgt_kimage_open_file(&c->im, o->kernel, o->stop, msg, sizeof(msg));
 		if (err)
 			return fail(r, err, "%s", msg), -1;
 		c->have_im = true;
@@ -408,6 +408,99 @@ static int read_text(struct ctx *c, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Is a symbol table that lacks the function a kernel's whole table? The
+ * checks /proc/kallsyms gets (src/ksyms.c: a plausible count, _stext and
+ * _etext), and _stext below _etext. The tables read from kernel memory were
+ * checked as they were read (count, _stext where VMCOREINFO says, order).
+ */
+static bool symbols_whole(struct ctx *c, char *why, size_t len)
+{
+	const struct fgt_ksym *st, *et;
+
+	if (c->km)
+		return true;
+	if (!fgt_ksyms_sane(c->ks, why, len))
+		return false;
+	st = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STEXT));
+	et = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_ETEXT));
+	if (st->addr >= et->addr) {
+		snprintf(why, len, "_stext (%#llx) is not below _etext (%#llx)",
+			 (unsigned long long)st->addr, (unsigned long long)et->addr);
+		return false;
+	}
+	return true;
+}
+
+/* The BTF of the kernel judged: the file's .BTF, or the running kernel's.
+ * 1: task_struct has no ret_stack; 0: it has one; -1: broken; -2: no BTF. */
+static int btf_says(struct ctx *c)
+{
+	struct fgt_static_kernel k = {};
+	const void *raw;
+	size_t len = 0;
+	bool found;
+	int err;
+
+	if (c->o->kernel) {
+		raw = fgt_kimage_section(&c->im, ".BTF", &len);
+		if (!raw)
+			return -2;
+		err = fgt_btf_ret_stack(raw, len, &k.stack_src, &k.shadow_bytes);
+	} else {
+		err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &k, &found);
+		if (!found)
+			return -2;
+	}
+	return err == 1 ? 1 : err == 0 ? 0 : -1;
+}
+
+/*
+ * "Not affected" is the one answer that clears a kernel without reading its
+ * walk, so it needs positive evidence: the missing name is only a fact when
+ * the table it is missing from is a kernel's whole table, and the image's
+ * own facts, where it has them, must agree (its BTF has no
+ * task_struct::ret_stack; its IKCONFIG, where built in, has no
+ * CONFIG_FUNCTION_GRAPH_TRACER). Anything less is unknown.
+ */
+static void not_affected(struct ctx *c)
+{
+	struct fgt_static_result *r = c->r;
+	const char *reg = fgt_sym_name(FGT_SYM_REGISTER);
+	char why[200], facts[160] = "";
+	int btf, cfg;
+
+	if (!symbols_whole(c, why, sizeof(why))) {
+		fail(r, FGT_SW_NO_SYMBOLS, "no %s in %s, but that is not a kernel's whole symbol "
+		     "table (%s): not evidence of a kernel without fgraph", reg, r->symbols, why);
+		return;
+	}
+	btf = btf_says(c);
+	if (btf == 0 || btf == -1) {
+		fail(r, FGT_SW_SHAPE, "no %s in %s, but %s: the symbols and the image disagree", reg,
+		     r->symbols, btf == 0 ? "its BTF has task_struct::ret_stack (fgraph is built in)" :
+		     "its BTF is broken");
+		return;
+	}
+	cfg = c->o->kernel ? fgt_kimage_ikconfig(&c->im, "CONFIG_FUNCTION_GRAPH_TRACER") : -2;
+	if (cfg == 1 || cfg == -1) {
+		fail(r, FGT_SW_SHAPE, "no %s in %s, but %s: the symbols and the image disagree", reg,
+		     r->symbols, cfg == 1 ? "its IKCONFIG has CONFIG_FUNCTION_GRAPH_TRACER=y" :
+		     "its IKCONFIG is broken");
+		return;
+	}
+	if (btf == 1)
+		snprintf(facts, sizeof(facts), "; its BTF's task_struct has no ret_stack");
+	if (cfg == 0)
+		snprintf(facts + strlen(facts), sizeof(facts) - strlen(facts),
+			 "; its IKCONFIG has no CONFIG_FUNCTION_GRAPH_TRACER");
+	if (!facts[0])
+		snprintf(facts, sizeof(facts), "; no BTF or IKCONFIG to confirm it");
+	r->verdict = FGT_SV_NOT_AFFECTED;
+	snprintf(r->evidence, sizeof(r->evidence), "no %s in %s%s: no function graph tracer, "
+		 "so no shadow-stack walk", reg, r->symbols, facts);
+}
+
 /* The function holding the sweep, and its .cold part. */
 static int find_code(struct ctx *c, struct fgt_static_code *code)
 {
@@ -419,9 +512,7 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 	if (!f || (f->type != 't' && f->type != 'T'))
 		f = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_REGISTER));
 	if (!f) {
-		r->verdict = FGT_SV_NOT_AFFECTED;
-		snprintf(r->evidence, sizeof(r->evidence), "no %s in %s: no function graph tracer, "
-			 "so no shadow-stack walk", fgt_sym_name(FGT_SYM_REGISTER), r->symbols);
+		not_affected(c);
 		return -1;
 	}
 	if (!f->size || f->size > MAX_FUNC)

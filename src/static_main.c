@@ -20,6 +20,7 @@
  * 3 unknown.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,14 @@
 #include "kread.h"
 #include "log.h"
 #include "static_check.h"
+
+/* SIGINT and SIGTERM end the reading (an "interrupted" answer, status 3). */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
 
 struct rec {
 	const char *path;
@@ -74,7 +83,7 @@ static int make_kcore(const char *kernel, const char *out)
 	FILE *f;
 	int err;
 
-	if (!kernel || fgt_kimage_open_file(&im, kernel, msg, sizeof(msg))) {
+	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
 		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--make-kcore needs --kernel");
 		return FGT_CHECK_UNKNOWN;
 	}
@@ -103,7 +112,7 @@ static int dump_symbols(const char *kernel, const char *out)
 	FILE *f;
 	int err;
 
-	if (!kernel || fgt_kimage_open_file(&im, kernel, msg, sizeof(msg))) {
+	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
 		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--dump-symbols needs --kernel");
 		return FGT_CHECK_UNKNOWN;
 	}
@@ -162,7 +171,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct fgt_static_opts o = {};
+	struct fgt_static_opts o = { .stop = &stop };
+	struct sigaction sa = { .sa_handler = on_signal };
 	struct fgt_static_result r;
 	struct rec rc = { .name = "?" };
 	const char *replay_path = NULL, *core_path = NULL, *dump_path = NULL;
@@ -190,6 +200,9 @@ int main(int argc, char **argv)
 			return c == 'h' ? 0 : FGT_CHECK_UNKNOWN;
 		}
 	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (rc.path) {
 		o.code_cb = record;
 		o.code_arg = &rc;

@@ -364,7 +364,8 @@ static void test_bzimage_bad(void **state)
 	struct fgt_static_opts o = { .kernel = mk.other };
 	static const uint8_t bz2[] = { 'B', 'Z', 'h', '9', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	static const uint8_t junk[] = { 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-	static const uint8_t gz[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4, 0x00, 0x10, 0, 0 };
+	/* gzip magic, junk, and a 4096-byte size trailer: 160 bytes, a plausible ratio */
+	uint8_t gz[160] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4 };
 
 	write_bzimage(mk.other, bz2, sizeof(bz2), sizeof(bz2));
 	expect(&o, FGT_SW_NOT_KERNEL, "%s: payload compressed with bzip2, not read here: decompress it "
@@ -374,9 +375,15 @@ static void test_bzimage_bad(void **state)
 	       mk.other);
 	write_bzimage(mk.other, junk, sizeof(junk), 1u << 20);
 	expect(&o, FGT_SW_NOT_KERNEL, "%s: truncated bzImage (payload past the end of the file)", mk.other);
-	/* gzip magic, a 4096-byte size trailer, and no valid stream */
+	/* no valid stream behind the magic */
+	gz[sizeof(gz) - 3] = 0x10;
 	write_bzimage(mk.other, gz, sizeof(gz), sizeof(gz));
 	expect(&o, FGT_SW_NOT_KERNEL, "%s: the gzip payload does not decompress (0 of 4096 bytes)", mk.other);
+	/* 4096 bytes claimed from 18: over the ratio a kernel compresses by */
+	gz[15] = 0x10;
+	write_bzimage(mk.other, gz, 18, 18);
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: implausible decompressed size 4096 (from 18 compressed "
+	       "bytes; init_size 0, cap 256 MiB)", mk.other);
 }
 
 /* The running kernel, made of files: kcore as /proc/kcore shows it, kallsyms. */
@@ -387,7 +394,7 @@ static void make_kcore(void)
 	char msg[256];
 	FILE *f;
 
-	assert_int_equal(fgt_kimage_open_file(&im, mk.vmlinux, msg, sizeof(msg)), 0);
+	assert_int_equal(fgt_kimage_open_file(&im, mk.vmlinux, NULL, msg, sizeof(msg)), 0);
 	f = fopen(mk.kcore, "w");
 	/* no kallsyms tables in this image: VMCOREINFO without them, kallsyms is read */
 	assert_int_equal(fgt_kimage_write_core(&im, &vi, f), 0);
@@ -411,7 +418,6 @@ static void test_running(void **state)
 static void test_running_bad(void **state)
 {
 	struct fgt_static_opts o = { .kcore = "/nonexistent/kcore", .kallsyms = mk.kallsyms, .no_bpf = true };
-	struct fgt_static_result r;
 
 	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, true);
 	expect(&o, FGT_SW_NO_KCORE, "no /nonexistent/kcore (CONFIG_PROC_KCORE off, or a container "
@@ -422,15 +428,6 @@ static void test_running_bad(void **state)
 	write_kallsyms("lab-fixed", &rec, mk.kallsyms, true, true);
 	expect(&o, FGT_SW_KSYMS_HIDDEN, "kallsyms addresses are hidden (kernel.kptr_restrict, or not "
 	       "root): run as root");
-	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, false);
-	assert_int_equal(check(&o, &r), FGT_SV_NOT_AFFECTED);
-	{
-		char want[256];
-
-		snprintf(want, sizeof(want), "no register_ftrace_graph in %s: no function graph "
-			 "tracer, so no shadow-stack walk", mk.kallsyms);
-		assert_string_equal(r.evidence, want);
-	}
 }
 
 /* ---- BTF: task_struct::ret_stack, read as far as needed ---------------------- */
@@ -558,6 +555,54 @@ static void test_btf(void **state)
 	btf_both(&x, -1, 0, 0);
 }
 
+/* A BTF blob as a file (the running kernel's /sys/kernel/btf/vmlinux). */
+static void write_blob(const struct blob *x, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(x->b, 1, x->len, f), x->len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * "Not affected" needs positive evidence: the name missing from a whole
+ * table, and the kernel's own BTF (where there is one) agreeing.
+ */
+static void test_not_affected(void **state)
+{
+	struct fgt_static_opts o = { .kcore = mk.kcore, .kallsyms = mk.kallsyms, .btf = "/nonexistent",
+				     .no_bpf = true };
+	struct fgt_static_result r;
+	static struct blob x;
+	char want[512];
+
+	make_kcore();
+	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, false);
+	assert_int_equal(check(&o, &r), FGT_SV_NOT_AFFECTED);
+	snprintf(want, sizeof(want), "no register_ftrace_graph in %s; no BTF or IKCONFIG to confirm "
+		 "it: no function graph tracer, so no shadow-stack walk", mk.kallsyms);
+	assert_string_equal(r.evidence, want);
+	/* a BTF whose task_struct has ret_stack: fgraph is there, the symbols lie */
+	make_btf(&x, 1, 10);
+	write_blob(&x, mk.other);
+	o.btf = mk.other;
+	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF has task_struct::ret_stack "
+	       "(fgraph is built in): the symbols and the image disagree", mk.kallsyms);
+	/* one without it agrees */
+	x.b[x.len - 2] = 'X';		/* "ret_stack" -> "ret_stacX" */
+	write_blob(&x, mk.other);
+	assert_int_equal(check(&o, &r), FGT_SV_NOT_AFFECTED);
+	snprintf(want, sizeof(want), "no register_ftrace_graph in %s; its BTF's task_struct has no "
+		 "ret_stack: no function graph tracer, so no shadow-stack walk", mk.kallsyms);
+	assert_string_equal(r.evidence, want);
+	/* a broken one does not */
+	x.len = 30;
+	write_blob(&x, mk.other);
+	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF is broken: the symbols "
+	       "and the image disagree", mk.kallsyms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_running),
 		cmocka_unit_test(test_running_bad),
 		cmocka_unit_test(test_btf),
+		cmocka_unit_test(test_not_affected),
 	};
 
 	return cmocka_run_group_tests_name("static_read", tests, setup, teardown);

@@ -6,10 +6,10 @@ TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 		 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
-TEST_HELPERS  := tests/events.c tests/gen.c
+TEST_HELPERS  := tests/events.c tests/gen.c tests/kimage_gen.c
 UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host \
 		 check_trigger check output via plan bpf_table env exposure static static_read \
-		 holders progress
+		 holders progress kimage_bad
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
 TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HELPERS))
@@ -20,7 +20,7 @@ $(TEST_BUILD) $(TEST_BUILD)/obj/src $(TEST_BUILD)/obj/tests:
 $(TEST_BUILD)/obj/src/%.o: src/%.c $(FGT_LIB_HDRS) | $(TEST_BUILD)/obj/src
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -c $< -o $@
 
-$(TEST_BUILD)/obj/tests/%.o: tests/%.c tests/events.h tests/gen.h $(FGT_LIB_HDRS) | $(TEST_BUILD)/obj/tests
+$(TEST_BUILD)/obj/tests/%.o: tests/%.c tests/events.h tests/gen.h tests/kimage_gen.h $(FGT_LIB_HDRS) | $(TEST_BUILD)/obj/tests
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -c $< -o $@
 
 $(TEST_LIB): $(TEST_LIB_OBJS)
@@ -33,6 +33,16 @@ $(TEST_BUILD)/test_%: tests/test_%.c $(TEST_LIB) $(FGT_LIB_HDRS) tests/collect.h
 
 # The probe table against the BPF object it configures.
 $(TEST_BUILD)/test_bpf_table: $(BUILD)/fgraphtop.bpf.o
+
+# Hostile kernel files, one per class (tests/kimage_gen.h).
+$(TEST_BUILD)/fgt-kimage-gen: tests/kimage_gen_main.c $(TEST_LIB) tests/kimage_gen.h | $(TEST_BUILD)
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
+
+# check --kernel, as shipped, on each of them: status 3, one line, bounded.
+.PHONY: test-kimage-bad
+test-kimage-bad: $(BUILD)/fgraphtop $(TEST_BUILD)/fgt-kimage-gen
+	python3 tests/kimage-bad.py $(BUILD)/fgraphtop $(TEST_BUILD)/fgt-kimage-gen
+CHECK_TARGETS += test-kimage-bad
 
 # Writes a synthetic run in the recorded format (tests/data/README).
 $(TEST_BUILD)/fgt-gen: tests/gen_main.c $(TEST_LIB) | $(TEST_BUILD)

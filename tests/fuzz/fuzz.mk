@@ -1,6 +1,6 @@
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) over the parsers of untrusted input:
 # kallsyms, the build-ID notes, both option parsers, the trigger's state file
-# and instance names, and check --static's kernel files and decoder (kimage). clang -fsanitize=fuzzer,address,undefined; each harness
+# and instance names, and check --kernel's whole path on a file (kimage). clang -fsanitize=fuzzer,address,undefined; each harness
 # starts from its seed corpus in tests/fuzz/corpus/NAME (never written to: new
 # inputs go to build/fuzz/NAME.corpus). A crash, a leak or an abort() of a
 # harness's own check fails the run; the crashing input is left in build/fuzz/.
@@ -26,13 +26,35 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c $(FGT_LIB_HDRS) | $(FUZZ_BUILD)/obj
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_args.h $(FUZZ_LIB_OBJS)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 
+# kimage: the whole --kernel path, with the hostile-file builders as its own
+# (bzImages made from fuzzed payloads) and as seeds
+$(FUZZ_BUILD)/fuzz_kimage: tests/fuzz/fuzz_kimage.c tests/kimage_gen.c tests/kimage_gen.h $(FUZZ_LIB_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer -o $@ $< tests/kimage_gen.c $(FUZZ_LIB_OBJS) \
+		$(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
+
+# Its extra seeds, made anew each run: the crafted classes, and the first
+# 64 KiB of every lab kernel file the cache holds (none on a fresh machine:
+# the committed heads stand in).
+FUZZ_SEEDS_kimage := $(FUZZ_BUILD)/kimage.seeds
+FUZZ_LAB_CACHE ?= $(or $(FGT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/fgraphtop-lab)
+.PHONY: $(FUZZ_SEEDS_kimage)
+$(FUZZ_SEEDS_kimage): $(TEST_BUILD)/fgt-kimage-gen
+	rm -rf $@ && mkdir -p $@
+	$(TEST_BUILD)/fgt-kimage-gen $@ --fuzz
+	@for f in $(FUZZ_LAB_CACHE)/kernels/*/bzImage $(FUZZ_LAB_CACHE)/kernels/*/vmlinux; do \
+		[ -f "$$f" ] || continue; \
+		k=$$(basename "$$(dirname "$$f")"); \
+		{ printf '\000'; head -c 65536 "$$f"; } > $@/$$k.$$(basename "$$f").head; \
+	done
+
 # run-fuzz SECONDS: every harness in turn; the executions of each are printed
 define run-fuzz
 	@failed=""; for n in $(FUZZ_NAMES); do \
 		mkdir -p $(FUZZ_BUILD)/$$n.corpus; \
+		seeds=""; [ $$n != kimage ] || seeds=$(FUZZ_SEEDS_kimage); \
 		if $(FUZZ_BUILD)/fuzz_$$n -max_total_time=$(1) -print_final_stats=1 \
-			-artifact_prefix=$(FUZZ_BUILD)/$$n- $(FUZZ_BUILD)/$$n.corpus \
-			tests/fuzz/corpus/$$n > $(FUZZ_BUILD)/$$n.log 2>&1; then \
+			-timeout=10 -artifact_prefix=$(FUZZ_BUILD)/$$n- $(FUZZ_BUILD)/$$n.corpus \
+			tests/fuzz/corpus/$$n $$seeds > $(FUZZ_BUILD)/$$n.log 2>&1; then \
 			echo "fuzz $$n: $$(sed -n 's/^stat::number_of_executed_units: *//p' \
 				$(FUZZ_BUILD)/$$n.log) executions in $(1) s, no crash"; \
 		else \
@@ -47,10 +69,10 @@ endef
 .PHONY: test-fuzz test-fuzz-smoke fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 
-test-fuzz-smoke: $(FUZZ_BINS)
+test-fuzz-smoke: $(FUZZ_BINS) $(FUZZ_SEEDS_kimage)
 	$(call run-fuzz,$(FUZZ_SMOKE_SECONDS))
 
-test-fuzz: $(FUZZ_BINS)
+test-fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS_kimage)
 	$(call run-fuzz,$(FUZZ_SECONDS))
 
 CHECK_TARGETS += test-fuzz-smoke

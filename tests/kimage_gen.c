@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Hostile kernel files, made at test time (tests/kimage_gen.h). */
+#include <elf.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "kimage_gen.h"
+
+#define TEXT_VA		0xffffffff81000000ull
+#define RODATA_VA	0xffffffff82000000ull
+#define TEXT_OFF	0x1000u
+#define TEXT_LEN	0x1000u
+
+const char *kgen_codec_name(enum kgen_codec c)
+{
+	static const char *const n[KGEN__NR] = { "gzip", "xz", "lzma", "zstd" };
+
+	return c < KGEN__NR ? n[c] : "?";
+}
+
+static void *xcalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static void ident(Elf64_Ehdr *eh)
+{
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+}
+
+static size_t up8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+void kgen_elf(struct kgen_buf *b, const char *const *syms, size_t nsyms, const uint8_t *rodata,
+	      size_t rodata_len, size_t min_len)
+{
+	static const char shstr[] = "\0.text\0.rodata\0.symtab\0.strtab\0.shstrtab";
+	size_t strtab_len = 1, ro_off = TEXT_OFF + TEXT_LEN, sym_off, str_off, shs_off, sh_off, len;
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	Elf64_Shdr *sh;
+	Elf64_Sym *st;
+	char *strtab;
+
+	for (size_t i = 0; i < nsyms; i++)
+		strtab_len += strlen(syms[i]) + 1;
+	sym_off = up8(ro_off + rodata_len);
+	str_off = sym_off + (nsyms + 1) * sizeof(Elf64_Sym);
+	shs_off = str_off + strtab_len;
+	sh_off = up8(shs_off + sizeof(shstr));
+	len = sh_off + 6 * sizeof(Elf64_Shdr);
+	if (len < min_len)
+		len = min_len;
+	b->p = xcalloc(len);
+	b->len = len;
+	eh = (Elf64_Ehdr *)b->p;
+	ident(eh);
+	eh->e_entry = TEXT_VA;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phnum = 2;
+	eh->e_shoff = sh_off;
+	eh->e_shnum = 6;
+	eh->e_shstrndx = 5;
+	ph = (Elf64_Phdr *)(b->p + eh->e_phoff);
+	ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = TEXT_OFF,
+			      .p_vaddr = TEXT_VA, .p_filesz = TEXT_LEN, .p_memsz = TEXT_LEN };
+	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = ro_off,
+			      .p_vaddr = RODATA_VA, .p_filesz = rodata_len, .p_memsz = rodata_len };
+	memset(b->p + TEXT_OFF, 0xcc, TEXT_LEN);	/* int3 */
+	/* what follows the headers, noise: a real kernel compresses 3-5x, and
+	 * zeros would read as a bomb */
+	for (size_t i = sh_off + 6 * sizeof(Elf64_Shdr), x = 12345; i < len; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		b->p[i] = (uint8_t)(x >> 56);
+	}
+	if (rodata)
+		memcpy(b->p + ro_off, rodata, rodata_len);
+	st = (Elf64_Sym *)(b->p + sym_off);
+	strtab = (char *)b->p + str_off;
+	for (size_t i = 0, o = 1; i < nsyms; i++) {
+		st[i + 1] = (Elf64_Sym){ .st_name = (Elf64_Word)o,
+					 .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+					 .st_shndx = 1, .st_value = TEXT_VA + 16 * i };
+		strcpy(strtab + o, syms[i]);
+		o += strlen(syms[i]) + 1;
+	}
+	memcpy(b->p + shs_off, shstr, sizeof(shstr));
+	sh = (Elf64_Shdr *)(b->p + sh_off);
+	sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
+			      .sh_addr = TEXT_VA, .sh_offset = TEXT_OFF, .sh_size = TEXT_LEN };
+	sh[2] = (Elf64_Shdr){ .sh_name = 7, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
+			      .sh_addr = RODATA_VA, .sh_offset = ro_off, .sh_size = rodata_len };
+	sh[3] = (Elf64_Shdr){ .sh_name = 15, .sh_type = SHT_SYMTAB, .sh_offset = sym_off,
+			      .sh_size = (nsyms + 1) * sizeof(Elf64_Sym), .sh_link = 4, .sh_info = 1,
+			      .sh_entsize = sizeof(Elf64_Sym), .sh_addralign = 8 };
+	sh[4] = (Elf64_Shdr){ .sh_name = 23, .sh_type = SHT_STRTAB, .sh_offset = str_off,
+			      .sh_size = strtab_len };
+	sh[5] = (Elf64_Shdr){ .sh_name = 31, .sh_type = SHT_STRTAB, .sh_offset = shs_off,
+			      .sh_size = sizeof(shstr) };
+}
+
+static void elf_headers_only(struct kgen_buf *b)
+{
+	Elf64_Ehdr *eh;
+
+	b->len = 8192;
+	b->p = xcalloc(b->len);
+	eh = (Elf64_Ehdr *)b->p;
+	ident(eh);
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phnum = 1;
+}
+
+void kgen_elf_wrap_phdr(struct kgen_buf *b)
+{
+	Elf64_Phdr *ph;
+
+	elf_headers_only(b);
+	ph = (Elf64_Phdr *)(b->p + sizeof(Elf64_Ehdr));
+	*ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = ~0ull - 15,
+			    .p_vaddr = TEXT_VA, .p_filesz = 4096, .p_memsz = 4096 };
+}
+
+void kgen_elf_wrap_phoff(struct kgen_buf *b)
+{
+	Elf64_Ehdr *eh;
+
+	elf_headers_only(b);
+	eh = (Elf64_Ehdr *)b->p;
+	eh->e_phoff = ~0ull - 7;
+	eh->e_phnum = 2;
+}
+
+static void kgen_compress(const struct kgen_buf *in, enum kgen_codec c, struct kgen_buf *out)
+{
+	size_t cap = in->len + in->len / 2 + (1u << 16);
+
+	out->p = xcalloc(cap + 4);
+	switch (c) {
+	case KGEN_GZIP: {
+		z_stream z = {};
+
+		if (deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			abort();
+		z.next_in = in->p;
+		z.avail_in = (uInt)in->len;
+		z.next_out = out->p;
+		z.avail_out = (uInt)cap;
+		if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+			abort();
+		out->len = z.total_out;
+		deflateEnd(&z);
+		return;		/* gzip's own trailer is the size (scripts/Makefile.lib) */
+	}
+	case KGEN_XZ:
+		out->len = 0;
+		if (lzma_easy_buffer_encode(6, LZMA_CHECK_CRC32, NULL, in->p, in->len, out->p,
+					    &out->len, cap) != LZMA_OK)
+			abort();
+		break;
+	case KGEN_LZMA: {
+		lzma_stream z = LZMA_STREAM_INIT;
+		lzma_options_lzma opt;
+
+		lzma_lzma_preset(&opt, 6);
+		if (lzma_alone_encoder(&z, &opt) != LZMA_OK)
+			abort();
+		z.next_in = in->p;
+		z.avail_in = in->len;
+		z.next_out = out->p;
+		z.avail_out = cap;
+		if (lzma_code(&z, LZMA_FINISH) != LZMA_STREAM_END)
+			abort();
+		out->len = cap - z.avail_out;
+		lzma_end(&z);
+		break;
+	}
+	default:
+		out->len = ZSTD_compress(out->p, cap, in->p, in->len, 19);
+		if (ZSTD_isError(out->len))
+			abort();
+		break;
+	}
+	/* size_append: the decompressed size, 4 bytes little-endian */
+	for (int i = 0; i < 4; i++)
+		out->p[out->len + i] = (uint8_t)(in->len >> (8 * i));
+	out->len += 4;
+}
+
+static void bz_header(struct kgen_buf *b, const struct kgen_buf *z, uint32_t claimed)
+{
+	const size_t start = (4 + 1) * 512;
+	uint32_t plen = (uint32_t)z->len;
+
+	b->len = start + z->len < 4096 ? 4096 : start + z->len;
+	b->p = xcalloc(b->len);
+	b->p[0x1f1] = 4;			/* setup_sects */
+	memcpy(b->p + 0x202, "HdrS", 4);
+	b->p[0x206] = 0x0f;			/* protocol 2.15 */
+	b->p[0x207] = 0x02;
+	memcpy(b->p + 0x24c, &plen, 4);		/* payload_offset 0, payload_length */
+	memcpy(b->p + start, z->p, z->len);
+	if (claimed)
+		memcpy(b->p + start + z->len - 4, &claimed, 4);
+}
+
+void kgen_bzimage(struct kgen_buf *b, const struct kgen_buf *payload, enum kgen_codec c,
+		  uint32_t claimed)
+{
+	struct kgen_buf z;
+
+	kgen_compress(payload, c, &z);
+	bz_header(b, &z, claimed);
+	kgen_free(&z);
+}
+
+void kgen_zstd_bomb(struct kgen_buf *b, size_t n)
+{
+	struct kgen_buf zeros = { xcalloc(n), n }, z;
+
+	kgen_compress(&zeros, KGEN_ZSTD, &z);
+	kgen_free(&zeros);
+	bz_header(b, &z, (uint32_t)n);
+	kgen_free(&z);
+}
+
+void kgen_kallsyms_worst(struct kgen_buf *ro, size_t n)
+{
+	size_t o = 0, tok = 4 * n, idx;
+	uint16_t off = 0;
+
+	ro->len = 4 * n + 256 * 3 + 2 * 256 + 16;
+	ro->p = xcalloc(ro->len);
+	/* markers-like: 0, 1000, 2000, ... (each step in [512, 65536]) */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)(1000 * i);
+
+		memcpy(ro->p + 4 * i, &v, 4);
+	}
+	/* 256 tokens, "0".."9" at 0x30..0x39 as the kernel's always are */
+	for (int i = 0; i < 256; i++) {
+		ro->p[tok + o] = (uint8_t)(i >= 0x30 && i <= 0x39 ? i : 'a' + i % 26);
+		o += 2;
+	}
+	idx = (tok + o + 1) & ~(size_t)1;
+	for (int i = 0; i < 256; i++, off += 2)
+		memcpy(ro->p + idx + 2 * i, &off, 2);
+}
+
+int kgen_write(const struct kgen_buf *b, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int err = !f || fwrite(b->p, 1, b->len, f) != b->len;
+
+	if (f && fclose(f))
+		err = 1;
+	return err ? -1 : 0;
+}
+
+void kgen_free(struct kgen_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = 0;
+}

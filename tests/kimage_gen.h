@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hostile kernel files for check --kernel, made at test time: one builder per
+ * class of bad input (issue 20), used by tests/test_kimage_bad.c, by
+ * fgt-kimage-gen (the files for tests/kimage-bad.py) and as seeds of the
+ * kimage fuzzer. Nothing here is a committed binary.
+ */
+#ifndef FGT_KIMAGE_GEN_H
+#define FGT_KIMAGE_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kgen_buf {
+	uint8_t *p;
+	size_t len;
+};
+
+enum kgen_codec { KGEN_GZIP, KGEN_XZ, KGEN_LZMA, KGEN_ZSTD, KGEN__NR };
+
+const char *kgen_codec_name(enum kgen_codec c);
+
+/* A minimal x86-64 kernel-like ELF: an executable PT_LOAD at a kernel address
+ * (.text), a .rodata of rodata_len bytes (rodata, or zeros), and a .symtab
+ * of the nsyms names given (all at .text), padded to at least min_len. */
+void kgen_elf(struct kgen_buf *b, const char *const *syms, size_t nsyms, const uint8_t *rodata,
+	      size_t rodata_len, size_t min_len);
+/* The ELF whose PT_LOAD's p_offset + p_filesz wraps past 2^64. */
+void kgen_elf_wrap_phdr(struct kgen_buf *b);
+/* The ELF whose e_phoff + e_phnum * 56 wraps past 2^64. */
+void kgen_elf_wrap_phoff(struct kgen_buf *b);
+/* payload compressed with c inside a bzImage header (boot protocol 2.15),
+ * claiming claimed decompressed bytes (0: the payload's real size). */
+void kgen_bzimage(struct kgen_buf *b, const struct kgen_buf *payload, enum kgen_codec c,
+		  uint32_t claimed);
+/* zstd of n zero bytes, in a bzImage claiming n: a decompression bomb. */
+void kgen_zstd_bomb(struct kgen_buf *b, size_t n);
+/*
+ * A .rodata the kallsyms search pays the most for: an increasing u32 run of
+ * n entries (every one a markers[] candidate, each walking back to the
+ * start) before a token table and index that are real in form.
+ */
+void kgen_kallsyms_worst(struct kgen_buf *rodata, size_t n);
+
+/* Write b to path: 0 or -1. */
+int kgen_write(const struct kgen_buf *b, const char *path);
+void kgen_free(struct kgen_buf *b);
+
+#endif

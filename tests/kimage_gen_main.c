@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fgt-kimage-gen DIR [--fuzz]: the hostile kernel files of tests/kimage_gen.h
+ * into DIR, one per class, for tests/kimage-bad.py (check --kernel on each,
+ * as shipped) and, with --fuzz, as kimage fuzzer seeds (a mode byte first,
+ * only the small ones).
+ */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kimage_gen.h"
+
+static int fuzz;
+static const char *dir;
+
+static int out(const char *name, struct kgen_buf *b)
+{
+	char path[4096];
+	struct kgen_buf f = *b;
+	int err = 0;
+
+	if (fuzz) {
+		if (b->len > (1u << 20))
+			goto done;
+		f.len = b->len + 1;
+		f.p = malloc(f.len);
+		if (!f.p)
+			return -1;
+		f.p[0] = 0;		/* the file itself (tests/fuzz/fuzz_kimage.c) */
+		memcpy(f.p + 1, b->p, b->len);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err = kgen_write(&f, path);
+	if (err)
+		perror(path);
+	if (fuzz)
+		free(f.p);
+done:
+	kgen_free(b);
+	return err;
+}
+
+static void strip(struct kgen_buf *b)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)b->p;
+
+	((Elf64_Shdr *)(b->p + eh->e_shoff))[3].sh_type = SHT_NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const one[] = { "_stext" };
+	struct kgen_buf b, elf, ro;
+	char name[64];
+	int err = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: fgt-kimage-gen DIR [--fuzz]\n");
+		return 2;
+	}
+	dir = argv[1];
+	fuzz = argc > 2 && !strcmp(argv[2], "--fuzz");
+	kgen_elf_wrap_phdr(&b);
+	err |= out("wrap-phdr.elf", &b);
+	kgen_elf_wrap_phoff(&b);
+	err |= out("wrap-phoff.elf", &b);
+	kgen_elf(&elf, one, 1, NULL, 64, 64 << 10);
+	for (int c = 0; c < KGEN__NR; c++) {
+		kgen_bzimage(&b, &elf, c, 0);
+		snprintf(name, sizeof(name), "one-symbol.%s.bzImage", kgen_codec_name(c));
+		err |= out(name, &b);
+	}
+	err |= out("one-symbol.elf", &elf);
+	kgen_zstd_bomb(&b, fuzz ? 1u << 20 : 64u << 20);
+	err |= out("zstd-bomb.bzImage", &b);
+	kgen_kallsyms_worst(&ro, fuzz ? 2048 : 32768);
+	kgen_elf(&b, NULL, 0, ro.p, ro.len, 0);
+	strip(&b);
+	err |= out("kallsyms-worst.elf", &b);
+	kgen_free(&ro);
+	if (!fuzz) {
+		/* the one SIGTERM is sent during: 3 million symbols to read */
+		static char names[3u << 20][12];
+		static const char *np[3u << 20];
+
+		for (size_t i = 0; i < sizeof(np) / sizeof(np[0]); i++) {
+			snprintf(names[i], sizeof(names[i]), "s%zu", i);
+			np[i] = names[i];
+		}
+		kgen_elf(&b, np, sizeof(np) / sizeof(np[0]), NULL, 64, 0);
+		err |= out("many-symbols.elf", &b);
+	}
+	return err ? 1 : 0;
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * check --kernel on hostile files (issue 20): each class of bad input, made
+ * here at test time (tests/kimage_gen.c), must end in unknown with one line,
+ * its own why, within time and memory bounds, and never in an all-clear.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <elf.h>
+#include "kimage_gen.h"
+#include "kread.h"
+#include "static_check.h"
+
+static char path[64], map[64];
+
+/* CPU time: what a bound on the work is about (wall time varies with the host's load). */
+static double cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+static int setup(void **state)
+{
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/fgt-kbad.XXXXXX");
+	snprintf(map, sizeof(map), "/tmp/fgt-kbad-map.XXXXXX");
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	close(fd);
+	if ((fd = mkstemp(map)) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(path);
+	unlink(map);
+	return 0;
+}
+
+struct answer {
+	struct fgt_static_result r;
+	double secs;
+	long rss_kb;		/* growth of the peak */
+};
+
+/* check --kernel FILE [--system-map MAP] as check runs it; never OK. */
+static void answer(const char *kernel, const char *system_map, volatile sig_atomic_t *stop,
+		   struct answer *a)
+{
+	struct fgt_static_opts o = { .kernel = kernel, .system_map = system_map, .stop = stop,
+				     .no_bpf = true };
+	long rss0 = maxrss_kb();
+	double t0 = cpu();
+
+	fgt_static_check(&o, &a->r);
+	a->secs = cpu() - t0;
+	a->rss_kb = maxrss_kb() - rss0;
+	print_message("  %-28s %.3f s CPU, +%ld KiB peak: %s (%s) %s\n", kernel == path ? "(made)" : kernel,
+		      a->secs, a->rss_kb, fgt_static_verdict_name(a->r.verdict),
+		      fgt_static_why_name(a->r.why), a->r.evidence);
+	assert_int_equal(a->r.verdict, FGT_SV_UNKNOWN);
+	assert_non_null(a->r.evidence[0] ? a->r.evidence : NULL);
+	assert_null(strchr(a->r.evidence, '\n'));
+}
+
+static void expect_file(enum fgt_static_why why, const char *part, double max_secs,
+			long max_rss_kb)
+{
+	struct answer a;
+
+	answer(path, NULL, NULL, &a);
+	assert_int_equal(a.r.why, why);
+	if (part)
+		assert_non_null(strstr(a.r.evidence, part));
+	assert_true(a.secs < max_secs);
+	assert_true(a.rss_kb < max_rss_kb);
+}
+
+static void expect_why(const struct kgen_buf *b, enum fgt_static_why why, const char *part,
+		       double max_secs, long max_rss_kb)
+{
+	assert_int_equal(kgen_write(b, path), 0);
+	expect_file(why, part, max_secs, max_rss_kb);
+}
+
+/* 1. Program headers whose sums wrap past 2^64. */
+static void test_wrapping_headers(void **state)
+{
+	struct kgen_buf b;
+
+	kgen_elf_wrap_phdr(&b);
+	expect_why(&b, FGT_SW_NOT_KERNEL, NULL, 1, 16 << 10);
+	kgen_free(&b);
+	kgen_elf_wrap_phoff(&b);
+	expect_why(&b, FGT_SW_NOT_KERNEL, NULL, 1, 16 << 10);
+	kgen_free(&b);
+}
+
+/* 2. One symbol and no register_ftrace_graph is not "not affected". */
+static void test_one_symbol(void **state)
+{
+	static const char *const syms[] = { "_stext" };
+	struct kgen_buf elf, bz;
+
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	expect_why(&elf, FGT_SW_NO_SYMBOLS, "not a kernel's whole symbol table", 1, 16 << 10);
+	for (int c = 0; c < KGEN__NR; c++) {
+		print_message(" as a %s bzImage\n", kgen_codec_name(c));
+		kgen_bzimage(&bz, &elf, c, 0);
+		expect_why(&bz, FGT_SW_NO_SYMBOLS, "not a kernel's whole symbol table", 1, 16 << 10);
+		kgen_free(&bz);
+	}
+	kgen_free(&elf);
+}
+
+/* 3. A FIFO for the kernel or the System.map is refused, not waited on;
+ * a device as the System.map is not read forever. */
+static void test_not_regular(void **state)
+{
+	static const char *const syms[] = { "_stext" };
+	struct kgen_buf elf;
+	struct answer a;
+
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	answer(path, NULL, NULL, &a);
+	assert_int_equal(a.r.why, FGT_SW_NOT_KERNEL);
+	assert_non_null(strstr(a.r.evidence, "a FIFO, not a file to read"));
+	assert_true(a.secs < 1);
+	unlink(path);
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	assert_int_equal(kgen_write(&elf, path), 0);
+	answer(path, "/dev/zero", NULL, &a);
+	assert_int_equal(a.r.why, FGT_SW_BAD_MAP);
+	assert_non_null(strstr(a.r.evidence, "/dev/zero: a device, not a file to read"));
+	assert_true(a.secs < 1);
+	unlink(map);
+	assert_int_equal(mkfifo(map, 0600), 0);
+	answer(path, map, NULL, &a);
+	assert_int_equal(a.r.why, FGT_SW_BAD_MAP);
+	assert_true(a.secs < 1);
+	unlink(map);
+	kgen_free(&elf);
+}
+
+/* 4. A 4 GiB sparse vmlinux: what is read is capped, not the file. */
+static void test_sparse_huge(void **state)
+{
+	static const char *const syms[] = { "_stext" };
+	struct kgen_buf elf;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+	int fd;
+
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	eh = (Elf64_Ehdr *)elf.p;
+	sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
+	sh[3].sh_type = SHT_NULL;		/* stripped: the kallsyms search must run */
+	sh[2].sh_size = 4ull << 30;		/* .rodata: 4 GiB of a 5 GiB file */
+	assert_int_equal(kgen_write(&elf, path), 0);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (5ll << 30)), 0);
+	close(fd);
+	expect_file(FGT_SW_NO_SYMBOLS, "over the 256 MiB", 2, 32 << 10);
+	kgen_free(&elf);
+}
+
+/* 5. Decompression bombs: the claimed size, the ratio, the global cap. */
+static void test_bombs(void **state)
+{
+	struct kgen_buf b;
+
+	kgen_zstd_bomb(&b, 64u << 20);
+	expect_why(&b, FGT_SW_NOT_KERNEL, "implausible decompressed size 67108864", 1, 16 << 10);
+	kgen_free(&b);
+	kgen_zstd_bomb(&b, 1u << 20);
+	/* 1 GiB claimed by the size trailer */
+	{
+		uint32_t gib = 1u << 30;
+		uint32_t plen;
+
+		memcpy(&plen, b.p + 0x24c, 4);
+		memcpy(b.p + 5 * 512 + plen - 4, &gib, 4);
+	}
+	expect_why(&b, FGT_SW_NOT_KERNEL, "implausible decompressed size 1073741824", 1, 16 << 10);
+	kgen_free(&b);
+}
+
+/* 6. The kallsyms search on the .rodata it pays the most for. */
+static void test_kallsyms_worst(void **state)
+{
+	struct kgen_buf ro, elf;
+	Elf64_Ehdr *eh;
+
+	kgen_kallsyms_worst(&ro, 32768);
+	kgen_elf(&elf, NULL, 0, ro.p, ro.len, 0);
+	eh = (Elf64_Ehdr *)elf.p;
+	((Elf64_Shdr *)(elf.p + eh->e_shoff))[3].sh_type = SHT_NULL;
+	expect_why(&elf, FGT_SW_NO_SYMBOLS, "kallsyms", 10, 16 << 10);
+	kgen_free(&elf);
+	kgen_free(&ro);
+}
+
+struct stopper {
+	volatile sig_atomic_t *flag;
+	double at;
+};
+
+static void *stop_soon(void *arg)
+{
+	struct stopper *s = arg;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	s->at = now();
+	*s->flag = 1;
+	return NULL;
+}
+
+/* 7. A stop (SIGTERM) during the longest step ends it within a second. */
+static void test_stop(void **state)
+{
+	static volatile sig_atomic_t flag;
+	struct stopper s = { &flag, 0 };
+	struct kgen_buf ro, elf;
+	struct answer a;
+	Elf64_Ehdr *eh;
+	pthread_t t;
+	double done;
+
+	kgen_kallsyms_worst(&ro, 4u << 20);
+	kgen_elf(&elf, NULL, 0, ro.p, ro.len, 0);
+	eh = (Elf64_Ehdr *)elf.p;
+	((Elf64_Shdr *)(elf.p + eh->e_shoff))[3].sh_type = SHT_NULL;
+	assert_int_equal(kgen_write(&elf, path), 0);
+	/* asked before: nothing long starts */
+	flag = 1;
+	answer(path, NULL, &flag, &a);
+	assert_int_equal(a.r.why, FGT_SW_STOPPED);
+	flag = 0;
+	assert_int_equal(pthread_create(&t, NULL, stop_soon, &s), 0);
+	answer(path, NULL, &flag, &a);
+	done = now();
+	pthread_join(t, NULL);
+	assert_int_equal(a.r.why, FGT_SW_STOPPED);
+	assert_non_null(strstr(a.r.evidence, "interrupted"));
+	print_message("  stopped %.3f s after the stop\n", done - s.at);
+	assert_true(done - s.at < 1);
+	kgen_free(&elf);
+	kgen_free(&ro);
+}
+
+/* 8. A file truncated while it is read: a short read, no SIGBUS. */
+static void test_truncated_under_us(void **state)
+{
+	static const char *const syms[] = { "_stext" };
+	struct fgt_kimage im;
+	struct kgen_buf elf;
+	char msg[256], desc[160];
+	uint8_t buf[16];
+	int why = 0;
+
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	assert_int_equal(kgen_write(&elf, path), 0);
+	assert_int_equal(fgt_kimage_open_file(&im, path, NULL, msg, sizeof(msg)), 0);
+	assert_int_equal(truncate(path, 128), 0);
+	assert_int_equal(fgt_kimage_read(&im, 0xffffffff81000000ull, buf, sizeof(buf)), -EIO);
+	assert_null(fgt_kimage_symbols(&im, desc, sizeof(desc), &why, msg, sizeof(msg)));
+	fgt_kimage_close(&im);
+	kgen_free(&elf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wrapping_headers),
+		cmocka_unit_test(test_one_symbol),
+		cmocka_unit_test(test_not_regular),
+		cmocka_unit_test(test_sparse_huge),
+		cmocka_unit_test(test_bombs),
+		cmocka_unit_test(test_kallsyms_worst),
+		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_truncated_under_us),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
