@@ -203,6 +203,9 @@ struct fgt_static_opts {
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
 	const char *kcore;		/* NULL: /proc/kcore */
 	const char *btf;		/* NULL: /sys/kernel/btf/vmlinux */
+	/* under lockdown=confidentiality: the file the kernel booted from */
+	const char *boot_image;		/* NULL: /boot/vmlinuz-$(uname -r) */
+	const char *notes;		/* NULL: /sys/kernel/notes (its build ID) */
 	const struct fgt_ksyms *ks;	/* the running kernel's, if the caller has them */
 	bool no_bpf;			/* do not fall back to a BPF read when kcore fails */
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: the reading stops (may be NULL) */
@@ -221,6 +224,14 @@ struct fgt_static_opts {
  */
 enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *opts,
 					 struct fgt_static_result *r);
+
+/*
+ * r is the running kernel's answer refused by lockdown (FGT_SW_LOCKDOWN):
+ * answer from its boot image instead when that file is the running build
+ * (the same GNU build ID), saying so in r->source; else r stays, with why
+ * the file could not stand in. Called by fgt_static_check; exposed for tests.
+ */
+void fgt_static_from_boot_image(const struct fgt_static_opts *opts, struct fgt_static_result *r);
 
 /* The result as a JSON object's fields (the caller opens and closes it):
  * verdict, why, evidence, source, symbols, function, bytes, insns, ms, sites

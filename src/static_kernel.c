@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "kernel_id.h"
 #include "kread.h"
 #include "log.h"
 #include "static_check.h"
@@ -539,6 +540,48 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 	return 0;
 }
 
+/*
+ * Under lockdown=confidentiality the running kernel's memory cannot be read
+ * (LOCKDOWN_KCORE, and bpf_probe_read_kernel), but the file it booted from
+ * can: it is the same code only if it is the same build, so its GNU build ID
+ * must be the running kernel's (/sys/kernel/notes, which lockdown leaves
+ * readable).
+ */
+void fgt_static_from_boot_image(const struct fgt_static_opts *o, struct fgt_static_result *r)
+{
+	struct fgt_static_opts fo = { .stop = o->stop, .no_bpf = true };
+	struct fgt_static_result *fr = malloc(sizeof(*fr));
+	char path[300], refused[200];
+	struct fgt_kernel_id id;
+	size_t n = strlen(r->evidence);
+
+	if (!fr)
+		return;
+	fgt_kernel_id_read(&id, o->notes);
+	if (o->boot_image)
+		snprintf(path, sizeof(path), "%s", o->boot_image);
+	else
+		snprintf(path, sizeof(path), "/boot/vmlinuz-%s", id.release);
+	fo.kernel = path;
+	if (access(path, R_OK)) {
+		snprintf(r->evidence + n, sizeof(r->evidence) - n, "; and no %s to read instead", path);
+		goto out;
+	}
+	fgt_static_check(&fo, fr);
+	if (!id.build_id[0] || strcmp(fr->build_id, id.build_id)) {
+		snprintf(r->evidence + n, sizeof(r->evidence) - n, "; %s cannot stand in: its build ID "
+			 "(%s) is not the running kernel's (%s)", path, fr->build_id[0] ? fr->build_id : "none",
+			 id.build_id[0] ? id.build_id : "unknown");
+		goto out;
+	}
+	snprintf(refused, sizeof(refused), "%.*s", (int)sizeof(refused) - 1, r->evidence);
+	*r = *fr;
+	snprintf(r->source, sizeof(r->source), "%.100s, the running kernel's (build ID %.40s): %.60s",
+		 fr->source, id.build_id, refused);
+out:
+	free(fr);
+}
+
 enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 					 struct fgt_static_result *r)
 {
@@ -579,5 +622,7 @@ enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
 	fgt_ksyms_free(c.ks_owned);
 	fgt_kmem_free(c.km);
 	free(c.sel);
+	if (!o->kernel && r->why == FGT_SW_LOCKDOWN)
+		fgt_static_from_boot_image(o, r);
 	return r->verdict;
 }

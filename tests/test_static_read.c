@@ -23,6 +23,10 @@
 
 #define BANNER_ADDR	0xffffffff82000000ull
 #define BANNER		"Linux version 7.2.13-made (test) #1"
+/* the image's GNU build ID note, as /sys/kernel/notes would show it */
+#define BUILD_ID	"0123456789abcdef0123456789abcdef01234567"
+#define NOTES		"\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0" \
+			"\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67"
 
 struct made {
 	char vmlinux[64], map[64], kallsyms[64], kcore[64], other[64];
@@ -105,7 +109,7 @@ static void write_vmlinux(const char *rec, const struct fgt_static_rec *r, const
 	struct elfsym es[1024];
 	size_t nes = 0, off, np = r->code.nr_parts + 1;
 	char *line, *save = NULL;
-	static const char shstr[] = "\0.text\0.rodata\0.symtab\0.strtab\0.shstrtab";
+	static const char shstr[] = "\0.text\0.rodata\0.symtab\0.strtab\0.shstrtab\0.notes";
 	char strtab[64 * 1024];
 	size_t strlen_ = 1;
 	Elf64_Sym st[1024];
@@ -113,7 +117,7 @@ static void write_vmlinux(const char *rec, const struct fgt_static_rec *r, const
 			  .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
 			  .e_phentsize = sizeof(Elf64_Phdr), .e_shentsize = sizeof(Elf64_Shdr) };
 	Elf64_Phdr ph[FGT_STATIC_MAX_PARTS + 1];
-	Elf64_Shdr sh[6];
+	Elf64_Shdr sh[7];
 
 	sym_lines(rec, r, m, false);
 	fclose(m);
@@ -171,11 +175,14 @@ static void write_vmlinux(const char *rec, const struct fgt_static_rec *r, const
 	off += strlen_;
 	sh[5] = (Elf64_Shdr){ .sh_name = 31, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = sizeof(shstr) };
 	off += sizeof(shstr);
+	sh[6] = (Elf64_Shdr){ .sh_name = 41, .sh_type = SHT_NOTE, .sh_offset = off,
+			      .sh_size = sizeof(NOTES) - 1 };
+	off += sizeof(NOTES) - 1;
 	off = (off + 7) & ~(size_t)7;
 	if (!symtab)
 		sh[3].sh_type = SHT_NULL;	/* stripped */
 	eh.e_shoff = off;
-	eh.e_shnum = 6;
+	eh.e_shnum = 7;
 	eh.e_shstrndx = 5;
 	f = fopen(path, "w");
 	assert_non_null(f);
@@ -189,6 +196,7 @@ static void write_vmlinux(const char *rec, const struct fgt_static_rec *r, const
 	fwrite(st, sizeof(Elf64_Sym), nes + 1, f);
 	fwrite(strtab, 1, strlen_, f);
 	fwrite(shstr, 1, sizeof(shstr), f);
+	fwrite(NOTES, 1, sizeof(NOTES) - 1, f);
 	while (ftell(f) % 8)
 		fputc(0, f);
 	fwrite(sh, sizeof(sh), 1, f);
@@ -603,6 +611,50 @@ static void test_not_affected(void **state)
 	       "and the image disagree", mk.kallsyms);
 }
 
+/*
+ * Lockdown refuses kcore: the boot image answers when it is the running build
+ * (the same build ID as /sys/kernel/notes), and only then.
+ */
+static void test_lockdown_boot_image(void **state)
+{
+	struct fgt_static_opts o = { .boot_image = mk.vmlinux, .notes = mk.other };
+	struct fgt_static_result r = { .why = FGT_SW_LOCKDOWN };
+	static const char refused[] = "/proc/kcore: refused by lockdown=confidentiality";
+	FILE *f = fopen(mk.other, "w");
+	char want[512];
+
+	fwrite(NOTES, 1, sizeof(NOTES) - 1, f);
+	fclose(f);
+	snprintf(r.evidence, sizeof(r.evidence), "%s", refused);
+	fgt_static_from_boot_image(&o, &r);
+	assert_int_equal(r.verdict, FGT_SV_FIXED);
+	assert_string_equal(r.evidence, expected());
+	assert_string_equal(r.build_id, BUILD_ID);
+	snprintf(want, sizeof(want), "vmlinux %s, the running kernel's (build ID %s): %s", mk.vmlinux,
+		 BUILD_ID, refused);
+	assert_string_equal(r.source, want);
+	/* another build: the refusal stands, saying why the file could not */
+	f = fopen(mk.other, "w");
+	fwrite("\x04\0\0\0\x04\0\0\0\x03\0\0\0GNU\0\xde\xad\xbe\xef", 1, 20, f);
+	fclose(f);
+	memset(&r, 0, sizeof(r));
+	r.why = FGT_SW_LOCKDOWN;
+	snprintf(r.evidence, sizeof(r.evidence), "%s", refused);
+	fgt_static_from_boot_image(&o, &r);
+	assert_int_equal(r.verdict, FGT_SV_UNKNOWN);
+	assert_int_equal(r.why, FGT_SW_LOCKDOWN);
+	snprintf(want, sizeof(want), "%s; %s cannot stand in: its build ID (%s) is not the running "
+		 "kernel's (deadbeef)", refused, mk.vmlinux, BUILD_ID);
+	assert_string_equal(r.evidence, want);
+	/* no file */
+	o.boot_image = "/nonexistent/vmlinuz";
+	snprintf(r.evidence, sizeof(r.evidence), "%s", refused);
+	fgt_static_from_boot_image(&o, &r);
+	assert_int_equal(r.why, FGT_SW_LOCKDOWN);
+	assert_string_equal(r.evidence, "/proc/kcore: refused by lockdown=confidentiality; and no "
+			    "/nonexistent/vmlinuz to read instead");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_running_bad),
 		cmocka_unit_test(test_btf),
 		cmocka_unit_test(test_not_affected),
+		cmocka_unit_test(test_lockdown_boot_image),
 	};
 
 	return cmocka_run_group_tests_name("static_read", tests, setup, teardown);
