@@ -25,20 +25,13 @@
 
 static char path[64], map[64];
 
-/* CPU time: what a bound on the work is about (wall time varies with the host's load). */
-static double cpu(void)
+/* A clock in seconds: CPU time (CLOCK_PROCESS_CPUTIME_ID) is what a bound on
+ * the work is about, wall time varying with the host's load. */
+static double secs(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -85,10 +78,10 @@ static void answer(const char *kernel, const char *system_map, volatile sig_atom
 	struct fgt_static_opts o = { .kernel = kernel, .system_map = system_map, .stop = stop,
 				     .no_bpf = true };
 	long rss0 = maxrss_kb();
-	double t0 = cpu();
+	double t0 = secs(CLOCK_PROCESS_CPUTIME_ID);
 
 	fgt_static_check(&o, &a->r);
-	a->secs = cpu() - t0;
+	a->secs = secs(CLOCK_PROCESS_CPUTIME_ID) - t0;
 	a->rss_kb = maxrss_kb() - rss0;
 	print_message("  %-28s %.3f s CPU, +%ld KiB peak: %s (%s) %s\n", kernel == path ? "(made)" : kernel,
 		      a->secs, a->rss_kb, fgt_static_verdict_name(a->r.verdict),
@@ -248,7 +241,7 @@ static void *stop_soon(void *arg)
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
-	s->at = now();
+	s->at = secs(CLOCK_MONOTONIC);
 	*s->flag = 1;
 	return NULL;
 }
@@ -276,7 +269,7 @@ static void test_stop(void **state)
 	flag = 0;
 	assert_int_equal(pthread_create(&t, NULL, stop_soon, &s), 0);
 	answer(path, NULL, &flag, &a);
-	done = now();
+	done = secs(CLOCK_MONOTONIC);
 	pthread_join(t, NULL);
 	assert_int_equal(a.r.why, FGT_SW_STOPPED);
 	assert_non_null(strstr(a.r.evidence, "interrupted"));
