@@ -1386,8 +1386,7 @@ static const uint8_t *btf_skip(struct btf_view *v, const uint8_t *t)
 }
 
 /* What ret_stack (of type id) points to. */
-static int btf_ret_stack_type(struct btf_view *v, uint32_t id, enum fgt_stack_src *src,
-			      uint32_t *bytes)
+static int btf_ret_stack_type(struct btf_view *v, uint32_t id, struct fgt_btf_stack *out)
 {
 	const uint8_t *mt = btf_skip(v, btf_type(v, id));
 
@@ -1397,17 +1396,17 @@ static int btf_ret_stack_type(struct btf_view *v, uint32_t id, enum fgt_stack_sr
 	if (!mt)
 		return -1;
 	if (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT) {
-		*src = FGT_STACK_KMALLOC_ARRAY;
-		*bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
+		out->src = FGT_STACK_KMALLOC_ARRAY;
+		out->bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
 	} else {
-		*src = FGT_STACK_KMALLOC;
-		*bytes = FGT_SHADOW_STACK_SIZE;
+		out->src = FGT_STACK_KMALLOC;
+		out->bytes = FGT_SHADOW_STACK_SIZE;
 	}
 	return 0;
 }
 
 /* The first struct task_struct, its ret_stack member. */
-static int btf_find(struct btf_view *v, enum fgt_stack_src *src, uint32_t *bytes)
+static int btf_find(struct btf_view *v, struct fgt_btf_stack *out)
 {
 	for (uint32_t id = 1; btf_type(v, id); id++) {
 		uint32_t o = v->off[id], info = le32(v->types.p + o + 4);
@@ -1417,15 +1416,20 @@ static int btf_find(struct btf_view *v, enum fgt_stack_src *src, uint32_t *bytes
 			continue;
 		/* members by offset: resolving a type may move the prefix */
 		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12)
-			if (btf_name_is(v, le32(v->types.p + m), "ret_stack"))
-				return btf_ret_stack_type(v, le32(v->types.p + m + 4), src, bytes);
+			if (btf_name_is(v, le32(v->types.p + m), "ret_stack")) {
+				/* the member's offset in bits (the low 24 with kind_flag) */
+				uint32_t bits = le32(v->types.p + m + 8);
+
+				out->off = (info >> 31 ? bits & 0xffffff : bits) / 8;
+				return btf_ret_stack_type(v, le32(v->types.p + m + 4), out);
+			}
 		return 1;	/* task_struct without ret_stack: no fgraph */
 	}
 	return -1;
 }
 
 static int btf_ret_stack(struct btf_view *v, const uint8_t *b, uint64_t len,
-			 enum fgt_stack_src *src, uint32_t *bytes)
+			 struct fgt_btf_stack *out)
 {
 	uint32_t hdr;
 	int ret;
@@ -1445,29 +1449,29 @@ static int btf_ret_stack(struct btf_view *v, const uint8_t *b, uint64_t len,
 		v->types.have = v->types.len;
 		v->strs.have = v->strs.len;
 	}
-	ret = btf_find(v, src, bytes);
+	memset(out, 0, sizeof(*out));
+	ret = btf_find(v, out);
 	free(v->off);
 	free(v->types.buf);
 	free(v->strs.buf);
 	return ret;
 }
 
-int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes)
+int fgt_btf_ret_stack(const void *btf, size_t len, struct fgt_btf_stack *out)
 {
 	struct btf_view v = {};
 
-	return btf_ret_stack(&v, btf, len, src, bytes);
+	return btf_ret_stack(&v, btf, len, out);
 }
 
-int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, enum fgt_stack_src *src,
-			   uint32_t *bytes)
+int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, struct fgt_btf_stack *out)
 {
 	struct btf_view v = { .rd = rd, .arg = arg };
 	uint8_t hdr[24];
 
 	if (len < sizeof(hdr) || rd(arg, 0, hdr, sizeof(hdr)))
 		return -1;
-	return btf_ret_stack(&v, hdr, len, src, bytes);
+	return btf_ret_stack(&v, hdr, len, out);
 }
 
 /* ---- what kernel a file is ----------------------------------------------------- */

@@ -160,17 +160,24 @@ struct fgt_ksyms *fgt_kimage_symbols(const struct fgt_kimage *im, char *desc, si
  * placeholder) and this image's (linux_banner reads "Linux version" there). */
 struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char *path,
 					int *why, char *msg, size_t len);
+/* What the BTF says of task_struct::ret_stack. */
+struct fgt_btf_stack {
+	enum fgt_stack_src src;		/* a frame array (up to 6.10) or 4096-byte stacks */
+	uint32_t bytes;			/* a kmalloc()ed stack's size */
+	uint32_t off;			/* offsetof(struct task_struct, ret_stack) */
+};
+
 /*
  * task_struct::ret_stack from raw BTF (a .BTF section, /sys/kernel/btf/vmlinux):
- * a pointer to a struct (the old frame array, up to 6.10: *bytes is
+ * a pointer to a struct (the old frame array, up to 6.10: bytes is
  * FGT_RETFUNC_DEPTH times that struct's size) or to unsigned long (4096-byte
- * stacks). One pass over the types up to task_struct and what ret_stack
- * points to, no libbpf: parsing all of Debian 6.12's BTF with libbpf took
- * 0.1 s of the answer's 0.13 s under qemu TCG.
+ * stacks), and its offset. One pass over the types up to task_struct and what
+ * ret_stack points to, no libbpf: parsing all of Debian 6.12's BTF with
+ * libbpf took 0.1 s of the answer's 0.13 s under qemu TCG.
  * 0; 1 when task_struct has no ret_stack (a kernel without fgraph); -1
  * when the BTF is broken or has no task_struct.
  */
-int fgt_btf_ret_stack(const void *btf, size_t len, enum fgt_stack_src *src, uint32_t *bytes);
+int fgt_btf_ret_stack(const void *btf, size_t len, struct fgt_btf_stack *out);
 /* Reads len bytes at off of the BTF into buf: 0, or -1. */
 typedef int (*fgt_btf_read_fn)(void *arg, uint64_t off, void *buf, size_t len);
 /*
@@ -179,8 +186,7 @@ typedef int (*fgt_btf_read_fn)(void *arg, uint64_t off, void *buf, size_t len);
  * /sys/kernel/btf/vmlinux gives a page per read, and all of it took most of
  * the answer's time under TCG.
  */
-int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, enum fgt_stack_src *src,
-			   uint32_t *bytes);
+int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, struct fgt_btf_stack *out);
 
 /* A file image's GNU build ID (hex, from its notes) and release (from
  * linux_banner, "Linux version R ..."), "" where absent. */

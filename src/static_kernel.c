@@ -59,6 +59,10 @@ struct ctx {
 	long *sel;
 	size_t nr_sel, cap_sel;
 	int kcore_why;			/* why kcore could not be opened, 0 if it was */
+	/* the kernel's BTF, read once (kernel_btf) */
+	struct fgt_btf_stack btf;
+	bool btf_read, btf_found;
+	int btf_err;
 	char kcore_msg[200];
 	/* the profile (-v): each step's name and when it ended */
 	const char *lap_what[16];
@@ -251,9 +255,9 @@ static int btf_pread(void *arg, uint64_t off, void *buf, size_t len)
 }
 
 /* task_struct::ret_stack from a BTF file, read only as far as needed. */
-static int btf_file(const char *path, struct fgt_static_kernel *k, bool *found)
+static int btf_file(const char *path, struct fgt_btf_stack *out, bool *found)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	int err = -1;
 
@@ -261,27 +265,57 @@ static int btf_file(const char *path, struct fgt_static_kernel *k, bool *found)
 	if (fd < 0)
 		return -1;
 	/* sysfs gives /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF */
-	if (!fstat(fd, &st) && st.st_size > 0) {
-		err = fgt_btf_ret_stack_read(btf_pread, &fd, (uint64_t)st.st_size, &k->stack_src,
-					     &k->shadow_bytes);
-	} else {
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		err = fgt_btf_ret_stack_read(btf_pread, &fd, (uint64_t)st.st_size, out);
+	} else if (S_ISREG(st.st_mode)) {
 		size_t len = 0;
 		void *raw = slurp(path, &len);
 
 		*found = raw != NULL;
 		if (raw)
-			err = fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes);
+			err = fgt_btf_ret_stack(raw, len, out);
 		free(raw);
+	} else {
+		*found = false;
 	}
 	close(fd);
 	return err;
 }
 
+/*
+ * The BTF of the kernel judged: the file's .BTF, or the running kernel's
+ * (--btf in tests). *found says whether there is one; the return is
+ * fgt_btf_ret_stack()'s. Read once, for the stacks' source and the
+ * not-affected evidence alike.
+ */
+static int kernel_btf(struct ctx *c, struct fgt_btf_stack *out, bool *found)
+{
+	const void *raw;
+	size_t len = 0;
+
+	if (c->btf_read) {
+		*out = c->btf;
+		*found = c->btf_found;
+		return c->btf_err;
+	}
+	if (c->o->kernel) {
+		raw = fgt_kimage_section(&c->im, ".BTF", &len);
+		c->btf_found = raw != NULL;
+		c->btf_err = raw ? fgt_btf_ret_stack(raw, len, &c->btf) : -1;
+	} else {
+		c->btf_err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &c->btf,
+				      &c->btf_found);
+	}
+	c->btf_read = true;
+	*out = c->btf;
+	*found = c->btf_found;
+	return c->btf_err;
+}
+
 /* Where shadow stacks come from: the cache (6.13+), else BTF decides. */
 static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 {
-	const void *raw = NULL;
-	size_t len = 0;
+	struct fgt_btf_stack bs;
 	bool found;
 	int err;
 
@@ -289,23 +323,21 @@ static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 		k->stack_src = FGT_STACK_CACHE;
 		return 0;
 	}
-	if (c->o->kernel) {
-		raw = fgt_kimage_section(&c->im, ".BTF", &len);
-		found = raw != NULL;
-		err = raw ? fgt_btf_ret_stack(raw, len, &k->stack_src, &k->shadow_bytes) : -1;
-	} else {
-		err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", k, &found);
-	}
+	err = kernel_btf(c, &bs, &found);
 	if (!found) {
 		fail(c->r, FGT_SW_NO_BTF, "no fgraph_stack_cachep, so shadow stacks are kmalloc()ed, "
 		     "and their size needs the kernel's BTF, which %s has not",
 		     c->o->kernel ? c->o->kernel : "this kernel");
 		return -1;
 	}
-	if (err)
+	if (err) {
 		fail(c->r, FGT_SW_SHAPE, "no task_struct::ret_stack pointer in the BTF: not a "
 		     "shadow stack we know");
-	return err;
+		return -1;
+	}
+	k->stack_src = bs.src;
+	k->shadow_bytes = bs.bytes;
+	return 0;
 }
 
 static int symbols(struct ctx *c)
@@ -433,26 +465,16 @@ static bool symbols_whole(struct ctx *c, char *why, size_t len)
 	return true;
 }
 
-/* The BTF of the kernel judged: the file's .BTF, or the running kernel's.
- * 1: task_struct has no ret_stack; 0: it has one; -1: broken; -2: no BTF. */
+/* What the BTF says: 1: task_struct has no ret_stack; 0: it has one;
+ * -1: broken; -2: no BTF. */
 static int btf_says(struct ctx *c)
 {
-	struct fgt_static_kernel k = {};
-	const void *raw;
-	size_t len = 0;
+	struct fgt_btf_stack bs;
 	bool found;
-	int err;
+	int err = kernel_btf(c, &bs, &found);
 
-	if (c->o->kernel) {
-		raw = fgt_kimage_section(&c->im, ".BTF", &len);
-		if (!raw)
-			return -2;
-		err = fgt_btf_ret_stack(raw, len, &k.stack_src, &k.shadow_bytes);
-	} else {
-		err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &k, &found);
-		if (!found)
-			return -2;
-	}
+	if (!found)
+		return -2;
 	return err == 1 ? 1 : err == 0 ? 0 : -1;
 }
 

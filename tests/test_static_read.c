@@ -516,21 +516,20 @@ static int blob_read(void *arg, uint64_t off, void *buf, size_t len)
 
 static void btf_both(struct blob *x, int want, enum fgt_stack_src src, uint32_t bytes)
 {
-	enum fgt_stack_src s = 0;
-	uint32_t n = 0;
+	struct fgt_btf_stack b;
 
-	assert_int_equal(fgt_btf_ret_stack(x->b, x->len, &s, &n), want);
+	assert_int_equal(fgt_btf_ret_stack(x->b, x->len, &b), want);
 	if (!want) {
-		assert_int_equal(s, src);
-		assert_int_equal(n, bytes);
+		assert_int_equal(b.src, src);
+		assert_int_equal(b.bytes, bytes);
+		assert_int_equal(b.off, 8);	/* make_btf's ret_stack: bit 64 */
 	}
-	s = 0;
-	n = 0;
 	x->read = 0;
-	assert_int_equal(fgt_btf_ret_stack_read(blob_read, x, x->len, &s, &n), want);
+	assert_int_equal(fgt_btf_ret_stack_read(blob_read, x, x->len, &b), want);
 	if (!want) {
-		assert_int_equal(s, src);
-		assert_int_equal(n, bytes);
+		assert_int_equal(b.src, src);
+		assert_int_equal(b.bytes, bytes);
+		assert_int_equal(b.off, 8);
 	}
 }
 

@@ -20,7 +20,9 @@
  * a kernel's whole symbol table answers "not affected", and every answer is
  * one line.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,8 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const one[] = { "_stext", "_etext", "linux_banner" };
 	struct kgen_buf payload, bz;
-	enum fgt_stack_src src;
-	uint32_t bytes;
+	struct fgt_btf_stack bs;
 
 	if (!size)
 		return 0;
@@ -148,7 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		as_code(data + 1, size - 1);
 		break;
 	case 8:
-		fgt_btf_ret_stack(data + 1, size - 1, &src, &bytes);
+		fgt_btf_ret_stack(data + 1, size - 1, &bs);
 		break;
 	default:
 		whole_path(data + 1, size - 1, NULL, 0);
