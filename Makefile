@@ -38,15 +38,19 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c src/fgraphtop.h $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+# Header dependencies come from the compiler (-MMD: a .d file beside each
+# object, -MP: a header removed is no error), read back at the end.
+DEPFLAGS   := -MMD -MP
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects: every src/*.c, one rule.
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(BUILD)/%.o: src/%.c | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 include src/src.mk
 include src/fgraphtop.mk
@@ -62,6 +66,8 @@ include lab/bench.mk
 
 $(BUILD):
 	mkdir -p $@
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)
 
 .PHONY: check
 check: $(CHECK_TARGETS)

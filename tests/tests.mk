@@ -17,26 +17,25 @@ TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HEL
 $(TEST_BUILD) $(TEST_BUILD)/obj/src $(TEST_BUILD)/obj/tests:
 	mkdir -p $@
 
-$(TEST_BUILD)/obj/src/%.o: src/%.c $(FGT_LIB_HDRS) | $(TEST_BUILD)/obj/src
-	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -c $< -o $@
+$(TEST_BUILD)/obj/src/%.o: src/%.c | $(TEST_BUILD)/obj/src
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(TEST_BUILD)/obj/tests/%.o: tests/%.c tests/events.h tests/gen.h tests/kimage_gen.h $(FGT_LIB_HDRS) | $(TEST_BUILD)/obj/tests
-	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -c $< -o $@
+$(TEST_BUILD)/obj/tests/%.o: tests/%.c | $(TEST_BUILD)/obj/tests
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TEST_LIB): $(TEST_LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(TEST_BUILD)/test_%: tests/test_%.c $(TEST_LIB) $(FGT_LIB_HDRS) tests/collect.h \
-		tests/check_fake.h | $(TEST_BUILD)
-	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
+$(TEST_BUILD)/test_%: tests/test_%.c $(TEST_LIB) | $(TEST_BUILD)
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # The probe table against the BPF object it configures.
 $(TEST_BUILD)/test_bpf_table: $(BUILD)/fgraphtop.bpf.o
 
 # Hostile kernel files, one per class (tests/kimage_gen.h).
-$(TEST_BUILD)/fgt-kimage-gen: tests/kimage_gen_main.c $(TEST_LIB) tests/kimage_gen.h | $(TEST_BUILD)
-	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
+$(TEST_BUILD)/fgt-kimage-gen: tests/kimage_gen_main.c $(TEST_LIB) | $(TEST_BUILD)
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # check --kernel, as shipped, on each of them: status 3, one line, bounded.
 .PHONY: test-kimage-bad

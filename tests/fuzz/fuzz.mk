@@ -20,16 +20,16 @@ FUZZ_SMOKE_SECONDS ?= 3
 $(FUZZ_BUILD)/obj:
 	mkdir -p $@
 
-$(FUZZ_BUILD)/obj/%.o: src/%.c $(FGT_LIB_HDRS) | $(FUZZ_BUILD)/obj
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/obj/%.o: src/%.c | $(FUZZ_BUILD)/obj
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_args.h $(FUZZ_LIB_OBJS)
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 
 # kimage: the whole --kernel path, with the hostile-file builders as its own
 # (bzImages made from fuzzed payloads) and as seeds
-$(FUZZ_BUILD)/fuzz_kimage: tests/fuzz/fuzz_kimage.c tests/kimage_gen.c tests/kimage_gen.h $(FUZZ_LIB_OBJS)
-	$(CLANG) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer -o $@ $< tests/kimage_gen.c $(FUZZ_LIB_OBJS) \
+$(FUZZ_BUILD)/fuzz_kimage: tests/fuzz/fuzz_kimage.c tests/kimage_gen.c $(FUZZ_LIB_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -Itests -fsanitize=fuzzer -o $@ $< tests/kimage_gen.c $(FUZZ_LIB_OBJS) \
 		$(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 
 # Its extra seeds, made anew each run: the crafted classes, and the first
