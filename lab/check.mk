@@ -9,6 +9,14 @@ test-lab-check: $(BUILD)/fgraphtop lab
 
 TEST_TARGETS += test-lab-check
 
+# check --static under lockdown=integrity and confidentiality on Debian's 7.2
+# (tests/lab/lockdown.sh): kcore, then the running build's /boot image, then
+# unknown without one. Three boots, about 80 s.
+.PHONY: test-lab-lockdown
+test-lab-lockdown: $(BUILD)/fgraphtop lab
+	tests/lab/lockdown.sh
+TEST_TARGETS += test-lab-lockdown
+
 # `make preflight`: lab/preflight.sh on Debian's three kernels and a package
 # made of the lab-fixed build, or on PACKAGES="a.deb b.deb" (PREFLIGHT_FLAGS=-j
 # for JSON). Its exit status is preflight's: 0 all fixed, 2, 3, 64.
