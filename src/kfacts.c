@@ -64,6 +64,10 @@ const struct fgt_alloc_fn fgt_alloc_fns[] = {
 	{ "__kmalloc_cache_noprof", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
 	  "6.11: a0a44d9175b3 (mm, slab: don't wrap internal functions with "
 	  "alloc_hooks()): kmalloc_trace_noprof renamed" },
+	{ "kmalloc_trace_noprof", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
+	  "6.10 only: 7bd230a26648 (mm/slab: enable slab allocation tagging for kmalloc "
+	  "and friends) renamed kmalloc_trace, the cache kmalloc() of a constant size; "
+	  "6.11's a0a44d9175b3 made it __kmalloc_cache_noprof" },
 	{ "kmalloc_trace", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
 	  "6.1 .. 6.9: kmalloc() of a constant size (the 6.1 common-kmalloc series, "
 	  "mm/slab_common: cleanup kmalloc())" },
