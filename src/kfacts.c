@@ -151,6 +151,11 @@ const struct fgt_text_fact fgt_text_facts[] = {
 	  "call/jmp __x86_indirect_thunk_<reg>, patched at boot to call/jmp *%reg; "
 	  "6.2 adds __x86_indirect_{call,jump}_thunk_ (call depth), 6.15 "
 	  "__x86_indirect_its_thunk_ (ITS)" },
+	{ "__fentry__", false, FGT_TEXT_NOP,
+	  "-pg -mfentry (CONFIG_FUNCTION_TRACER): an instrumented function (the lab's "
+	  "traceable fgraph.c) starts with call __fentry__; dynamic ftrace makes it a "
+	  "5-byte nop at boot, and its trampolines keep the argument registers when it "
+	  "is enabled: the function's first argument survives it" },
 };
 
 const size_t fgt_nr_text_facts = sizeof(fgt_text_facts) / sizeof(fgt_text_facts[0]);
