@@ -27,6 +27,24 @@ struct fgt_kernel_id {
  * x86 vmlinux) are skipped. 0, -ENOENT (no such note), -EBADMSG (truncated or
  * malformed stream), -ENOSPC (hex too small).
  */
+/*
+ * The kernel's lockdown mode (security/lockdown/lockdown.c): securityfs's
+ * lockdown file lists the modes with the current one in brackets ("none
+ * integrity [confidentiality]"); where securityfs is not mounted, the
+ * command line's lockdown= (Secure Boot alone gives integrity, never
+ * confidentiality). NULL paths: /sys/kernel/security/lockdown, /proc/cmdline.
+ */
+enum fgt_lockdown {
+	FGT_LOCKDOWN_UNKNOWN = 0,	/* neither file says */
+	FGT_LOCKDOWN_NONE,
+	FGT_LOCKDOWN_INTEGRITY,
+	FGT_LOCKDOWN_CONFIDENTIALITY,
+};
+
+#define FGT_LOCKDOWN_PATH	"/sys/kernel/security/lockdown"
+
+enum fgt_lockdown fgt_lockdown_mode(const char *securityfs, const char *cmdline);
+
 int fgt_build_id_parse(const void *notes, size_t len, char *hex, size_t hexlen);
 
 /* Release from uname(2), build ID from notes_path (NULL: /sys/kernel/notes).
