@@ -1011,7 +1011,9 @@ static int find_walk(struct dec *d)
 		free(fill);
 	}
 	found = 0;
-	for (size_t i = 1; i < n; i++) {
+	/* each candidate costs a pass over the code: a bounded number of them
+	 * (the kernels seen have one or two), so that any input stays linear */
+	for (size_t i = 1, tried = 0; i < n && tried < 16 && found < 8; i++) {
 		const struct insn *in = &d->in[i], *c = &d->in[i - 1];
 		long h;
 
@@ -1019,6 +1021,7 @@ static int find_walk(struct dec *d)
 		    !in_code(d->c, in->target) || c->addr + c->size != in->addr ||
 		    !cmp_init_task(d, c, &d->st[i - 1]))
 			continue;
+		tried++;
 		h = find_insn(d, in->target);
 		if (h < 0 || reaches_avoiding(d, (long)i, h, seen, wl))
 			continue;	/* not a back edge: h does not dominate it */

@@ -38,8 +38,10 @@ struct xkernel {
 };
 
 /* How the shadow stacks' destination was told: task_struct::ret_stack's
- * offset from BTF (`pahole -C task_struct` of Debian's vmlinux: 5056, 5048,
- * 5520), or, with none given, the field the walk tests for NULL. */
+ * offset from BTF (`pahole -F btf -C task_struct` of Debian's vmlinux: 5056,
+ * 5048, 5520, the recordings' "retstack" lines), or, with none given (the lab
+ * recordings: the inference stays covered), the field the walk tests for
+ * NULL; pahole of the lab 7.x builds gives 2192 = 0x890 for that too. */
 #define F_BTF(off) "; t->ret_stack at +" off " (BTF)"
 #define F_WALK(off) "; t->ret_stack at +" off " (the field the walk tests for NULL; no BTF offset)"
 
