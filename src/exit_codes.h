@@ -17,6 +17,7 @@ enum fgt_exit {
 	FGT_EXIT_NO_BTF		= 5,	/* no /sys/kernel/btf/vmlinux */
 	FGT_EXIT_NO_TRACING	= 6,	/* the kernel refuses BPF tracing programs (fentry/tp_btf) */
 	FGT_EXIT_NO_PATH	= 7,	/* tracing works, but no path observes the 0->1 step */
+	FGT_EXIT_LOCKDOWN	= 8,	/* lockdown=confidentiality refuses the BPF programs' reads */
 };
 
 /* Stable names for the JSON "error" object's "code". */
@@ -31,6 +32,7 @@ static inline const char *fgt_exit_name(int status)
 	case FGT_EXIT_NO_BTF:		return "no_btf";
 	case FGT_EXIT_NO_TRACING:	return "no_bpf_tracing";
 	case FGT_EXIT_NO_PATH:		return "no_path";
+	case FGT_EXIT_LOCKDOWN:		return "lockdown";
 	}
 	return "unknown";
 }

@@ -6,6 +6,7 @@
  * portable, so it is read whole into a small buffer.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,4 +104,43 @@ void fgt_kernel_id_read(struct fgt_kernel_id *id, const char *notes_path)
 	if (!err)
 		err = fgt_build_id_parse(buf, len, id->build_id, sizeof(id->build_id));
 	id->build_id_err = err;
+}
+
+enum fgt_lockdown fgt_lockdown_mode(const char *securityfs, const char *cmdline)
+{
+	static const char *const names[] = {
+		[FGT_LOCKDOWN_NONE] = "none",
+		[FGT_LOCKDOWN_INTEGRITY] = "integrity",
+		[FGT_LOCKDOWN_CONFIDENTIALITY] = "confidentiality",
+	};
+	char buf[4096] = "", want[40];
+	FILE *f = fopen(securityfs ? securityfs : FGT_LOCKDOWN_PATH, "re");
+	bool sfs = f != NULL;
+
+	if (!f)
+		f = fopen(cmdline ? cmdline : "/proc/cmdline", "re");
+	if (!f)
+		return FGT_LOCKDOWN_UNKNOWN;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	for (int m = FGT_LOCKDOWN_NONE; m <= FGT_LOCKDOWN_CONFIDENTIALITY; m++) {
+		if (sfs) {
+			snprintf(want, sizeof(want), "[%s]", names[m]);
+			if (strstr(buf, want))
+				return (enum fgt_lockdown)m;
+			continue;
+		}
+		/* the command line: " lockdown=MODE" as a whole word */
+		snprintf(want, sizeof(want), "lockdown=%s", names[m]);
+		for (const char *p = buf; (p = strstr(p, want)); p++) {
+			char end = p[strlen(want)];
+
+			if ((p == buf || p[-1] == ' ') && (!end || end == ' ' || end == '\n'))
+				return (enum fgt_lockdown)m;
+		}
+	}
+	/* securityfs without brackets, or a command line without lockdown=
+	 * (Secure Boot's integrity, a later write to securityfs: not seen) */
+	return FGT_LOCKDOWN_UNKNOWN;
 }

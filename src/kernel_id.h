@@ -21,6 +21,24 @@ struct fgt_kernel_id {
 };
 
 /*
+ * The kernel's lockdown mode (security/lockdown/lockdown.c): securityfs's
+ * lockdown file lists the modes with the current one in brackets ("none
+ * integrity [confidentiality]"); where securityfs is not mounted, the
+ * command line's lockdown= (Secure Boot alone gives integrity, never
+ * confidentiality). NULL paths: /sys/kernel/security/lockdown, /proc/cmdline.
+ */
+enum fgt_lockdown {
+	FGT_LOCKDOWN_UNKNOWN = 0,	/* neither file says */
+	FGT_LOCKDOWN_NONE,
+	FGT_LOCKDOWN_INTEGRITY,
+	FGT_LOCKDOWN_CONFIDENTIALITY,
+};
+
+#define FGT_LOCKDOWN_PATH	"/sys/kernel/security/lockdown"
+
+enum fgt_lockdown fgt_lockdown_mode(const char *securityfs, const char *cmdline);
+
+/*
  * Find the NT_GNU_BUILD_ID note (name "GNU", type 3) in an ELF note stream
  * (namesz, descsz, type, name, desc; name and desc padded to 4 bytes) and
  * write it as hex into hex. Other owners' notes of type 3 (Xen's, in every

@@ -64,6 +64,10 @@ const struct fgt_alloc_fn fgt_alloc_fns[] = {
 	{ "__kmalloc_cache_noprof", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
 	  "6.11: a0a44d9175b3 (mm, slab: don't wrap internal functions with "
 	  "alloc_hooks()): kmalloc_trace_noprof renamed" },
+	{ "kmalloc_trace_noprof", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
+	  "6.10 only: 7bd230a26648 (mm/slab: enable slab allocation tagging for kmalloc "
+	  "and friends) renamed kmalloc_trace, the cache kmalloc() of a constant size; "
+	  "6.11's a0a44d9175b3 made it __kmalloc_cache_noprof" },
 	{ "kmalloc_trace", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
 	  "6.1 .. 6.9: kmalloc() of a constant size (the 6.1 common-kmalloc series, "
 	  "mm/slab_common: cleanup kmalloc())" },
@@ -147,6 +151,11 @@ const struct fgt_text_fact fgt_text_facts[] = {
 	  "call/jmp __x86_indirect_thunk_<reg>, patched at boot to call/jmp *%reg; "
 	  "6.2 adds __x86_indirect_{call,jump}_thunk_ (call depth), 6.15 "
 	  "__x86_indirect_its_thunk_ (ITS)" },
+	{ "__fentry__", false, FGT_TEXT_NOP,
+	  "-pg -mfentry (CONFIG_FUNCTION_TRACER): an instrumented function (the lab's "
+	  "traceable fgraph.c) starts with call __fentry__; dynamic ftrace makes it a "
+	  "5-byte nop at boot, and its trampolines keep the argument registers when it "
+	  "is enabled: the function's first argument survives it" },
 };
 
 const size_t fgt_nr_text_facts = sizeof(fgt_text_facts) / sizeof(fgt_text_facts[0]);

@@ -46,6 +46,14 @@ enum fgt_sym {
 	FGT_SYM__NR
 };
 
+/*
+ * The static decoder finds the walk of a kernel without PREEMPT_RCU by its
+ * loop: for_each_process() runs until its cursor is back at &init_task.tasks,
+ * a cmp with an address inside this symbol (every series: the list's head is
+ * init_task's own tasks member, include/linux/sched/signal.h).
+ */
+#define FGT_INIT_TASK		"init_task"
+
 struct fgt_sym_fact {
 	const char *name;
 	const char *why;		/* what it tells, and which change it depends on */
@@ -126,6 +134,7 @@ enum fgt_text_role {
 	FGT_TEXT_PADDING,	/* a prefix symbol before a function: a call into it reaches the function */
 	FGT_TEXT_RETURN,	/* a jmp to it is a return */
 	FGT_TEXT_INDIRECT,	/* a call or jmp to it goes through a register */
+	FGT_TEXT_NOP,		/* a call to it is a nop at run time, every register kept */
 };
 
 struct fgt_text_fact {

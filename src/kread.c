@@ -719,22 +719,16 @@ static bool have_rawio(void)
 }
 
 /*
- * Is kcore refused by lockdown=confidentiality? securityfs says so where it
- * is mounted ("[confidentiality]"); where it is not, EPERM with
+ * Is kcore refused by lockdown=confidentiality? The mode as securityfs or
+ * the command line says (src/kernel_id.c); where neither says, EPERM with
  * CAP_SYS_RAWIO held can only be lockdown (fs/proc/kcore.c: open_kcore()
  * checks the capability, then security_locked_down(LOCKDOWN_KCORE)).
  */
 static bool locked_down(void)
 {
-	char buf[128] = "";
-	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+	enum fgt_lockdown m = fgt_lockdown_mode(NULL, NULL);
 
-	if (!f)
-		return have_rawio();
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strstr(buf, "[confidentiality]") != NULL;
+	return m == FGT_LOCKDOWN_CONFIDENTIALITY || (m == FGT_LOCKDOWN_UNKNOWN && have_rawio());
 }
 
 int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, size_t len)

@@ -12,6 +12,7 @@
 #include "session.h"
 #include "fgraphtop.skel.h"
 #include "exit_codes.h"
+#include "kernel_id.h"
 #include "actlog.h"
 #include "host_state.h"
 #include "log.h"
@@ -545,6 +546,14 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	phase("open and configure");
 	err = fgraphtop_bpf__load(s->skel);
 	phase("load (the verifier)");
+	if (err && fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY) {
+		/* security_locked_down(LOCKDOWN_BPF_READ_KERNEL): the verifier has
+		 * no bpf_probe_read_kernel to give the programs (EINVAL), no bug */
+		snprintf(msg, len, "the kernel is locked down (lockdown=confidentiality), which "
+			 "refuses bpf_probe_read_kernel to the BPF programs fgraphtop needs; "
+			 "lockdown=integrity (Secure Boot's default) allows them");
+		return FGT_EXIT_LOCKDOWN;
+	}
 	if (err) {
 		snprintf(msg, len, "loading the planned BPF programs failed (%s); "
 			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));

@@ -50,9 +50,22 @@ static const uint8_t arg_reg[6] = { R_DI, R_SI, R_DX, R_CX, R_8, R_9 };
 #define RCU_MIXED	(-1)
 #define RCU_MAX		4	/* deeper than this is not code we understand */
 
+/*
+ * Besides its constant, a register may hold pointers of known origin, a "may"
+ * set per kind (bit j: allocator call j, in address order; ARG0: the
+ * function's first argument at its entry, the ret_stack_list an out-of-line
+ * alloc_retstack_tasklist() is given):
+ *  ret   the pointer an allocator call returned, or the first argument;
+ *  addr  a pointer into such an object (ret + offset, &list[i]);
+ *  elem  8 bytes loaded from such an object (an entry of the list).
+ * Where a shadow stack's pointer goes is read off the stores of these.
+ */
+#define ARG0		(1ull << 63)
+
 struct val {
 	uint8_t kind;		/* enum fgt_static_val */
 	uint64_t v;
+	uint64_t ret, addr, elem;
 };
 
 struct state {
@@ -81,6 +94,9 @@ enum iop {
 	OP_COPY,	/* dst = src */
 	OP_ALU,		/* dst = dst <alu> imm (constants only) */
 	OP_LEA,		/* dst = src + imm (constants only) */
+	OP_LOAD,	/* dst = the 8 bytes at mbase + ... (origins only) */
+	OP_LEA_IDX,	/* dst = mbase + index * scale + disp (origins only) */
+	OP_STORE,	/* the 8 bytes at mbase + ... = msrc (no register effect) */
 };
 
 enum callee {
@@ -101,7 +117,22 @@ struct insn {
 	uint8_t op, dst, src, width, alu;
 	uint8_t callee;		/* enum callee, for calls and jumps out */
 	int8_t alloc;		/* fgt_alloc_fns index for C_ALLOC */
+	int16_t ord;		/* C_ALLOC: its rank among them, in address order (the site) */
 	bool thunk;		/* the target was the callee's padding */
+	bool entry;		/* the target is a function's entry (or a thunk's) */
+	/* memory operand of OP_LOAD, OP_LEA_IDX, OP_STORE and of a cmp */
+	uint8_t mbase, msrc;	/* GPRs, R_NONE if none (rip-relative, absolute) */
+	bool midx;		/* with an index register */
+	int32_t mdisp;
+	/* cmpq $0x0,disp(%mbase): a NULL test of a field (t->ret_stack) */
+	bool cmp0;
+	/* cmp with an immediate (cimm) or of two registers (creg): the walk's
+	 * loop compares its cursor with &init_task.tasks */
+	bool has_cimm;
+	uint64_t cimm;
+	uint8_t creg[2];
+	int8_t nsucc;		/* successors, as follow() found them */
+	long succ[2];
 	bool last;		/* last decoded instruction of its part */
 	bool cut;		/* ... and the bytes after it did not decode */
 	bool warned;		/* an anomaly was recorded for it */
@@ -122,6 +153,11 @@ struct dec {
 	enum fgt_static_why anomaly_why;
 	uint64_t undecoded;	/* the first address Capstone could not decode */
 	long entry;		/* the entry's instruction */
+	bool by_loop;		/* no __rcu_read_lock call: the walk is the thread loop */
+	uint8_t *walk;		/* per instruction, by_loop: in which thread loops (bits) */
+	uint64_t latch[8];	/* each loop's back edge */
+	int nloops;
+	uint64_t init_lo, init_hi;	/* init_task's symbol */
 };
 
 const char *fgt_static_verdict_name(enum fgt_static_verdict v)
@@ -234,7 +270,43 @@ static void decode_op(const cs_insn *ci, struct insn *in)
 	uint8_t dw, sw, dst, src = R_NONE;
 	uint64_t a;
 
-	if (x->op_count != 2 || d->type != X86_OP_REG)
+	if (x->op_count != 2)
+		return;
+	if (ci->id == X86_INS_CMP && d->type == X86_OP_MEM && s->type == X86_OP_IMM &&
+	    s->imm == 0 && d->size == 8 && d->mem.index == X86_REG_INVALID &&
+	    d->mem.segment == X86_REG_INVALID) {
+		in->mbase = gpr_of(d->mem.base, &sw);
+		if (in->mbase != R_NONE && sw == 8) {
+			in->cmp0 = true;
+			in->mdisp = (int32_t)d->mem.disp;
+		} else {
+			in->mbase = R_NONE;
+		}
+		return;
+	}
+	if (ci->id == X86_INS_CMP && d->type == X86_OP_REG) {
+		if (s->type == X86_OP_IMM) {
+			in->has_cimm = true;
+			in->cimm = (uint64_t)s->imm;
+		} else if (s->type == X86_OP_REG) {
+			in->creg[0] = gpr_of(d->reg, &dw);
+			in->creg[1] = gpr_of(s->reg, &sw);
+		}
+		return;
+	}
+	if ((ci->id == X86_INS_MOV) && d->type == X86_OP_MEM && s->type == X86_OP_REG &&
+	    d->mem.segment == X86_REG_INVALID) {
+		src = gpr_of(s->reg, &sw);
+		if (src != R_NONE && sw == 8) {
+			in->op = OP_STORE;
+			in->msrc = src;
+			in->mbase = gpr_of(d->mem.base, &dw);
+			in->midx = d->mem.index != X86_REG_INVALID;
+			in->mdisp = (int32_t)d->mem.disp;
+		}
+		return;
+	}
+	if (d->type != X86_OP_REG)
 		return;
 	dst = gpr_of(d->reg, &dw);
 	if (dst == R_NONE || dw < 4)
@@ -255,6 +327,11 @@ static void decode_op(const cs_insn *ci, struct insn *in)
 		} else if (s->type == X86_OP_MEM && dw == 8 && mem_addr(ci, s, &a)) {
 			in->op = OP_MEM;
 			in->imm = a;
+		} else if (s->type == X86_OP_MEM && dw == 8 && s->mem.segment == X86_REG_INVALID) {
+			in->op = OP_LOAD;
+			in->mbase = gpr_of(s->mem.base, &sw);
+			in->midx = s->mem.index != X86_REG_INVALID;
+			in->mdisp = (int32_t)s->mem.disp;
 		}
 		break;
 	case X86_INS_LEA:
@@ -270,6 +347,11 @@ static void decode_op(const cs_insn *ci, struct insn *in)
 				in->src = src;
 				in->imm = (uint64_t)s->mem.disp;
 			}
+		} else if (s->mem.segment == X86_REG_INVALID && dw == 8) {
+			in->op = OP_LEA_IDX;
+			in->mbase = gpr_of(s->mem.base, &sw);
+			in->midx = true;
+			in->mdisp = (int32_t)s->mem.disp;
 		}
 		break;
 	case X86_INS_XOR:
@@ -291,7 +373,7 @@ static void decode_op(const cs_insn *ci, struct insn *in)
 		}
 		break;
 	}
-	if (in->op == OP_NONE)
+	if (in->op == OP_NONE || in->op == OP_STORE)
 		in->dst = R_NONE;	/* test, cmp, ...: no register effect of ours */
 }
 
@@ -438,7 +520,8 @@ static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_stati
 			in->addr = addr;
 			in->size = (uint8_t)ud;
 			in->kind = I_TRAP;
-			in->dst = in->src = R_NONE;
+			in->dst = in->src = in->mbase = in->msrc = R_NONE;
+			in->creg[0] = in->creg[1] = R_NONE;
 			in->alloc = -1;
 			code += ud;
 			left -= ud;
@@ -460,12 +543,13 @@ static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_stati
 		memset(in, 0, sizeof(*in));
 		in->addr = ci->address;
 		in->size = (uint8_t)ci->size;
-		in->dst = in->src = R_NONE;
+		in->dst = in->src = in->mbase = in->msrc = R_NONE;
+		in->creg[0] = in->creg[1] = R_NONE;
 		in->alloc = -1;
 		decode_kind(h, ci, in);
 		decode_op(ci, in);
 		in->clobber = written_gprs(h, ci);
-		if (in->op != OP_NONE)
+		if (in->op != OP_NONE && in->dst != R_NONE)
 			in->clobber &= (uint16_t)~(1u << in->dst);
 	}
 	if (d->n > first)
@@ -521,6 +605,13 @@ static void resolve(struct dec *d, struct insn *in)
 			in->thunk = true;
 		}
 	} else if (f && s->addr == t) {
+		in->entry = true;
+		if (f->role == FGT_TEXT_NOP && in->kind == I_CALL) {
+			in->kind = I_OTHER;
+			in->callee = C_NONE;
+			in->clobber = 0;
+			return;
+		}
 		if (f->role == FGT_TEXT_RETURN && in->kind == I_JMP)
 			in->kind = I_RET;
 		else if (f->role == FGT_TEXT_INDIRECT)
@@ -529,6 +620,7 @@ static void resolve(struct dec *d, struct insn *in)
 	}
 	if (!s || (s->addr != t && !in->thunk))
 		return;
+	in->entry = true;
 	if (t == d->rcu_lock && d->rcu_lock) {
 		in->callee = C_RCU_LOCK;
 		return;
@@ -555,15 +647,24 @@ static void resolve_all(struct dec *d)
 	d->rcu_lock = s ? s->addr : 0;
 	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_UNLOCK));
 	d->rcu_unlock = s ? s->addr : 0;
+	s = fgt_ksyms_by_name(d->k->ks, FGT_INIT_TASK);
+	if (s) {
+		d->init_lo = s->addr;
+		d->init_hi = s->addr + (s->size ? s->size : 1);
+	}
 	for (size_t i = 0; i < fgt_nr_alloc_fns && i < 16; i++) {
 		s = fgt_ksyms_by_name(d->k->ks, fgt_alloc_fns[i].name);
 		d->alloc_addr[i] = s ? s->addr : 0;
 	}
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0, ord = 0; i < d->n; i++) {
 		struct insn *in = &d->in[i];
 
-		if (in->kind == I_CALL || (in->kind == I_JMP && !in_code(d->c, in->target)))
+		in->ord = -1;
+		if (in->kind == I_CALL ||
+		    ((in->kind == I_JMP || in->kind == I_JCC) && !in_code(d->c, in->target)))
 			resolve(d, in);
+		if (in->callee == C_ALLOC)
+			in->ord = (int16_t)(ord < 0x7fff ? ord++ : ord);
 	}
 }
 
@@ -602,11 +703,21 @@ static bool meet(struct state *dst, const struct state *src)
 		dst->rcu = RCU_MIXED;
 		changed = true;
 	}
-	for (int g = 0; g < NGPR; g++)
-		if (dst->r[g].kind != FGT_VAL_UNKNOWN && !val_eq(&dst->r[g], &src->r[g])) {
-			dst->r[g].kind = FGT_VAL_UNKNOWN;
+	for (int g = 0; g < NGPR; g++) {
+		struct val *a = &dst->r[g];
+		const struct val *b = &src->r[g];
+
+		if (a->kind != FGT_VAL_UNKNOWN && !val_eq(a, b)) {
+			a->kind = FGT_VAL_UNKNOWN;
 			changed = true;
 		}
+		if ((b->ret & ~a->ret) || (b->addr & ~a->addr) || (b->elem & ~a->elem)) {
+			a->ret |= b->ret;
+			a->addr |= b->addr;
+			a->elem |= b->elem;
+			changed = true;
+		}
+	}
 	return changed;
 }
 
@@ -622,30 +733,55 @@ static uint64_t alu(uint8_t op, uint64_t a, uint64_t b)
 }
 
 /* The state after in, from the state before it. */
+/* The origins a pointer into an object keeps: the object's. */
+static uint64_t into(const struct val *v)
+{
+	return v->ret | v->addr;
+}
+
 static void transfer(const struct insn *in, struct state *s)
 {
 	struct val *dv = in->dst != R_NONE ? &s->r[in->dst] : NULL;
-	struct val nv = { FGT_VAL_UNKNOWN, 0 };
+	const struct val *base = in->mbase != R_NONE ? &s->r[in->mbase] : NULL;
+	struct val nv = { FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
 
 	switch (in->op) {
 	case OP_CONST:
-		nv = (struct val){ FGT_VAL_CONST, in->imm };
+		nv.kind = FGT_VAL_CONST;
+		nv.v = in->imm;
 		break;
 	case OP_MEM:
-		nv = (struct val){ FGT_VAL_MEM, in->imm };
+		nv.kind = FGT_VAL_MEM;
+		nv.v = in->imm;
 		break;
 	case OP_COPY:
 		nv = s->r[in->src];
-		if (in->width == 4 && nv.kind == FGT_VAL_MEM)
-			nv.kind = FGT_VAL_UNKNOWN;
+		if (in->width == 4) {
+			if (nv.kind == FGT_VAL_MEM)
+				nv.kind = FGT_VAL_UNKNOWN;
+			nv.ret = nv.addr = nv.elem = 0;	/* a pointer cut to 32 bits */
+		}
 		break;
 	case OP_ALU:
-		if (dv->kind == FGT_VAL_CONST)
-			nv = (struct val){ FGT_VAL_CONST, alu(in->alu, dv->v, in->imm) };
+		if (dv->kind == FGT_VAL_CONST) {
+			nv.kind = FGT_VAL_CONST;
+			nv.v = alu(in->alu, dv->v, in->imm);
+		}
+		if (in->width == 8 && (in->alu == '+' || in->alu == '-'))
+			nv.addr = into(dv);
 		break;
 	case OP_LEA:
-		if (s->r[in->src].kind == FGT_VAL_CONST)
-			nv = (struct val){ FGT_VAL_CONST, s->r[in->src].v + in->imm };
+		if (s->r[in->src].kind == FGT_VAL_CONST) {
+			nv.kind = FGT_VAL_CONST;
+			nv.v = s->r[in->src].v + in->imm;
+		}
+		nv.addr = into(&s->r[in->src]);
+		break;
+	case OP_LEA_IDX:
+		nv.addr = base ? into(base) : 0;
+		break;
+	case OP_LOAD:
+		nv.elem = base ? into(base) : 0;
 		break;
 	}
 	if (dv) {
@@ -656,11 +792,13 @@ static void transfer(const struct insn *in, struct state *s)
 	}
 	for (int g = 0; g < NGPR; g++)
 		if (in->clobber & (1u << g))
-			s->r[g].kind = FGT_VAL_UNKNOWN;
+			s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
 	if (in->kind == I_CALL || in->kind == I_CALL_IND) {
 		for (int g = 0; g < NGPR; g++)
 			if (CALLER_SAVED & (1u << g))
-				s->r[g].kind = FGT_VAL_UNKNOWN;
+				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
+		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < 63)
+			s->r[R_AX].ret = 1ull << in->ord;
 		if (s->rcu != RCU_MIXED && in->callee == C_RCU_LOCK)
 			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
 		else if (s->rcu != RCU_MIXED && in->callee == C_RCU_UNLOCK)
@@ -702,7 +840,28 @@ static int successors(struct dec *d, size_t i, long out[2])
 				in->warned = true;
 			}
 		}
-		/* a jump out of the function is a tail call: no successor here */
+		/*
+		 * A jump out of the function is a tail call when it reaches a
+		 * function's entry (resolve()): no successor here. Anywhere else
+		 * (the middle of a function, a part that was not read) control
+		 * goes on in code the decoder has not seen: it cannot judge.
+		 */
+		else if (!in->entry && !in->warned) {
+			const struct fgt_ksym *ts = fgt_ksyms_by_addr(d->k->ks, in->target);
+			size_t fl = strlen(d->c->func);
+			char t[96];
+
+			where(d, in->addr, a, sizeof(a));
+			where(d, in->target, t, sizeof(t));
+			if (ts && !strncmp(ts->name, d->c->func, fl) &&
+			    (!ts->name[fl] || ts->name[fl] == '.'))
+				note(d, FGT_SW_DISASM, "jump at %s to %s, past the code read (its "
+				     "text is cut short)", a, t);
+			else
+				note(d, FGT_SW_SHAPE, "jump at %s to %s, outside the code read and "
+				     "not a function's entry: where control goes is not known", a, t);
+			in->warned = true;
+		}
 	}
 	/*
 	 * Falling through. After a call that does not return (__stack_chk_fail)
@@ -740,6 +899,7 @@ static int follow(struct dec *d)
 	if (!wl || !queued || !d->st)
 		goto out;
 	d->st[d->entry].reached = true;	/* entry: depth 0, nothing known */
+	d->st[d->entry].r[R_DI].ret = ARG0;	/* but the first argument's origin */
 	push(wl, &nwl, queued, d->entry);
 	while (nwl) {
 		long i = wl[--nwl], succ[2];
@@ -749,6 +909,9 @@ static int follow(struct dec *d)
 		queued[i] = false;
 		transfer(&d->in[i], &s);
 		ns = successors(d, (size_t)i, succ);
+		d->in[i].nsucc = (int8_t)ns;
+		for (int k = 0; k < ns; k++)
+			d->in[i].succ[k] = succ[k];
 		for (int k = 0; k < ns; k++)
 			if (meet(&d->st[succ[k]], &s))
 				push(wl, &nwl, queued, succ[k]);
@@ -758,6 +921,148 @@ out:
 	free(wl);
 	free(queued);
 	return err;
+}
+
+/* ---- the walk without __rcu_read_lock calls: the loop over the thread list -- */
+
+/*
+ * Without PREEMPT_RCU, rcu_read_lock() is preempt_disable(), inline: nothing
+ * marks the walk. It is then found by its own shape. for_each_process()
+ * steps from init_task through tasks.next until it is back at
+ * &init_task.tasks: its back edge is a conditional jump right after a cmp of
+ * the cursor with an address inside init_task. The walk is that loop (the
+ * natural loop of each such back edge: what reaches the latch without going
+ * through the header, which dominates it), the thread loop nested in it
+ * included. start_graph_tracing()'s retry loop around the batch is not in it:
+ * the batch reaches the latch only through the header.
+ */
+static bool cmp_init_task(const struct dec *d, const struct insn *c, const struct state *st)
+{
+	if (!d->init_lo)
+		return false;
+	if (c->has_cimm)
+		return c->cimm >= d->init_lo && c->cimm < d->init_hi;
+	for (int k = 0; k < 2; k++) {
+		uint8_t g = c->creg[k];
+
+		if (g != R_NONE && st->r[g].kind == FGT_VAL_CONST && st->r[g].v >= d->init_lo &&
+		    st->r[g].v < d->init_hi)
+			return true;
+	}
+	return false;
+}
+
+/* Is `to` reachable from the entry without passing through `avoid`? */
+static bool reaches_avoiding(const struct dec *d, long to, long avoid, bool *seen, long *wl)
+{
+	size_t nwl = 0;
+
+	memset(seen, 0, d->n * sizeof(*seen));
+	if (d->entry == avoid)
+		return false;
+	seen[d->entry] = true;
+	wl[nwl++] = d->entry;
+	while (nwl) {
+		const struct insn *in = &d->in[wl[--nwl]];
+
+		for (int k = 0; k < in->nsucc; k++) {
+			long s = in->succ[k];
+
+			if (s == to)
+				return true;
+			if (s != avoid && !seen[s]) {
+				seen[s] = true;
+				wl[nwl++] = s;
+			}
+		}
+	}
+	return false;
+}
+
+/* Marks d->walk; returns how many back edges of the thread loop were found, -1 on ENOMEM. */
+static int find_walk(struct dec *d)
+{
+	size_t n = d->n, np = 0;
+	long *wl = malloc((n + 1) * sizeof(*wl)), *pstart = calloc(n + 2, sizeof(*pstart));
+	long *pred = malloc((2 * n + 1) * sizeof(*pred));
+	bool *seen = calloc(n + 1, sizeof(*seen));
+	int found = -1;
+
+	d->walk = calloc(n + 1, sizeof(*d->walk));
+	d->nloops = 0;
+	if (!wl || !pstart || !pred || !seen || !d->walk)
+		goto out;
+	/* predecessors, CSR */
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < d->in[i].nsucc; k++)
+			pstart[d->in[i].succ[k] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		pstart[i + 1] += pstart[i];
+	{
+		long *fill = calloc(n + 1, sizeof(*fill));
+
+		if (!fill)
+			goto out;
+		for (size_t i = 0; i < n; i++)
+			for (int k = 0; k < d->in[i].nsucc; k++) {
+				long s = d->in[i].succ[k];
+
+				pred[pstart[s] + fill[s]++] = (long)i;
+			}
+		free(fill);
+	}
+	found = 0;
+	/* each candidate costs a pass over the code: a bounded number of them
+	 * (the kernels seen have one or two), so that any input stays linear */
+	for (size_t i = 1, tried = 0; i < n && tried < 16 && found < 8; i++) {
+		const struct insn *in = &d->in[i], *c = &d->in[i - 1];
+		long h;
+
+		if (!d->st[i].reached || (in->kind != I_JCC && in->kind != I_JMP) ||
+		    !in_code(d->c, in->target) || c->addr + c->size != in->addr ||
+		    !cmp_init_task(d, c, &d->st[i - 1]))
+			continue;
+		tried++;
+		h = find_insn(d, in->target);
+		if (h < 0 || reaches_avoiding(d, (long)i, h, seen, wl))
+			continue;	/* not a back edge: h does not dominate it */
+		/* the natural loop: backwards from the latch, stopping at the header */
+		uint8_t bit = (uint8_t)(1u << (d->nloops < 8 ? d->nloops : 7));
+
+		if (d->nloops < 8)
+			d->latch[d->nloops++] = in->addr;
+		memset(seen, 0, n * sizeof(*seen));
+		seen[h] = seen[i] = true;
+		d->walk[h] |= bit;
+		d->walk[i] |= bit;
+		np = 0;
+		wl[np++] = (long)i;
+		while (np) {
+			long x = wl[--np];
+
+			if (x == h)
+				continue;
+			for (long p = pstart[x]; p < pstart[x + 1]; p++)
+				if (!seen[pred[p]]) {
+					seen[pred[p]] = true;
+					d->walk[pred[p]] |= bit;
+					wl[np++] = pred[p];
+				}
+		}
+		found++;
+	}
+out:
+	free(wl);
+	free(pstart);
+	free(pred);
+	free(seen);
+	return found;
+}
+
+/* Inside the walk: its RCU read-side section, or its loop. */
+static bool in_walk(const struct dec *d, size_t i)
+{
+	return d->by_loop ? d->walk[i] != 0 : d->st[i].rcu != 0;
 }
 
 /* ---- step 3: sites and verdict --------------------------------------------- */
@@ -822,6 +1127,7 @@ static void cache_name(const struct fgt_ksyms *ks, const struct fgt_static_arg *
 static void collect(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
+	unsigned int nalloc = 0;
 
 	for (size_t i = 0; i < d->n; i++) {
 		const struct insn *in = &d->in[i];
@@ -833,7 +1139,16 @@ static void collect(struct dec *d)
 		if (in->callee == C_RCU_UNLOCK && st->reached &&
 		    r->nr_rcu_unlock < FGT_STATIC_MAX_MARKS)
 			where(d, in->addr, r->rcu_unlock[r->nr_rcu_unlock++], sizeof(r->rcu_unlock[0]));
-		if (in->callee != C_ALLOC || r->nr_sites == FGT_STATIC_MAX_SITES)
+		if (in->callee != C_ALLOC)
+			continue;
+		if (nalloc++ == FGT_STATIC_MAX_SITES) {
+			char a[96];
+
+			note(d, FGT_SW_SHAPE, "more than %u allocator calls (one more at %s): the "
+			     "rest would go unjudged", FGT_STATIC_MAX_SITES,
+			     where(d, in->addr, a, sizeof(a)));
+		}
+		if (r->nr_sites == FGT_STATIC_MAX_SITES)
 			continue;
 		s = &r->sites[r->nr_sites++];
 		memset(s, 0, sizeof(*s));
@@ -842,13 +1157,115 @@ static void collect(struct dec *d)
 		s->fn = &fgt_alloc_fns[in->alloc];
 		s->tail = in->kind != I_CALL;
 		s->thunk = in->thunk;
-		s->rcu = rcu_of(st);
+		if (d->by_loop)
+			s->rcu = !st->reached ? FGT_RCU_UNREACHED :
+				 d->walk[i] ? FGT_RCU_INSIDE : FGT_RCU_OUTSIDE;
+		else
+			s->rcu = rcu_of(st);
 		s->cache = arg_of(st, s->fn->cache_arg);
 		s->gfp = arg_of(st, s->fn->gfp_arg);
 		s->size = arg_of(st, s->fn->size_arg);
-		s->kind = classify(d, s);
+		s->kind = s->by_arg = classify(d, s);
 		cache_name(d->k->ks, &s->cache, s->cache_name, sizeof(s->cache_name));
 	}
+}
+
+/*
+ * task_struct::ret_stack: BTF's offset, else the one field the walk tests
+ * for NULL (`if (t->ret_stack == NULL)`: cmpq $0x0,OFF(%reg)). 0: none.
+ */
+static void ret_stack_field(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	uint32_t off = 0;
+
+	r->ret_stack_off = d->k->ret_stack_off;
+	r->ret_stack_off_btf = d->k->ret_stack_off != 0;
+	if (r->ret_stack_off)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if (!in->cmp0 || !d->st[i].reached || !in_walk(d, i) || in->mdisp <= 0)
+			continue;
+		if (off && off != (uint32_t)in->mdisp)
+			return;		/* two fields tested: which one is not known */
+		off = (uint32_t)in->mdisp;
+	}
+	r->ret_stack_off = off;
+}
+
+/* Does the walk test the field for NULL? In a thread loop, that loop names
+ * the walk (register_ftrace_graph can hold other loops over the threads). */
+static bool walk_tests_field(struct dec *d, uint32_t off)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->in[i].cmp0 && d->st[i].reached && in_walk(d, i) &&
+		    (uint32_t)d->in[i].mdisp == off) {
+			for (int l = 0; d->by_loop && l < d->nloops; l++)
+				if (d->walk[i] & (1u << l)) {
+					where(d, d->latch[l], d->r->walk_loop, sizeof(d->r->walk_loop));
+					break;
+				}
+			return true;
+		}
+	if (d->by_loop && d->nloops)
+		where(d, d->latch[0], d->r->walk_loop, sizeof(d->r->walk_loop));
+	return false;
+}
+
+/*
+ * Where each site's pointer goes, from the stores reached: into
+ * task_struct::ret_stack (8 bytes at the field's offset from a register, no
+ * index), or into an object (the ret_stack_list) whose entries, loaded back,
+ * are stored there. A shadow stack is a site whose pointer goes there and
+ * whose cache or size does not say otherwise.
+ */
+static void destinations(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	uint64_t task = 0, elem_task = 0, arr[63] = { 0 };
+	uint32_t f = r->ret_stack_off;
+
+	for (size_t i = 0; f && i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+		const struct state *st = &d->st[i];
+		const struct val *src, *base;
+
+		if (in->op != OP_STORE || !st->reached || in->mbase == R_NONE)
+			continue;
+		src = &st->r[in->msrc];
+		base = &st->r[in->mbase];
+		if (!in->midx && in->mdisp > 0 && (uint32_t)in->mdisp == f) {
+			task |= src->ret;
+			elem_task |= src->elem;
+		}
+		if (into(base))
+			for (int j = 0; j < 63; j++)
+				if (src->ret & (1ull << j))
+					arr[j] |= into(base);
+	}
+	for (unsigned int j = 0; j < r->nr_sites; j++) {
+		struct fgt_static_site *s = &r->sites[j];
+
+		s->dest = j >= 63 ? FGT_DEST_NONE :
+			  task & (1ull << j) ? FGT_DEST_TASK :
+			  arr[j] & elem_task ? FGT_DEST_LIST : FGT_DEST_NONE;
+		if (s->dest != FGT_DEST_NONE)
+			s->kind = s->by_arg == FGT_SITE_OTHER ? FGT_SITE_OTHER : FGT_SITE_SHADOW;
+		else
+			s->kind = s->by_arg == FGT_SITE_SHADOW ? FGT_SITE_OTHER : s->by_arg;
+	}
+}
+
+const char *fgt_static_dest_name(enum fgt_static_dest dd)
+{
+	switch (dd) {
+	case FGT_DEST_TASK:	return "ret_stack";
+	case FGT_DEST_LIST:	return "ret_stack_list";
+	case FGT_DEST_NONE:	break;
+	}
+	return "";
 }
 
 /* The evidence, written piece by piece. */
@@ -921,11 +1338,16 @@ static unsigned int ev_sites(struct ev *e, const struct dec *d, bool (*want)(con
 		if (!want(s))
 			continue;
 		ev_add(e, "%s%s %s", e->at ? "; " : "", fgt_static_site_str(s, buf, sizeof(buf)),
+		       d->by_loop ? (s->rcu == FGT_RCU_INSIDE ? "inside the walk" : "outside the walk") :
 		       s->rcu == FGT_RCU_INSIDE ? "inside rcu_read_lock()" : "outside rcu_read_lock()");
 		if (s->thunk)
 			ev_add(e, " (through its call thunk)");
 		if (tail)
 			ev_add(e, " %s", tail);
+		if (s->dest == FGT_DEST_TASK)
+			ev_add(e, ", into t->ret_stack");
+		else if (s->dest == FGT_DEST_LIST)
+			ev_add(e, ", into ret_stack_list[]");
 		n++;
 	}
 	return n;
@@ -951,6 +1373,16 @@ static bool outside_b(const struct fgt_static_site *s)
 	return shadow(s) && s->rcu == FGT_RCU_OUTSIDE && blocking(s);
 }
 
+/* How the destinations were told: the field's offset and where it came from. */
+static void ev_field(struct ev *e, const struct dec *d)
+{
+	if (d->r->ret_stack_off_btf)
+		ev_add(e, "; t->ret_stack at +%#x (BTF)", d->r->ret_stack_off);
+	else
+		ev_add(e, "; t->ret_stack at +%#x (the field the walk tests for NULL; no BTF offset)",
+		       d->r->ret_stack_off);
+}
+
 static enum fgt_static_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
 				       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -971,7 +1403,8 @@ static bool harmless(const struct dec *d, const struct insn *in)
 {
 	const struct fgt_ksym *s;
 
-	if (in->kind != I_CALL || in->callee != C_OTHER)
+	if ((in->kind != I_CALL && in->kind != I_JMP && in->kind != I_JCC) ||
+	    in->callee != C_OTHER)
 		return false;
 	s = fgt_ksyms_by_addr(d->k->ks, in->target);
 	if (!s || s->addr != in->target)
@@ -990,9 +1423,10 @@ static const struct insn *walk_call(const struct dec *d)
 		const struct insn *in = &d->in[i];
 		const struct state *st = &d->st[i];
 
-		if (in->kind != I_CALL && in->kind != I_CALL_IND)
+		if (in->kind != I_CALL && in->kind != I_CALL_IND &&
+		    !((in->kind == I_JMP || in->kind == I_JCC) && !in_code(d->c, in->target)))
 			continue;
-		if (!st->reached || st->rcu == 0 || in->callee == C_RCU_LOCK ||
+		if (!st->reached || !in_walk(d, i) || in->callee == C_RCU_LOCK ||
 		    in->callee == C_RCU_UNLOCK || in->callee == C_ALLOC || harmless(d, in))
 			continue;
 		return in;
@@ -1011,16 +1445,37 @@ static enum fgt_static_verdict judge(struct dec *d)
 
 	if (d->anomaly[0])
 		return unknown(r, d->anomaly_why, "%s: %s", fn, d->anomaly);
-	if (!r->nr_rcu_lock)
-		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s: cannot tell the walk "
-			       "(rcu_read_lock() is a call only on PREEMPT_RCU kernels)", fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn);
+	if (!r->nr_rcu_lock && !d->by_loop)
+		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and no loop over the thread "
+			       "list (closed by a cmp with &init_task.tasks): cannot tell the walk",
+			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn);
+	if (!r->ret_stack_off)
+		return unknown(r, FGT_SW_SHAPE, "%s: no BTF offset of task_struct::ret_stack, and "
+			       "the walk tests no one field for NULL: cannot tell where a shadow "
+			       "stack goes", fn);
+	if (!walk_tests_field(d, r->ret_stack_off) && d->by_loop)
+		return unknown(r, FGT_SW_SHAPE, "the loop over the thread list (%s) never tests "
+			       "t->ret_stack (+%#x) for NULL: not the walk we know", r->walk_loop,
+			       r->ret_stack_off);
 	for (unsigned int i = 0; i < r->nr_sites; i++) {
 		const struct fgt_static_site *s = &r->sites[i];
 
+		if (s->dest != FGT_DEST_NONE && s->by_arg == FGT_SITE_OTHER)
+			return unknown(r, FGT_SW_SHAPE, "%s: its pointer goes into %s, but its %s "
+				       "says it is not a shadow stack (%s)",
+				       fgt_static_site_str(s, buf, sizeof(buf)),
+				       s->dest == FGT_DEST_TASK ? "t->ret_stack" : "ret_stack_list[]",
+				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size",
+				       fgt_stack_facts[d->k->stack_src].what);
 		if (s->kind == FGT_SITE_UNCLASSIFIED && s->rcu != FGT_RCU_OUTSIDE)
 			return unknown(r, FGT_SW_SHAPE, "%s: the %s argument is not a constant here",
 				       fgt_static_site_str(s, buf, sizeof(buf)),
 				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size");
+		if (s->kind != FGT_SITE_SHADOW && (s->rcu == FGT_RCU_INSIDE || s->rcu == FGT_RCU_MIXED))
+			return unknown(r, FGT_SW_SHAPE, "%s inside the walk: an allocation whose "
+				       "pointer goes neither into t->ret_stack nor into "
+				       "ret_stack_list[] is neither shape",
+				       fgt_static_site_str(s, buf, sizeof(buf)));
 		if (s->kind != FGT_SITE_SHADOW)
 			continue;
 		nshadow++;
@@ -1048,6 +1503,7 @@ static enum fgt_static_verdict judge(struct dec *d)
 			       r->nr_sites, r->nr_sites == 1 ? "" : "s");
 	if (ev_sites(&e, d, inside_nb, NULL)) {
 		ev_sites(&e, d, outside_b, "(the reserve)");
+		ev_field(&e, d);
 		r->why = FGT_SW_NONE;
 		return r->verdict = FGT_SV_FIXED;
 	}
@@ -1058,8 +1514,13 @@ static enum fgt_static_verdict judge(struct dec *d)
 			       wc->kind == I_CALL_IND ? "through a pointer" :
 			       where(d, wc->target, buf, sizeof(buf)));
 	ev_sites(&e, d, outside_b, "(the batch)");
-	ev_add(&e, "; no shadow-stack allocation inside the walk (rcu_read_lock() at %s)",
-	       r->rcu_lock[0]);
+	if (d->by_loop)
+		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
+	else
+		ev_add(&e, "; no shadow-stack allocation inside the walk (rcu_read_lock() at %s)",
+		       r->rcu_lock[0]);
+	ev_field(&e, d);
 	r->why = FGT_SW_NONE;
 	return r->verdict = FGT_SV_NOT_FIXED;
 }
@@ -1078,6 +1539,10 @@ enum fgt_static_verdict fgt_static_decode(const struct fgt_static_code *c,
 	r->why = FGT_SW_NONE;
 	r->evidence[0] = '\0';
 	r->insns = r->nr_sites = r->nr_rcu_lock = r->nr_rcu_unlock = 0;
+	r->walk_by_loop = false;
+	r->walk_loop[0] = '\0';
+	r->ret_stack_off = 0;
+	r->ret_stack_off_btf = false;
 	for (unsigned int i = 0; i < c->nr_parts; i++)
 		total += c->part[i].len;
 	if (!c->nr_parts || c->nr_parts > FGT_STATIC_MAX_PARTS || !total || total > MAX_TEXT)
@@ -1125,10 +1590,26 @@ enum fgt_static_verdict fgt_static_decode(const struct fgt_static_code *c,
 	resolve_all(&d);
 	if (follow(&d))
 		goto oom;
+	d.by_loop = true;
+	for (size_t i = 0; i < d.n; i++)
+		if (d.in[i].callee == C_RCU_LOCK && d.st[i].reached)
+			d.by_loop = false;
+	if (d.by_loop) {
+		int nloop = find_walk(&d);
+
+		if (nloop < 0)
+			goto oom;
+		d.by_loop = nloop > 0;
+	}
+	r->walk_by_loop = d.by_loop;
 	collect(&d);
+	ret_stack_field(&d);
+	walk_tests_field(&d, r->ret_stack_off);	/* names the walk's loop */
+	destinations(&d);
 	judge(&d);
 	free(d.in);
 	free(d.st);
+	free(d.walk);
 	return r->verdict;
 oom:
 	if (ci)
@@ -1137,6 +1618,7 @@ oom:
 		cs_close(&h);
 	free(d.in);
 	free(d.st);
+	free(d.walk);
 	return unknown(r, FGT_SW_DISASM, "out of memory");
 }
 
@@ -1221,6 +1703,10 @@ static void json_site(const struct fgt_static_site *s, json_writer_t *jw)
 	}
 	jsonw_string_field(jw, "rcu", fgt_static_rcu_name(s->rcu));
 	jsonw_string_field(jw, "kind", fgt_static_kind_name(s->kind));
+	if (s->dest != FGT_DEST_NONE)
+		jsonw_string_field(jw, "stored", fgt_static_dest_name(s->dest));
+	else
+		jsonw_null_field(jw, "stored");
 	jsonw_end_object(jw);
 }
 
@@ -1244,6 +1730,14 @@ void fgt_static_json_fields(const struct fgt_static_result *r, json_writer_t *jw
 		jsonw_uint_field(jw, "insns", r->insns);
 	}
 	jsonw_float_field(jw, "ms", r->ms);
+	if (r->insns) {
+		/* how the walk and the shadow stacks' destination were told */
+		jsonw_string_field(jw, "walk", r->walk_by_loop ? "thread_loop" : "rcu_read_lock");
+		if (r->ret_stack_off) {
+			jsonw_uint_field(jw, "ret_stack_off", r->ret_stack_off);
+			jsonw_string_field(jw, "ret_stack_off_from", r->ret_stack_off_btf ? "btf" : "walk");
+		}
+	}
 	jsonw_name(jw, "sites");
 	jsonw_start_array(jw);
 	for (unsigned int i = 0; i < r->nr_sites; i++)

@@ -94,6 +94,16 @@ struct fgt_static_arg {
 	uint64_t v;		/* the constant, or the global's address */
 };
 
+/* Where an allocation's pointer was seen to go (how a shadow stack is told). */
+enum fgt_static_dest {
+	FGT_DEST_NONE = 0,	/* neither below: by its pointer, not a shadow stack */
+	FGT_DEST_TASK,		/* stored into task_struct::ret_stack (the fix's inline one) */
+	FGT_DEST_LIST,		/* stored into the ret_stack_list array, whose entries the
+				 * walk stores into task_struct::ret_stack (the batch) */
+};
+
+const char *fgt_static_dest_name(enum fgt_static_dest d);	/* "", "ret_stack", "ret_stack_list" */
+
 /* One call of an allocator of fgt_alloc_fns. */
 struct fgt_static_site {
 	uint64_t addr;		/* of the call instruction */
@@ -105,6 +115,10 @@ struct fgt_static_site {
 	struct fgt_static_arg cache, gfp, size;
 	enum fgt_static_rcu rcu;
 	enum fgt_static_kind kind;
+	/* what its cache or size argument alone says (fgt_stack_facts); kind
+	 * is SHADOW only where its pointer's destination says so too */
+	enum fgt_static_kind by_arg;
+	enum fgt_static_dest dest;
 };
 
 #define FGT_STATIC_MAX_SITES	32
@@ -130,6 +144,15 @@ struct fgt_static_result {
 	/* calls of __rcu_read_lock / __rcu_read_unlock reached, "func+0x..." */
 	char rcu_lock[FGT_STATIC_MAX_MARKS][96], rcu_unlock[FGT_STATIC_MAX_MARKS][96];
 	unsigned int nr_rcu_lock, nr_rcu_unlock;
+	/* how the walk was found: by its rcu_read_lock() calls (PREEMPT_RCU), or
+	 * by its own shape, the loop over the thread list (walk_loop[0], its
+	 * back edge's jump, "func+0x...") */
+	bool walk_by_loop;
+	char walk_loop[96];
+	/* task_struct::ret_stack's offset the destinations were judged against,
+	 * and whether it came from BTF (else: the field the walk tests for NULL) */
+	uint32_t ret_stack_off;
+	bool ret_stack_off_btf;
 	double ms;			/* read + decode, wall clock (the glue's) */
 };
 
@@ -154,6 +177,13 @@ struct fgt_static_kernel {
 	const struct fgt_ksyms *ks;	/* call targets, globals, __rcu_read_lock, ... */
 	enum fgt_stack_src stack_src;	/* where shadow stacks come from */
 	uint32_t shadow_bytes;		/* a kmalloc'd shadow stack's size (stack_src != CACHE) */
+	/*
+	 * offsetof(struct task_struct, ret_stack) in bytes, from the kernel's
+	 * BTF (the glue fills it; every series has the member). 0: not known,
+	 * and the decoder takes the field the walk tests for NULL
+	 * (`cmpq $0x0,OFF(%reg)` inside it), saying so in the evidence.
+	 */
+	uint32_t ret_stack_off;
 };
 
 /*

@@ -312,18 +312,24 @@ static int kernel_btf(struct ctx *c, struct fgt_btf_stack *out, bool *found)
 	return c->btf_err;
 }
 
-/* Where shadow stacks come from: the cache (6.13+), else BTF decides. */
+/* Where shadow stacks come from: the cache (6.13+), else BTF decides; and
+ * where in task_struct a stack's pointer goes. */
 static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 {
 	struct fgt_btf_stack bs;
 	bool found;
 	int err;
 
+	/* the BTF also gives task_struct::ret_stack's offset, which tells a
+	 * shadow stack by where its pointer goes (0 where there is no BTF:
+	 * the decoder takes the field the walk tests for NULL, and says so) */
+	err = kernel_btf(c, &bs, &found);
+	if (!err)
+		k->ret_stack_off = bs.off;
 	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
 		k->stack_src = FGT_STACK_CACHE;
 		return 0;
 	}
-	err = kernel_btf(c, &bs, &found);
 	if (!found) {
 		fail(c->r, FGT_SW_NO_BTF, "no fgraph_stack_cachep, so shadow stacks are kmalloc()ed, "
 		     "and their size needs the kernel's BTF, which %s has not",

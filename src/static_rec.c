@@ -84,6 +84,8 @@ int fgt_static_rec_write(FILE *f, const char *name, const struct fgt_static_code
 	qsort(ss->s, ss->n, sizeof(ss->s[0]), cmp_sym);
 	fprintf(f, "# %s: recorded by fgt-static --record\n", name);
 	fprintf(f, "func %s\nstack %s %u\n", c->func, src_names[k->stack_src], k->shadow_bytes);
+	if (k->ret_stack_off)
+		fprintf(f, "retstack %#x\n", k->ret_stack_off);
 	for (size_t i = 0; i < ss->n; i++)
 		fprintf(f, "sym %016" PRIx64 " %c %s\n", ss->s[i]->addr, ss->s[i]->type, ss->s[i]->name);
 	for (unsigned int i = 0; i < c->nr_parts; i++) {
@@ -147,6 +149,10 @@ int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, s
 				if (!strcmp(src, src_names[i]))
 					r->k.stack_src = (enum fgt_stack_src)i;
 			r->k.shadow_bytes = bytes;
+			continue;
+		}
+		if (sscanf(line, "retstack %x", &bytes) == 1) {
+			r->k.ret_stack_off = bytes;
 			continue;
 		}
 		if (!strncmp(line, "sym ", 4)) {

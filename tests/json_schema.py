@@ -20,7 +20,7 @@ OBJ_OR_NULL = "object or null"	# present; checked against its own spec below
 PATH = ("direct", "attributed")
 VERDICT = ("fixed", "not_fixed", "inconclusive", "not_affected")
 EXIT_CODES = {0: "ok", 1: "error", 2: "usage", 3: "no_fgraph", 4: "no_permission",
-              5: "no_btf", 6: "no_bpf_tracing", 7: "no_path"}
+              5: "no_btf", 6: "no_bpf_tracing", 7: "no_path", 8: "lockdown"}
 
 FORK = {"allocs": INT, "failed": INT, "tasks_new": INT, "tasks_without_stack": INT,
         "idle_allocs": INT, "latency_p50_ns": INT, "latency_max_ns": INT}

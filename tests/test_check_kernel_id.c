@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "kernel_id.h"
 
@@ -128,6 +129,46 @@ static void test_read(void **state)
 	assert_true(id.release[0] != '\0');
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* securityfs's lockdown file first, the command line where it is absent. */
+static void test_lockdown(void **state)
+{
+	char sfs[] = "/tmp/fgt-lockdown.XXXXXX", cmd[] = "/tmp/fgt-cmdline.XXXXXX";
+	int a = mkstemp(sfs), b = mkstemp(cmd);
+
+	assert_true(a >= 0 && b >= 0);
+	close(a);
+	close(b);
+	put(cmd, "console=ttyS0 lockdown=integrity\n");
+	put(sfs, "none integrity [confidentiality]\n");
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_CONFIDENTIALITY);
+	put(sfs, "none [integrity] confidentiality\n");
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_INTEGRITY);
+	put(sfs, "[none] integrity confidentiality\n");
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_NONE);
+	put(sfs, "\n");
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_UNKNOWN);
+	unlink(sfs);
+	/* no securityfs: the command line, whole words only */
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_INTEGRITY);
+	put(cmd, "quiet lockdown=confidentiality\n");
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_CONFIDENTIALITY);
+	put(cmd, "xlockdown=confidentiality lockdown=confidentialityx\n");
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_UNKNOWN);
+	put(cmd, "lockdown=none");
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_NONE);
+	unlink(cmd);
+	assert_int_equal(fgt_lockdown_mode(sfs, cmd), FGT_LOCKDOWN_UNKNOWN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_hand_made),
 		cmocka_unit_test(test_unpadded_tail),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_lockdown),
 	};
 
 	return cmocka_run_group_tests_name("check_kernel_id", tests, NULL, NULL);

@@ -37,6 +37,14 @@ struct xkernel {
 	const char *unlocks[4];
 };
 
+/* How the shadow stacks' destination was told: task_struct::ret_stack's
+ * offset from BTF (`pahole -F btf -C task_struct` of Debian's vmlinux: 5056,
+ * 5048, 5520, the recordings' "retstack" lines), or, with none given (the lab
+ * recordings: the inference stays covered), the field the walk tests for
+ * NULL; pahole of the lab 7.x builds gives 2192 = 0x890 for that too. */
+#define F_BTF(off) "; t->ret_stack at +" off " (BTF)"
+#define F_WALK(off) "; t->ret_stack at +" off " (the field the walk tests for NULL; no BTF offset)"
+
 #define O FGT_RCU_OUTSIDE
 #define I FGT_RCU_INSIDE
 #define SHADOW FGT_SITE_SHADOW
@@ -45,8 +53,8 @@ struct xkernel {
 static const struct xkernel lab_stock = {
 	"lab-stock", FGT_SV_NOT_FIXED,
 	"register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
-	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
-	"(rcu_read_lock() at register_ftrace_graph+0x35a)",
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x35a)" F_WALK("0x890"),
 	{ { "register_ftrace_graph+0x29a", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x33e", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
 	{ "register_ftrace_graph+0x35a" },
@@ -56,8 +64,8 @@ static const struct xkernel lab_stock = {
 static const struct xkernel lab_fixed = {
 	"lab-fixed", FGT_SV_FIXED,
 	"register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
-	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(); register_ftrace_graph+0x345: "
-	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve)",
+	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0x345: "
+	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x890"),
 	{ { "register_ftrace_graph+0x2a9", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x345", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW },
 	  { "register_ftrace_graph+0x3d1", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0x2800, 0, I, SHADOW } },
@@ -68,8 +76,8 @@ static const struct xkernel lab_fixed = {
 static const struct xkernel lab_tstock = {
 	"lab-traceable-stock", FGT_SV_NOT_FIXED,
 	"alloc_retstack_tasklist+0x2f: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
-	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
-	"(rcu_read_lock() at alloc_retstack_tasklist+0x4c)",
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at alloc_retstack_tasklist+0x4c)" F_WALK("0x890"),
 	{ { "alloc_retstack_tasklist+0x2f", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
 	{ "alloc_retstack_tasklist+0x4c" },
 	{ "alloc_retstack_tasklist+0x16d" },
@@ -78,8 +86,8 @@ static const struct xkernel lab_tstock = {
 static const struct xkernel lab_tfixed = {
 	"lab-traceable-fixed", FGT_SV_FIXED,
 	"alloc_retstack_tasklist+0xc8: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
-	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(); alloc_retstack_tasklist+0x31: "
-	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve)",
+	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; alloc_retstack_tasklist+0x31: "
+	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x890"),
 	{ { "alloc_retstack_tasklist+0x31", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW },
 	  { "alloc_retstack_tasklist+0xc8", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0x2800, 0, I, SHADOW } },
 	{ "alloc_retstack_tasklist+0x4e" },
@@ -90,8 +98,8 @@ static const struct xkernel lab_tfixed = {
 static const struct xkernel deb61 = {
 	"debian-6.1", FGT_SV_NOT_FIXED,
 	"register_ftrace_graph+0xc5: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
-	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
-	"(rcu_read_lock() at register_ftrace_graph+0xe2)",
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0xe2)" F_BTF("0x13c0"),
 	{ { "register_ftrace_graph+0x49", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0xc5", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
 	{ "register_ftrace_graph+0xe2" },
@@ -103,8 +111,8 @@ static const struct xkernel deb61 = {
 static const struct xkernel deb612 = {
 	"debian-6.12", FGT_SV_NOT_FIXED,
 	"register_ftrace_graph+0x490: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
-	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
-	"(rcu_read_lock() at register_ftrace_graph+0x4ad)",
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x4ad)" F_BTF("0x13b8"),
 	{ { "register_ftrace_graph+0x324", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x490", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
 	{ "register_ftrace_graph+0x4ad" },
@@ -115,8 +123,8 @@ static const struct xkernel deb612 = {
 static const struct xkernel deb72 = {
 	"debian-7.2", FGT_SV_NOT_FIXED,
 	"register_ftrace_graph+0x4e4: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
-	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
-	"(rcu_read_lock() at register_ftrace_graph+0x500)",
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x500)" F_BTF("0x1590"),
 	{ { "register_ftrace_graph+0x44f", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x4e4", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
 	{ "register_ftrace_graph+0x500" },
@@ -127,8 +135,8 @@ static const struct xkernel deb72 = {
 static const struct xkernel lab61_stock = {
 	"lab-6.1-stock", FGT_SV_NOT_FIXED,
 	"register_ftrace_graph+0xbc: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
-	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
-	"(rcu_read_lock() at register_ftrace_graph+0xd9)",
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0xd9)" F_WALK("0x818"),
 	{ { "register_ftrace_graph+0x40", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0xbc", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
 	{ "register_ftrace_graph+0xd9" },
@@ -139,8 +147,8 @@ static const struct xkernel lab61_stock = {
 static const struct xkernel lab61_fixed = {
 	"lab-6.1-fixed", FGT_SV_FIXED,
 	"register_ftrace_graph+0x18a: kmalloc_trace(kmalloc_caches+0x58, GFP_NOWAIT|__GFP_NOWARN, 1600) "
-	"inside rcu_read_lock(); register_ftrace_graph+0xf6: kmalloc_trace(kmalloc_caches+0x58, "
-	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve)",
+	"inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0xf6: kmalloc_trace(kmalloc_caches+0x58, "
+	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x818"),
 	{ { "register_ftrace_graph+0x42", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0xf6", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW },
 	  { "register_ftrace_graph+0x18a", "kmalloc_trace", "kmalloc_caches+0x58", 0x2800, 1600, I, SHADOW } },
@@ -151,8 +159,8 @@ static const struct xkernel lab61_fixed = {
 static const struct xkernel lab612_stock = {
 	"lab-6.12-stock", FGT_SV_NOT_FIXED,
 	"register_ftrace_graph+0x34f: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
-	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
-	"(rcu_read_lock() at register_ftrace_graph+0x36b)",
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x36b)" F_WALK("0x840"),
 	{ { "register_ftrace_graph+0x2bb", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x34f", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
 	{ "register_ftrace_graph+0x36b" },
@@ -162,8 +170,8 @@ static const struct xkernel lab612_stock = {
 static const struct xkernel lab612_fixed = {
 	"lab-6.12-fixed", FGT_SV_FIXED,
 	"register_ftrace_graph+0x400: __kmalloc_cache_noprof(kmalloc_caches+0x60, "
-	"GFP_NOWAIT|__GFP_NOWARN, 4096) inside rcu_read_lock(); register_ftrace_graph+0x36b: "
-	"__kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) outside rcu_read_lock() (the reserve)",
+	"GFP_NOWAIT|__GFP_NOWARN, 4096) inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0x36b: "
+	"__kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x840"),
 	{ { "register_ftrace_graph+0x2dc", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x36b", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW },
 	  { "register_ftrace_graph+0x400", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0x2800, 4096, I, SHADOW } },
@@ -188,15 +196,16 @@ static void load(const char *name, struct fgt_static_rec *rec)
 }
 
 /* A recording with one symbol line changed (renamed, or dropped when to is NULL). */
-static void load_edited(const char *name, const char *sym, const char *to, struct fgt_static_rec *rec)
+static void load_edited_path(const char *path, const char *sym, const char *to,
+			     struct fgt_static_rec *rec)
 {
-	char path[512], tmp[] = "/tmp/fgt-static-rec.XXXXXX", line[600], msg[256];
+	char tmp[] = "/tmp/fgt-static-rec.XXXXXX", line[600], msg[256];
 	FILE *in, *out;
 	int fd = mkstemp(tmp);
 	size_t sl = strlen(sym);
 
 	assert_true(fd >= 0);
-	in = fopen(data_path(name, path, sizeof(path)), "r");
+	in = fopen(path, "r");
 	out = fdopen(fd, "w");
 	assert_non_null(in);
 	assert_non_null(out);
@@ -216,6 +225,13 @@ static void load_edited(const char *name, const char *sym, const char *to, struc
 	if (fgt_static_rec_load(tmp, rec, msg, sizeof(msg)))
 		fail_msg("%s", msg);
 	unlink(tmp);
+}
+
+static void load_edited(const char *name, const char *sym, const char *to, struct fgt_static_rec *rec)
+{
+	char path[512];
+
+	load_edited_path(data_path(name, path, sizeof(path)), sym, to, rec);
 }
 
 /* Overwrite bytes of part 0 at an offset from the function's start. */
@@ -266,8 +282,15 @@ static void check_kernel(const struct xkernel *x, const char *file)
 		}
 		assert_int_equal(s->rcu, e->rcu);
 		assert_int_equal(s->kind, e->kind);
+		assert_int_equal(s->by_arg, e->kind);
+		/* read off objdump too: the batch and the reserve are stored
+		 * into ret_stack_list[i] (mov %rax,(%reg,%idx,8)), the fix's
+		 * inline one into t->ret_stack, the list itself nowhere */
+		assert_int_equal(s->dest, e->kind != SHADOW ? FGT_DEST_NONE :
+				 e->rcu == I ? FGT_DEST_TASK : FGT_DEST_LIST);
 		assert_false(s->thunk);
 	}
+	assert_false(r.walk_by_loop);
 	for (n = 0; n < 2 && x->locks[n]; n++)
 		assert_string_equal(r.rcu_lock[n], x->locks[n]);
 	assert_int_equal(r.nr_rcu_lock, n);
@@ -341,8 +364,8 @@ static void expect_unknown(struct fgt_static_rec *rec, enum fgt_static_why why, 
 	struct fgt_static_result r;
 
 	assert_int_equal(decode(rec, &r), FGT_SV_UNKNOWN);
-	assert_int_equal(r.why, why);
 	assert_string_equal(r.evidence, evidence);
+	assert_int_equal(r.why, why);
 	fgt_static_rec_free(rec);
 }
 
@@ -400,15 +423,167 @@ static void test_mixed_rcu_depth(void **state)
 		       "GFP_KERNEL): reached both inside and outside rcu_read_lock()");
 }
 
-/* No PREEMPT_RCU: rcu_read_lock() is no call, the walk cannot be told. */
-static void test_no_rcu_call(void **state)
+/* No PREEMPT_RCU: rcu_read_lock() is no call (here: __rcu_read_lock's symbol
+ * gone, so its call is just some call before the walk). The walk is then the
+ * loop over the thread list: closed by `cmp $init_task+0x3a8,%rsi; jne` at
+ * +0x3dc (lab-stock) and +0x3ec... (objdump), and it tests t->ret_stack. */
+static void test_walk_by_loop_stock(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load_edited("lab-stock", "__rcu_read_lock", NULL, &rec);
+	assert_int_equal(decode(&rec, &r), FGT_SV_NOT_FIXED);
+	assert_true(r.walk_by_loop);
+	assert_string_equal(r.walk_loop, "register_ftrace_graph+0x3dc");
+	assert_string_equal(r.evidence,
+			    "register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+			    "GFP_KERNEL) outside the walk (the batch), into ret_stack_list[]; no "
+			    "shadow-stack allocation inside the walk (the loop over the thread list closed "
+			    "at register_ftrace_graph+0x3dc; no rcu_read_lock() call: not PREEMPT_RCU)"
+			    F_WALK("0x890"));
+	assert_int_equal(r.nr_rcu_lock, 0);
+	fgt_static_rec_free(&rec);
+}
+
+static void test_walk_by_loop_fixed(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load_edited("lab-fixed", "__rcu_read_lock", NULL, &rec);
+	assert_int_equal(decode(&rec, &r), FGT_SV_FIXED);
+	assert_true(r.walk_by_loop);
+	assert_int_equal(r.sites[2].rcu, FGT_RCU_INSIDE);
+	assert_int_equal(r.sites[1].rcu, FGT_RCU_OUTSIDE);
+	assert_int_equal(r.sites[0].rcu, FGT_RCU_OUTSIDE);
+	assert_string_equal(r.evidence,
+			    "register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+			    "GFP_NOWAIT|__GFP_NOWARN) inside the walk, into t->ret_stack; "
+			    "register_ftrace_graph+0x345: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+			    "GFP_KERNEL) outside the walk (the reserve), into ret_stack_list[]" F_WALK("0x890"));
+	fgt_static_rec_free(&rec);
+}
+
+/* Neither an rcu_read_lock() call nor the thread loop (init_task unknown). */
+static void test_no_walk(void **state)
+{
+	struct fgt_static_rec rec, rec2;
+	char tmp[] = "/tmp/fgt-static-nowalk.XXXXXX";
+	FILE *f;
+	int fd;
+
+	load_edited("lab-stock", "__rcu_read_lock", NULL, &rec);
+	fd = mkstemp(tmp);
+	f = fdopen(fd, "w");
+	assert_int_equal(fgt_static_rec_write(f, "no walk", &rec.code, &rec.k), 0);
+	fclose(f);
+	fgt_static_rec_free(&rec);
+	{
+		char msg[256];
+		struct fgt_static_rec t;
+
+		assert_int_equal(fgt_static_rec_load(tmp, &t, msg, sizeof(msg)), 0);
+		fgt_static_rec_free(&t);
+	}
+	load_edited_path(tmp, "init_task", NULL, &rec2);
+	unlink(tmp);
+	expect_unknown(&rec2, FGT_SW_SHAPE,
+		       "no call of __rcu_read_lock in register_ftrace_graph, and no loop over the "
+		       "thread list (closed by a cmp with &init_task.tasks): cannot tell the walk");
+}
+
+/* The thread loops found (lab-stock has two: the walk, and the one at +0x220
+ * that register_ftrace_graph runs when fgraph is already on), but neither
+ * tests a t->ret_stack at BTF's offset: the first is named. */
+static void test_loop_without_ret_stack_test(void **state)
 {
 	struct fgt_static_rec rec;
 
 	load_edited("lab-stock", "__rcu_read_lock", NULL, &rec);
+	rec.k.ret_stack_off = 0x898;
 	expect_unknown(&rec, FGT_SW_SHAPE,
-		       "no call of __rcu_read_lock in register_ftrace_graph: cannot tell the walk "
-		       "(rcu_read_lock() is a call only on PREEMPT_RCU kernels)");
+		       "the loop over the thread list (register_ftrace_graph+0x220) never tests "
+		       "t->ret_stack (+0x898) for NULL: not the walk we know");
+}
+
+/* BTF says ret_stack is elsewhere: no store goes there, no shadow stack. */
+static void test_btf_offset_elsewhere(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("debian-6.1", &rec);
+	assert_int_equal(rec.k.ret_stack_off, 0x13c0);
+	rec.k.ret_stack_off = 0x13c8;
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "no shadow-stack allocation (kmalloc FTRACE_RETFUNC_DEPTH * sizeof(struct "
+		       "ftrace_ret_stack) (CO-RE)) found in register_ftrace_graph (2 allocator calls)");
+}
+
+/* An allocator call inside the walk whose pointer goes nowhere we know (the
+ * out-of-line ret_stack_init_task_vars() renamed an allocator): unknown,
+ * where it used to be skipped. */
+static void test_unclassified_alloc_in_walk(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load_edited("debian-6.12", "ret_stack_init_task_vars", "kmem_cache_alloc", &rec);
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x54c: kmem_cache_alloc(?, ?) inside the walk: an "
+		       "allocation whose pointer goes neither into t->ret_stack nor into "
+		       "ret_stack_list[] is neither shape");
+}
+
+/* More allocator calls than are judged: unknown, not the first 32 alone. */
+static void test_too_many_sites(void **state)
+{
+	char tmp[] = "/tmp/fgt-static-many.XXXXXX", msg[256];
+	const uint64_t fn = 0xffffffff81000000ull, alloc = 0xffffffff81100000ull;
+	struct fgt_static_rec rec;
+	FILE *f;
+	int fd = mkstemp(tmp);
+
+	f = fdopen(fd, "w");
+	fprintf(f, "func many\nstack cache 0\nretstack 0x890\n");
+	fprintf(f, "sym %016llx T many\nsym %016llx T kmem_cache_alloc_noprof\n",
+		(unsigned long long)fn, (unsigned long long)alloc);
+	fprintf(f, "part %016llx %d\n", (unsigned long long)fn, 33 * 5 + 1);
+	for (int i = 0; i < 33; i++) {
+		int32_t rel = (int32_t)(alloc - (fn + 5 * (uint64_t)i + 5));
+
+		fprintf(f, "e8%02x%02x%02x%02x\n", rel & 0xff, (rel >> 8) & 0xff,
+			(rel >> 16) & 0xff, (rel >> 24) & 0xff);
+	}
+	fprintf(f, "c3\n");
+	fclose(f);
+	assert_int_equal(fgt_static_rec_load(tmp, &rec, msg, sizeof(msg)), 0);
+	unlink(tmp);
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "many: more than 32 allocator calls (one more at many+0xa0): the rest would "
+		       "go unjudged");
+}
+
+/* A jump out of the code read that is no function's entry: not a tail call. */
+static void test_jump_outside(void **state)
+{
+	struct fgt_static_rec rec;
+	const struct fgt_ksym *fn;
+	uint64_t jmp;
+	char hex[11];
+	int32_t rel;
+
+	load("debian-7.2", &rec);
+	fn = fgt_ksyms_by_name(rec.ks, "kmem_cache_alloc_noprof");
+	assert_non_null(fn);
+	jmp = rec.code.part[0].addr + 0x4e4;
+	rel = (int32_t)(fn->addr + 0x10 - (jmp + 5));
+	snprintf(hex, sizeof(hex), "e9%02x%02x%02x%02x", rel & 0xff, (rel >> 8) & 0xff,
+		 (rel >> 16) & 0xff, (rel >> 24) & 0xff);
+	patch(&rec, 0x4e4, hex);
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph: jump at register_ftrace_graph+0x4e4 to "
+		       "kmem_cache_alloc_noprof+0x10, outside the code read and not a function's "
+		       "entry: where control goes is not known");
 }
 
 /* A call inside the walk that could allocate: not_fixed cannot be claimed. */
@@ -434,7 +609,8 @@ static void test_indirect_jump(void **state)
 		       "targets are not followed");
 }
 
-/* Text cut short inside the walk. */
+/* Text cut short inside the walk: the first path met that leaves it is the
+ * jump at +0x16 (objdump: je +0x629, a WARN's block after the cut). */
 static void test_truncated(void **state)
 {
 	struct fgt_static_rec rec;
@@ -442,19 +618,21 @@ static void test_truncated(void **state)
 	load("lab-stock", &rec);
 	rec.code.part[0].len = 0x364;	/* 5 bytes into the 7-byte mov after rcu_read_lock() */
 	expect_unknown(&rec, FGT_SW_DISASM,
-		       "register_ftrace_graph: control runs past register_ftrace_graph+0x35a into bytes "
-		       "Capstone cannot decode (at register_ftrace_graph+0x35f)");
+		       "register_ftrace_graph: jump at register_ftrace_graph+0x16 to "
+		       "register_ftrace_graph+0x629, past the code read (its text is cut short)");
 }
 
-/* Without fgraph_stack_cachep, no allocation is a shadow stack. */
+/* Without fgraph_stack_cachep the batch's cache says "not a shadow stack",
+ * its pointer's destination says it is one: neither is believed. */
 static void test_no_cache_symbol(void **state)
 {
 	struct fgt_static_rec rec;
 
 	load_edited("lab-stock", "fgraph_stack_cachep", NULL, &rec);
 	expect_unknown(&rec, FGT_SW_SHAPE,
-		       "no shadow-stack allocation (kmem_cache fgraph_stack (fgraph_stack_cachep in "
-		       "kallsyms)) found in register_ftrace_graph (2 allocator calls)");
+		       "register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(0xffffffff82515d80, "
+		       "GFP_KERNEL): its pointer goes into ret_stack_list[], but its cache says it is "
+		       "not a shadow stack (kmem_cache fgraph_stack (fgraph_stack_cachep in kallsyms))");
 }
 
 /* 6.1 with another shadow-stack size (BTF says the frame is 32 bytes). */
@@ -465,8 +643,10 @@ static void test_wrong_shadow_size(void **state)
 	load("debian-6.1", &rec);
 	rec.k.shadow_bytes = 50 * 40;
 	expect_unknown(&rec, FGT_SW_SHAPE,
-		       "no shadow-stack allocation (kmalloc FTRACE_RETFUNC_DEPTH * sizeof(struct "
-		       "ftrace_ret_stack) (CO-RE)) found in register_ftrace_graph (2 allocator calls)");
+		       "register_ftrace_graph+0xc5: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, "
+		       "1600): its pointer goes into ret_stack_list[], but its size says it is not a "
+		       "shadow stack (kmalloc FTRACE_RETFUNC_DEPTH * sizeof(struct ftrace_ret_stack) "
+		       "(CO-RE))");
 }
 
 /* ---- what boot-time patching does to call sites ------------------------------- */
@@ -495,9 +675,9 @@ static void test_call_thunk(void **state)
 	assert_true(r.sites[1].thunk);
 	assert_string_equal(r.evidence,
 			    "register_ftrace_graph+0x4e4: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
-			    "GFP_KERNEL) outside rcu_read_lock() (through its call thunk) (the batch); no "
-			    "shadow-stack allocation inside the walk (rcu_read_lock() at "
-			    "register_ftrace_graph+0x500)");
+			    "GFP_KERNEL) outside rcu_read_lock() (through its call thunk) (the batch), into "
+			    "ret_stack_list[]; no shadow-stack allocation inside the walk (rcu_read_lock() at "
+			    "register_ftrace_graph+0x500)" F_BTF("0x1590"));
 	fgt_static_rec_free(&rec);
 }
 
@@ -522,7 +702,10 @@ static void test_json(void **state)
 	assert_non_null(strstr(buf, "{\"site\":\"register_ftrace_graph+0x3d1\",\"call\":"
 			       "\"kmem_cache_alloc_noprof\",\"tail\":false,\"thunk\":false,\"cache\":"
 			       "\"fgraph_stack_cachep\",\"gfp\":\"GFP_NOWAIT|__GFP_NOWARN\","
-			       "\"gfp_flags\":10240,\"blocking\":false,\"rcu\":\"inside\",\"kind\":\"shadow\"}"));
+			       "\"gfp_flags\":10240,\"blocking\":false,\"rcu\":\"inside\",\"kind\":\"shadow\","
+			       "\"stored\":\"ret_stack\"}"));
+	assert_non_null(strstr(buf, "\"walk\":\"rcu_read_lock\",\"ret_stack_off\":2192,"
+			       "\"ret_stack_off_from\":\"walk\""));
 	assert_non_null(strstr(buf, "\"rcu_read_lock\":[\"register_ftrace_graph+0x361\"]"));
 	assert_null(strstr(buf, "\"why\""));
 	free(buf);
@@ -584,7 +767,14 @@ int main(void)
 		cmocka_unit_test(test_gfp_not_constant),
 		cmocka_unit_test(test_nonblocking_outside_walk),
 		cmocka_unit_test(test_mixed_rcu_depth),
-		cmocka_unit_test(test_no_rcu_call),
+		cmocka_unit_test(test_walk_by_loop_stock),
+		cmocka_unit_test(test_walk_by_loop_fixed),
+		cmocka_unit_test(test_no_walk),
+		cmocka_unit_test(test_loop_without_ret_stack_test),
+		cmocka_unit_test(test_btf_offset_elsewhere),
+		cmocka_unit_test(test_unclassified_alloc_in_walk),
+		cmocka_unit_test(test_too_many_sites),
+		cmocka_unit_test(test_jump_outside),
 		cmocka_unit_test(test_unknown_call_in_walk),
 		cmocka_unit_test(test_indirect_jump),
 		cmocka_unit_test(test_truncated),
