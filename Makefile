@@ -48,9 +48,17 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-# Userspace objects: every src/*.c, one rule.
-$(BUILD)/%.o: src/%.c | $(BUILD)
+# Userspace objects: every src/*.c, one rule. Each also depends on its .d:
+# an object without one (built before -MMD, or its .d lost) is rebuilt,
+# never trusted with headers it may not have seen.
+$(BUILD)/%.o: src/%.c $(BUILD)/%.d | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# The .d files are made by the compiler, never by a rule of their own: each
+# is named as an explicit target (a pattern's would be intermediate, and a
+# missing intermediate file does not make its dependents rebuild).
+DEP_FILES := $(patsubst src/%.c,$(BUILD)/%.d,$(wildcard src/*.c)) \
+	     $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.d,$(wildcard bpf/*.bpf.c))
 
 include src/src.mk
 include src/fgraphtop.mk
@@ -67,7 +75,8 @@ include lab/bench.mk
 $(BUILD):
 	mkdir -p $@
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)
+$(DEP_FILES):
+-include $(wildcard $(DEP_FILES))
 
 .PHONY: check
 check: $(CHECK_TARGETS)

@@ -17,17 +17,19 @@ TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HEL
 $(TEST_BUILD) $(TEST_BUILD)/obj/src $(TEST_BUILD)/obj/tests:
 	mkdir -p $@
 
-$(TEST_BUILD)/obj/src/%.o: src/%.c | $(TEST_BUILD)/obj/src
+$(TEST_BUILD)/obj/src/%.o: src/%.c $(TEST_BUILD)/obj/src/%.d | $(TEST_BUILD)/obj/src
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(TEST_BUILD)/obj/tests/%.o: tests/%.c | $(TEST_BUILD)/obj/tests
+$(TEST_BUILD)/obj/tests/%.o: tests/%.c $(TEST_BUILD)/obj/tests/%.d | $(TEST_BUILD)/obj/tests
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
+
+DEP_FILES += $(TEST_LIB_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TEST_BUILD)/fgt-kimage-gen.d
 
 $(TEST_LIB): $(TEST_LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(TEST_BUILD)/test_%: tests/test_%.c $(TEST_LIB) | $(TEST_BUILD)
+$(TEST_BUILD)/test_%: tests/test_%.c $(TEST_BUILD)/test_%.d $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # The probe table against the BPF object it configures.

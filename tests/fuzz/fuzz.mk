@@ -16,19 +16,20 @@ FUZZ_SECONDS  ?= 20
 FUZZ_SMOKE_SECONDS ?= 3
 
 .SECONDARY: $(FUZZ_LIB_OBJS)
+DEP_FILES += $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
 $(FUZZ_BUILD)/obj:
 	mkdir -p $@
 
-$(FUZZ_BUILD)/obj/%.o: src/%.c | $(FUZZ_BUILD)/obj
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(FUZZ_BUILD)/obj/%.d | $(FUZZ_BUILD)/obj
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/fuzz_%.d $(FUZZ_LIB_OBJS)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 
 # kimage: the whole --kernel path, with the hostile-file builders as its own
 # (bzImages made from fuzzed payloads) and as seeds
-$(FUZZ_BUILD)/fuzz_kimage: tests/fuzz/fuzz_kimage.c tests/kimage_gen.c $(FUZZ_LIB_OBJS)
+$(FUZZ_BUILD)/fuzz_kimage: tests/fuzz/fuzz_kimage.c $(FUZZ_BUILD)/fuzz_kimage.d tests/kimage_gen.c $(FUZZ_LIB_OBJS)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -Itests -fsanitize=fuzzer -o $@ $< tests/kimage_gen.c $(FUZZ_LIB_OBJS) \
 		$(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 
