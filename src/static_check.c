@@ -116,6 +116,7 @@ struct dec {
 	struct state *st;	/* entry state per instruction */
 	uint64_t cachep;	/* &fgraph_stack_cachep, 0 if absent */
 	uint64_t rcu_lock, rcu_unlock;
+	bool lock_read;		/* rcu_lock is an object whose read opens the walk */
 	uint64_t alloc_addr[16];
 	/* the first anomaly met on a reached path (the answer is then unknown) */
 	char anomaly[200];
@@ -550,10 +551,17 @@ static void resolve_all(struct dec *d)
 
 	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP));
 	d->cachep = s ? s->addr : 0;
-	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_LOCK));
-	d->rcu_lock = s ? s->addr : 0;
-	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_UNLOCK));
-	d->rcu_unlock = s ? s->addr : 0;
+	/* the walk's bounds: the first of fgt_walk_bounds this kernel has */
+	for (size_t i = 0; i < fgt_nr_walk_bounds && !d->rcu_lock; i++) {
+		const struct fgt_ksym *o = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].open));
+
+		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].close));
+		if (o && s) {
+			d->rcu_lock = o->addr;
+			d->rcu_unlock = s->addr;
+			d->lock_read = fgt_walk_bounds[i].open_is_read;
+		}
+	}
 	for (size_t i = 0; i < fgt_nr_alloc_fns && i < 16; i++) {
 		s = fgt_ksyms_by_name(d->k->ks, fgt_alloc_fns[i].name);
 		d->alloc_addr[i] = s ? s->addr : 0;
@@ -563,6 +571,9 @@ static void resolve_all(struct dec *d)
 
 		if (in->kind == I_CALL || (in->kind == I_JMP && !in_code(d->c, in->target)))
 			resolve(d, in);
+		else if (d->lock_read && in->op == OP_MEM &&
+			 (s = fgt_ksyms_by_addr(d->k->ks, in->imm)) && s->addr == d->rcu_lock)
+			in->callee = C_RCU_LOCK;	/* a read opening the walk */
 	}
 }
 
@@ -660,9 +671,12 @@ static void transfer(const struct insn *in, struct state *s)
 		for (int g = 0; g < NGPR; g++)
 			if (CALLER_SAVED & (1u << g))
 				s->r[g].kind = FGT_VAL_UNKNOWN;
-		if (s->rcu != RCU_MIXED && in->callee == C_RCU_LOCK)
+	}
+	/* a call, or the read opening the walk where rcu_read_lock() is no code */
+	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM) && s->rcu != RCU_MIXED) {
+		if (in->callee == C_RCU_LOCK)
 			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
-		else if (s->rcu != RCU_MIXED && in->callee == C_RCU_UNLOCK)
+		else if (in->callee == C_RCU_UNLOCK)
 			s->rcu = s->rcu > 0 ? s->rcu - 1 : RCU_MIXED;
 	}
 }

@@ -171,6 +171,21 @@ static const struct xkernel lab612_fixed = {
 	{ "register_ftrace_graph+0x487", "register_ftrace_graph+0x59c" },
 };
 
+/* 5.10 (Debian 11): no PREEMPT_RCU, so rcu_read_lock() is no code; the walk
+ * opens at the read of init_task.tasks.next and closes at each call of
+ * rcu_read_unlock_strict(). kmalloc_array(50, 32) inlined to
+ * kmem_cache_alloc_trace(cache, gfp, 1600). */
+static const struct xkernel deb510 = {
+	"debian-5.10", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0xf2: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x103)",
+	{ { "register_ftrace_graph+0x49", "kmem_cache_alloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xf2", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
+	{ "register_ftrace_graph+0x103" },
+	{ "register_ftrace_graph+0x1ae", "register_ftrace_graph+0x1c6", "register_ftrace_graph+0x2a7" },
+};
+
 static char *data_path(const char *name, char *buf, size_t len)
 {
 	const char *dir = getenv("FGT_TEST_DATA");
@@ -284,6 +299,7 @@ static void test_lab_traceable_fixed(void **state) { check_kernel(&lab_tfixed, "
 static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
 static void test_debian_612(void **state) { check_kernel(&deb612, "debian-6.12"); }
 static void test_debian_72(void **state) { check_kernel(&deb72, "debian-7.2"); }
+static void test_debian_510(void **state) { check_kernel(&deb510, "debian-5.10"); }
 static void test_lab_61_stock(void **state) { check_kernel(&lab61_stock, "lab-6.1-stock"); }
 static void test_lab_61_fixed(void **state) { check_kernel(&lab61_fixed, "lab-6.1-fixed"); }
 static void test_lab_612_stock(void **state) { check_kernel(&lab612_stock, "lab-6.12-stock"); }
@@ -409,6 +425,55 @@ static void test_no_rcu_call(void **state)
 	expect_unknown(&rec, FGT_SW_SHAPE,
 		       "no call of __rcu_read_lock in register_ftrace_graph: cannot tell the walk "
 		       "(rcu_read_lock() is a call only on PREEMPT_RCU kernels)");
+}
+
+/* 5.10 without PREEMPT_RCU: without rcu_read_unlock_strict() (or init_task)
+ * the walk has no bounds either, and nothing is claimed. */
+static void test_no_rcu_bounds_510(void **state)
+{
+	static const char *const drop[] = { "rcu_read_unlock_strict", "init_task" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct fgt_static_rec rec;
+
+		load_edited("debian-5.10", drop[i], NULL, &rec);
+		expect_unknown(&rec, FGT_SW_SHAPE,
+			       "no call of __rcu_read_lock in register_ftrace_graph: cannot tell the walk "
+			       "(rcu_read_lock() is a call only on PREEMPT_RCU kernels)");
+	}
+}
+
+/* The fix's shape on 5.10 without PREEMPT_RCU: a GFP_NOWAIT allocation put in
+ * the walk of Debian 11's code (where it sets up a task) is inside, the
+ * batch's GFP_KERNEL one becomes the reserve. */
+static void test_fixed_shape_510(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+	const struct fgt_ksym *fn;
+	char hex[64];
+	uint64_t call;
+	int32_t rel;
+
+	load("debian-5.10", &rec);
+	fn = fgt_ksyms_by_name(rec.ks, "kmem_cache_alloc_trace");
+	assert_non_null(fn);
+	call = rec.code.part[0].addr + 0x16d;
+	rel = (int32_t)(fn->addr - (call + 5));
+	/* the 21 bytes at +0x163 (movl $0,0x12c0(%rax); movq $-1,0x12a8(%rax)):
+	 * mov $0x640,%edx; mov $0x800,%esi; call kmem_cache_alloc_trace; nopw */
+	snprintf(hex, sizeof(hex), "ba40060000be00080000e8%02x%02x%02x%02x660f1f440000",
+		 rel & 0xff, (rel >> 8) & 0xff, (rel >> 16) & 0xff, (rel >> 24) & 0xff);
+	patch(&rec, 0x163, hex);
+	assert_int_equal(decode(&rec, &r), FGT_SV_FIXED);
+	assert_int_equal(r.nr_sites, 3);
+	assert_int_equal(r.sites[2].rcu, FGT_RCU_INSIDE);
+	assert_string_equal(r.evidence,
+			    "register_ftrace_graph+0x16d: kmem_cache_alloc_trace(?, GFP_NOWAIT, 1600) "
+			    "inside rcu_read_lock(); register_ftrace_graph+0xf2: "
+			    "kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) outside "
+			    "rcu_read_lock() (the reserve)");
+	fgt_static_rec_free(&rec);
 }
 
 /* A call inside the walk that could allocate: not_fixed cannot be claimed. */
@@ -566,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_lab_traceable_stock),
 		cmocka_unit_test(test_lab_traceable_fixed),
 		cmocka_unit_test(test_debian_61),
+		cmocka_unit_test(test_debian_510),
 		cmocka_unit_test(test_debian_612),
 		cmocka_unit_test(test_debian_72),
 		cmocka_unit_test(test_lab_61_stock),
@@ -585,6 +651,8 @@ int main(void)
 		cmocka_unit_test(test_nonblocking_outside_walk),
 		cmocka_unit_test(test_mixed_rcu_depth),
 		cmocka_unit_test(test_no_rcu_call),
+		cmocka_unit_test(test_no_rcu_bounds_510),
+		cmocka_unit_test(test_fixed_shape_510),
 		cmocka_unit_test(test_unknown_call_in_walk),
 		cmocka_unit_test(test_indirect_jump),
 		cmocka_unit_test(test_truncated),
