@@ -123,11 +123,11 @@ for k in debian-7.2 lab-stock; do
 	run "act-$k" "$k" act "rounds=$((nus + 2))" -s tool-act -- \
 		"ROUNDS=$(rounds trace-cmd kretmulti)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
-for k in debian-6.1 debian-6.12 lab-fixed; do
+for k in debian-5.10 debian-6.1 debian-6.12 lab-fixed; do
 	run "act-$k" "$k" act "rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
-lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
+lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed lab-5.10-stock lab-5.10-fixed)
 odd=${FGT_LAB_TOOL_ODD_U:-3333}
 # partial=N: round N, the odd U (the last), must end on a partial batch
 for k in "${lts[@]}"; do
@@ -136,7 +136,7 @@ for k in "${lts[@]}"; do
 done
 run failslab-lab-fixed lab-fixed failslab "ks=5:32:33:100" -s tool-failslab -a slab_nomerge -- \
 	"KS=5 32 33 100" U=300
-for k in lab-6.1-fixed lab-6.12-fixed; do
+for k in lab-6.1-fixed lab-6.12-fixed lab-5.10-fixed; do
 	c=$(kmalloc_cache "$k")
 	run "failslab-$k" "$k" failslab "ks=5:32:33:100" -s tool-failslab -a "slub_debug=U,$c" -- \
 		"KS=5 32 33 100" U=300 INJECT=stack CACHE="$c"
@@ -147,7 +147,9 @@ run fork-lab-stock lab-stock fork "m=200 f=7" -s tool-fork -a slab_nomerge -- M=
 for k in "${lts[@]}"; do
 	run "fork-$k" "$k" fork "m=200 f=7" -s tool-fork -- M=200 F=7 INJECT=stack
 done
-run fork-debian-6.1 debian-6.1 fork "m=200 f=0" -s tool-fork -- M=200 F=0
+for k in debian-6.1 debian-5.10; do
+	run "fork-$k" "$k" fork "m=200 f=0" -s tool-fork -- M=200 F=0
+done
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
 
