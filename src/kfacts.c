@@ -4,7 +4,7 @@
  * it necessary ("<release>: <sha> (<subject>)"); where no upstream commit is
  * the cause, it says what is (a build option, inlining).
  *
- * Read off Debian's linux-source-6.1, -6.12 and -7.2 (include/linux/slab.h,
+ * Read off Debian's linux-source-5.10, -6.1, -6.12 and -7.2 (include/linux/slab.h,
  * gfp_types.h, sched.h, kernel/trace/fgraph.c, fprobe.c) and checked against
  * the lab's kernels; see docs/EVENTS.md for how each is used.
  */
