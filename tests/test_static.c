@@ -186,6 +186,32 @@ static const struct xkernel deb510 = {
 	{ "register_ftrace_graph+0x1ae", "register_ftrace_graph+0x1c6", "register_ftrace_graph+0x2a7" },
 };
 
+/* The 5.10 port (lab/patches/fix-5.10) on minimal PREEMPT builds: the
+ * __rcu_read_lock() bounds; 5.10's GFP_NOWAIT is 0x800, the port adds
+ * __GFP_NOWARN. */
+static const struct xkernel lab510_stock = {
+	"lab-5.10-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0xb6: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
+	"outside rcu_read_lock() (the batch); no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x113)",
+	{ { "register_ftrace_graph+0x40", "kmem_cache_alloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xb6", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
+	{ "register_ftrace_graph+0x113" },
+	{ "register_ftrace_graph+0x92", "register_ftrace_graph+0x191", "register_ftrace_graph+0x29e" },
+};
+
+static const struct xkernel lab510_fixed = {
+	"lab-5.10-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x195: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_NOWAIT|__GFP_NOWARN, "
+	"1600) inside rcu_read_lock(); register_ftrace_graph+0xda: kmem_cache_alloc_trace(kmalloc_caches+0x58, "
+	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve)",
+	{ { "register_ftrace_graph+0x42", "kmem_cache_alloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xda", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW },
+	  { "register_ftrace_graph+0x195", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0x2800, 1600, I, SHADOW } },
+	{ "register_ftrace_graph+0x121" },
+	{ "register_ftrace_graph+0x1f8", "register_ftrace_graph+0x2ad" },
+};
+
 static char *data_path(const char *name, char *buf, size_t len)
 {
 	const char *dir = getenv("FGT_TEST_DATA");
@@ -300,6 +326,8 @@ static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
 static void test_debian_612(void **state) { check_kernel(&deb612, "debian-6.12"); }
 static void test_debian_72(void **state) { check_kernel(&deb72, "debian-7.2"); }
 static void test_debian_510(void **state) { check_kernel(&deb510, "debian-5.10"); }
+static void test_lab_510_stock(void **state) { check_kernel(&lab510_stock, "lab-5.10-stock"); }
+static void test_lab_510_fixed(void **state) { check_kernel(&lab510_fixed, "lab-5.10-fixed"); }
 static void test_lab_61_stock(void **state) { check_kernel(&lab61_stock, "lab-6.1-stock"); }
 static void test_lab_61_fixed(void **state) { check_kernel(&lab61_fixed, "lab-6.1-fixed"); }
 static void test_lab_612_stock(void **state) { check_kernel(&lab612_stock, "lab-6.12-stock"); }
@@ -638,6 +666,8 @@ int main(void)
 		cmocka_unit_test(test_lab_61_fixed),
 		cmocka_unit_test(test_lab_612_stock),
 		cmocka_unit_test(test_lab_612_fixed),
+		cmocka_unit_test(test_lab_510_stock),
+		cmocka_unit_test(test_lab_510_fixed),
 		cmocka_unit_test(test_live_debian_61),
 		cmocka_unit_test(test_live_debian_612),
 		cmocka_unit_test(test_live_debian_72),
