@@ -212,12 +212,17 @@ static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
 	return r;
 }
 
-/* Publish the record (a fully ordered atomic: the record is visible first);
- * wake the consumer each time a quarter of the log fills. */
+/* Publish the record (a locked add, fully ordered on x86: the record is
+ * visible first); wake the consumer each time a quarter of the log fills.
+ * The add's result is not used: an atomic with fetch (BPF_FETCH) needs 5.12,
+ * and 5.10's verifier refuses it ("BPF_STX uses reserved fields"). The new
+ * head is known anyway, only this thread writes log_head (log_rec()). */
 static __always_inline void log_commit(void)
 {
-	__u64 head = __sync_fetch_and_add(&log_head, 1) + 1;
+	__u64 head = log_head + 1;
 	struct fgt_event *e;
+
+	__sync_fetch_and_add(&log_head, 1);
 
 	if (head & (FGT_LOG_ENTRIES / 4 - 1))
 		return;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Private apt view of Debian's suites (bookworm, trixie, sid, bookworm-backports),
-# without touching the system's apt configuration. The mirror address is taken
+# Private apt view of Debian's suites (bullseye, bookworm, trixie, sid,
+# bookworm-backports), without touching the system's apt configuration.
+# The mirror address is taken
 # from this machine's own apt sources: never written into the repository.
 #
 #   debian-apt.sh update            refresh the private package lists
@@ -37,6 +38,7 @@ setup() {
 	m=$(mirror)
 	mkdir -p "$APTDIR/lists/partial" "$APTDIR/archives/partial" "$APTDIR/etc"
 	cat > "$APTDIR/etc/sources.list" <<EOT
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m bullseye main
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m bookworm main
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m bookworm-backports main
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m trixie main

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab's eleven kernels, fetched (Debian's) or built (ours) once and cached
+# The lab's fourteen kernels, fetched (Debian's) or built (ours) once and cached
 # outside the clone, keyed by their inputs. See docs/DESIGN.md, "Kernels".
 #
 #   kernels.sh list                 print the kernel names
@@ -32,17 +32,19 @@ RESOLVED=$CACHE/resolved.env
 STAMP=$CACHE/apt/update.stamp
 JOBS=${FGT_JOBS:-$(nproc)}
 
-NAMES=(debian-6.1 debian-6.12 debian-7.2
+NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 	lab-stock lab-fixed lab-traceable-stock lab-traceable-fixed
-	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
-# Lab variants in build order. Three series, each with its own source and
-# object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1 and 6.12 (the
-# stable backports, lab-6.1-* and lab-6.12-*). Within a series each step
+	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
+	lab-5.10-stock lab-5.10-fixed)
+# Lab variants in build order. Four series, each with its own source and
+# object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1, 6.12 and 5.10
+# (the stable backports, lab-6.1-*, lab-6.12-* and lab-5.10-*). Within a series each step
 # changes only kernel/trace/fgraph.c (and, into and out of the traceable pair,
 # kernel/trace/Makefile), so every variant after a series' first is an
 # incremental rebuild plus a relink.
 LAB_ORDER=(lab-stock lab-fixed lab-traceable-fixed lab-traceable-stock
-	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
+	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
+	lab-5.10-stock lab-5.10-fixed)
 # Part of every key: bump when the recipe below changes the artifacts.
 RECIPE=1
 
@@ -62,11 +64,12 @@ is_name() {
 	return 1
 }
 
-# Source series of a lab kernel: 7, 6.1 or 6.12.
+# Source series of a lab kernel: 7, 6.1, 6.12 or 5.10.
 lab_series() {
 	case $1 in
 	lab-6.1-*) echo 6.1 ;;
 	lab-6.12-*) echo 6.12 ;;
+	lab-5.10-*) echo 5.10 ;;
 	*) echo 7 ;;
 	esac
 }
@@ -77,6 +80,7 @@ src_var() {
 	7) echo source_7 ;;
 	6.1) echo source_6_1 ;;
 	6.12) echo source_6_12 ;;
+	5.10) echo source_5_10 ;;
 	esac
 }
 
@@ -112,12 +116,14 @@ candidate() {
 
 # What to resolve: VAR:PREFIX:REGEX, the newest package named PREFIX... that
 # matches REGEX, and its candidate version, recorded as PKG_VAR and VER_VAR.
-RESOLVE=(debian_6_1:linux-image-6.1.0-:'^linux-image-6\.1\.0-[0-9]+-amd64$'
+RESOLVE=(debian_5_10:linux-image-5.10.0-:'^linux-image-5\.10\.0-[0-9]+-amd64-unsigned$'
+	debian_6_1:linux-image-6.1.0-:'^linux-image-6\.1\.0-[0-9]+-amd64$'
 	debian_6_12:linux-image-6.12.:'^linux-image-6\.12\.[0-9]+\+deb13-amd64$'
 	debian_7:linux-binary-7.:'^linux-binary-7\.[0-9]+\.[0-9]+\+deb14-amd64$'
 	source_7:linux-source-7.:'^linux-source-7\.[0-9]+$'
 	source_6_1:linux-source-6.1:'^linux-source-6\.1$'
-	source_6_12:linux-source-6.12:'^linux-source-6\.12$')
+	source_6_12:linux-source-6.12:'^linux-source-6\.12$'
+	source_5_10:linux-source-5.10:'^linux-source-5\.10$')
 
 # Every variable of RESOLVE is in resolved.env (an older recipe wrote fewer).
 resolved_complete() {
@@ -130,6 +136,9 @@ resolved_complete() {
 # Resolution is redone only when the lists were refreshed (or a variable is
 # missing), so warm runs just read the recorded result.
 resolve() {
+	# A variable missing from resolved.env may be a suite the lists were
+	# fetched without (an older recipe's debian-apt.sh): refresh them first.
+	[ -f "$RESOLVED" ] && ! resolved_complete && rm -f "$STAMP"
 	refresh_lists
 	if [ ! -f "$RESOLVED" ] || [ "$STAMP" -nt "$RESOLVED" ] || ! resolved_complete; then
 		log "resolving kernel versions"
@@ -210,6 +219,7 @@ present() {
 
 deb_var() {
 	case $1 in
+	debian-5.10) echo debian_5_10 ;;
 	debian-6.1) echo debian_6_1 ;;
 	debian-6.12) echo debian_6_12 ;;
 	debian-7.2) echo debian_7 ;;
@@ -249,6 +259,9 @@ lab_patches() {
 	lab-6.1-fixed) ls "$LAB"/patches/lab-6.1/*.patch "$LAB"/patches/fix-6.1/*.patch ;;
 	lab-6.12-stock) ;;
 	lab-6.12-fixed) ls "$LAB"/patches/fix-6.12/*.patch ;;
+	# lab-5.10/: lab-only, as lab-6.1/ (the stack filter on x86-64)
+	lab-5.10-stock) ls "$LAB"/patches/lab-5.10/*.patch ;;
+	lab-5.10-fixed) ls "$LAB"/patches/lab-5.10/*.patch "$LAB"/patches/fix-5.10/*.patch ;;
 	esac
 }
 
@@ -259,13 +272,14 @@ series_patches() {
 	7) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/traceable/*.patch ;;
 	6.1) ls "$LAB"/patches/lab-6.1/*.patch "$LAB"/patches/fix-6.1/*.patch ;;
 	6.12) ls "$LAB"/patches/fix-6.12/*.patch ;;
+	5.10) ls "$LAB"/patches/lab-5.10/*.patch "$LAB"/patches/fix-5.10/*.patch ;;
 	esac
 }
 
 lab_localversion() {
 	case $1 in
-	lab-stock | lab-6.1-stock | lab-6.12-stock) echo -fgt-stock ;;
-	lab-fixed | lab-6.1-fixed | lab-6.12-fixed) echo -fgt-fixed ;;
+	lab-stock | lab-6.1-stock | lab-6.12-stock | lab-5.10-stock) echo -fgt-stock ;;
+	lab-fixed | lab-6.1-fixed | lab-6.12-fixed | lab-5.10-fixed) echo -fgt-fixed ;;
 	lab-traceable-stock) echo -fgt-tstock ;;
 	lab-traceable-fixed) echo -fgt-tfixed ;;
 	esac
@@ -273,7 +287,7 @@ lab_localversion() {
 
 # Config fragments of a series, merged onto tinyconfig in this order: the one
 # lab.config, then the series' delta where it needs one (lab/config/6.1.config,
-# 6.12.config). The 7.x kernels use lab.config alone.
+# 6.12.config, 5.10.config). The 7.x kernels use lab.config alone.
 series_config() {
 	echo "$LAB/config/lab.config"
 	[ "$1" = 7 ] || echo "$LAB/config/$1.config"

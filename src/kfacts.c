@@ -4,7 +4,7 @@
  * it necessary ("<release>: <sha> (<subject>)"); where no upstream commit is
  * the cause, it says what is (a build option, inlining).
  *
- * Read off Debian's linux-source-6.1, -6.12 and -7.2 (include/linux/slab.h,
+ * Read off Debian's linux-source-5.10, -6.1, -6.12 and -7.2 (include/linux/slab.h,
  * gfp_types.h, sched.h, kernel/trace/fgraph.c, fprobe.c) and checked against
  * the lab's kernels; see docs/EVENTS.md for how each is used.
  */
@@ -48,6 +48,12 @@ const struct fgt_sym_fact fgt_syms[FGT_SYM__NR] = {
 		"rcu_read_lock() is a call on PREEMPT_RCU kernels (Debian's, the lab's): "
 		"it marks where the walk begins" },
 	[FGT_SYM_RCU_READ_UNLOCK] = { "__rcu_read_unlock", "... and where it ends" },
+	[FGT_SYM_INIT_TASK_STRUCT] = { "init_task",
+		"for_each_process_thread() starts at it: without PREEMPT_RCU, "
+		"the walk begins with the read of init_task.tasks.next" },
+	[FGT_SYM_RCU_UNLOCK_STRICT] = { "rcu_read_unlock_strict",
+		"rcu_read_unlock() calls it on non-PREEMPT_RCU tree-RCU kernels "
+		"(Debian 11's 5.10): where the walk ends there" },
 };
 
 /*
@@ -71,6 +77,9 @@ const struct fgt_alloc_fn fgt_alloc_fns[] = {
 	{ "kmalloc_trace", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
 	  "6.1 .. 6.9: kmalloc() of a constant size (the 6.1 common-kmalloc series, "
 	  "mm/slab_common: cleanup kmalloc())" },
+	{ "kmem_cache_alloc_trace", FGT_ALLOC_CACHE_SIZE, 0, 1, 2,
+	  "up to 6.0 (5.10): kmalloc() of a constant size, kmalloc_trace's name "
+	  "before the 6.1 common-kmalloc series" },
 	{ "__kmalloc", FGT_ALLOC_SIZE, -1, 1, 0,
 	  "before 6.10: kmalloc() of a size not known at build time" },
 	{ "__kmalloc_noprof", FGT_ALLOC_SIZE, -1, 1, 0,
@@ -170,6 +179,26 @@ const struct fgt_walk_call fgt_walk_calls[] = {
 };
 
 const size_t fgt_nr_walk_calls = sizeof(fgt_walk_calls) / sizeof(fgt_walk_calls[0]);
+
+const struct fgt_walk_bound fgt_walk_bounds[] = {
+	{ FGT_SYM_RCU_READ_LOCK, FGT_SYM_RCU_READ_UNLOCK, false,
+	  "PREEMPT_RCU kernels (Debian's 6.1 and later, every lab kernel): "
+	  "rcu_read_lock() and rcu_read_unlock() are calls of __rcu_read_lock() and "
+	  "__rcu_read_unlock(). Added in: 40d14da38367 (fgraph: Convert ret_stack "
+	  "tasklist scanning to rcu), 5.10; before it the walk held "
+	  "read_lock(&tasklist_lock), in no kernel supported here" },
+	{ FGT_SYM_INIT_TASK_STRUCT, FGT_SYM_RCU_UNLOCK_STRICT, true,
+	  "non-PREEMPT_RCU kernels (Debian 11's 5.10, PREEMPT_VOLUNTARY): "
+	  "rcu_read_lock() is preempt_disable(), no code without PREEMPT_COUNT, so "
+	  "the walk opens at for_each_process_thread()'s read of init_task.tasks.next "
+	  "and closes at rcu_read_unlock()'s call of rcu_read_unlock_strict() (5.10: "
+	  "rcu: Report QS for outermost PREEMPT=n rcu_read_unlock() for strict GPs). "
+	  "Added in: 40d14da38367 (fgraph: Convert ret_stack tasklist scanning to "
+	  "rcu): Debian 11's walk is RCU, not tasklist_lock, in 5.10.218 and 5.10.223 "
+	  "alike" },
+};
+
+const size_t fgt_nr_walk_bounds = sizeof(fgt_walk_bounds) / sizeof(fgt_walk_bounds[0]);
 
 const char *fgt_probe_kind_name(enum fgt_probe_kind k)
 {

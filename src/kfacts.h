@@ -43,6 +43,8 @@ enum fgt_sym {
 	FGT_SYM_ETEXT,
 	FGT_SYM_RCU_READ_LOCK,		/* __rcu_read_lock (PREEMPT_RCU kernels) */
 	FGT_SYM_RCU_READ_UNLOCK,
+	FGT_SYM_INIT_TASK_STRUCT,	/* init_task: where the walk starts */
+	FGT_SYM_RCU_UNLOCK_STRICT,	/* rcu_read_unlock_strict (non-PREEMPT_RCU) */
 	FGT_SYM__NR
 };
 
@@ -157,6 +159,22 @@ struct fgt_walk_call {
 
 extern const struct fgt_walk_call fgt_walk_calls[];
 extern const size_t fgt_nr_walk_calls;
+
+/*
+ * What bounds the walk (the RCU read-side section) in the machine code: the
+ * first entry whose symbols the kernel has. `open` is a call, or with
+ * open_is_read a read of that object (the first instruction of
+ * for_each_process_thread() where rcu_read_lock() emits none); `close` is a
+ * call.
+ */
+struct fgt_walk_bound {
+	enum fgt_sym open, close;
+	bool open_is_read;
+	const char *change;
+};
+
+extern const struct fgt_walk_bound fgt_walk_bounds[];
+extern const size_t fgt_nr_walk_bounds;
 
 /* ---- the probe table ----------------------------------------------------- */
 

@@ -147,6 +147,7 @@ struct dec {
 	struct state *st;	/* entry state per instruction */
 	uint64_t cachep;	/* &fgraph_stack_cachep, 0 if absent */
 	uint64_t rcu_lock, rcu_unlock;
+	bool lock_read;		/* rcu_lock is an object whose read opens the walk */
 	uint64_t alloc_addr[16];
 	/* the first anomaly met on a reached path (the answer is then unknown) */
 	char anomaly[200];
@@ -637,20 +638,48 @@ static void resolve(struct dec *d, struct insn *in)
 		}
 }
 
+/* Does the code call (or tail-call) addr, directly or through its padding? */
+static bool calls_to(const struct dec *d, uint64_t addr)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if ((in->kind == I_CALL || in->kind == I_JMP) &&
+		    in->target <= addr && addr - in->target <= 16)
+			return true;
+	}
+	return false;
+}
+
 static void resolve_all(struct dec *d)
 {
 	const struct fgt_ksym *s;
 
 	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP));
 	d->cachep = s ? s->addr : 0;
-	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_LOCK));
-	d->rcu_lock = s ? s->addr : 0;
-	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_UNLOCK));
-	d->rcu_unlock = s ? s->addr : 0;
 	s = fgt_ksyms_by_name(d->k->ks, FGT_INIT_TASK);
 	if (s) {
 		d->init_lo = s->addr;
 		d->init_hi = s->addr + (s->size ? s->size : 1);
+	}
+	/* the walk's bounds: the first of fgt_walk_bounds whose closing call
+	 * this code makes (a kernel has the symbols of several); none: the
+	 * first's, whose absence the judge words, and the walk by its loop */
+	for (size_t i = 0; i < fgt_nr_walk_bounds && !d->rcu_lock; i++) {
+		const struct fgt_ksym *o = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].open));
+
+		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].close));
+		if (o && s && calls_to(d, s->addr)) {
+			d->rcu_lock = o->addr;
+			d->rcu_unlock = s->addr;
+			d->lock_read = fgt_walk_bounds[i].open_is_read;
+		}
+	}
+	if (!d->rcu_lock) {
+		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_LOCK));
+		d->rcu_lock = s ? s->addr : 0;
+		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_UNLOCK));
+		d->rcu_unlock = s ? s->addr : 0;
 	}
 	for (size_t i = 0; i < fgt_nr_alloc_fns && i < 16; i++) {
 		s = fgt_ksyms_by_name(d->k->ks, fgt_alloc_fns[i].name);
@@ -663,6 +692,9 @@ static void resolve_all(struct dec *d)
 		if (in->kind == I_CALL ||
 		    ((in->kind == I_JMP || in->kind == I_JCC) && !in_code(d->c, in->target)))
 			resolve(d, in);
+		else if (d->lock_read && in->op == OP_MEM &&
+			 (s = fgt_ksyms_by_addr(d->k->ks, in->imm)) && s->addr == d->rcu_lock)
+			in->callee = C_RCU_LOCK;	/* a read opening the walk */
 		if (in->callee == C_ALLOC)
 			in->ord = (int16_t)(ord < 0x7fff ? ord++ : ord);
 	}
@@ -799,9 +831,12 @@ static void transfer(const struct insn *in, struct state *s)
 				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
 		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < 63)
 			s->r[R_AX].ret = 1ull << in->ord;
-		if (s->rcu != RCU_MIXED && in->callee == C_RCU_LOCK)
+	}
+	/* a call, or the read opening the walk where rcu_read_lock() is no code */
+	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM) && s->rcu != RCU_MIXED) {
+		if (in->callee == C_RCU_LOCK)
 			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
-		else if (s->rcu != RCU_MIXED && in->callee == C_RCU_UNLOCK)
+		else if (in->callee == C_RCU_UNLOCK)
 			s->rcu = s->rcu > 0 ? s->rcu - 1 : RCU_MIXED;
 	}
 }

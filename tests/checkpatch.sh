@@ -81,7 +81,7 @@ if [ -n "${real:-}" ]; then
 	touch "$fake/src/$ver/.extracted"
 	# lists refreshed an hour ago (no network), versions resolved since
 	touch -d '1 hour ago' "$fake/apt/update.stamp"
-	for v in debian_6_1 debian_6_12 debian_7 source_7 source_6_1 source_6_12; do
+	for v in debian_5_10 debian_6_1 debian_6_12 debian_7 source_7 source_6_1 source_6_12 source_5_10; do
 		echo "PKG_$v=fake-$v"
 		echo "VER_$v=0"
 	done | sed "s/^PKG_source_6_1=.*/PKG_source_6_1=linux-source-6.1/; s/^VER_source_6_1=.*/VER_source_6_1=$ver/" \

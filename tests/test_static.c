@@ -179,6 +179,47 @@ static const struct xkernel lab612_fixed = {
 	{ "register_ftrace_graph+0x487", "register_ftrace_graph+0x59c" },
 };
 
+/* 5.10 (Debian 11): no PREEMPT_RCU, so rcu_read_lock() is no code; the walk
+ * opens at the read of init_task.tasks.next and closes at each call of
+ * rcu_read_unlock_strict(). kmalloc_array(50, 32) inlined to
+ * kmem_cache_alloc_trace(cache, gfp, 1600). */
+static const struct xkernel deb510 = {
+	"debian-5.10", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0xf2: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x103)" F_WALK("0x12b0"),
+	{ { "register_ftrace_graph+0x49", "kmem_cache_alloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xf2", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
+	{ "register_ftrace_graph+0x103" },
+	{ "register_ftrace_graph+0x1ae", "register_ftrace_graph+0x1c6", "register_ftrace_graph+0x2a7" },
+};
+
+/* The 5.10 port (lab/patches/fix-5.10) on minimal PREEMPT builds: the
+ * __rcu_read_lock() bounds; 5.10's GFP_NOWAIT is 0x800, the port adds
+ * __GFP_NOWARN. */
+static const struct xkernel lab510_stock = {
+	"lab-5.10-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0xb6: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
+	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(rcu_read_lock() at register_ftrace_graph+0x113)" F_WALK("0x7b0"),
+	{ { "register_ftrace_graph+0x40", "kmem_cache_alloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xb6", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
+	{ "register_ftrace_graph+0x113" },
+	{ "register_ftrace_graph+0x92", "register_ftrace_graph+0x191", "register_ftrace_graph+0x29e" },
+};
+
+static const struct xkernel lab510_fixed = {
+	"lab-5.10-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x195: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_NOWAIT|__GFP_NOWARN, "
+	"1600) inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0xda: kmem_cache_alloc_trace(kmalloc_caches+0x58, "
+	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x7b0"),
+	{ { "register_ftrace_graph+0x42", "kmem_cache_alloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0xda", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW },
+	  { "register_ftrace_graph+0x195", "kmem_cache_alloc_trace", "kmalloc_caches+0x58", 0x2800, 1600, I, SHADOW } },
+	{ "register_ftrace_graph+0x121" },
+	{ "register_ftrace_graph+0x1f8", "register_ftrace_graph+0x2ad" },
+};
+
 static char *data_path(const char *name, char *buf, size_t len)
 {
 	const char *dir = getenv("FGT_TEST_DATA");
@@ -307,6 +348,9 @@ static void test_lab_traceable_fixed(void **state) { check_kernel(&lab_tfixed, "
 static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
 static void test_debian_612(void **state) { check_kernel(&deb612, "debian-6.12"); }
 static void test_debian_72(void **state) { check_kernel(&deb72, "debian-7.2"); }
+static void test_debian_510(void **state) { check_kernel(&deb510, "debian-5.10"); }
+static void test_lab_510_stock(void **state) { check_kernel(&lab510_stock, "lab-5.10-stock"); }
+static void test_lab_510_fixed(void **state) { check_kernel(&lab510_fixed, "lab-5.10-fixed"); }
 static void test_lab_61_stock(void **state) { check_kernel(&lab61_stock, "lab-6.1-stock"); }
 static void test_lab_61_fixed(void **state) { check_kernel(&lab61_fixed, "lab-6.1-fixed"); }
 static void test_lab_612_stock(void **state) { check_kernel(&lab612_stock, "lab-6.12-stock"); }
@@ -586,6 +630,60 @@ static void test_jump_outside(void **state)
 		       "entry: where control goes is not known");
 }
 
+/*
+ * 5.10 without PREEMPT_RCU, its two ways to the walk: without
+ * rcu_read_unlock_strict() among the symbols, the bounds table has no entry,
+ * and the thread loop finds the same walk, with the same answer; without
+ * init_task neither bounds nor loop can be told, and nothing is claimed.
+ */
+static void test_no_rcu_bounds_510(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load_edited("debian-5.10", "rcu_read_unlock_strict", NULL, &rec);
+	assert_int_equal(decode(&rec, &r), FGT_SV_NOT_FIXED);
+	assert_true(r.walk_by_loop);
+	assert_string_equal(r.evidence,
+			    "register_ftrace_graph+0xf2: kmem_cache_alloc_trace(kmalloc_caches+0x58, "
+			    "GFP_KERNEL, 1600) outside the walk (the batch), into ret_stack_list[]; no "
+			    "shadow-stack allocation inside the walk (the loop over the thread list closed "
+			    "at register_ftrace_graph+0x1a8; no rcu_read_lock() call: not PREEMPT_RCU); "
+			    "t->ret_stack at +0x12b0 (the field the walk tests for NULL; no BTF offset)");
+	fgt_static_rec_free(&rec);
+	load_edited("debian-5.10", "init_task", NULL, &rec);
+	expect_unknown(&rec, FGT_SW_SHAPE, "no call of __rcu_read_lock in register_ftrace_graph, and no "
+		       "loop over the thread list (closed by a cmp with &init_task.tasks): cannot tell "
+		       "the walk");
+}
+
+/* A GFP_NOWAIT allocation put into the walk of Debian 11's code (where it
+ * sets up a task) whose pointer is stored nowhere: no shadow stack by its
+ * destination, so neither shape, whatever its size says. */
+static void test_stored_nowhere_510(void **state)
+{
+	struct fgt_static_rec rec;
+	const struct fgt_ksym *fn;
+	char hex[64];
+	uint64_t call;
+	int32_t rel;
+
+	load("debian-5.10", &rec);
+	fn = fgt_ksyms_by_name(rec.ks, "kmem_cache_alloc_trace");
+	assert_non_null(fn);
+	call = rec.code.part[0].addr + 0x16d;
+	rel = (int32_t)(fn->addr - (call + 5));
+	/* the 21 bytes at +0x163 (movl $0,0x12c0(%rax); movq $-1,0x12a8(%rax)):
+	 * mov $0x640,%edx; mov $0x800,%esi; call kmem_cache_alloc_trace; nopw */
+	snprintf(hex, sizeof(hex), "ba40060000be00080000e8%02x%02x%02x%02x660f1f440000",
+		 rel & 0xff, (rel >> 8) & 0xff, (rel >> 16) & 0xff, (rel >> 24) & 0xff);
+	patch(&rec, 0x163, hex);
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x16d: kmem_cache_alloc_trace(?, GFP_NOWAIT, 1600) inside "
+		       "the walk: an allocation whose pointer goes neither into t->ret_stack nor into "
+		       "ret_stack_list[] is neither shape");
+}
+
 /* A call inside the walk that could allocate: not_fixed cannot be claimed. */
 static void test_unknown_call_in_walk(void **state)
 {
@@ -749,12 +847,15 @@ int main(void)
 		cmocka_unit_test(test_lab_traceable_stock),
 		cmocka_unit_test(test_lab_traceable_fixed),
 		cmocka_unit_test(test_debian_61),
+		cmocka_unit_test(test_debian_510),
 		cmocka_unit_test(test_debian_612),
 		cmocka_unit_test(test_debian_72),
 		cmocka_unit_test(test_lab_61_stock),
 		cmocka_unit_test(test_lab_61_fixed),
 		cmocka_unit_test(test_lab_612_stock),
 		cmocka_unit_test(test_lab_612_fixed),
+		cmocka_unit_test(test_lab_510_stock),
+		cmocka_unit_test(test_lab_510_fixed),
 		cmocka_unit_test(test_live_debian_61),
 		cmocka_unit_test(test_live_debian_612),
 		cmocka_unit_test(test_live_debian_72),
@@ -775,6 +876,8 @@ int main(void)
 		cmocka_unit_test(test_unclassified_alloc_in_walk),
 		cmocka_unit_test(test_too_many_sites),
 		cmocka_unit_test(test_jump_outside),
+		cmocka_unit_test(test_no_rcu_bounds_510),
+		cmocka_unit_test(test_stored_nowhere_510),
 		cmocka_unit_test(test_unknown_call_in_walk),
 		cmocka_unit_test(test_indirect_jump),
 		cmocka_unit_test(test_truncated),

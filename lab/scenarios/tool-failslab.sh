@@ -22,7 +22,8 @@
 #   cache  /sys/kernel/slab/fgraph_stack/objects (every stack: sweep, fork, idle);
 #   stack  the objects of CACHE (the kmalloc cache the stacks come from; boot with
 #          slub_debug=U,CACHE) allocated from the sweep holder, per the slab's
-#          own allocation tracking (debugfs slab/CACHE/alloc_traces).
+#          own allocation tracking (debugfs slab/CACHE/alloc_traces; before
+#          5.14 sysfs' slab/CACHE/alloc_calls, the same lines).
 # With no stack-holding thread exiting meanwhile, after - before = the stacks
 # handed out: a leaked stack would count too.
 # shellcheck source=lab/scenarios/lib.sh
@@ -42,7 +43,9 @@ cache) ;;
 stack)
 	[ -n "$cache" ] || fgt_die "INJECT=stack needs CACHE=NAME (the kmalloc cache of the shadow stacks)"
 	TRACES=/sys/kernel/debug/slab/$cache/alloc_traces
-	[ -e "$TRACES" ] || fgt_die "no $TRACES (kernel without SLUB_DEBUG and DEBUG_FS?)"
+	# before 5.14 (no debugfs slab/) the same table is sysfs' alloc_calls
+	[ -e "$TRACES" ] || TRACES=/sys/kernel/slab/$cache/alloc_calls
+	[ -e "$TRACES" ] || fgt_die "no /sys/kernel/debug/slab/$cache/alloc_traces nor $TRACES (kernel without SLUB_DEBUG and DEBUG_FS?)"
 	holder=$(fgt_sweep_holder)
 	;;
 *) fgt_die "INJECT=$inject: want cache or stack" ;;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # its functions run through lab_job (tests/lab/lib.sh)
 # Lab test of `fgraphtop check`, one guest boot each, two side by side:
-#   check-prom on lab-stock, lab-6.1-stock, lab-6.12-stock
+#   check-prom on lab-stock, lab-6.1-stock, lab-6.12-stock, lab-5.10-stock
 #                            -> status 2, verdict not_fixed, a textfile, nothing left
-#   check-prom on lab-fixed, lab-6.1-fixed, lab-6.12-fixed (the stable backports)
+#   check-prom on lab-fixed, lab-6.1-fixed, lab-6.12-fixed, lab-5.10-fixed (the
+#                            stable backports)
 #                            -> status 0, verdict fixed, a textfile, nothing left;
 #                            on lab-fixed also with a live fgraphtop watching next
 #                            to the check: still status 0 (its losses are not ours)
@@ -19,7 +20,7 @@
 #                               nothing left (no instance, tracer nop, no filter,
 #                               enabled_functions empty, no state or temporary
 #                               file, no BPF link or pinned object), status 2
-#   lab/preflight.sh on debian-7.2's package and one made of the lab-6.12-fixed
+#   lab/preflight.sh on debian-7.2's and debian-5.10's packages and one made of the lab-6.12-fixed
 #                            build -> status 2; not_fixed and fixed, both answers
 #                            agreeing, one line each as in the JSON, nothing left;
 #                            a non-kernel package and no package -> 64, nothing
@@ -71,8 +72,8 @@ prom() {	# KERNEL STATUS VERDICT [NAME SCENARIO_ARGS...]
 		bad "$name: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
 }
 
-for k in lab-stock lab-6.1-stock lab-6.12-stock; do lab_job prom "$k" 2 not_fixed; done
-for k in lab-fixed lab-6.1-fixed lab-6.12-fixed; do lab_job prom "$k" 0 fixed; done
+for k in lab-stock lab-6.1-stock lab-6.12-stock lab-5.10-stock; do lab_job prom "$k" 2 not_fixed; done
+for k in lab-fixed lab-6.1-fixed lab-6.12-fixed lab-5.10-fixed; do lab_job prom "$k" 0 fixed; done
 # a live fgraphtop next to the check: its losses are not the check's, fixed stays OK
 monitored() {
 	local r=$out/monitored-lab-fixed/results.jsonl
@@ -128,12 +129,14 @@ for k in debian-6.12 debian-7.2 debian-6.1; do lab_job kill_random "$k"; done
 preflight() {
 	local d=$out/preflight debs rc=0 pc
 	mkdir -p "$d/junk/DEBIAN"
-	debs=("$(FGT_KERNELS=$KSH "$KSH" deb debian-7.2)" "$(FGT_KERNELS=$KSH "$KSH" deb lab-6.12-fixed)")
+	debs=("$(FGT_KERNELS=$KSH "$KSH" deb debian-7.2)" "$(FGT_KERNELS=$KSH "$KSH" deb debian-5.10)"
+		"$(FGT_KERNELS=$KSH "$KSH" deb lab-6.12-fixed)")
 	FGT_LAB_JOBS=1 "$ROOT/lab/preflight.sh" -o "$d/run" "${debs[@]}" > "$d/lines" 2> "$d/log" || rc=$?
 	sed 's/^/check: preflight: /' "$d/lines" >&2
 	[ "$rc" = 2 ] || bad "preflight: status $rc, want 2 (see $d/log)"
 	jq -s -e 'map("\(.verdict) \(.static.verdict) \(.trigger.verdict) \(.run_status) \(.left_behind)")
-		== ["not_fixed not_fixed not_fixed 0 false", "fixed fixed fixed 0 false"]' \
+		== ["not_fixed not_fixed not_fixed 0 false", "not_fixed not_fixed not_fixed 0 false",
+		    "fixed fixed fixed 0 false"]' \
 		"$d/run/preflight.jsonl" > /dev/null || bad "preflight: records (see $d/run/preflight.jsonl)"
 	# the lines say what the records say, in the same order
 	[ "$(jq -r '"\(.package) \(.version) [\(.release)]: \(.verdict) "' "$d/run/preflight.jsonl")" = \

@@ -102,6 +102,7 @@ run() {	# KERNEL ROUNDS
 
 run lab-stock "1000 10000"
 run debian-6.1 "1000"
+run debian-5.10 "1000"
 
 if [ $fail -eq 0 ]; then note PASS; else note "FAIL (outputs in $out)"; fi
 exit $fail

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lab test of lab/run.sh itself: exit statuses (0, N, 124, 125, 126), the exit
+# Lab test of lab/run.sh itself: exit statuses (0, N, 124, 125, 126), one more
+# boot for a guest that died before its init started, the exit
 # status through the console when ttyS1 stalls, results on
 # stdout, and no qemu left behind, on one kernel (default debian-6.1, or -K IMAGE).
 #   tests/lab/runner.sh [KERNEL | -K BZIMAGE]
@@ -47,6 +48,31 @@ for m in ok:ttyS1 stall:console; do
 		fail=1
 	fi
 done
+
+# A guest that dies before its init starts is booted once more, and the run
+# record says so: with rdinit=/bin/false the kernel's first process exits at
+# once ("Attempted to kill init!"), on both boots, so the status is still the
+# panic's (126), and the first boot's console is kept.
+rc=0
+"$ROOT/lab/run.sh" "${kern[@]}" -s selftest -t 120 -a rdinit=/bin/false -o "$out/early" -- ok \
+	> "$out/early.out" 2> "$out/early.err" || rc=$?
+if [ "$rc" != 126 ]; then
+	echo "runner: FAIL: early death: status $rc, want 126 ($out/early)" >&2
+	fail=1
+elif ! tail -n1 "$out/early.out" | jq -e '.retried.reason == "died before its init started" and
+	(.retried.panic | test("Attempted to kill init"))' > /dev/null; then
+	echo "runner: FAIL: early death: the run record does not say it was retried: $(tail -n1 "$out/early.out")" >&2
+	fail=1
+elif ! grep -q 'Attempted to kill init' "$out/early/console.first.log" ||
+	! grep -q 'booting it once more' "$out/early.err"; then
+	echo "runner: FAIL: early death: no first console or no retry message ($out/early)" >&2
+	fail=1
+elif ! tail -n1 "$out/ok.out" | jq -e '.retried == null' > /dev/null; then
+	echo "runner: FAIL: ok: a retry recorded for a guest whose init started" >&2
+	fail=1
+else
+	echo "runner: ok: early death -> 126, retried once" >&2
+fi
 
 # SIGTERM mid-run: the runner exits and takes qemu with it.
 "$ROOT/lab/run.sh" "${kern[@]}" -s selftest -t 300 -o "$out/term" -- hang > /dev/null 2>&1 &

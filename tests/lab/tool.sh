@@ -8,21 +8,23 @@
 #   tests/lab/tool.sh [-o OUTDIR] [-k KERNEL]...    (default: the whole matrix)
 #
 # Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache, for
-# the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add about 4):
-#   act on all eleven kernels, U = 1,000 and 10,000 (tracefs, one traced function:
+# the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add about 4,
+# the 5.10 trio about 4):
+#   act on all fourteen kernels, U = 1,000 and 10,000 (tracefs, one traced function:
 #     the walk is the same, the minutes of call-site patching are not); on the
 #     traceable kernels direct and attributed forced side by side on the same
 #     activation and checked against the oracle's BPF counter; on the 7.2 kernels
-#     also trace-cmd and kretprobe.multi, for the trigger's name; on the 6.1 and
-#     6.12 lab kernels (the stable backports, lab/patches/fix-6.*) also an odd U,
-#     not a multiple of 32, and the allocation events: the sweep's allocator and
+#     also trace-cmd and kretprobe.multi, for the trigger's name; on the 6.1, 6.12
+#     and 5.10 lab kernels (the stable backports, lab/patches/fix-*.*) also an odd
+#     U, not a multiple of 32, and the allocation events: the sweep's allocator and
 #     gfp, against the calls the build found in its machine code (info.json);
-#   failslab on lab-fixed, lab-6.1-fixed and lab-6.12-fixed: K = 5, 32, 33, 100
-#     non-blocking failures (6.1/6.12: failslab's stack filter over the function
-#     holding the sweep, the stacks' kmalloc cache tracked with slub_debug=U);
-#   fork on lab-traceable-fixed (both paths), lab-stock and the four 6.1/6.12 lab
-#     kernels with F = 7 injected failures, and on debian-6.1 (kmalloc shadow
-#     stacks) without.
+#   failslab on lab-fixed, lab-6.1-fixed, lab-6.12-fixed and lab-5.10-fixed: K = 5,
+#     32, 33, 100 non-blocking failures (6.1/6.12/5.10: failslab's stack filter over
+#     the function holding the sweep, the stacks' kmalloc cache tracked with
+#     slub_debug=U);
+#   fork on lab-traceable-fixed (both paths), lab-stock and the six 6.1/6.12/5.10
+#     lab kernels with F = 7 injected failures, and on debian-6.1 and debian-5.10
+#     (kmalloc shadow stacks) without.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
 # lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
@@ -31,7 +33,7 @@
 # "Oops: int3"; seen on Debian 6.12 and 7.2 and lab-stock without fgraphtop
 # involved, never with one vCPU or with tcg,thread=single (lab/scenarios/tool-int3.sh).
 # Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TOOL_U overrides "1000 10000",
-# FGT_LAB_TOOL_ODD_U the 6.1/6.12 kernels' odd U (3333 parked threads),
+# FGT_LAB_TOOL_ODD_U the 6.1/6.12/5.10 lab kernels' odd U (3333 parked threads),
 # FGT_LAB_JOBS the guests side by side (default 2).
 set -uo pipefail
 
@@ -123,11 +125,11 @@ for k in debian-7.2 lab-stock; do
 	run "act-$k" "$k" act "rounds=$((nus + 2))" -s tool-act -- \
 		"ROUNDS=$(rounds trace-cmd kretmulti)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
-for k in debian-6.1 debian-6.12 lab-fixed; do
+for k in debian-5.10 debian-6.1 debian-6.12 lab-fixed; do
 	run "act-$k" "$k" act "rounds=$nus" -s tool-act -- \
 		"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1
 done
-lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed)
+lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed lab-5.10-stock lab-5.10-fixed)
 odd=${FGT_LAB_TOOL_ODD_U:-3333}
 # partial=N: round N, the odd U (the last), must end on a partial batch
 for k in "${lts[@]}"; do
@@ -136,7 +138,7 @@ for k in "${lts[@]}"; do
 done
 run failslab-lab-fixed lab-fixed failslab "ks=5:32:33:100" -s tool-failslab -a slab_nomerge -- \
 	"KS=5 32 33 100" U=300
-for k in lab-6.1-fixed lab-6.12-fixed; do
+for k in lab-6.1-fixed lab-6.12-fixed lab-5.10-fixed; do
 	c=$(kmalloc_cache "$k")
 	run "failslab-$k" "$k" failslab "ks=5:32:33:100" -s tool-failslab -a "slub_debug=U,$c" -- \
 		"KS=5 32 33 100" U=300 INJECT=stack CACHE="$c"
@@ -147,7 +149,9 @@ run fork-lab-stock lab-stock fork "m=200 f=7" -s tool-fork -a slab_nomerge -- M=
 for k in "${lts[@]}"; do
 	run "fork-$k" "$k" fork "m=200 f=7" -s tool-fork -- M=200 F=7 INJECT=stack
 done
-run fork-debian-6.1 debian-6.1 fork "m=200 f=0" -s tool-fork -- M=200 F=0
+for k in debian-6.1 debian-5.10; do
+	run "fork-$k" "$k" fork "m=200 f=0" -s tool-fork -- M=200 F=0
+done
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
 
