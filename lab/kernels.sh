@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab's fourteen kernels, fetched (Debian's) or built (ours) once and cached
+# The lab's sixteen kernels, fetched (Debian's) or built (ours) once and cached
 # outside the clone, keyed by their inputs. See docs/DESIGN.md, "Kernels".
 #
 #   kernels.sh list                 print the kernel names
@@ -35,16 +35,20 @@ JOBS=${FGT_JOBS:-$(nproc)}
 NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 	lab-stock lab-fixed lab-traceable-stock lab-traceable-fixed
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
-	lab-5.10-stock lab-5.10-fixed)
+	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
 # Lab variants in build order. Four series, each with its own source and
 # object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1, 6.12 and 5.10
-# (the stable backports, lab-6.1-*, lab-6.12-* and lab-5.10-*). Within a series each step
+# (the stable backports, lab-6.1-*, lab-6.12-* and lab-5.10-*), the 6.12
+# nopreempt flavour with an object tree of its own. Within a series each step
 # changes only kernel/trace/fgraph.c (and, into and out of the traceable pair,
 # kernel/trace/Makefile), so every variant after a series' first is an
-# incremental rebuild plus a relink.
+# incremental rebuild plus a relink. A flavour (lab-6.12-nopreempt-*: another
+# preemption model, so nearly every object differs) shares its series' source
+# tree but has an object tree of its own, so that neither pair rebuilds the
+# other's objects.
 LAB_ORDER=(lab-stock lab-fixed lab-traceable-fixed lab-traceable-stock
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
-	lab-5.10-stock lab-5.10-fixed)
+	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
 # Part of every key: bump when the recipe below changes the artifacts.
 RECIPE=1
 
@@ -71,6 +75,15 @@ lab_series() {
 	lab-6.12-*) echo 6.12 ;;
 	lab-5.10-*) echo 5.10 ;;
 	*) echo 7 ;;
+	esac
+}
+
+# Flavour of a lab kernel within its series: a config delta of its own
+# (lab/config/SERIES-FLAVOUR.config) and an object tree of its own; "" for none.
+lab_flavour() {
+	case $1 in
+	lab-6.12-nopreempt-*) echo nopreempt ;;
+	*) echo "" ;;
 	esac
 }
 
@@ -262,6 +275,9 @@ lab_patches() {
 	# lab-5.10/: lab-only, as lab-6.1/ (the stack filter on x86-64)
 	lab-5.10-stock) ls "$LAB"/patches/lab-5.10/*.patch ;;
 	lab-5.10-fixed) ls "$LAB"/patches/lab-5.10/*.patch "$LAB"/patches/fix-5.10/*.patch ;;
+	# the same fix on a kernel without PREEMPT_RCU: rcu_read_lock() is no call
+	lab-6.12-nopreempt-stock) ;;
+	lab-6.12-nopreempt-fixed) ls "$LAB"/patches/fix-6.12/*.patch ;;
 	esac
 }
 
@@ -282,15 +298,19 @@ lab_localversion() {
 	lab-fixed | lab-6.1-fixed | lab-6.12-fixed | lab-5.10-fixed) echo -fgt-fixed ;;
 	lab-traceable-stock) echo -fgt-tstock ;;
 	lab-traceable-fixed) echo -fgt-tfixed ;;
+	lab-6.12-nopreempt-stock) echo -fgt-npstock ;;
+	lab-6.12-nopreempt-fixed) echo -fgt-npfixed ;;
 	esac
 }
 
-# Config fragments of a series, merged onto tinyconfig in this order: the one
-# lab.config, then the series' delta where it needs one (lab/config/6.1.config,
-# 6.12.config, 5.10.config). The 7.x kernels use lab.config alone.
+# Config fragments of a series (and flavour), merged onto tinyconfig in this
+# order: the one lab.config, then the series' delta where it needs one
+# (lab/config/6.1.config, 6.12.config, 5.10.config), then the flavour's
+# (lab/config/6.12-nopreempt.config). The 7.x kernels use lab.config alone.
 series_config() {
 	echo "$LAB/config/lab.config"
 	[ "$1" = 7 ] || echo "$LAB/config/$1.config"
+	[ -z "${2:-}" ] || echo "$LAB/config/$1-$2.config"
 }
 
 # The toolchain shapes the artifacts (inlining, BTF), so it is in the key.
@@ -311,14 +331,14 @@ lab_key() {
 		echo "$RECIPE ${!pkg} ${!ver} $(lab_localversion "$1")"
 		toolchain
 		# shellcheck disable=SC2046
-		cat $(series_config "$s")
+		cat $(series_config "$s" "$(lab_flavour "$1")")
 		for p in $(lab_patches "$1"); do cat "$p"; done
 	} | sha
 }
 
 # PKG_source_* and VER_source_* come from resolved.env (resolve()); these
 # from prepare_source().
-SERIES='' SRC_PKG='' SRC_VER='' SRCROOT='' SRC='' OBJ=''
+SERIES='' SRC_PKG='' SRC_VER='' SRCROOT='' SRC='' OBJ='' FLAVOUR=''
 
 # Is DIR (under src/) a source tree of SERIES?
 tree_of_series() {
@@ -416,7 +436,7 @@ apply_patches() {
 base_config() {
 	local want
 	local -a frags
-	mapfile -t frags < <(series_config "$SERIES")
+	mapfile -t frags < <(series_config "$SERIES" "$FLAVOUR")
 	want=$(cat "${frags[@]}" | sha)
 	[ -f "$OBJ/lab-base.config" ] && [ "$(cat "$OBJ/lab-base.sha" 2>/dev/null)" = "$want" ] && return 0
 	log "configuring (tinyconfig + ${frags[*]#"$LAB"/})"
@@ -437,7 +457,7 @@ effective_config() {
 			order[++n] = k
 		v[k] = $0
 	}
-	END { for (i = 1; i <= n; i++) print v[order[i]] }' $(series_config "$SERIES")
+	END { for (i = 1; i <= n; i++) print v[order[i]] }' $(series_config "$SERIES" "$FLAVOUR")
 }
 
 # tinyconfig silently drops options whose dependencies are unmet: every
@@ -453,7 +473,7 @@ check_config() {
 			grep -qxF "$k=$v" "$1" || bad+=" $k=$v"
 		fi
 	done < <(effective_config)
-	[ -z "$bad" ] || die "these settings of $(series_config "$SERIES" | sed "s|^$LAB/||" | paste -sd+) did not survive olddefconfig (unmet dependencies?):$bad"
+	[ -z "$bad" ] || die "these settings of $(series_config "$SERIES" "$FLAVOUR" | sed "s|^$LAB/||" | paste -sd+) did not survive olddefconfig (unmet dependencies?):$bad"
 }
 
 # The function holding the sweep: alloc_retstack_tasklist where it is out of
@@ -583,6 +603,8 @@ ensure_lab() {
 		name=${s%%:*}
 		series=$(lab_series "$name")
 		[ "$series" = "$SERIES" ] || prepare_source "$series"
+		FLAVOUR=$(lab_flavour "$name")
+		OBJ=$SRCROOT/obj${FLAVOUR:+-$FLAVOUR}
 		build_lab "$name" "${s#*:}"
 	done
 }

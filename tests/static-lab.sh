@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # The static verdict on every lab kernel (issue 13).
 #
-#   tests/static-lab.sh [offline]           every kernel of `lab/kernels.sh list`, from its
-#                                           files on this host: no guest (make test-static-lab)
-#   tests/static-lab.sh guest [-o DIR] [KERNEL[:U]...]
+#   tests/static-lab.sh [offline [KERNEL...]]
+#                                           every kernel of `lab/kernels.sh list` (or those
+#                                           named), from its files on this host: no guest
+#                                           (make test-static-lab)
+#   tests/static-lab.sh guest [-o DIR] [KERNEL[:U[:ARG]]...]
 #                                           boot each kernel (default: all; U threads parked,
 #                                           lab-stock and lab-fixed 100000 by default) and
 #                                           answer from /proc/kcore in it, beside
-#                                           check --trigger and the offline answer
+#                                           check --trigger and the offline answer; ARG is
+#                                           one more kernel argument (lockdown=integrity,
+#                                           lockdown=confidentiality: the default list boots
+#                                           the lab-6.12-nopreempt pair with each too)
 #
 # Offline, per kernel: the answer from its vmlinux, from its bzImage and (lab kernels)
 # from the bzImage with its System.map must be the same and the one its patches say
 # (a fix*/ patch: fixed, else not_fixed), with the evidence naming the shadow-stack
 # sites, which objdump must show as calls of the allocator with that gfp where the
 # vmlinux has symbols (tests/static_lab_check.py); `fgraphtop check --kernel` (as
-# shipped) must give the same. Environment: FGT_BUILD (build dir), FGT_STATIC
+# shipped) must give the same. Environment: FGT_KERNELS (the kernels.sh to ask, as
+# lab/run.sh), FGT_BUILD (build dir), FGT_STATIC
 # (fgt-static; default $FGT_BUILD/fgt-static), FGT_BIN (fgraphtop).
 set -euo pipefail
 
@@ -23,7 +29,7 @@ ROOT=$(cd "$HERE/.." && pwd)
 BUILD=${FGT_BUILD:-$ROOT/build}
 BIN=${FGT_STATIC:-$BUILD/fgt-static}
 CHECK_BIN=${FGT_BIN:-$BUILD/fgraphtop}
-KERNELS=$ROOT/lab/kernels.sh
+KERNELS=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
 CHECK=$HERE/static_lab_check.py
 
 [ -x "$BIN" ] || { echo "static-lab: no $BIN (make $BUILD/fgt-static)" >&2; exit 2; }
@@ -53,7 +59,9 @@ offline() {
 	local out k dir
 	out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-static.XXXXXX")
 	OUT=$out
-	for k in $("$KERNELS" list); do
+	local names=("$@")
+	[ ${#names[@]} -gt 0 ] || mapfile -t names < <("$KERNELS" list)
+	for k in "${names[@]}"; do
 		dir=$("$KERNELS" path "$k" 2> /dev/null) || {
 			echo "static-lab: $k: not built (lab/kernels.sh ensure $k)" >&2
 			return 1
@@ -100,6 +108,8 @@ guest() {
 		for k in $("$KERNELS" list); do
 			case $k in
 			lab-stock | lab-fixed) specs+=("$k:100000") ;;
+			lab-6.12-nopreempt-*)
+				specs+=("$k:0" "$k:0:lockdown=integrity" "$k:0:lockdown=confidentiality") ;;
 			*) specs+=("$k:0") ;;
 			esac
 		done
@@ -116,29 +126,39 @@ guest() {
 	cpio=$outdir/fgt-static.cpio
 	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio"
 	for spec in "${specs[@]}"; do
+		local rest arg="" name sargs=()
 		k=${spec%%:*}
-		u=${spec#*:}
-		[ "$u" = "$spec" ] && u=0
+		rest=${spec#*:}
+		[ "$rest" = "$spec" ] && rest=0
+		u=${rest%%:*}
+		[ "$u" = "$rest" ] || arg=${rest#*:}
+		# one directory per boot: KERNEL, or KERNEL@MODE for lockdown=MODE
+		name=$k${arg:+@${arg#lockdown=}}
 		dir=$("$KERNELS" path "$k")
 		local mem=2048
 		[ "$u" -gt 20000 ] && mem=6144
-		mkdir -p "$outdir/$k"
-		echo "static-lab: $k: booting (U=$u)" >&2
+		mkdir -p "$outdir/$name"
+		# under lockdown: no recording, no bad cases, but the live tool's status
+		[ -z "$arg" ] || sargs=(RECORD=0 BAD=0 LIVE=1)
+		echo "static-lab: $k: booting (U=$u${arg:+, $arg})" >&2
 		FGT_EXTRA_CPIO=$cpio "$ROOT/lab/run.sh" -k "$k" -s static-check -m $mem -t 1200 \
-			-o "$outdir/$k/run" -- U="$u" > "$outdir/$k/results.jsonl" || true
+			${arg:+-a "$arg"} -o "$outdir/$name/run" -- U="$u" "${sargs[@]}" \
+			> "$outdir/$name/results.jsonl" || true
+		k=$name
 		local off=(--kernel "$dir/bzImage")
 		[ -f "$dir/System.map" ] && off+=(--system-map "$dir/System.map")
 		"$BIN" --json "${off[@]}" > "$outdir/$k/offline.json" || true
 		# the text as the running kernel showed it, for tests/data/static/KERNEL-live.txt
 		jq -rR 'fromjson? | select(.type == "record") | .line' "$outdir/$k/results.jsonl" \
 			> "$outdir/$k/rec.txt" || true
-		printf '{"kernel":"%s","expected":"%s"}\n' "$k" "$(expected "$dir")" > "$outdir/$k/kernel.json"
+		printf '{"kernel":"%s","expected":"%s","append":"%s"}\n' "$k" "$(expected "$dir")" "$arg" \
+			> "$outdir/$k/kernel.json"
 	done
 	python3 "$CHECK" guest "$outdir"
 }
 
 case ${1:-offline} in
-offline) offline ;;
+offline) shift || true; offline "$@" ;;
 guest) shift; guest "$@" ;;
 *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

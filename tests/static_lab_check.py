@@ -110,8 +110,24 @@ def shape(kernel, verdict, answer):
         fail(kernel, "not_fixed, but not only blocking shadow-stack sites outside the walk")
     if not answer["evidence"].startswith((inside_nb or outside_b or [{"site": "?"}])[0]["site"]):
         fail(kernel, "the evidence does not begin with the deciding site")
-    if not answer["rcu_read_lock"]:
+    # shadow stacks told by where their pointer goes: the fix's inline one
+    # into t->ret_stack, the batch and the reserve into ret_stack_list[]
+    for s in shadow:
+        want_dest = "ret_stack" if s["rcu"] == "inside" else "ret_stack_list"
+        if s.get("stored") != want_dest:
+            fail(kernel, f"{s['site']}: stored {s.get('stored')}, expected {want_dest}")
+    # the walk: by its rcu_read_lock() calls, or on the kernels without
+    # PREEMPT_RCU (lab-6.12-nopreempt-*) by the loop over the thread list
+    walk = "thread_loop" if "nopreempt" in kernel else "rcu_read_lock"
+    if answer.get("walk") != walk:
+        fail(kernel, f"the walk found by {answer.get('walk')}, expected {walk}")
+    if walk == "rcu_read_lock" and not answer["rcu_read_lock"]:
         fail(kernel, "no rcu_read_lock() site named")
+    if walk == "thread_loop" and answer["rcu_read_lock"]:
+        fail(kernel, "a thread-loop walk, but rcu_read_lock() calls named")
+    if walk == "thread_loop" and verdict == "not_fixed" and \
+            "the loop over the thread list closed at" not in answer["evidence"]:
+        fail(kernel, "a thread-loop walk, but the evidence names no loop")
 
 
 def offline(path):
@@ -187,7 +203,8 @@ def guest(d):
         kd = os.path.join(d, name)
         if not os.path.exists(os.path.join(kd, "kernel.json")):
             continue
-        want = json.load(open(os.path.join(kd, "kernel.json")))["expected"]
+        kj = json.load(open(os.path.join(kd, "kernel.json")))
+        want, append = kj["expected"], kj.get("append", "")
         res = results(os.path.join(kd, "results.jsonl"))
         off = json.load(open(os.path.join(kd, "offline.json")))
         code = {r["run"]: r for r in res if r.get("type") == "check_static"}
@@ -200,6 +217,31 @@ def guest(d):
             fail(name, "no answer from the guest")
             continue
         a = live["answer"]
+        tool = next((r for r in res if r.get("type") == "live"), None)
+        if append == "lockdown=confidentiality":
+            # kernel memory is off limits: the code's answer is unknown
+            # (lockdown), --trigger names lockdown in its line, the live tool
+            # exits 8 (lockdown); the file still answers (offline)
+            t = trig.get("trigger", {}).get("answer") or {}
+            if a["verdict"] != "unknown" or a.get("static", {}).get("why") != "lockdown":
+                fail(name, f"check: {a['verdict']} ({a.get('reason')}), expected unknown, lockdown")
+            if t.get("verdict") != "unknown" or "locked down (lockdown=confidentiality)" not in \
+                    t.get("reason", ""):
+                fail(name, f"check --trigger: {t.get('verdict')}: {t.get('reason')}")
+            if trig.get("trigger", {}).get("status") != 3:
+                fail(name, f"check --trigger: exit {trig.get('trigger', {}).get('status')}")
+            if not tool or tool["status"] != 8 or (tool.get("error") or {}).get("code") != "lockdown":
+                fail(name, f"the live tool: {tool}")
+            if off["verdict"] != want:
+                fail(name, f"offline: {off['verdict']}, expected {want}")
+            if run.get("splats"):
+                fail(name, f"splats: {run['splats']}")
+            rows.append((name, want, off["verdict"], a["verdict"], t.get("verdict", "-"),
+                         t.get("method", "-"), "lockdown", live["wall_s"], 0,
+                         f"live tool exit {tool and tool['status']}", ""))
+            continue
+        if tool and tool["status"] != 0:
+            fail(name, f"the live tool: {tool}")
         st = a.get("static", {})
         if a["verdict"] != want or a.get("method") != "static":
             fail(name, f"check: {a['verdict']} by {a.get('method')} ({a['reason']}), expected {want}")

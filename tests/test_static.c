@@ -35,6 +35,7 @@ struct xkernel {
 	struct xsite sites[4];
 	const char *locks[2];
 	const char *unlocks[4];
+	const char *loop;		/* no PREEMPT_RCU: the thread loop's back edge */
 };
 
 /* How the shadow stacks' destination was told: task_struct::ret_stack's
@@ -58,7 +59,7 @@ static const struct xkernel lab_stock = {
 	{ { "register_ftrace_graph+0x29a", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x33e", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
 	{ "register_ftrace_graph+0x35a" },
-	{ "register_ftrace_graph+0x3de", "register_ftrace_graph+0x4e6", "register_ftrace_graph+0x640" },
+	{ "register_ftrace_graph+0x3de", "register_ftrace_graph+0x4e6", "register_ftrace_graph+0x640" },	NULL,
 };
 
 static const struct xkernel lab_fixed = {
@@ -70,7 +71,7 @@ static const struct xkernel lab_fixed = {
 	  { "register_ftrace_graph+0x345", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW },
 	  { "register_ftrace_graph+0x3d1", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0x2800, 0, I, SHADOW } },
 	{ "register_ftrace_graph+0x361" },
-	{ "register_ftrace_graph+0x455", "register_ftrace_graph+0x60a", "register_ftrace_graph+0x6af" },
+	{ "register_ftrace_graph+0x455", "register_ftrace_graph+0x60a", "register_ftrace_graph+0x6af" },	NULL,
 };
 
 static const struct xkernel lab_tstock = {
@@ -80,7 +81,7 @@ static const struct xkernel lab_tstock = {
 	"(rcu_read_lock() at alloc_retstack_tasklist+0x4c)" F_WALK("0x890"),
 	{ { "alloc_retstack_tasklist+0x2f", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
 	{ "alloc_retstack_tasklist+0x4c" },
-	{ "alloc_retstack_tasklist+0x16d" },
+	{ "alloc_retstack_tasklist+0x16d" },	NULL,
 };
 
 static const struct xkernel lab_tfixed = {
@@ -91,7 +92,7 @@ static const struct xkernel lab_tfixed = {
 	{ { "alloc_retstack_tasklist+0x31", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW },
 	  { "alloc_retstack_tasklist+0xc8", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0x2800, 0, I, SHADOW } },
 	{ "alloc_retstack_tasklist+0x4e" },
-	{ "alloc_retstack_tasklist+0x14b", "alloc_retstack_tasklist+0x1ca" },
+	{ "alloc_retstack_tasklist+0x14b", "alloc_retstack_tasklist+0x1ca" },	NULL,
 };
 
 /* 6.1: kmalloc_array(50, 32) inlined to kmalloc_trace(cache, gfp, 1600) */
@@ -103,7 +104,7 @@ static const struct xkernel deb61 = {
 	{ { "register_ftrace_graph+0x49", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0xc5", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
 	{ "register_ftrace_graph+0xe2" },
-	{ "register_ftrace_graph+0xac", "register_ftrace_graph+0x162", "register_ftrace_graph+0x21e" },
+	{ "register_ftrace_graph+0xac", "register_ftrace_graph+0x162", "register_ftrace_graph+0x21e" },	NULL,
 };
 
 /* 6.12: kmalloc(SHADOW_STACK_SIZE) lands in __kmalloc_cache_noprof; the walk
@@ -116,7 +117,7 @@ static const struct xkernel deb612 = {
 	{ { "register_ftrace_graph+0x324", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x490", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
 	{ "register_ftrace_graph+0x4ad" },
-	{ "register_ftrace_graph+0x447", "register_ftrace_graph+0x5c9" },
+	{ "register_ftrace_graph+0x447", "register_ftrace_graph+0x5c9" },	NULL,
 };
 
 /* 7.2: the fgraph_stack cache; a .cold part; three unlock sites */
@@ -128,7 +129,7 @@ static const struct xkernel deb72 = {
 	{ { "register_ftrace_graph+0x44f", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x4e4", "kmem_cache_alloc_noprof", "fgraph_stack_cachep", 0xcc0, 0, O, SHADOW } },
 	{ "register_ftrace_graph+0x500" },
-	{ "register_ftrace_graph+0x4be", "register_ftrace_graph+0x590", "register_ftrace_graph+0x772" },
+	{ "register_ftrace_graph+0x4be", "register_ftrace_graph+0x590", "register_ftrace_graph+0x772" },	NULL,
 };
 
 /* The LTS ports of the fix (lab/patches/fix-6.1, fix-6.12) on minimal builds. */
@@ -140,7 +141,7 @@ static const struct xkernel lab61_stock = {
 	{ { "register_ftrace_graph+0x40", "kmalloc_trace", "kmalloc_caches+0x40", 0xcc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0xbc", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW } },
 	{ "register_ftrace_graph+0xd9" },
-	{ "register_ftrace_graph+0xa3", "register_ftrace_graph+0x159", "register_ftrace_graph+0x211" },
+	{ "register_ftrace_graph+0xa3", "register_ftrace_graph+0x159", "register_ftrace_graph+0x211" },	NULL,
 };
 
 /* 6.1's GFP_NOWAIT is 0x800 alone: the port adds __GFP_NOWARN itself */
@@ -153,7 +154,7 @@ static const struct xkernel lab61_fixed = {
 	  { "register_ftrace_graph+0xf6", "kmalloc_trace", "kmalloc_caches+0x58", 0xcc0, 1600, O, SHADOW },
 	  { "register_ftrace_graph+0x18a", "kmalloc_trace", "kmalloc_caches+0x58", 0x2800, 1600, I, SHADOW } },
 	{ "register_ftrace_graph+0x112" },
-	{ "register_ftrace_graph+0xba", "register_ftrace_graph+0x1ef" },
+	{ "register_ftrace_graph+0xba", "register_ftrace_graph+0x1ef" },	NULL,
 };
 
 static const struct xkernel lab612_stock = {
@@ -164,7 +165,7 @@ static const struct xkernel lab612_stock = {
 	{ { "register_ftrace_graph+0x2bb", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
 	  { "register_ftrace_graph+0x34f", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
 	{ "register_ftrace_graph+0x36b" },
-	{ "register_ftrace_graph+0x3ef", "register_ftrace_graph+0x542", "register_ftrace_graph+0x562" },
+	{ "register_ftrace_graph+0x3ef", "register_ftrace_graph+0x542", "register_ftrace_graph+0x562" },	NULL,
 };
 
 static const struct xkernel lab612_fixed = {
@@ -176,7 +177,39 @@ static const struct xkernel lab612_fixed = {
 	  { "register_ftrace_graph+0x36b", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW },
 	  { "register_ftrace_graph+0x400", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0x2800, 4096, I, SHADOW } },
 	{ "register_ftrace_graph+0x387" },
-	{ "register_ftrace_graph+0x487", "register_ftrace_graph+0x59c" },
+	{ "register_ftrace_graph+0x487", "register_ftrace_graph+0x59c" },	NULL,
+};
+
+/*
+ * 6.12 without PREEMPT_RCU (lab/config/6.12-nopreempt.config): rcu_read_lock()
+ * is `incl %gs:...` (+0x373 stock, +0x38f fixed), no call. objdump: the
+ * thread loop `cmp $init_task+0x3a0,%r8; jne` (+0x3f0/+0x3f7 stock), `cmp
+ * ...,%rbx; jne` (+0x481/+0x488 fixed); `cmpq $0x0,0x7e8(%rdx)` inside it
+ * (pahole: ret_stack at 2024 = 0x7e8); the batch `mov %rax,(%rbx,%r14,8)`,
+ * then `lea (%rbx,%rax,8),%r10 ... mov %rax,0x7e8(%rdx)`; the fix's
+ * `mov %rax,%rdx ... mov %rdx,0x7e8(%r14)` after the GFP_NOWAIT call.
+ */
+static const struct xkernel lab612np_stock = {
+	"lab-6.12-nopreempt-stock", FGT_SV_NOT_FIXED,
+	"register_ftrace_graph+0x357: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
+	"outside the walk (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
+	"(the loop over the thread list closed at register_ftrace_graph+0x3f7; no rcu_read_lock() "
+	"call: not PREEMPT_RCU)" F_WALK("0x7e8"),
+	{ { "register_ftrace_graph+0x2c3", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x357", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW } },
+	{ NULL }, { NULL }, "register_ftrace_graph+0x3f7",
+};
+
+static const struct xkernel lab612np_fixed = {
+	"lab-6.12-nopreempt-fixed", FGT_SV_FIXED,
+	"register_ftrace_graph+0x40a: __kmalloc_cache_noprof(kmalloc_caches+0x60, "
+	"GFP_NOWAIT|__GFP_NOWARN, 4096) inside the walk, into t->ret_stack; register_ftrace_graph+0x373: "
+	"__kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) outside the walk (the reserve), "
+	"into ret_stack_list[]" F_WALK("0x7e8"),
+	{ { "register_ftrace_graph+0x2e4", "__kmalloc_cache_noprof", "kmalloc_caches+0x40", 0xdc0, 256, O, OTHER },
+	  { "register_ftrace_graph+0x373", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0xcc0, 4096, O, SHADOW },
+	  { "register_ftrace_graph+0x40a", "__kmalloc_cache_noprof", "kmalloc_caches+0x60", 0x2800, 4096, I, SHADOW } },
+	{ NULL }, { NULL }, "register_ftrace_graph+0x488",
 };
 
 /* 5.10 (Debian 11): no PREEMPT_RCU, so rcu_read_lock() is no code; the walk
@@ -331,7 +364,9 @@ static void check_kernel(const struct xkernel *x, const char *file)
 				 e->rcu == I ? FGT_DEST_TASK : FGT_DEST_LIST);
 		assert_false(s->thunk);
 	}
-	assert_false(r.walk_by_loop);
+	assert_int_equal(r.walk_by_loop, x->loop != NULL);
+	if (x->loop)
+		assert_string_equal(r.walk_loop, x->loop);
 	for (n = 0; n < 2 && x->locks[n]; n++)
 		assert_string_equal(r.rcu_lock[n], x->locks[n]);
 	assert_int_equal(r.nr_rcu_lock, n);
@@ -355,6 +390,28 @@ static void test_lab_61_stock(void **state) { check_kernel(&lab61_stock, "lab-6.
 static void test_lab_61_fixed(void **state) { check_kernel(&lab61_fixed, "lab-6.1-fixed"); }
 static void test_lab_612_stock(void **state) { check_kernel(&lab612_stock, "lab-6.12-stock"); }
 static void test_lab_612_fixed(void **state) { check_kernel(&lab612_fixed, "lab-6.12-fixed"); }
+static void test_lab_612np_stock(void **state)
+{
+	check_kernel(&lab612np_stock, "lab-6.12-nopreempt-stock");
+}
+static void test_lab_612np_fixed(void **state)
+{
+	check_kernel(&lab612np_fixed, "lab-6.12-nopreempt-fixed");
+}
+
+/* The same with BTF's offset given: the same answer, said to be BTF's. */
+static void test_lab_612np_btf(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load("lab-6.12-nopreempt-fixed", &rec);
+	rec.k.ret_stack_off = 2024;
+	assert_int_equal(decode(&rec, &r), FGT_SV_FIXED);
+	assert_true(r.ret_stack_off_btf);
+	assert_non_null(strstr(r.evidence, "; t->ret_stack at +0x7e8 (BTF)"));
+	fgt_static_rec_free(&rec);
+}
 
 /*
  * The same kernels' text as the running kernel shows it (/proc/kcore on
@@ -371,6 +428,16 @@ static void test_live_lab_stock(void **state) { check_kernel(&lab_stock, "lab-st
 static void test_live_lab_fixed(void **state) { check_kernel(&lab_fixed, "lab-fixed-live"); }
 static void test_live_lab_tstock(void **state) { check_kernel(&lab_tstock, "lab-traceable-stock-live"); }
 static void test_live_lab_tfixed(void **state) { check_kernel(&lab_tfixed, "lab-traceable-fixed-live"); }
+/* and as /proc/kcore showed the 6.12 kernels without PREEMPT_RCU, booted
+ * (tests/static-lab.sh guest: rec.txt), boot-time patched: the same answer */
+static void test_live_lab_612np_stock(void **state)
+{
+	check_kernel(&lab612np_stock, "lab-6.12-nopreempt-stock-live");
+}
+static void test_live_lab_612np_fixed(void **state)
+{
+	check_kernel(&lab612np_fixed, "lab-6.12-nopreempt-fixed-live");
+}
 
 /* The record format round-trips through the writer. */
 static void test_record_roundtrip(void **state)
@@ -856,6 +923,9 @@ int main(void)
 		cmocka_unit_test(test_lab_612_fixed),
 		cmocka_unit_test(test_lab_510_stock),
 		cmocka_unit_test(test_lab_510_fixed),
+		cmocka_unit_test(test_lab_612np_stock),
+		cmocka_unit_test(test_lab_612np_fixed),
+		cmocka_unit_test(test_lab_612np_btf),
 		cmocka_unit_test(test_live_debian_61),
 		cmocka_unit_test(test_live_debian_612),
 		cmocka_unit_test(test_live_debian_72),
@@ -863,6 +933,8 @@ int main(void)
 		cmocka_unit_test(test_live_lab_fixed),
 		cmocka_unit_test(test_live_lab_tstock),
 		cmocka_unit_test(test_live_lab_tfixed),
+		cmocka_unit_test(test_live_lab_612np_stock),
+		cmocka_unit_test(test_live_lab_612np_fixed),
 		cmocka_unit_test(test_record_roundtrip),
 		cmocka_unit_test(test_blocking_inside_walk),
 		cmocka_unit_test(test_gfp_not_constant),

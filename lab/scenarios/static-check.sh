@@ -6,6 +6,8 @@
 #   RECORD=1   send the text read from kcore as tests/data/static/ format
 #   BAD=1      the bad cases: no kcore, kcore masked (/dev/null), BPF instead of
 #              kcore, kallsyms addresses hidden (kptr_restrict=2)
+#   LIVE=1     the live tool for a second (fgraphtop -j -d 1): its exit status and
+#              error line (type live; under lockdown=confidentiality: 8, lockdown)
 # Results: {"type":T,"run":R,"wall_s":S,"status":N,"answer":{...}} per answer
 # (T: check_static for `fgraphtop check --json`, check for `... --trigger`,
 # static for fgt-static's bad cases), {"type":"state","when":W,"state":S}
@@ -18,6 +20,7 @@ U=$(fgt_arg U 0 "$@")
 TRIGGER=$(fgt_arg TRIGGER 1 "$@")
 RECORD=$(fgt_arg RECORD 1 "$@")
 BAD=$(fgt_arg BAD 1 "$@")
+LIVE=$(fgt_arg LIVE 0 "$@")
 
 command -v fgt-static > /dev/null || fgt_die "no fgt-static in this guest"
 
@@ -78,6 +81,13 @@ fi
 
 if [ "$TRIGGER" = 1 ]; then
 	answer check trigger fgraphtop check --trigger --json
+fi
+
+if [ "$LIVE" = 1 ]; then
+	st=0
+	fgraphtop -j -d 1 > $FGT_RUN/live.out 2> $FGT_RUN/live.err || st=$?
+	err=$(grep -h '"type":"error"' $FGT_RUN/live.out $FGT_RUN/live.err | head -n 1)
+	fgt_result "{\"type\":\"live\",\"run\":\"live\",\"status\":$st,\"error\":${err:-null}}"
 fi
 
 if [ "$U" -gt 0 ]; then

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # its functions run through lab_job (tests/lab/lib.sh)
 # Lab test of `fgraphtop check`, one guest boot each, two side by side:
-#   check-prom on lab-stock, lab-6.1-stock, lab-6.12-stock, lab-5.10-stock
+#   check-prom on lab-stock, lab-6.1-stock, lab-6.12-stock, lab-5.10-stock,
+#                            lab-6.12-nopreempt-stock
 #                            -> status 2, verdict not_fixed, a textfile, nothing left
 #   check-prom on lab-fixed, lab-6.1-fixed, lab-6.12-fixed, lab-5.10-fixed (the
-#                            stable backports)
+#                            stable backports), lab-6.12-nopreempt-fixed (no PREEMPT_RCU)
 #                            -> status 0, verdict fixed, a textfile, nothing left;
 #                            on lab-fixed also with a live fgraphtop watching next
 #                            to the check: still status 0 (its losses are not ours)
@@ -72,8 +73,12 @@ prom() {	# KERNEL STATUS VERDICT [NAME SCENARIO_ARGS...]
 		bad "$name: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
 }
 
-for k in lab-stock lab-6.1-stock lab-6.12-stock lab-5.10-stock; do lab_job prom "$k" 2 not_fixed; done
-for k in lab-fixed lab-6.1-fixed lab-6.12-fixed lab-5.10-fixed; do lab_job prom "$k" 0 fixed; done
+for k in lab-stock lab-6.1-stock lab-6.12-stock lab-5.10-stock lab-6.12-nopreempt-stock; do
+	lab_job prom "$k" 2 not_fixed
+done
+for k in lab-fixed lab-6.1-fixed lab-6.12-fixed lab-5.10-fixed lab-6.12-nopreempt-fixed; do
+	lab_job prom "$k" 0 fixed
+done
 # a live fgraphtop next to the check: its losses are not the check's, fixed stays OK
 monitored() {
 	local r=$out/monitored-lab-fixed/results.jsonl

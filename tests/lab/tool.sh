@@ -9,15 +9,16 @@
 #
 # Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache, for
 # the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add about 4,
-# the 5.10 trio about 4):
-#   act on all fourteen kernels, U = 1,000 and 10,000 (tracefs, one traced function:
+# the 5.10 trio about 4, the 6.12 nopreempt pair about 2):
+#   act on all sixteen kernels, U = 1,000 and 10,000 (tracefs, one traced function:
 #     the walk is the same, the minutes of call-site patching are not); on the
 #     traceable kernels direct and attributed forced side by side on the same
 #     activation and checked against the oracle's BPF counter; on the 7.2 kernels
 #     also trace-cmd and kretprobe.multi, for the trigger's name; on the 6.1, 6.12
 #     and 5.10 lab kernels (the stable backports, lab/patches/fix-*.*) also an odd
 #     U, not a multiple of 32, and the allocation events: the sweep's allocator and
-#     gfp, against the calls the build found in its machine code (info.json);
+#     gfp, against the calls the build found in its machine code (info.json),
+#     the two lab-6.12-nopreempt kernels (no PREEMPT_RCU) alike;
 #   failslab on lab-fixed, lab-6.1-fixed, lab-6.12-fixed and lab-5.10-fixed: K = 5,
 #     32, 33, 100 non-blocking failures (6.1/6.12/5.10: failslab's stack filter over
 #     the function holding the sweep, the stacks' kmalloc cache tracked with
@@ -131,8 +132,9 @@ for k in debian-5.10 debian-6.1 debian-6.12 lab-fixed; do
 done
 lts=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed lab-5.10-stock lab-5.10-fixed)
 odd=${FGT_LAB_TOOL_ODD_U:-3333}
-# partial=N: round N, the odd U (the last), must end on a partial batch
-for k in "${lts[@]}"; do
+# partial=N: round N, the odd U (the last), must end on a partial batch; the
+# 6.12 kernels without PREEMPT_RCU get these rounds too (not the fork ones)
+for k in "${lts[@]}" lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed; do
 	run "act-$k" "$k" act "rounds=$((nus + 1)) partial=$((nus + 1)) info=$(info_of "$k")" -s tool-act -- \
 		"ROUNDS=$(us="$us $odd" rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1 EVENTS=1
 done
