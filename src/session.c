@@ -699,6 +699,12 @@ uint64_t fgt_session_changes(struct fgt_session *s, bool events)
 {
 	unsigned int gen = 0;
 
+	/* busy is set by fgt_session_status(), which lines and -j call at the
+	 * interval or on a change only: an activation ending between two calls
+	 * left the reader busy (no read, so no change) until the next interval
+	 * (-i 3600: a bpftrace link never listed). This is called every pass. */
+	fgt_holders_watch_busy(s->hw, fgt_assembler_current(s->as) ||
+			       (s->skel && s->skel->bss->act_tid));
 	fgt_holders_watch_get(s->hw, NULL, NULL, &gen);
 	return (events ? s->fed : 0) + ((uint64_t)gen << 40);
 }
