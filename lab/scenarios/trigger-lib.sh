@@ -24,8 +24,11 @@
 #   bt-pair       bpftrace with kprobe:vfs_* and kretprobe:vfs_* (many functions):
 #                 a kprobe_multi link per side, or one kprobe.session link where
 #                 bpftrace merges the two
-#   perf-graph    sid's perf ftrace --tracer=function_graph -a -T FUNC
-#   perf-G        perf ftrace -a -G FUNC -T FUNC (the graph under FUNC)
+#   perf-G        sid's perf ftrace -a -G FUNC -T FUNC: function_graph in a tracefs
+#                 instance of perf's own (perf-ftrace-XXXXXX; perf 7.2 never
+#                 touches the top level). -T alone makes perf pick the function
+#                 tracer (no fgraph user), whatever --tracer says
+#   perf-graph    perf ftrace -a -G FUNC: the same, every function patched
 #   fprobe        dynamic_events: f:fgt/fgtret FUNC%return, enabled; from 6.14
 #   profiler      function_profile_enabled (the function profiler on fgraph),
 #                 set_ftrace_filter FUNC
@@ -146,6 +149,15 @@ fgt_trig_bg_stop() {	# TRIGGER
 	rm -f "$FGT_RUN/trig-$1.pid"
 }
 
+# function_graph in perf ftrace's instance (or at the top level, older perf)
+fgt_trig_perf_graph() {
+	local f
+	for f in "$TRACEFS/current_tracer" "$TRACEFS"/instances/perf-ftrace-*/current_tracer; do
+		[ "$(cat "$f" 2>/dev/null)" = function_graph ] && return 0
+	done
+	return 1
+}
+
 fgt_trig_write() {	# FILE VALUE: one write, its error on stderr
 	printf '%s\n' "$2" > "$1"
 }
@@ -196,19 +208,19 @@ fgt_trig() {
 		;;
 	perf-graph | perf-G)
 		if [ "$t" = perf-graph ]; then
-			fgt_trig_bg "$t" /usr/bin/perf ftrace --tracer=function_graph -a -T "$FGT_TRIG_FUNC"
+			fgt_trig_bg "$t" /usr/bin/perf ftrace -a -G "$FGT_TRIG_FUNC"
 		else
 			fgt_trig_bg "$t" /usr/bin/perf ftrace -a -G "$FGT_TRIG_FUNC" -T "$FGT_TRIG_FUNC"
 		fi
 		pid=$(cat "$FGT_RUN/trig-$t.pid")
 		# current_tracer reads under trace_types_lock: it answers once the switch is done
 		local n=120
-		while [ "$(cat "$TRACEFS/current_tracer")" != function_graph ] && [ "$n" -gt 0 ]; do
+		while ! fgt_trig_perf_graph && [ "$n" -gt 0 ]; do
 			fgt_alive "$pid" || break
 			sleep 1
 			n=$((n - 1))
 		done
-		[ "$(cat "$TRACEFS/current_tracer")" = function_graph ] ||
+		fgt_trig_perf_graph ||
 			{ rc=1; err="perf ftrace did not set function_graph: $(tail -c 600 "$FGT_RUN/trig-$t.out")"; }
 		;;
 	fprobe)

@@ -29,7 +29,8 @@
 #     kretprobe:vfs_read* with @[func] (a kretprobe.multi link), the same with
 #     @[probe] (legacy perf-event kretprobes: no activation), a kprobe+kretprobe
 #     pair on vfs_* (76 functions), and on debian-7.2 an fprobe event
-#     (f:...%return); each named (comm, via, stack), counted against the
+#     (f:...%return), and sid's perf ftrace -G FUNC -T FUNC (function_graph in
+#     perf's own tracefs instance); each named (comm, via, stack), counted against the
 #     oracle, and its link or event listed in fgraphtop's HOLDERS with its pid
 #     and how to end it. About 2.5 minutes a kernel.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
@@ -161,8 +162,8 @@ run fork-debian-6.1 debian-6.1 fork "m=200 f=0" -s tool-fork -- M=200 F=0
 if want debian-7.2 || want lab-stock || want lab-fixed; then
 	if sid=$("$ROOT/lab/guest/mksid.sh" 2> "$out/mksid.log"); then
 		for k in debian-7.2 lab-stock lab-fixed; do
-			FGT_EXTRA_CPIO=$sid run "trig-$k" "$k" act "rounds=4 may_lack=fprobe" -s tool-act -- \
-				"ROUNDS=1000:bt-kretprobe 1000:bt-probe 1000:bt-pair 1000:fprobe" \
+			FGT_EXTRA_CPIO=$sid run "trig-$k" "$k" act "rounds=5 may_lack=fprobe" -s tool-act -- \
+				"ROUNDS=1000:bt-kretprobe 1000:bt-probe 1000:bt-pair 1000:fprobe 1000:perf-G" \
 				FILTER=bpf_fentry_test1 EXPLAIN=1
 		done
 	else
