@@ -9,6 +9,8 @@
 #   debian-apt.sh search REGEX      apt-cache search
 #   debian-apt.sh pkgnames PREFIX   package names starting with PREFIX (fast)
 #   debian-apt.sh download PKG...   apt-get download into the current directory
+#   debian-apt.sh simulate SUITE PKG...  what installing PKG... from SUITE would
+#                                   install on an empty system ("Inst" lines)
 #   debian-apt.sh mirror            print the mirror URI in use
 set -euo pipefail
 
@@ -84,9 +86,14 @@ show)
 download)
 	# shellcheck disable=SC2046
 	apt-get $(opts) -q download "$@" ;;
+simulate)
+	suite=$1
+	shift
+	# shellcheck disable=SC2046
+	apt-get $(opts) -s -q -t "$suite" install "$@" ;;
 mirror)
 	mirror ;;
 *)
-	echo "usage: debian-apt.sh update|policy|search|pkgnames|show|download|mirror" >&2
+	echo "usage: debian-apt.sh update|policy|search|pkgnames|show|download|simulate|mirror" >&2
 	exit 2 ;;
 esac

@@ -433,6 +433,12 @@ static bool check_instance(const char *name)
 	return !strncmp(name, "fgraphtop-check-", 16);
 }
 
+/* perf ftrace (perf 6.x/7.x) traces in an instance of its own, removed at its exit */
+static bool perf_instance(const char *name)
+{
+	return !strncmp(name, "perf-ftrace-", 12);
+}
+
 const char *fgt_holder_where(const struct fgt_holder *h, char *buf, size_t len)
 {
 	switch (h->kind) {
@@ -459,7 +465,8 @@ const char *fgt_holder_text(const struct fgt_holder *h, char *buf, size_t len)
 	case FGT_HOLDER_TRACER:
 		if (h->instance[0])
 			snprintf(buf, len, "function_graph in tracefs instance %s%s", h->instance,
-				 check_instance(h->instance) ? " (fgraphtop check --trigger's)" : "");
+				 check_instance(h->instance) ? " (fgraphtop check --trigger's)" :
+				 perf_instance(h->instance) ? " (perf ftrace's)" : "");
 		else
 			snprintf(buf, len, "function_graph, the top-level tracer");
 		break;

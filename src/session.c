@@ -699,6 +699,8 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 		st->holders = &s->holders;
 		st->holders_ns = s->holders_ns;
 		st->holders_stale = s->holders_ns < s->graph_active_ns;
+		if (st->holders_stale)
+			s->holders_wait = true;
 	}
 	if (!fgt_exp_live_estimate(&s->exp, &st->exposure_est))
 		st->exposure = &s->exp.now;
@@ -707,9 +709,24 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 uint64_t fgt_session_changes(struct fgt_session *s, bool events)
 {
 	unsigned int gen = 0;
+	uint64_t ns = 0;
 
-	fgt_holders_watch_get(s->hw, NULL, NULL, &gen);
-	return (events ? s->fed : 0) + ((uint64_t)gen << 40);
+	/* busy is set by fgt_session_status(), which lines and -j call at the
+	 * interval or on a change only: an activation ending between two calls
+	 * left the reader busy (no read, so no change) until the next interval
+	 * (-i 3600: a bpftrace link never listed). This is called every pass. */
+	fgt_holders_watch_busy(s->hw, fgt_assembler_current(s->as) ||
+			       (s->skel && s->skel->bss->act_tid));
+	fgt_holders_watch_get(s->hw, NULL, &ns, &gen);
+	/* a list read before fgraph's user count changed is not shown; its
+	 * re-read may find the same holders (no new generation), and is a
+	 * change all the same: the list shown at last (a kretprobe.multi link
+	 * that came with the 0->1 step was never printed by -j otherwise) */
+	if (s->holders_wait && ns >= s->graph_active_ns) {
+		s->holders_wait = false;
+		s->holders_fresh++;
+	}
+	return (events ? s->fed : 0) + ((uint64_t)s->holders_fresh << 32) + ((uint64_t)gen << 40);
 }
 
 bool fgt_session_busy(const struct fgt_session *s)

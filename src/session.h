@@ -66,6 +66,8 @@ struct fgt_session {
 	uint64_t holders_ns;
 	int graph_active;		/* as last seen, and when it changed */
 	uint64_t graph_active_ns;
+	bool holders_wait;		/* a stale list was shown: its re-read is awaited */
+	uint32_t holders_fresh;		/* re-reads that came after a stale list */
 	struct fgt_progress prog;
 	uint32_t via_seq;		/* prog_via is this activation's */
 	char prog_via[FGT_VIA_LEN];

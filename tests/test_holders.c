@@ -111,6 +111,26 @@ static void test_tracers(void **state)
 	fake_free(f);
 }
 
+/* perf ftrace (perf 7.2) traces in an instance of its own: named as perf's. */
+static void test_perf_instance(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_holders_cfg c = cfg_of(f);
+	struct fgt_holders hs;
+
+	fake_write(f, "tracing/current_tracer", "nop\n");
+	fake_mkdir(f, "tracing/instances/perf-ftrace-wKRaYF");
+	fake_write(f, "tracing/instances/perf-ftrace-wKRaYF/current_tracer", "function_graph\n");
+	fake_mkdir(f, "tracing/instances/perf-ftrace-quiet");
+	fake_write(f, "tracing/instances/perf-ftrace-quiet/current_tracer", "function\n");
+	assert_int_equal(fgt_holders_read(&c, &hs), 1);
+	assert_int_equal(hs.h[0].kind, FGT_HOLDER_TRACER);
+	assert_string_equal(text(&hs.h[0]),
+			    "function_graph in tracefs instance perf-ftrace-wKRaYF (perf ftrace's)");
+	assert_non_null(strstr(undo(&hs, 0), "/tracing/instances/perf-ftrace-wKRaYF/current_tracer"));
+	fake_free(f);
+}
+
 /* A latency tracer holds fgraph only while it draws the graph of traced functions. */
 static void test_latency(void **state)
 {
@@ -393,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_link_settle),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_tracers),
+		cmocka_unit_test(test_perf_instance),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_fprobes),
 		cmocka_unit_test(test_links),

@@ -6,8 +6,11 @@
 # EVENTS=1 runs each fgraphtop with --events and sends, per instance, its
 # allocation events counted by kind (tool-lib.sh's fgt_alloc_classes):
 #   {"type":"alloc_classes","name":NAME,"classes":[{site,gfp_class,gfp,size,ok,n}...]}
-# One round per U:TRIGGER (TRIGGER tracefs|kretmulti|trace-cmd; a trigger the kernel
-# lacks gives {"type":"activation","supported":false} and the round is skipped).
+# One round per U:TRIGGER (TRIGGER tracefs|kretmulti|trace-cmd, fgt-trigger's, or one
+# of trigger-lib.sh's: bt-kretprobe, bt-pair, perf-graph, perf-G, fprobe, profiler,
+# latency; a trigger the kernel or guest lacks gives {"type":"activation",
+# "supported":false} and the round is skipped). trigger-lib.sh's are held for
+# at least 3 s, so that fgraphtop's holders (read once a second) name them.
 # Each round: park U fresh idle threads (the previous round's are reaped), start
 # one `fgraphtop -j` per entry of PATHS (auto: no --path; all watch the same
 # activation), start the oracle, turn fgraph on with TRIGGER, wait, off, stop all.
@@ -18,6 +21,8 @@
 . /scenarios/lib.sh
 # shellcheck source=lab/scenarios/tool-lib.sh
 . /scenarios/tool-lib.sh
+# shellcheck source=lab/scenarios/trigger-lib.sh
+. /scenarios/trigger-lib.sh
 
 paths=$(fgt_arg PATHS auto "$@")
 rounds=$(fgt_arg ROUNDS 1000:tracefs "$@")
@@ -25,7 +30,6 @@ filter0=$(fgt_arg FILTER "" "$@")
 wait_s=$(fgt_arg WAIT 1 "$@")
 events=
 [ "$(fgt_arg EVENTS 0 "$@")" = 1 ] && events=--events
-triggers=$(fgt_triggers)
 explain=$(fgt_arg EXPLAIN 0 "$@")
 if [ "$explain" = 1 ]; then
 	plan=$(fgraphtop --explain -j)
@@ -41,12 +45,14 @@ for spec in $rounds; do
 	trigger=${spec#*:}
 	filter=$filter0
 	[ "$trigger" = kretmulti ] && filter=
-	case " $triggers " in
-	*" $trigger "*) ;;
-	*)
+	if ! fgt_trig_supported "$trigger"; then
 		fgt_result "$(fgt_json type activation round "$r" trigger "$trigger" supported false)"
 		continue
-		;;
+	fi
+	hold=$wait_s
+	case $trigger in
+	tracefs | trace-cmd | kretmulti) native=1 ;;
+	*) native=0; [ "$hold" -ge 3 ] || hold=3 ;;
 	esac
 	fgt_unpark
 	park=$(fgt_park "$n")
@@ -58,13 +64,25 @@ for spec in $rounds; do
 	done
 	fgt_oracle_bpf_start || true
 	fgt-oracle events start || fgt_log "oracle events unavailable"
-	on=$(fgt-trigger ${filter:+-f "$filter"} "$trigger" on)
+	if [ $native = 1 ]; then
+		on=$(fgt-trigger ${filter:+-f "$filter"} "$trigger" on)
+	else
+		on=$(FGT_TRIG_FUNC=${filter:-bpf_fentry_test1} fgt_trig "$trigger" on)
+	fi
 	on_rc=$?
-	sleep "$wait_s"
+	[ $on_rc = 0 ] || fgt_log "$trigger on failed: $on"
+	sleep "$hold"
 	ev=$(fgt-oracle events stop 2>/dev/null)
 	[ -n "$ev" ] || ev='{"created":null,"exited":null}'
-	fgt-trigger ${filter:+-f "$filter"} "$trigger" off > /dev/null
+	if [ $native = 1 ]; then
+		fgt-trigger ${filter:+-f "$filter"} "$trigger" off > /dev/null
+	else
+		FGT_TRIG_FUNC=${filter:-bpf_fentry_test1} fgt_trig "$trigger" off > /dev/null
+	fi
 	off_rc=$?
+	# what bpftrace or perf printed (its attach count, its maps at SIGINT)
+	[ -s "$FGT_RUN/trig-$trigger.out" ] && fgt_result "$(fgt_json type trigger_out round "$r" \
+		trigger "$trigger" out "$(tail -c 1500 "$FGT_RUN/trig-$trigger.out")")"
 	oracle=$(fgt_oracle_bpf_stop)
 	u=$(field "$on" u)
 	u=${u:-0}
@@ -75,6 +93,8 @@ for spec in $rounds; do
 		expected_sweeps "$exp" \
 		ok "$( [ $on_rc -eq 0 ] && [ $off_rc -eq 0 ] && echo true || echo false)" \
 		on_ns "$(field "$on" ns)" created "$(field "$ev" created)" \
+		trigger_pid "$(field "$on" pid)" trigger_comm "$(field "$on" comm | tr -d '"')" \
+		tracer "$(field "$on" tracer | tr -d '"')" \
 		exited "$(field "$ev" exited)" oracle "$oracle")"
 	[ $on_rc -eq 0 ] && [ $off_rc -eq 0 ] || status=1
 	sleep 1

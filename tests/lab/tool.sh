@@ -26,6 +26,16 @@
 #   fork on lab-traceable-fixed (both paths), lab-stock and the six 6.1/6.12/5.10
 #     lab kernels with F = 7 injected failures, and on debian-6.1 and debian-5.10
 #     (kmalloc shadow stacks) without.
+#   trig on debian-7.2, lab-stock and lab-fixed: the triggers SREs hit
+#     (lab/scenarios/trigger-lib.sh), with Debian sid's bpftrace in the guest
+#     (lab/guest/mksid.sh, its archive cached by package versions): bpftrace
+#     kretprobe:vfs_read* with @[func] (a kretprobe.multi link), the same with
+#     @[probe] (legacy perf-event kretprobes: no activation), a kprobe+kretprobe
+#     pair on vfs_* (76 functions), and on debian-7.2 an fprobe event
+#     (f:...%return), and sid's perf ftrace -G FUNC -T FUNC (function_graph in
+#     perf's own tracefs instance); each named (comm, via, stack), counted against the
+#     oracle, and its link or event listed in fgraphtop's HOLDERS with its pid
+#     and how to end it. About 2.5 minutes a kernel.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
 # lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
@@ -154,6 +164,19 @@ done
 for k in debian-6.1 debian-5.10; do
 	run "fork-$k" "$k" fork "m=200 f=0" -s tool-fork -- M=200 F=0
 done
+# The sid userland: built once (mmdebstrap, a few minutes cold), then a hash.
+if want debian-7.2 || want lab-stock || want lab-fixed; then
+	if sid=$("$ROOT/lab/guest/mksid.sh" 2> "$out/mksid.log"); then
+		for k in debian-7.2 lab-stock lab-fixed; do
+			FGT_EXTRA_CPIO=$sid run "trig-$k" "$k" act "rounds=5 may_lack=fprobe" -s tool-act -- \
+				"ROUNDS=1000:bt-kretprobe 1000:bt-probe 1000:bt-pair 1000:fprobe 1000:perf-G" \
+				FILTER=bpf_fentry_test1 EXPLAIN=1
+		done
+	else
+		note "FAIL trig: no sid userland: $(tail -1 "$out/mksid.log")"
+		fail=1
+	fi
+fi
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
 

@@ -80,7 +80,74 @@ TRIGGERS = {	# trigger -> (comm, via, frames that must all appear in the stack)
     "kretmulti": ("fgt-trigger", "bpf() -> kprobe_multi",
                   ["register_ftrace_graph", "register_fprobe_ips",
                    "bpf_kprobe_multi_link_attach", "__sys_bpf"]),
+    # trigger-lib.sh's: the triggers SREs hit
+    "bt-kretprobe": ("bpftrace", "bpf() -> kprobe_multi",
+                     ["register_ftrace_graph", "register_fprobe_ips",
+                      "bpf_kprobe_multi_link_attach", "__sys_bpf"]),
+    "bt-pair": ("bpftrace", "bpf() -> kprobe_multi",
+                ["register_ftrace_graph", "register_fprobe_ips",
+                 "bpf_kprobe_multi_link_attach", "__sys_bpf"]),
+    "perf-graph": ("perf", "write() -> tracing_set_tracer",
+                   ["register_ftrace_graph", "tracing_set_tracer", "ksys_write"]),
+    "perf-G": ("perf", "write() -> tracing_set_tracer",
+               ["register_ftrace_graph", "tracing_set_tracer", "ksys_write"]),
+    "fprobe": ("sh", "write() -> fprobe", ["register_ftrace_graph", "ksys_write"]),
+    "profiler": ("sh", "write() -> function_profile",
+                 ["register_ftrace_graph", "ftrace_profile_write", "ksys_write"]),
+    "latency": ("sh", "write() -> tracing_set_tracer",
+                ["register_ftrace_graph", "tracing_set_tracer", "ksys_write"]),
 }
+
+# Triggers that must NOT make an activation: bpftrace's probe builtin expands a
+# wildcard into legacy perf-event kretprobes (no fprobe, no fgraph user).
+NO_ACTIVATION = {"bt-probe"}
+# Triggers seen making more than one 0->1 step: bpftrace with a kprobe and a
+# kretprobe on the same functions (debian-7.2, bpftrace 0.27.1).
+MAY_REPEAT = {"bt-pair"}
+SESSION_OK = {"bt-pair"}
+
+
+def holders_seen(by):
+    """Every holder fgraphtop's holders records listed, in order."""
+    return [h for r in by.get("holders", []) for h in r.get("holders", [])]
+
+
+def check_holders(t, trigger, o, by):
+    """While the trigger was on, fgraphtop's HOLDERS named it as what it is."""
+    hs = holders_seen(by)
+    pid = o.get("trigger_pid")
+    if trigger in NO_ACTIVATION:
+        ok(not any(h["kind"] == "bpf_link" for h in hs),
+           f"{t}: no BPF link among the holders (legacy kretprobes hold no fgraph)")
+        return
+    if trigger.startswith("bt-"):
+        m = [h for h in hs if h["kind"] == "bpf_link" and h.get("pid") == pid]
+        ok(m and all(h["comm"] == "bpftrace" and f"stop pid {pid} (bpftrace)" in h["undo"]
+                     and h["name"] in ("kretprobe.multi", "kprobe_multi") for h in m),
+           f"{t}: holders list bpftrace's link: " +
+           ("; ".join(f"{h['text']}, off: {h['undo']}" for h in m[:3]) or f"none with pid {pid}"))
+        if trigger in SESSION_OK:
+            # bpftrace 0.27 merges kprobe:X + kretprobe:X into one
+            # kprobe.session link, whose link info has no RETURN flag: the
+            # holders can say only that it may hold fgraph
+            ok(any(h["return"] and not h["maybe"] or
+                   h["maybe"] and "kprobe.session" in h["text"] for h in m),
+               f"{t}: a return handler held for sure, or a possible kprobe.session link")
+        else:
+            ok(any(h["return"] and not h["maybe"] for h in m),
+               f"{t}: one of them has a return handler, held for sure")
+        return
+    want = {"perf-graph": ("tracer", "function_graph"), "perf-G": ("tracer", "function_graph"),
+            "fprobe": ("fprobe", "fgt/fgtret"), "profiler": ("profiler", ""),
+            "latency": ("latency_tracer", o.get("tracer", ""))}.get(trigger)
+    if not want:
+        return
+    m = [h for h in hs if h["kind"] == want[0] and (not want[1] or h["name"] == want[1])]
+    if trigger.startswith("perf-"):
+        # perf ftrace traces in an instance of its own, named as perf's
+        m = [h for h in m if h["instance"].startswith("perf-ftrace-") and "(perf ftrace's)" in h["text"]]
+    ok(m and not m[0]["maybe"], f"{t}: holders list the {want[0]} {want[1]}: " +
+       ("; ".join(f"{h['text']}, off: {h['undo']}" for h in m[:1]) or "none"))
 
 
 def load_info(opt):
@@ -184,6 +251,20 @@ def check_act(kernel, recs, opt):
             ok(start.get("activation_path") == want_path and start.get("sweep_path") == want_path,
                f"{t}: ran on path {start.get('activation_path')}/{start.get('sweep_path')}, want {want_path}")
             acts = by.get("activation", [])
+            check_holders(t, o["trigger"], o, by)
+            if o["trigger"] in NO_ACTIVATION:
+                ok(not acts, f"{t}: {len(acts)} activation records, want 0 ({o['trigger']} is no fgraph user)")
+                continue
+            if o["trigger"] in MAY_REPEAT and len(acts) > 1:
+                # bpftrace made fgraph go 0->1 more than once (a link made
+                # and dropped before the one it keeps): the first walk serves
+                # U, the later ones only the threads created since
+                later = acts[1:]
+                ok(all(x["complete"] and x["sweeps"] == 1 and x["served"] <= cr + 1 for x in later),
+                   f"{t}: {len(later)} later activation(s) by {o['trigger']}: " +
+                   ", ".join(f"{x['sweeps']} sweep serving {x['served']}" for x in later) +
+                   f" (threads created meanwhile {cr})")
+                acts = acts[:1]
             ok(len(acts) == 1, f"{t}: {len(acts)} activation records, want 1")
             if not acts:
                 continue
@@ -227,6 +308,10 @@ def check_act(kernel, recs, opt):
                     check_alloc_classes(t, a, classes[name], info, fixed)
             comm, via, frames = TRIGGERS[o["trigger"]]
             tr = a["trigger"]
+            if o.get("trigger_pid"):
+                ok(o["trigger"] not in ("bt-kretprobe", "bt-pair", "perf-graph", "perf-G") or
+                   tr["pid"] == o["trigger_pid"],
+                   f"{t}: trigger pid {tr['pid']}, the {o['trigger']} started: {o['trigger_pid']}")
             syms = [f.split("+")[0] for f in tr["stack"]]
             ok(tr["comm"] == comm and tr.get("via") == via and all(f in syms for f in frames),
                f"{t}: trigger {tr['comm']}, via {tr.get('via')!r}: {' <- '.join(syms[:6])}")
