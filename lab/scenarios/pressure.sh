@@ -115,8 +115,9 @@ oracle_stop() {
 		ev++
 		fail = ($0 ~ /ptr=(0+|\(null\)) /)
 		sz = $0; sub(/.*bytes_req=/, "", sz); sub(/ .*/, "", sz)
-		# ret_stack_list (kcalloc, __GFP_ZERO) is not a shadow stack
-		if ($0 ~ /__GFP_ZERO/) {
+		# ret_stack_list is no shadow stack: kcalloc (__GFP_ZERO) from 6.11,
+		# kmalloc_array of 32 pointers (256 bytes) on 6.1
+		if ($0 ~ /__GFP_ZERO/ || sz == 256) {
 			other++
 		} else if ($0 ~ /gfp_flags=GFP_KERNEL/) {
 			size[sz]++

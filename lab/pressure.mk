@@ -1,0 +1,8 @@
+# The memory-pressure scenario (tests/lab/pressure.sh): real GFP_NOWAIT
+# failures on lab-fixed and lab-fixed-plus, fgraphtop's counts against the
+# kernel's own kmem events. Two boots, about 2 minutes each under TCG.
+.PHONY: test-lab-pressure
+test-lab-pressure: $(BUILD)/fgraphtop lab-image
+	tests/lab/pressure.sh
+
+TEST_TARGETS += test-lab-pressure
