@@ -21,7 +21,7 @@ $(BENCH_LOAD): lab/bench/fgt-load.c | $(BUILD)
 
 .PHONY: bench bench-report
 bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD) $(BENCH_CONSUMER) $(BENCH_FLOOR) $(BENCH_BPFSTATS)
-	lab/kernels.sh ensure lab-stock lab-fixed
+	lab/kernels.sh ensure lab-stock lab-fixed lab-fixed-plus
 	lab/bench/bench.sh
 
 # Re-render docs/bench/ from the last run's raw results, without running guests.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab's sixteen kernels, fetched (Debian's) or built (ours) once and cached
+# The lab's seventeen kernels, fetched (Debian's) or built (ours) once and cached
 # outside the clone, keyed by their inputs. See docs/DESIGN.md, "Kernels".
 #
 #   kernels.sh list                 print the kernel names
@@ -33,7 +33,7 @@ STAMP=$CACHE/apt/update.stamp
 JOBS=${FGT_JOBS:-$(nproc)}
 
 NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
-	lab-stock lab-fixed lab-traceable-stock lab-traceable-fixed
+	lab-stock lab-fixed lab-fixed-plus lab-traceable-stock lab-traceable-fixed
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
 # Lab variants in build order. Four series, each with its own source and
@@ -46,7 +46,7 @@ NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 # preemption model, so nearly every object differs) shares its series' source
 # tree but has an object tree of its own, so that neither pair rebuilds the
 # other's objects.
-LAB_ORDER=(lab-stock lab-fixed lab-traceable-fixed lab-traceable-stock
+LAB_ORDER=(lab-stock lab-fixed lab-fixed-plus lab-traceable-fixed lab-traceable-stock
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
 # Part of every key: bump when the recipe below changes the artifacts.
@@ -264,6 +264,10 @@ lab_patches() {
 	case $1 in
 	lab-stock) ;;
 	lab-fixed) ls "$LAB"/patches/fix/*.patch ;;
+	# fix-plus/: lab only, on top of the series: the walk in a helper under
+	# guard(rcu)(), and a reserve that grows on each -EAGAIN
+	# (two ls: one would sort fix-plus/ before fix/)
+	lab-fixed-plus) ls "$LAB"/patches/fix/*.patch && ls "$LAB"/patches/fix-plus/*.patch ;;
 	lab-traceable-stock) ls "$LAB"/patches/traceable/*.patch ;;
 	lab-traceable-fixed) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/traceable/*.patch ;;
 	# lab-6.1/: lab-only, lets failslab's stack filter be configured on
@@ -285,7 +289,7 @@ lab_patches() {
 # pristine copies in that series' tree.
 series_patches() {
 	case $1 in
-	7) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/traceable/*.patch ;;
+	7) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/fix-plus/*.patch "$LAB"/patches/traceable/*.patch ;;
 	6.1) ls "$LAB"/patches/lab-6.1/*.patch "$LAB"/patches/fix-6.1/*.patch ;;
 	6.12) ls "$LAB"/patches/fix-6.12/*.patch ;;
 	5.10) ls "$LAB"/patches/lab-5.10/*.patch "$LAB"/patches/fix-5.10/*.patch ;;
@@ -296,6 +300,7 @@ lab_localversion() {
 	case $1 in
 	lab-stock | lab-6.1-stock | lab-6.12-stock | lab-5.10-stock) echo -fgt-stock ;;
 	lab-fixed | lab-6.1-fixed | lab-6.12-fixed | lab-5.10-fixed) echo -fgt-fixed ;;
+	lab-fixed-plus) echo -fgt-fplus ;;
 	lab-traceable-stock) echo -fgt-tstock ;;
 	lab-traceable-fixed) echo -fgt-tfixed ;;
 	lab-6.12-nopreempt-stock) echo -fgt-npstock ;;

@@ -13,7 +13,8 @@ include lab/guest.mk
 include lab/tool.mk
 include lab/live.mk
 include lab/check.mk
+include lab/pressure.mk
 
 # Lab tests need the kernels and the image: a fresh machine builds them here.
-lab-test-runner lab-test-basic test-lab-tool: lab
+lab-test-runner lab-test-basic test-lab-tool test-lab-pressure: lab
 TEST_TARGETS += lab-test-runner lab-test-basic

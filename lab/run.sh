@@ -3,7 +3,10 @@
 #
 #   lab/run.sh (-k NAME | -K BZIMAGE) -s SCENARIO [-t TIMEOUT_S] [-m MEM_MB]
 #              [-c CPUS] [-o OUTDIR] [-a KERNEL_ARG]... [-A tcg|kvm|auto] [-I SHIFT]
-#              [-- ARGS...]
+#              [-d DISK] [-- ARGS...]
+#
+# -d DISK: a raw disk image attached read-only as a virtio-blk disk (/dev/vda
+# in the guest), e.g. the pressure scenario's (lab/guest/mkdisk.sh).
 #
 # -I SHIFT: qemu's instruction counting (TCG only, single-threaded): guest time
 # advances 2^SHIFT ns per instruction executed and jumps over idle time
@@ -28,14 +31,15 @@ CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
 BUILD=${FGT_BUILD:-$ROOT/build}
 
 usage() {
-	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 kname='' kimage='' scenario='' timeout=300 mem=2048 cpus=2 outdir='' accel=${FGT_ACCEL:-auto}
 icount=
+disk=
 extra=()
-while getopts "k:K:s:t:m:c:o:a:A:I:h" opt; do
+while getopts "k:K:s:t:m:c:o:a:A:I:d:h" opt; do
 	case $opt in
 	k) kname=$OPTARG ;;
 	K) kimage=$OPTARG ;;
@@ -47,12 +51,17 @@ while getopts "k:K:s:t:m:c:o:a:A:I:h" opt; do
 	a) extra+=("$OPTARG") ;;
 	A) accel=$OPTARG ;;
 	I) icount=$OPTARG ;;
+	d) disk=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ -n "$scenario" ] || usage
 [ -n "$kname" ] || [ -n "$kimage" ] || usage
+if [ -n "$disk" ] && [ ! -f "$disk" ]; then
+	echo "run.sh: no disk image $disk" >&2
+	exit 2
+fi
 [ -f "$ROOT/lab/scenarios/$scenario.sh" ] || {
 	echo "run.sh: no scenario lab/scenarios/$scenario.sh" >&2
 	exit 2
@@ -146,7 +155,7 @@ trap 'exit 143' TERM HUP
 # qemu in the background (its own stdin closed, so it never grabs the terminal),
 # then wait with a deadline. Sets qpid; returns 0 when qemu exited, 1 on timeout.
 qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
-	local acc=$1 con=$2 out1=$3 tmo=$4 cl=$5 cpu ic=()
+	local acc=$1 con=$2 out1=$3 tmo=$4 cl=$5 cpu ic=() dk=()
 	# Multi-threaded TCG lets one vCPU run stale code after ftrace's text_poke_bp()
 	# rewrote a call site on the other ("Oops: int3" at an ftrace site while
 	# function_graph was being enabled, seen on lab kernels in 5 of 7 boots; none
@@ -159,8 +168,10 @@ qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
 	# Deterministic guest time: the RTC follows the guest's clock too, so
 	# nothing the guest reads depends on the host's.
 	[ -n "$icount" ] && [ "$acc" != kvm ] && ic=(-icount "shift=$icount,sleep=off" -rtc clock=vm)
+	# read-only: every run sees the same disk, and runs can share it
+	[ -n "$disk" ] && dk=(-drive "file=$disk,if=virtio,format=raw,readonly=on")
 	# --pdeathsig: even a SIGKILLed runner takes qemu down with it.
-	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" "${ic[@]}" \
+	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" "${ic[@]}" "${dk[@]}" \
 		-nodefaults -display none -no-reboot \
 		-kernel "$kimage" -initrd "$outdir/initrd.cpio" -append "$cl" \
 		-serial "file:$con" -serial "file:$out1" \
@@ -277,7 +288,7 @@ run=$(jq -cn --arg kernel "$kname" --arg release "$krelease" --arg version "$kve
 	--argjson status "$status" --arg gstatus "${gstatus:-}" --argjson splats "$splats" \
 	--argjson seconds "$seconds" --arg accel "$accel" --arg outdir "$outdir" \
 	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" --arg icount "$icount" --arg exit_via "$exit_via" \
-	--argjson retried "${retried:-null}" \
+	--argjson retried "${retried:-null}" --arg disk "$disk" \
 	'{type: "run", kernel: $kernel, release: $release, version: $version,
 	  scenario: $scenario, args: $args, status: $status,
 	  guest_status: (if $gstatus == "" then null else ($gstatus | tonumber) end),
@@ -285,7 +296,7 @@ run=$(jq -cn --arg kernel "$kname" --arg release "$krelease" --arg version "$kve
 	  timed_out: $timed_out, splats: $splats, seconds: $seconds, accel: $accel,
 	  icount: (if $icount == "" then null else ($icount | tonumber) end),
 	  append: $append, mem_mb: '"$mem"', cpus: '"$cpus"', outdir: $outdir,
-	  retried: $retried}')
+	  retried: $retried, disk: (if $disk == "" then null else $disk end)}')
 echo "$run" >> "$results"
 cat "$results"
 [ "$status" -eq 0 ] || echo "run.sh: status $status; console: $console" >&2

@@ -10,10 +10,13 @@
  *   fixed:   32 blocking allocs (the reserve), one walk allocating inline
  *            with a non-blocking gfp, the reserve covering failed inline
  *            allocs, -EAGAIN when it is used up; unused reserve freed.
+ *            lab-fixed-plus: the same, the reserve doubling on each -EAGAIN
+ *            (64, 128, ... up to nr_threads).
  *
  * Either way a sweep starts with blocking allocations and nothing blocking
  * follows its first non-blocking allocation or FREE, so a blocking allocation
- * arriving after those (or after 32 blocking ones) starts the next sweep.
+ * arriving after those (or after 32 blocking ones, until the activation has
+ * shown a non-blocking one) starts the next sweep.
  *
  * Sweep-path latency: the allocator's fentry/fexit are not attached during an
  * activation (bpf/fgraphtop.bpf.c), so an ALLOC arrives without dur_ns and its
@@ -38,6 +41,85 @@
 
 #define FGT_MAX_SWEEPS		(1u << 20)	/* 32M threads unfixed; beyond, merge */
 
+/*
+ * The latest sweep's blocking allocations (its reserve or batch), by
+ * pointer: a FREE in the sweep is one of them handed back unused, and a FREE of any
+ * other pointer is not a shadow stack (lab-fixed-plus's kvfree() of a
+ * reserve array is a tail call, so kfree's call site is the sweep's
+ * function). Open addressing, reset at each sweep; 0 is never a pointer.
+ */
+struct ptr_set {
+	uint64_t *slot;
+	uint32_t cap, n;	/* cap: a power of two, or 0 */
+	bool overflow;		/* out of memory: every FREE counts, as before */
+};
+
+static uint32_t ptr_hash(uint64_t p, uint32_t cap)
+{
+	return (uint32_t)((p >> 4) * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+}
+
+static bool ptr_set_grow(struct ptr_set *ps)
+{
+	uint32_t ncap = ps->cap ? ps->cap * 2 : 64, i, j;
+	uint64_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return false;
+	for (i = 0; i < ps->cap; i++) {
+		if (!ps->slot[i])
+			continue;
+		for (j = ptr_hash(ps->slot[i], ncap); ns[j]; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = ps->slot[i];
+	}
+	free(ps->slot);
+	ps->slot = ns;
+	ps->cap = ncap;
+	return true;
+}
+
+static void ptr_set_add(struct ptr_set *ps, uint64_t p)
+{
+	uint32_t j;
+
+	if (!p || ps->overflow)
+		return;
+	if ((ps->n + 1) * 2 > ps->cap && !ptr_set_grow(ps)) {
+		ps->overflow = true;
+		return;
+	}
+	for (j = ptr_hash(p, ps->cap); ps->slot[j]; j = (j + 1) & (ps->cap - 1))
+		if (ps->slot[j] == p)
+			return;
+	ps->slot[j] = p;
+	ps->n++;
+}
+
+/*
+ * Is p one of the set's? Unknown pointers (0), an empty set (its allocations
+ * not seen: lost, or before fgraphtop started) and an overflowed one say yes.
+ */
+static bool ptr_set_has(const struct ptr_set *ps, uint64_t p)
+{
+	uint32_t j;
+
+	if (!p || !ps->n || ps->overflow)
+		return true;
+	for (j = ptr_hash(p, ps->cap); ps->slot[j]; j = (j + 1) & (ps->cap - 1))
+		if (ps->slot[j] == p)
+			return true;
+	return false;
+}
+
+static void ptr_set_clear(struct ptr_set *ps)
+{
+	if (ps->n)
+		memset(ps->slot, 0, ps->cap * sizeof(*ps->slot));
+	ps->n = 0;
+	ps->overflow = false;
+}
+
 /* Timing of the sweep under way: only the open sweep needs it. */
 struct sweep_state {
 	bool open;
@@ -56,6 +138,7 @@ struct fgt_assembler {
 	uint32_t cap_sweeps;
 	uint32_t seq;
 	struct sweep_state cur;
+	struct ptr_set reserve;	/* the latest sweep's blocking allocations */
 	uint64_t last_ts;	/* latest event of the activation: where a flush ends it */
 	struct fgt_fork_stats fork;
 };
@@ -76,6 +159,7 @@ void fgt_assembler_free(struct fgt_assembler *a)
 	if (!a)
 		return;
 	free(a->act.sweeps);
+	free(a->reserve.slot);
 	free(a);
 }
 
@@ -178,6 +262,7 @@ static void sweep_open(struct fgt_assembler *a, uint64_t begin_ns, bool explicit
 		}
 	}
 	memset(&a->cur, 0, sizeof(a->cur));
+	ptr_set_clear(&a->reserve);
 	a->cur.open = true;
 	a->cur.explicit = explicit;
 	a->cur.gap_from = gap_from;
@@ -227,8 +312,15 @@ static bool starts_sweep(const struct fgt_assembler *a)
 		return true;
 	if (a->cur.explicit)
 		return false;
-	return s->batch + s->failed_blocking >= FGT_RETSTACK_BATCH || s->failed_blocking ||
-	       s->nonblocking || s->failed_nonblocking || s->freed;
+	if (s->failed_blocking || s->nonblocking || s->failed_nonblocking || s->freed)
+		return true;
+	/*
+	 * The unfixed sweeps are batches of 32 back to back. Once the activation
+	 * showed the fixed code (a non-blocking allocation in an earlier sweep),
+	 * a reserve ends only at its walk's first non-blocking allocation or
+	 * FREE, whatever its size: lab-fixed-plus doubles it on each -EAGAIN.
+	 */
+	return s->batch >= FGT_RETSTACK_BATCH && !a->act.nonblocking && !a->act.failed_nonblocking;
 }
 
 /* The allocation's latency: measured by the allocator's fexit, else the gap. */
@@ -277,6 +369,7 @@ static void on_sweep_alloc(struct fgt_assembler *a, const struct fgt_event *ev)
 	} else {
 		a->cur.batch_end = ev->ts_ns;
 		if (ev->ok) {
+			ptr_set_add(&a->reserve, ev->ptr);
 			s->batch++;
 			act->blocking++;
 		} else {
@@ -292,6 +385,10 @@ static void on_free(struct fgt_assembler *a, const struct fgt_event *ev)
 	struct fgt_sweep *s;
 
 	ensure_active(a, ev);
+	/* not one of the latest sweep's stacks (its reserve or batch, when they
+	 * were seen): some other kfree() of its code */
+	if (a->act.nr_sweeps && !ptr_set_has(&a->reserve, ev->ptr))
+		return;
 	if (!a->cur.open)
 		sweep_open(a, ev->ts_ns, false, 0);
 	s = cur_sweep(a);

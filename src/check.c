@@ -94,6 +94,16 @@ void fgt_check_on_record(const struct fgt_record *rec, void *ctx)
 	s->sweeps = act->nr_sweeps;
 	s->served = act->served;
 	s->failures = act->failed_blocking + act->failed_nonblocking;
+	s->failed_nonblocking = act->failed_nonblocking;
+	s->reserve_served = act->served > act->nonblocking ? act->served - act->nonblocking : 0;
+	s->extra_sweeps = act->nr_sweeps > 1 ? act->nr_sweeps - 1 : 0;
+	s->rewalked = 0;
+	for (uint32_t i = 1, before = 0; i < act->nr_sweeps; i++) {
+		before += act->sweeps[i - 1].served;
+		s->rewalked += before;
+	}
+	s->extra_s = s->extra_sweeps && act->end_ns > act->sweeps[1].begin_ns ?
+		(act->end_ns - act->sweeps[1].begin_ns) / 1e9 : 0;
 	s->nr_threads = act->nr_threads;
 	s->lost = act->lost;
 	s->walk_ns = act->walk_ns;
@@ -282,6 +292,11 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		jsonw_uint_field(jw, "threads_served", r->seen.served);
 		jsonw_float_field(jw, "duration_s", r->seen.duration_s);
 		jsonw_uint_field(jw, "failures", r->seen.failures);
+		jsonw_uint_field(jw, "failed_nonblocking", r->seen.failed_nonblocking);
+		jsonw_uint_field(jw, "reserve_served", r->seen.reserve_served);
+		jsonw_uint_field(jw, "extra_sweeps", r->seen.extra_sweeps);
+		jsonw_float_field(jw, "extra_sweeps_s", r->seen.extra_s);
+		jsonw_uint_field(jw, "rewalked", r->seen.rewalked);
 		jsonw_uint_field(jw, "nr_threads", r->seen.nr_threads);
 		jsonw_uint_field(jw, "lost_events", r->seen.lost);
 		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
@@ -334,6 +349,9 @@ int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, cha
 		.sweeps = r->seen.sweeps,
 		.threads_served = r->seen.served,
 		.failures = r->seen.failures,
+		.failed_nonblocking = r->seen.failed_nonblocking,
+		.extra_sweeps = r->seen.extra_sweeps,
+		.extra_seconds = r->seen.extra_s,
 		.lost_events = r->lost,
 		.method = r->answered_by,
 		.have_exposure = r->have_exposure,

@@ -101,6 +101,10 @@ struct fgt_check_seen {
 	bool have;			/* figures below are set */
 	double duration_s;
 	uint64_t sweeps, served, failures, nr_threads, lost, walk_ns;
+	/* degraded under memory pressure: non-blocking failures, the threads the
+	 * reserve served, and the sweeps after the first with their time */
+	uint64_t failed_nonblocking, reserve_served, extra_sweeps, rewalked;
+	double extra_s;
 	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
 };
 void fgt_check_seen_init(struct fgt_check_seen *s);

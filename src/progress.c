@@ -76,13 +76,29 @@ static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p
 	p->eta_known = true;
 }
 
-/* Fixed: one walk, an inline allocation per thread lacking a stack. */
+/*
+ * Fixed: one walk, an inline allocation per thread lacking a stack, at the
+ * rate of the first sweep. Under memory pressure the fixed code walks again
+ * (a reserve used up: -EAGAIN), and a later sweep's rate so far holds its
+ * reserve and a walk over the threads already served, not allocations: the
+ * first sweep's rate (served per time) stays the measure, and the walks over
+ * served threads still to come are not foreseen (the failures that would
+ * cause them cannot be).
+ */
 static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
 {
 	const struct fgt_sweep *s = &act->sweeps[act->nr_sweeps - 1];
+	const struct fgt_sweep *s0 = &act->sweeps[0];
 	uint64_t inl = s->nonblocking + s->failed_nonblocking;
 	double per;
 
+	if (act->nr_sweeps > 1 && s0->served && s0->end_ns > s0->begin_ns) {
+		per = (double)(s0->end_ns - s0->begin_ns) / s0->served;
+		p->end_ns = act->last_ns + (uint64_t)(per * p->lacking);
+		p->fit_sweeps = 1;
+		p->eta_known = true;
+		return;
+	}
 	if (!inl || act->last_ns <= s->begin_ns)
 		return;
 	per = (double)(act->last_ns - s->begin_ns) / inl;

@@ -17,7 +17,9 @@
  * a + b*k (least squares over all of them, b >= 0) and summed over the
  * sweeps to come, ceil(lacking / 32): the end, on the kernel's clock. A fixed
  * kernel walks once, allocating inline: its rate so far times the threads
- * left. Either way it is an estimate, said as one.
+ * left; when memory pressure makes it walk again (a reserve used up), the
+ * first sweep's rate times the threads left, the walks over served threads
+ * still to come unforeseen. Either way it is an estimate, said as one.
  */
 #ifndef FGT_PROGRESS_H
 #define FGT_PROGRESS_H

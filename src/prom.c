@@ -100,6 +100,14 @@ int fgt_prom_render(FILE *f, const struct fgt_prom_metrics *m)
 			  "Threads handed a shadow stack by the activation seen.", m->threads_served);
 		gauge_u64(f, "fgraphtop_activation_failures",
 			  "Failed shadow-stack allocations in the activation seen.", m->failures);
+		gauge_u64(f, "fgraphtop_activation_nonblocking_failures",
+			  "Failed non-blocking (GFP_NOWAIT) shadow-stack allocations in the activation "
+			  "seen: on a fixed kernel, memory under the watermark.", m->failed_nonblocking);
+		gauge_u64(f, "fgraphtop_activation_extra_sweeps",
+			  "Sweeps after the first in the activation seen: on a fixed kernel, each "
+			  "one a reserve used up under memory pressure.", m->extra_sweeps);
+		gauge_dbl(f, "fgraphtop_activation_extra_sweeps_seconds",
+			  "Time of the sweeps after the first in the activation seen.", m->extra_seconds);
 	}
 	gauge_u64(f, "fgraphtop_lost_events", "Events the kernel could not deliver during the check.",
 		  m->lost_events);

@@ -23,6 +23,9 @@ struct fgt_prom_metrics {
 	uint64_t sweeps;
 	uint64_t threads_served;
 	uint64_t failures;	/* failed shadow-stack allocations, all gfp classes */
+	uint64_t failed_nonblocking;	/* of which non-blocking (memory pressure) */
+	uint64_t extra_sweeps;	/* sweeps after the first (fixed: reserves used up) */
+	double extra_seconds;	/* their time */
 	uint64_t lost_events;
 	const char *method;	/* what answered (check's JSON "method"); NULL: not said */
 	bool have_exposure;	/* the figures below were measured */

@@ -50,6 +50,15 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 	v->nonblocking = act->nonblocking;
 	v->reserve = act->served > act->nonblocking ? act->served - act->nonblocking : 0;
 	v->failed = act->failed_nonblocking + act->failed_blocking;
+	v->failed_nb = act->failed_nonblocking;
+	v->extra_sweeps = act->nr_sweeps > 1 ? act->nr_sweeps - 1 : 0;
+	v->total_ns = act->end_ns > act->begin_ns ? act->end_ns - act->begin_ns : 0;
+	if (v->extra_sweeps && act->end_ns > act->sweeps[1].begin_ns)
+		v->extra_ns = act->end_ns - act->sweeps[1].begin_ns;
+	for (uint64_t i = 1, before = 0; i < act->nr_sweeps; i++) {
+		before += act->sweeps[i - 1].served;
+		v->rewalked += before;
+	}
 	v->lost = act->lost;
 	v->verdict = FGT_VERDICT_INCONCLUSIVE;
 	if (!act->complete)
@@ -73,8 +82,53 @@ enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act)
 	return FGT_VERDICT_INCONCLUSIVE;
 }
 
+static const char *secs(uint64_t ns, char *b, size_t len)
+{
+	if (ns >= 1000000000ull)
+		snprintf(b, len, "%.3f s", ns / 1e9);
+	else
+		snprintf(b, len, "%.3f ms", ns / 1e6);
+	return b;
+}
+
+/*
+ * Fixed, but non-blocking allocations failed: the reserve served them, and
+ * every reserve used up cost a walk from the start again (the fix degraded,
+ * towards the unfixed code's sweeps: the failures' cause is memory under
+ * the watermark, or fault injection).
+ */
+static void degraded_text(const struct fgt_verdict_val *v, char *buf, size_t len)
+{
+	char a[32], b[32];
+	size_t n;
+
+	if (v->extra_sweeps)
+		snprintf(buf, len, "1 + %u %s: ", v->extra_sweeps,
+			 plural(v->extra_sweeps, "sweep", "sweeps"));
+	else
+		snprintf(buf, len, "one sweep: ");
+	n = strnlen(buf, len);
+	snprintf(buf + n, len - n, "%" PRIu64 " non-blocking %s failed under memory pressure, "
+		 "served from the reserve", v->failed_nb,
+		 plural(v->failed_nb, "allocation", "allocations"));
+	n = strnlen(buf, len);
+	if (v->extra_sweeps)
+		snprintf(buf + n, len - n, " (the %u extra %s walked again past %" PRIu64
+			 " threads already served and took %s of %s)", v->extra_sweeps,
+			 plural(v->extra_sweeps, "sweep", "sweeps"), v->rewalked,
+			 secs(v->extra_ns, a, sizeof(a)), secs(v->total_ns, b, sizeof(b)));
+	n = strnlen(buf, len);
+	snprintf(buf + n, len - n, "; %" PRIu64 " %s served (%" PRIu64 " non-blocking, %"
+		 PRIu64 " from the reserve, %" PRIu64 " failed)", v->served,
+		 plural(v->served, "thread", "threads"), v->nonblocking, v->reserve, v->failed);
+}
+
 static void fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
 {
+	if (v->failed_nb) {
+		degraded_text(v, buf, len);
+		return;
+	}
 	if (v->nr_sweeps == 1)
 		snprintf(buf, len, "one sweep served %" PRIu64 " %s with non-blocking allocations",
 			 v->served, plural(v->served, "thread", "threads"));

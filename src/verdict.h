@@ -40,6 +40,15 @@ struct fgt_verdict_val {
 	uint32_t nr_sweeps;
 	uint32_t max_batch;		/* blocking allocations of the biggest sweep */
 	uint64_t served, nonblocking, reserve, failed;
+	/* FIXED, degraded: non-blocking allocations failed (memory under the
+	 * watermark, or injected), the reserve served them, and each reserve
+	 * used up cost another walk from the start */
+	uint64_t failed_nb;
+	uint32_t extra_sweeps;		/* nr_sweeps - 1 */
+	uint64_t extra_ns;		/* the second sweep's begin to the end */
+	uint64_t total_ns;		/* the activation's duration */
+	uint64_t rewalked;		/* threads the extra sweeps walked past again: those
+					 * earlier sweeps served (they come first in the list) */
 	uint64_t lost;			/* events lost while it ran: figures are a lower bound */
 };
 
@@ -78,6 +87,6 @@ bool fgt_judge_add(struct fgt_judge *j, const struct fgt_verdict_val *v,
 /* The quoted evidence, with the conflicts noted; returns buf. */
 const char *fgt_judge_text(const struct fgt_judge *j, char *buf, size_t len);
 
-#define FGT_EVIDENCE_LEN	320
+#define FGT_EVIDENCE_LEN	512
 
 #endif

@@ -21,6 +21,10 @@
  *		t->ret_stack = s;
  *	}
  *
+ * fixed-plus (lab/patches/fix-plus, gen_cfg.grow): the same walk, the
+ * reserve doubling on each -EAGAIN, never above max(nr_threads, 32):
+ *	size = size >= limit / 2 ? max(size, limit) : size * 2;
+ *
  * start_graph_tracing() gives idle tasks a stack, then loops on -EAGAIN.
  * Timestamps are chosen so the direct and attributed streams carry the same
  * times: SWEEP_BEGIN at the first allocation's start, SWEEP_END where the
@@ -46,6 +50,7 @@ struct gen {
 	uint64_t ts;
 	uint64_t ptr;
 	unsigned int nb_attempts, nb_failed, blocking_attempts;
+	uint64_t last_ptr;	/* of the latest allocation, 0 if it failed */
 	unsigned char *has;	/* per thread in walk order: holds a stack */
 	unsigned int nthreads;
 };
@@ -87,14 +92,16 @@ static bool alloc(struct gen *g, uint32_t site, uint32_t gfp)
 	g->ts += ALLOC_NS;
 	ev.ts_ns = g->ts;
 	ev.ptr = ev.ok ? 0xffff888000000000ull + (++g->ptr) * STACK_SIZE : 0;
+	g->last_ptr = ev.ptr;
 	emit(g, &ev);
 	return ev.ok;
 }
 
-static void free_one(struct gen *g)
+static void free_one(struct gen *g, uint64_t ptr)
 {
 	/* kmem_cache_free's tracepoint fires as the free begins */
-	struct fgt_event ev = { .type = FGT_EV_FREE, .site = FGT_SITE_SWEEP, .ts_ns = g->ts };
+	struct fgt_event ev = { .type = FGT_EV_FREE, .site = FGT_SITE_SWEEP, .ts_ns = g->ts,
+				.ptr = ptr };
 
 	emit(g, &ev);
 	g->ts += FREE_NS;
@@ -128,24 +135,40 @@ static int walk(struct gen *g, unsigned int *start, unsigned int end)
 	return 0;
 }
 
-static int sweep(struct gen *g)
+/* lab-fixed-plus's kvfree() of a reserve array, a tail call into kfree():
+ * a FREE of no stack from the sweep's code, between two sweeps (it takes no
+ * time here, so that SWEEP_END stays where the next sweep begins) */
+static void free_array(struct gen *g, unsigned int size)
 {
-	unsigned int i, start = 0, end = BATCH;
+	struct fgt_event ev = { .type = FGT_EV_FREE, .site = FGT_SITE_SWEEP, .ts_ns = g->ts,
+				.ptr = 0xffffc90000000000ull + size };
+
+	emit(g, &ev);
+}
+
+static int sweep(struct gen *g, unsigned int size)
+{
+	unsigned int i, start = 0, end = size;
+	uint64_t *list = calloc(size, sizeof(*list));
 	int ret = 0;
 
+	if (!list)
+		abort();
 	if (g->c->direct)
 		simple(g, FGT_EV_SWEEP_BEGIN, 0);
-	for (i = 0; i < BATCH; i++) {
+	for (i = 0; i < size; i++) {
 		if (!alloc(g, FGT_SITE_SWEEP, GEN_GFP_KERNEL)) {
 			end = i;
 			ret = -ENOMEM;
 			break;
 		}
+		list[i] = g->last_ptr;
 	}
 	if (!ret)
 		ret = walk(g, &start, end);
 	for (i = start; i < end; i++)
-		free_one(g);
+		free_one(g, list[i]);
+	free(list);
 	if (g->c->direct)
 		simple(g, FGT_EV_SWEEP_END, ret);
 	return ret;
@@ -154,10 +177,11 @@ static int sweep(struct gen *g)
 uint64_t gen_activation(const struct gen_cfg *c, gen_emit_fn fn, void *ctx)
 {
 	struct gen g = { .c = c, .emit = fn, .ctx = ctx, .ts = c->ts0 };
-	unsigned int i;
+	unsigned int i, size = BATCH, limit;
 	int ret;
 
 	g.nthreads = c->before + c->lacking + c->after;
+	limit = g.nthreads > BATCH ? g.nthreads : BATCH;
 	g.has = calloc(g.nthreads ? g.nthreads : 1, 1);
 	if (!g.has)
 		abort();
@@ -166,9 +190,16 @@ uint64_t gen_activation(const struct gen_cfg *c, gen_emit_fn fn, void *ctx)
 	simple(&g, FGT_EV_ACT_BEGIN, 0);
 	for (i = 0; i < c->idle_cpus; i++)
 		alloc(&g, FGT_SITE_IDLE, GEN_GFP_KERNEL);
-	do {
-		ret = sweep(&g);
-	} while (ret == -EAGAIN);
+	while ((ret = sweep(&g, size)) == -EAGAIN) {
+		if (!c->grow)
+			continue;
+		/* the bigger reserve array: the one it replaces is kvfree()d */
+		if (size > BATCH)
+			free_array(&g, size);
+		size = size >= limit / 2 ? (size > limit ? size : limit) : size * 2;
+	}
+	if (c->grow && size > BATCH)
+		free_array(&g, size);
 	/* attributed ACT_END is the kfree of the list: it cannot carry ret */
 	simple(&g, FGT_EV_ACT_END, c->direct ? ret : 0);
 	free(g.has);

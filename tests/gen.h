@@ -17,6 +17,7 @@
 
 struct gen_cfg {
 	bool fixed;		/* the lab's fix: inline GFP_NOWAIT, 32-stack reserve */
+	bool grow;		/* with fixed: lab-fixed-plus, the reserve doubling on -EAGAIN */
 	bool direct;		/* emit SWEEP_BEGIN/END and src=direct */
 	unsigned int before;	/* threads already holding a stack, walked first */
 	unsigned int lacking;	/* U: threads lacking one */

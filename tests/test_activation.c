@@ -195,6 +195,54 @@ static void test_fixed_failures(void **state)
 	fixed(10000, 66, 3);
 }
 
+/*
+ * lab-fixed-plus under persistent pressure: U = 1000, the first K = 500
+ * inline allocations fail. Worked by hand from lab/patches/fix-plus: reserves
+ * 32, 64, 128, 256 are each used up and their next failure says -EAGAIN
+ * (33 + 65 + 129 + 257 = 484 failures, 480 threads from the reserves); the
+ * fifth reserve is 512 (256 < 1000 / 2), its walk covers the last 16
+ * failures and allocates the other 504 threads inline, freeing 496. The
+ * fixed series would take 1 + floor(500 / 33) = 16 sweeps.
+ */
+static void test_fixed_plus_grows(void **state)
+{
+	struct gen_cfg cfg = { .fixed = true, .grow = true, .lacking = 1000, .fail_nb = 500,
+			       .ts0 = 5000 };
+	static const unsigned int batch[] = { 32, 64, 128, 256, 512 };
+	static const unsigned int served[] = { 32, 64, 128, 256, 520 };
+	static const unsigned int failed[] = { 33, 65, 129, 257, 16 };
+	struct collect c;
+	const struct fgt_activation *a;
+	uint32_t i;
+
+	run_both(&cfg, &c);
+	assert_int_equal(c.n, 1);
+	a = &c.acts[0];
+	assert_true(a->complete);
+	assert_int_equal(a->nr_sweeps, 5);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(a->sweeps[i].batch, batch[i]);
+		assert_int_equal(a->sweeps[i].served, served[i]);
+		assert_int_equal(a->sweeps[i].failed_nonblocking, failed[i]);
+		assert_int_equal(a->sweeps[i].ret, i < 4 ? -EAGAIN : 0);
+	}
+	assert_int_equal(a->sweeps[4].freed, 496);
+	assert_int_equal(a->served, 1000);
+	assert_int_equal(a->blocking, 992);
+	assert_int_equal(a->nonblocking, 504);
+	assert_int_equal(a->failed_nonblocking, 500);
+	check_sums(a);
+	assert_int_equal(fgt_verdict_of(a, NULL, 0), FGT_VERDICT_FIXED);
+	collect_fini(&c);
+	/* the same pressure on the series: 16 sweeps of a 32-stack reserve */
+	cfg.grow = false;
+	run_both(&cfg, &c);
+	assert_int_equal(c.acts[0].nr_sweeps, 16);
+	assert_int_equal(c.acts[0].served, 1000);
+	assert_int_equal(c.acts[0].blocking, 16 * 32);
+	collect_fini(&c);
+}
+
 static void test_fixed_spread_failures(void **state)
 {
 	/* failslab interval 7: failures spread through the walk, same counts */
@@ -659,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_no_failure),
 		cmocka_unit_test(test_fixed_failures),
 		cmocka_unit_test(test_fixed_spread_failures),
+		cmocka_unit_test(test_fixed_plus_grows),
 		cmocka_unit_test(test_unfixed_extra_empty_sweep),
 		cmocka_unit_test(test_nothing_to_serve),
 		cmocka_unit_test(test_enomem),

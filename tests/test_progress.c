@@ -176,6 +176,52 @@ static void test_fixed(void **state)
 	free(v.e);
 }
 
+/*
+ * Fixed, degraded by memory pressure: non-blocking failures spread through
+ * the walk (every 20th attempt, 200 of them), 1 + floor(200 / 33) = 7
+ * sweeps, each after the first walking the threads already served again.
+ * Still a fixed kernel to the view (no batches-of-32 forecast), and the time
+ * left stays near the real remaining time wherever it is drawn, above all
+ * just after a sweep began again (its rate so far holds a reserve and a walk
+ * over served threads, not allocations).
+ */
+static void test_fixed_degraded(void **state)
+{
+	struct gen_cfg c = { .fixed = true, .lacking = 5000, .fail_nb = 200,
+			     .fail_interval = 20, .ts0 = 1000 };
+	struct evs v = {};
+	struct fgt_progress p;
+	uint64_t begin = 0, end = 0, t;
+	unsigned int sweeps_seen = 0;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	for (size_t i = 1; i < v.n; i++) {
+		/* a later sweep's first inline allocation: its reserve came before */
+		if (v.e[i].type != FGT_EV_ALLOC || (v.e[i].gfp & FGT_GFP_DIRECT_RECLAIM) ||
+		    !(v.e[i - 1].gfp & FGT_GFP_DIRECT_RECLAIM) || v.e[i - 1].type != FGT_EV_ALLOC)
+			continue;
+		t = v.e[i].ts_ns;
+		at(&v, t, t, -1, &p);
+		if (p.sweeps < 2)
+			continue;
+		sweeps_seen++;
+		assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
+		assert_false(p.to_come_known);
+		assert_true(p.eta_known);
+		assert_in_range((uint64_t)(ratio(p.eta_ns, end - t) * 100), 80, 120);
+	}
+	assert_int_equal(sweeps_seen, 6);
+	for (unsigned int q = 1; q < 4; q++) {
+		t = begin + (end - begin) * q / 4;
+		at(&v, t, t, -1, &p);
+		assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
+		assert_true(p.eta_known);
+		assert_in_range((uint64_t)(ratio(p.eta_ns, end - t) * 100), 80, 120);
+	}
+	free(v.e);
+}
+
 /* Too early to tell: the first batch only (a fixed kernel's reserve looks the
  * same), or nothing yet. No pattern, no estimate, no sweeps to come. */
 static void test_early(void **state)
@@ -410,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_early),
 		cmocka_unit_test(test_convex),
 		cmocka_unit_test(test_lab_walk),
+		cmocka_unit_test(test_fixed_degraded),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_midway),
 		cmocka_unit_test(test_lacking_at_start),

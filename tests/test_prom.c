@@ -238,10 +238,32 @@ static void test_promtool(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Fixed, degraded under memory pressure: the figures of the degradation. */
+static void test_render_degraded(void **state)
+{
+	struct fgt_prom_metrics m = metrics;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	m.verdict = "fixed", m.status = 1, m.sweeps = 8, m.threads_served = 30048;
+	m.failures = 231, m.failed_nonblocking = 231, m.extra_sweeps = 7, m.extra_seconds = 0.5;
+	assert_int_equal(fgt_prom_render(f, &m), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "fgraphtop_check_status 1\n"));
+	assert_non_null(strstr(buf, "fgraphtop_activation_failures 231\n"));
+	assert_non_null(strstr(buf, "# TYPE fgraphtop_activation_nonblocking_failures gauge\n"
+			       "fgraphtop_activation_nonblocking_failures 231\n"));
+	assert_non_null(strstr(buf, "fgraphtop_activation_extra_sweeps 7\n"));
+	assert_non_null(strstr(buf, "fgraphtop_activation_extra_sweeps_seconds 0.5\n"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_render_degraded),
 		cmocka_unit_test_setup_teardown(test_write_and_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_directory, setup, teardown),

@@ -44,15 +44,78 @@ static void test_not_fixed_single_sweep(void **state)
 static void test_fixed(void **state)
 {
 	struct gen_cfg cfg = { .fixed = true, .lacking = 10002 };
-	char ev[256];
+	char ev[FGT_EVIDENCE_LEN];
 
 	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
 	assert_string_equal(ev, "one sweep served 10002 threads with non-blocking allocations "
 			    "(10002 non-blocking, 0 from the reserve, 0 failed)");
 	cfg.fail_nb = 100;
 	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
-	assert_string_equal(ev, "4 sweeps served 10002 threads with non-blocking allocations "
-			    "(9905 non-blocking, 97 from the reserve, 100 failed)");
+	/* degraded: 1 + floor(100 / 33) sweeps, 100 - 3 threads from the reserve */
+	assert_true(!strncmp(ev, "1 + 3 sweeps: 100 non-blocking allocations failed under "
+			     "memory pressure, served from the reserve (the 3 extra sweeps walked "
+			     "again past ",
+			     strlen("1 + 3 sweeps: 100 non-blocking allocations failed under "
+				    "memory pressure, served from the reserve (the 3 extra sweeps walked "
+				    "again past ")));
+	assert_non_null(strstr(ev, "); 10002 threads served (9905 non-blocking, 97 from the "
+			       "reserve, 100 failed)"));
+	/* fewer than 33 failures: the reserve absorbs them in the one sweep */
+	cfg.fail_nb = 20;
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_string_equal(ev, "one sweep: 20 non-blocking allocations failed under memory "
+			    "pressure, served from the reserve; 10002 threads served (9982 "
+			    "non-blocking, 20 from the reserve, 20 failed)");
+}
+
+/* The degraded evidence's figures, from a value made by hand. */
+static void test_fixed_degraded_text(void **state)
+{
+	struct fgt_verdict_val v = {
+		.verdict = FGT_VERDICT_FIXED, .why = FGT_WHY_NONBLOCKING, .nr_sweeps = 13,
+		.served = 30045, .nonblocking = 29661, .reserve = 384, .failed = 396,
+		.failed_nb = 396, .extra_sweeps = 12, .extra_ns = 1234000000ull,
+		.total_ns = 1500000000ull, .rewalked = 98765,
+	};
+	char ev[FGT_EVIDENCE_LEN];
+
+	fgt_verdict_text(&v, ev, sizeof(ev));
+	assert_string_equal(ev, "1 + 12 sweeps: 396 non-blocking allocations failed under memory "
+			    "pressure, served from the reserve (the 12 extra sweeps walked again "
+			    "past 98765 threads already served and took 1.234 s of 1.500 s); "
+			    "30045 threads served (29661 non-blocking, 384 from the "
+			    "reserve, 396 failed)");
+	v.extra_sweeps = 1, v.nr_sweeps = 2, v.extra_ns = 2500000, v.total_ns = 9000000;
+	v.failed_nb = v.failed = 1, v.rewalked = 7;
+	fgt_verdict_text(&v, ev, sizeof(ev));
+	assert_non_null(strstr(ev, "1 + 1 sweep: 1 non-blocking allocation failed under memory "
+			       "pressure, served from the reserve (the 1 extra sweep walked "
+			       "again past 7 threads already served and took 2.500 ms of "
+			       "9.000 ms)"));
+}
+
+/* The judged value carries the degradation's figures (generated run). */
+static void test_fixed_degraded_value(void **state)
+{
+	struct gen_cfg cfg = { .fixed = true, .lacking = 1000, .fail_nb = 66 };
+	struct collect c;
+	struct fgt_verdict_val v;
+	const struct fgt_activation *a;
+
+	collect_gen(&c, &cfg);
+	a = &c.acts[0];
+	fgt_verdict_judge(a, &v);
+	assert_int_equal(v.verdict, FGT_VERDICT_FIXED);
+	assert_int_equal(v.nr_sweeps, 3);
+	assert_int_equal(v.extra_sweeps, 2);
+	assert_int_equal(v.failed_nb, 66);
+	assert_int_equal(v.reserve, 64);
+	/* sweep 2 re-walks sweep 1's, sweep 3 those of 1 and 2 */
+	assert_int_equal(v.rewalked, 2 * (uint64_t)a->sweeps[0].served + a->sweeps[1].served);
+	assert_int_equal(v.total_ns, a->end_ns - a->begin_ns);
+	assert_int_equal(v.extra_ns, a->end_ns - a->sweeps[1].begin_ns);
+	assert_true(v.extra_ns > 0 && v.extra_ns < v.total_ns);
+	collect_fini(&c);
 }
 
 /* Every inline allocation failed: still the fixed code, and the reserve shows it. */
@@ -203,6 +266,8 @@ int main(void)
 		cmocka_unit_test(test_not_fixed_many_sweeps),
 		cmocka_unit_test(test_not_fixed_single_sweep),
 		cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_fixed_degraded_text),
+		cmocka_unit_test(test_fixed_degraded_value),
 		cmocka_unit_test(test_fixed_all_inline_failed),
 		cmocka_unit_test(test_nothing_served),
 		cmocka_unit_test(test_incomplete),

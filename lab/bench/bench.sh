@@ -21,6 +21,11 @@
 #             kernel and U, memory sized for U; resumable: a (kernel, U) whose raw
 #             result is there with status 0 is not run again (BENCH_SCALE_REDO=1:
 #             run it anyway), and each one is saved as soon as it is done
+#   pressure  memory pressure, no failslab (lab/scenarios/pressure.sh, the disk
+#             of lab/guest/mkdisk.sh): lab-stock, lab-fixed and lab-fixed-plus
+#             at U = 30k and 100k (BENCH_PRESSURE_US), BENCH_PRESSURE_REPS
+#             (default 3) boots each: non-blocking failures, sweeps, visits,
+#             time, fgraphtop against the kernel's own kmem events
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
@@ -59,7 +64,7 @@ fi
 CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-PARTS=${BENCH_PARTS:-fix cost perturb consumer static}
+PARTS=${BENCH_PARTS:-fix cost perturb consumer static pressure}
 # qemu's icount shift for the cost part: 0, one instruction per guest ns, the
 # fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
 # time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
@@ -93,6 +98,7 @@ part_of() {	# RAW FILE NAME
 	consumer*) echo consumer ;;
 	static-*) echo static ;;
 	scale-*) echo scale ;;
+	pressure-*) echo pressure ;;
 	*) echo other ;;
 	esac
 }
@@ -125,7 +131,7 @@ fi
 		--arg mem_mb "$(free -m | awk '/^Mem:/ { print $2 }')" \
 		--arg commit "${BENCH_COMMIT:-$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bpf lab || echo +dirty)}" \
 		--arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-		--argjson kernels "$(for k in lab-stock lab-fixed; do cat "$(lab/kernels.sh path $k)/info.json"; done | jq -cs .)" \
+		--argjson kernels "$(for k in lab-stock lab-fixed lab-fixed-plus; do cat "$(lab/kernels.sh path $k)/info.json"; done | jq -cs .)" \
 		'{mode: $mode, parts: ($parts | split(" ")), scale_us: ($scale_us | split(" ") | map(tonumber)), tcg_thread: $tcg_thread, us: ($us | split(" ") | map(tonumber)), reps: ($reps | tonumber),
 		  reps_large: ($reps_large | tonumber), cost_args: $cost, host_cpu: $cpu,
 		  icount_shift: ($icount | tonumber), icount_cpu: $icount_cpu, icount_kernel_args: ($icount_args | gsub("-a "; "")), perturb_us: ($perturb_us | split(" ") | map(tonumber)),
@@ -208,6 +214,22 @@ if has_part static; then
 	done
 fi
 # 6. The series' scale: one guest per kernel and U, the biggest ones alone.
+if has_part pressure; then
+	disk=$(lab/guest/mkdisk.sh) || { echo "bench: no pressure disk" >&2; exit 1; }
+	for u in ${BENCH_PRESSURE_US:-30000 100000}; do
+		# 30k threads take about 0.8 GiB of it, the stacks 0.12: the rest is
+		# page cache (as in tests/lab/pressure.sh); 100k: the same shares
+		mem=$((u <= 30000 ? 1536 : 4096 * u / 100000))
+		for k in lab-stock lab-fixed lab-fixed-plus; do
+			for r in $(seq "${BENCH_PRESSURE_REPS:-3}"); do
+				# the oracle's trace buffer per CPU grows with U: 8 MiB
+				# overran at 100k (100k events of about 100 bytes)
+				run "pressure-$k-$u.r$r" -k "$k" -s pressure -d "$disk" -m "$mem" \
+					-t 3600 -- "U=$u" "BUF_KB=$((8192 * u / 30000 + 4096))"
+			done
+		done
+	done
+fi
 scale_done() {	# FILE: a finished run with status 0
 	[ -s "$1" ] && jq -e 'select(.type == "run") | .status == 0' "$1" 2>/dev/null | grep -q true
 }

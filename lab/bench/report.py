@@ -46,6 +46,7 @@ def main():
     res["perturbation"] = perturbation_part(raw.load("perturb-lab-stock") +
                                             raw.load("perturb-lab-fixed"))
     res["static"] = static_part(raw)
+    res["pressure"] = pressure_part(raw)
     res["storm"] = next((x for x in raw.load("cost-lab-stock") if x.get("type") == "bench_storm"),
                         None)
     res["targets"] = targets(res)
@@ -102,7 +103,7 @@ def runs_of(raw):
     runs, missing = {}, []
     names = [n for n in ("fix-lab-stock", "fix-lab-fixed", "cost-lab-stock", "cost-wall-lab-stock",
                          "perturb-lab-stock", "perturb-lab-fixed")] + raw.names("scale-") + \
-        raw.names("static-")
+        raw.names("static-") + raw.names("pressure-")
     for name in names:
         r = [x for x in raw.load(name) if x.get("type") == "run"]
         runs[name] = r[-1] if r else None
@@ -112,6 +113,123 @@ def runs_of(raw):
             missing.append(f"{name}: guest run status {r[-1]['status']} (splats: {r[-1]['splats']})")
     return runs, missing
 
+
+
+# ---- memory pressure (lab/scenarios/pressure.sh) ---------------------------------------
+
+PRESSURE_KERNELS = ("lab-stock", "lab-fixed", "lab-fixed-plus")
+
+
+def pressure_visits(act):
+    """Thread visits of the walks, from the sweeps' served counts: a sweep that
+    said -EAGAIN walked up to the thread after its last one served, the last one
+    the whole list. Exact when every thread lacked a stack (a first activation),
+    which pressure.sh's is."""
+    per, cum, v = act["per_sweep"], 0, 0
+    for i, s in enumerate(per):
+        cum += s["served"]
+        v += act["nr_threads"] if i == len(per) - 1 else cum + 1
+    return v
+
+
+def pressure_part(raw):
+    rows = []
+    for name in raw.names("pressure-"):
+        recs = raw.load(name)
+        run = [x for x in recs if x.get("type") == "run"]
+        pr = [x for x in recs if x.get("type") == "pressure"]
+        acts = [x["rec"] for x in recs if x.get("type") == "fgt" and x["rec"].get("type") == "activation"]
+        if not run or run[-1]["status"] != 0 or not pr or len(acts) != 1:
+            continue
+        p, a, o = pr[0], acts[0], pr[0]["oracle"]
+        al = a["allocations"]
+        exact = (al["failed_nonblocking"] == o["nb_failed"] and al["nonblocking"] == o["nb_ok"] and
+                 al["blocking"] == o["blk_ok"] and al["freed"] == o["freed"] and
+                 a["sweeps"] == (o["reserve_runs"] if o["nb_ok"] + o["nb_failed"] else a["sweeps"]))
+        rows.append({"name": name, "kernel": run[-1]["kernel"], "u": p["u"], "threads": p["threads"],
+                     "failures": al["failed_nonblocking"], "sweeps": a["sweeps"],
+                     "reserve": a["served"] - al["nonblocking"] if al["nonblocking"] else 0,
+                     "visits": pressure_visits(a), "ms": a["duration_ns"] / 1e6,
+                     "served": a["served"], "oracle_exact": exact, "oom": p["oom_kills"],
+                     "lost": a["lost"], "oracle_failures": o["nb_failed"],
+                     "oracle_sweeps": o["reserve_runs"] if o["nb_ok"] + o["nb_failed"] else None,
+                     "mem_free_kb": p["mem_trigger"]["MemFree"], "cached_kb": p["mem_trigger"]["Cached"],
+                     "zones": p["zones"], "verdict": a["verdict"]["verdict"],
+                     "evidence": a["verdict"]["evidence"]})
+    pts = []
+    for u in sorted({r["u"] // 1000 * 1000 for r in rows}):
+        for k in PRESSURE_KERNELS:
+            rs = [r for r in rows if r["kernel"] == k and r["u"] // 1000 * 1000 == u]
+            if rs:
+                pts.append({"kernel": k, "u": u, "n": len(rs),
+                            **{f: stats([r[f] for r in rs]) for f in ("failures", "sweeps", "visits", "ms")},
+                            "exact": all(r["oracle_exact"] for r in rs), "oom": sum(r["oom"] for r in rs),
+                            "lost": sum(r["lost"] for r in rs),
+                            "oracle_failures": stats([r["oracle_failures"] for r in rs]),
+                            "oracle_sweeps": stats([r["oracle_sweeps"] for r in rs if r["oracle_sweeps"]])})
+    return {"rows": rows, "points": pts}
+
+
+def pressure_md(res):
+    pr = res.get("pressure") or {}
+    pts = pr.get("points") or []
+    L = ["## Memory pressure: GFP_NOWAIT failing for real", ""]
+    if not pts:
+        return L + ["Not run (`make bench BENCH_PARTS=pressure`).", ""]
+    L += ["lab/scenarios/pressure.sh, no failslab: U idle threads parked, then an ext2 disk "
+          "(virtio-blk, lab/guest/mkdisk.sh) read so that clean page cache holds the memory the "
+          "threads left, then function_graph on. GFP_NOWAIT cannot reclaim: it fails whenever "
+          "free memory is under the zone's min watermark, however much page cache could be "
+          "freed, and the walk itself allocates a 4 KiB stack per thread faster than kswapd "
+          "frees memory beside it. Default watermarks (vm.watermark_scale_factor 10). "
+          "Failures are counted by fgraphtop and by the oracle (the kernel's own kmem trace "
+          "events from the function holding the sweep, read in the guest); visits from the "
+          "sweeps' served counts (every thread lacked a stack). Medians, min..max over the "
+          "boots; plain TCG, wall clock.", "",
+          "| kernel | U | boots | non-blocking failures | sweeps | thread visits | activation | "
+          "= oracle | events lost | oracle: failures, sweeps | series' sweeps at K | OOM kills |",
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+
+    def rng(s, fmt="{:,.0f}"):
+        if not s:
+            return "-"
+        m = fmt.format(s["median"])
+        return m if s["min"] == s["max"] else f"{m} ({fmt.format(s['min'])}..{fmt.format(s['max'])})"
+    for p in pts:
+        L.append(f"| {p['kernel']} | {p['u']:,} | {p['n']} | {rng(p['failures'])} | {rng(p['sweeps'])} | "
+                 f"{rng(p['visits'])} | {rng(p['ms'], '{:,.1f}')} ms | "
+                 f"{'yes' if p['exact'] else 'NO'} | {p['lost']:,} | "
+                 f"{rng(p['oracle_failures'])}, {rng(p['oracle_sweeps'])} | "
+                 f"{1 + int(med(p['oracle_failures'])) // 33 if p['kernel'] != 'lab-stock' else '-'} | {p['oom']} |")
+    L += ["", "The failures K differ from boot to boot (kswapd races the walk), so each "
+          "kernel's sweeps are best read against its own K: the series makes 1 + floor(K / 33) "
+          "(the column before last, from the oracle's K), lab-fixed-plus at most "
+          "1 + log2(K / 32 + 1). The ratios below are of medians at unequal K.", ""]
+    for u in sorted({p["u"] for p in pts}):
+        at = {p["kernel"]: p for p in pts if p["u"] == u}
+        parts = []
+        for num, den in (("lab-stock", "lab-fixed"), ("lab-fixed", "lab-fixed-plus"),
+                         ("lab-stock", "lab-fixed-plus")):
+            if num in at and den in at:
+                parts.append(f"{num}/{den}: sweeps {med(at[num]['sweeps']) / med(at[den]['sweeps']):,.1f}x, "
+                             f"visits {med(at[num]['visits']) / med(at[den]['visits']):,.1f}x, "
+                             f"time {med(at[num]['ms']) / med(at[den]['ms']):,.1f}x")
+        if parts:
+            L.append(f"- U = {u:,}: " + "; ".join(parts) + " (medians).")
+    if any(not p["exact"] for p in pts):
+        L += ["", "A row that is not \"= oracle\" lost events on one side: fgraphtop's (its "
+              "log overran while memory was short: its figures are then a lower bound, and its "
+              "evidence says so) or the oracle's (its trace buffer, the scenario's BUF_KB, "
+              "overran: the oracle's figures are then short, fgraphtop's complete record with "
+              "served = U the one to read). The bench sizes the oracle's buffer with U."]
+    ex = [r for r in pr["rows"] if r["kernel"] != "lab-stock" and r["failures"] and r["oracle_exact"]]
+    if ex:
+        r = ex[0]
+        L += ["", f"fgraphtop's evidence on {r['kernel']} ({r['name']}): \"{r['evidence']}\"; at the "
+              f"trigger MemFree {r['mem_free_kb']:,} KiB, Cached {r['cached_kb']:,} KiB, watermarks "
+              + ", ".join(f"{z['zone']} min/low/high {z['min']}/{z['low']}/{z['high']} pages"
+                          for z in r["zones"]) + "."]
+    return L + [""]
 
 # ---- 1. the fix, U = 1k..30k (TCG, wall clock) ----------------------------------------
 
@@ -647,6 +765,7 @@ def markdown(res):
     L += scale_md(res)
     L += consumer_md(res)
     L += static_md(res)
+    L += pressure_md(res)
     L += cost_md(res)
     L += fidelity_md(res)
     L += reading_md(res)

@@ -1,0 +1,193 @@
+#!/bin/sh
+# pressure U=N [WSF=N] [MINFREE=KB] [TOOL=0|1] [FILTER=FUNC] [BUF_KB=N] [READS=N]
+# Real memory pressure, no failslab (lab/run.sh -d with lab/guest/mkdisk.sh's
+# disk, mounted read-only from /dev/vda): park U idle threads, start
+# fgraphtop -j (TOOL=1) and the oracle, then read the disk's files so that
+# clean page cache holds all the memory the threads left; then function_graph
+# on (FILTER: one traced function, the same walk without the minutes of
+# call-site patching). The walk's GFP_NOWAIT allocations cannot reclaim: they
+# fail whenever a zone's free pages are under its min watermark, however much
+# clean cache could be freed. kswapd, woken at the low watermark, reclaims
+# beside the walk; the walk's GFP_KERNEL reserve reclaims directly.
+# WSF sets vm.watermark_scale_factor and MINFREE vm.min_free_kbytes before
+# anything else (empty: the kernel's defaults). READS: how many times the
+# files are read (the last read right before the trigger).
+#
+# The oracle counts the sweep's allocations itself, without BPF: the kernel's
+# own kmem trace events (kmem_cache_alloc, kmalloc, kmem_cache_free, kfree) in
+# a private tracefs instance, filtered to call sites inside the function
+# holding the sweep (alloc_retstack_tasklist where it is out of line, else
+# register_ftrace_graph), read back as text: failed (ptr NULL) and successful
+# allocations by gfp (GFP_NOWAIT: non-blocking; GFP_KERNEL: blocking, the
+# reserve), the reserve stacks freed (by pointer), and the sweeps (runs of reserve allocations, each begun
+# after a non-blocking one or a free, or the first).
+# Results:
+#   {"type":"pressure","u":U,"threads":T,"mem_before":{..},"mem_after":{..},
+#    "mem_trigger":{..},"zones":[{zone,min,low,high,managed}..],"wsf":..,
+#    "min_free_kbytes":..,"oom_kills":N,"alloc_failures_logged":N,
+#    "oracle":{"nb_ok":..,"nb_failed":..,"blk_ok":..,"blk_failed":..,
+#    "other":..,"freed":..,"reserve_runs":..,"events":..,"lost":..,
+#    "sizes":{BYTES_REQ:N}},"on":{..}}   (sizes: the stacks' allocations, both gfps)
+# and fgraphtop's records (name "pressure", tool-lib.sh) with TOOL=1.
+# meminfo figures are in KiB.
+# shellcheck source=lab/scenarios/lib.sh
+. /scenarios/lib.sh
+# shellcheck source=lab/scenarios/tool-lib.sh
+. /scenarios/tool-lib.sh
+
+n=$(fgt_arg U 30000 "$@")
+wsf=$(fgt_arg WSF "" "$@")
+minfree=$(fgt_arg MINFREE "" "$@")
+tool=$(fgt_arg TOOL 1 "$@")
+filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
+buf_kb=$(fgt_arg BUF_KB 8192 "$@")
+reads=$(fgt_arg READS 1 "$@")
+DISK=/mnt/disk
+ORI=$TRACEFS/instances/fgt-pressure
+
+[ -b /dev/vda ] || fgt_die "no /dev/vda: boot with lab/run.sh -d \$(lab/guest/mkdisk.sh)"
+mkdir -p $DISK
+mount -t ext2 -o ro /dev/vda $DISK || fgt_die "cannot mount /dev/vda (ext2)"
+[ -n "$wsf" ] && { echo "$wsf" > /proc/sys/vm/watermark_scale_factor || fgt_die "watermark_scale_factor $wsf"; }
+[ -n "$minfree" ] && { echo "$minfree" > /proc/sys/vm/min_free_kbytes || fgt_die "min_free_kbytes $minfree"; }
+
+# /proc/meminfo's MemFree, Cached, Buffers, Active/Inactive(file), Slab parts, in KiB.
+meminfo() {
+	awk 'BEGIN { printf "{" }
+	$1 ~ /^(MemTotal|MemFree|MemAvailable|Buffers|Cached|Active\(file\)|Inactive\(file\)|SUnreclaim|SReclaimable|KernelStack|PageTables):$/ {
+		k = $1; sub(/:$/, "", k); gsub(/[()]/, "_", k); sub(/_$/, "", k)
+		printf "%s\"%s\":%s", (n++ ? "," : ""), k, $2
+	}
+	END { printf "}" }' /proc/meminfo
+}
+
+# Each populated zone's watermarks and managed pages (/proc/zoneinfo, in pages).
+zones() {
+	awk 'BEGIN { printf "[" }
+	$1 == "Node" { z = $4; min = low = high = "" ; next }
+	z != "" && $1 == "min" { min = $2 }
+	z != "" && $1 == "low" { low = $2 }
+	z != "" && $1 == "high" { high = $2 }
+	z != "" && $1 == "managed" {
+		if ($2 > 0)
+			printf "%s{\"zone\":\"%s\",\"min\":%s,\"low\":%s,\"high\":%s,\"managed\":%s}",
+				(n++ ? "," : ""), z, min, low, high, $2
+		z = ""
+	}
+	END { printf "]" }' /proc/zoneinfo
+}
+
+# The oracle: the kernel's kmem events from the sweep holder's call sites.
+holder=$(fgt_sweep_holder)
+range=$(fgt_ksym_range "$holder")
+[ -n "$range" ] || fgt_die "no text range for $holder"
+oracle_start() {
+	local ev f
+	mkdir -p "$ORI" || fgt_die "no tracefs instances"
+	echo 0 > "$ORI"/tracing_on
+	echo "$buf_kb" > "$ORI"/buffer_size_kb || fgt_die "buffer_size_kb $buf_kb"
+	f="call_site >= ${range% *} && call_site < ${range#* }"
+	for ev in kmem_cache_alloc kmalloc kmem_cache_free kfree; do
+		[ -d "$ORI"/events/kmem/$ev ] || continue
+		echo "$f" > "$ORI"/events/kmem/$ev/filter || fgt_die "filter on kmem:$ev"
+		echo 1 > "$ORI"/events/kmem/$ev/enable
+	done
+	: > "$ORI"/trace
+	echo 1 > "$ORI"/tracing_on
+}
+# One JSON object from the recorded events, in time order.
+oracle_stop() {
+	echo 0 > "$ORI"/tracing_on
+	lost=$(awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$ORI"/per_cpu/cpu*/stats 2>/dev/null)
+	grep -v '^#' "$ORI"/trace > "$FGT_RUN"/pressure-oracle.txt
+	awk -v lost="${lost:-0}" '
+	# freed: the reserve stacks handed back, by pointer (%p hashes a pointer
+	# the same way throughout a boot); ret_stack_list and lab-fixed-plus'"'"'s
+	# reserve arrays are kfree()d from the same code and are no stacks
+	function ptr_of(l) { sub(/.*ptr=/, "", l); sub(/ .*/, "", l); return l }
+	/ (kmem_cache_free|kfree): / {
+		q = ptr_of($0)
+		if (q in res) { freed++; delete res[q] } else frees_other++
+		prev = "free"
+		next
+	}
+	/ (kmem_cache_alloc|kmalloc): / {
+		ev++
+		fail = ($0 ~ /ptr=(0+|\(null\)) /)
+		sz = $0; sub(/.*bytes_req=/, "", sz); sub(/ .*/, "", sz)
+		# ret_stack_list is no shadow stack: kcalloc (__GFP_ZERO) from 6.11,
+		# kmalloc_array of 32 pointers (256 bytes) on 6.1
+		if ($0 ~ /__GFP_ZERO/ || sz == 256) {
+			other++
+		} else if ($0 ~ /gfp_flags=GFP_KERNEL/) {
+			size[sz]++
+			if (fail) bf++; else { bo++; res[ptr_of($0)] = 1 }
+			if (prev != "blk") runs++
+			prev = "blk"
+		} else if ($0 ~ /gfp_flags=GFP_NOWAIT/) {
+			size[sz]++
+			if (fail) nf++; else no++
+			prev = "nb"
+		} else {
+			other++
+		}
+	}
+	END {
+		printf "{\"nb_ok\":%d,\"nb_failed\":%d,\"blk_ok\":%d,\"blk_failed\":%d,\"other\":%d,\"freed\":%d,\"reserve_runs\":%d,\"events\":%d,\"lost\":%d,\"sizes\":{",
+			no, nf, bo, bf, other, freed, runs, ev, lost
+		for (k in size)
+			printf "%s\"%s\":%d", (m++ ? "," : ""), k, size[k]
+		printf "}}"
+	}' "$FGT_RUN"/pressure-oracle.txt
+	for ev in kmem_cache_alloc kmalloc kmem_cache_free kfree; do
+		[ -d "$ORI"/events/kmem/$ev ] && echo 0 > "$ORI"/events/kmem/$ev/enable
+	done
+}
+
+read_disk() {
+	local f
+	for f in "$DISK"/*; do
+		[ -f "$f" ] && dd if="$f" of=/dev/null bs=1M 2>/dev/null
+	done
+}
+
+status=0
+park=$(fgt_park "$n")
+fgt_log "parked: $park"
+if [ "$tool" = 1 ]; then
+	fgt_tool_start pressure || status=1
+fi
+oracle_start
+mem_before=$(meminfo)
+i=0
+while [ $i -lt "$reads" ]; do
+	read_disk
+	i=$((i + 1))
+done
+mem_trigger=$(meminfo)
+zs=$(zones)
+fgt_log "before: $mem_before; at the trigger: $mem_trigger; zones: $zs"
+on=$(fgt-trigger -f "$filter" tracefs on) || status=1
+fgt_log "on: $on"
+sleep 1
+oracle=$(oracle_stop)
+mem_after=$(meminfo)
+fgt-trigger -f "$filter" tracefs off > /dev/null || status=1
+fgt_log "oracle: $oracle; after: $mem_after"
+oom=$(dmesg | grep -c -E 'invoked oom-killer|Out of memory|oom-kill:')
+afail=$(dmesg | grep -c 'page allocation failure')
+u=$(echo "$on" | sed -n 's/.*"u":\([0-9]*\).*/\1/p')
+threads=$(echo "$on" | sed -n 's/.*"threads":\([0-9]*\).*/\1/p')
+fgt_result "$(fgt_json type pressure u "${u:-0}" threads "${threads:-0}" parked "$n" \
+	holder "$holder" wsf "$(cat /proc/sys/vm/watermark_scale_factor)" \
+	min_free_kbytes "$(cat /proc/sys/vm/min_free_kbytes)" \
+	mem_before "$mem_before" mem_trigger "$mem_trigger" mem_after "$mem_after" \
+	zones "$zs" oom_kills "$oom" alloc_failures_logged "$afail" \
+	oracle "$oracle" on "$on")"
+[ "$oom" -eq 0 ] || { fgt_log "OOM kill seen"; status=1; }
+if [ "$tool" = 1 ]; then
+	fgt_tool_stop pressure || status=1
+fi
+fgt_unpark
+umount $DISK
+exit $status

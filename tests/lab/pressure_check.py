@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Exact checks of one pressure run (lab/scenarios/pressure.sh, tests/lab/pressure.sh).
+
+    tests/lab/pressure_check.py KERNEL RESULTS.jsonl
+
+fgraphtop's activation record against the oracle (the kernel's own kmem trace
+events from the function holding the sweep, read back as text in the guest):
+every count equal. The pressure must be real (non-blocking failures, clean
+page cache holding most of memory, no OOM kill), the verdict fixed with the
+degraded evidence, and the sweeps those of the kernel's code: the series'
+reserve of 32 (1 + floor(K / 33) sweeps, each but the last ended by its 33rd
+failure), or lab-fixed-plus's doubling one (at most 1 + ceil(log2(K/32 + 1))).
+Prints "ok ..." lines, figures on lines starting with five spaces; exit 1 on
+any failed check.
+"""
+import json
+import math
+import sys
+
+failed = False
+
+
+def check(cond, what):
+    global failed
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failed = True
+
+
+def main(kernel, path):
+    recs = [json.loads(line) for line in open(path) if line.startswith("{")]
+    run = [r for r in recs if r.get("type") == "run"]
+    pr = [r for r in recs if r.get("type") == "pressure"]
+    acts = [r["rec"] for r in recs if r.get("type") == "fgt" and r["rec"].get("type") == "activation"]
+    check(len(run) == 1 and run[0]["status"] == 0 and not run[0]["splats"],
+          f"{kernel}: the guest ran clean (status {run[0]['status'] if run else None})")
+    check(len(pr) == 1, f"{kernel}: one pressure record")
+    check(len(acts) == 1, f"{kernel}: fgraphtop saw one activation ({len(acts)})")
+    if failed:
+        return 1
+    p, a, o = pr[0], acts[0], pr[0]["oracle"]
+    al = a["allocations"]
+    k = o["nb_failed"]
+    check(p["oom_kills"] == 0, f"{kernel}: no OOM kill")
+    check(o["lost"] == 0 and o["events"] > 0, f"{kernel}: the oracle lost no event ({o['events']} seen)")
+    check(k > 0, f"{kernel}: real non-blocking failures under pressure (oracle: {k})")
+    mt = p["mem_trigger"]
+    check(mt["Cached"] > 4 * mt["MemFree"],
+          f"{kernel}: clean page cache holds the memory at the trigger "
+          f"(Cached {mt['Cached']} KiB, MemFree {mt['MemFree']} KiB)")
+    check(len(p["zones"]) > 0 and all(z["min"] < z["low"] < z["high"] for z in p["zones"]),
+          f"{kernel}: watermarks recorded")
+    check(a["complete"] and a["lost"] == 0, f"{kernel}: the activation complete, nothing lost")
+    # fgraphtop against the oracle, exactly
+    for mine, theirs in (("failed_nonblocking", "nb_failed"), ("nonblocking", "nb_ok"),
+                         ("blocking", "blk_ok"), ("failed_blocking", "blk_failed"),
+                         ("freed", "freed")):
+        check(al[mine] == o[theirs], f"{kernel}: {mine} {al[mine]} == oracle {o[theirs]}")
+    check(a["sweeps"] == o["reserve_runs"],
+          f"{kernel}: sweeps {a['sweeps']} == oracle's reserves {o['reserve_runs']}")
+    check(a["served"] == p["u"], f"{kernel}: served {a['served']} == U {p['u']} (threads lacking a stack)")
+    per = a["per_sweep"]
+    s = a["sweeps"]
+    reserve = a["served"] - al["nonblocking"]
+    check(reserve == k - (s - 1),
+          f"{kernel}: from the reserve {reserve} == failures - extra sweeps {k - (s - 1)}")
+    if kernel == "lab-fixed-plus":
+        want = [32]
+        for _ in range(s - 1):
+            n = want[-1]
+            lim = max(p["threads"], 32)
+            want.append(max(n, lim) if n >= lim // 2 else n * 2)
+        check([x["batch"] for x in per] == want, f"{kernel}: reserves doubling {want}")
+        bound = 1 + math.ceil(math.log2(k / 32 + 1))
+        check(s <= bound, f"{kernel}: {s} sweeps <= 1 + ceil(log2(K/32 + 1)) = {bound}")
+    else:
+        check(s == 1 + k // 33, f"{kernel}: {s} sweeps == 1 + floor({k} / 33)")
+        check(all(x["batch"] == 32 for x in per), f"{kernel}: every reserve 32")
+        check(all(x["failed_nonblocking"] == 33 for x in per[:-1]) and per[-1]["failed_nonblocking"] <= 32,
+              f"{kernel}: each sweep but the last ended by its 33rd failure")
+    v = a["verdict"]
+    lead = f"1 + {s - 1} sweep{'s' if s != 2 else ''}: " if s > 1 else "one sweep: "
+    lead += f"{k} non-blocking allocation{'s' if k != 1 else ''} failed under memory pressure"
+    check(v["verdict"] == "fixed" and v["evidence"].startswith(lead),
+          f"{kernel}: verdict fixed, degraded: {v['evidence']!r}")
+    extra = sum(x["walk_ns"] for x in per[1:])
+    print(f"     {kernel}: U {p['u']}: {k} non-blocking failures, {s} sweeps "
+          f"({reserve} from the reserve), {a['duration_ns'] / 1e6:.1f} ms "
+          f"(walks after the first {extra / 1e6:.1f} ms); MemFree {mt['MemFree']} -> "
+          f"{p['mem_after']['MemFree']} KiB, Cached {mt['Cached']} -> {p['mem_after']['Cached']} KiB; "
+          f"zones {[(z['zone'], z['min'], z['low'], z['high']) for z in p['zones']]}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1], sys.argv[2]))
