@@ -406,21 +406,30 @@ static bool ktab_expand(const struct ktab *t, size_t p, char *buf, size_t *next)
 	return o >= 2;
 }
 
-/* Does this reading put symbol idx at want, and the table in address order? */
-static bool ktab_reading_ok(const struct ktab *t, uint32_t idx, uint64_t want)
+/*
+ * Does this reading put symbol idx at want, and the table in address order?
+ * How many entries are out of order (at most 1 %), or -1. The caller takes the
+ * reading with the fewest: a table read one entry late (offsets 4 bytes
+ * on, where _text's neighbour is its alias _stext, so _text still reads
+ * right) is out of order only at its last entry, read past the table, and
+ * a lab build whose layout made it the first candidate had every name paired
+ * with the next symbol's address (register_ftrace_graph read at
+ * unregister_ftrace_graph's).
+ */
+static long ktab_reading(const struct ktab *t, uint32_t idx, uint64_t want)
 {
 	uint64_t prev = 0;
 	uint32_t unsorted = 0;
 
 	if (ktab_addr(t, idx) != want)
-		return false;
+		return -1;
 	for (uint32_t i = 0; i < t->n; i++) {
 		uint64_t a = ktab_addr(t, i);
 
 		unsorted += a < prev;
 		prev = a;
 	}
-	return unsorted <= t->n / 100;
+	return unsorted <= t->n / 100 ? (long)unsorted : -1;
 }
 
 /* The index of the first entry named name (without its type letter). */
@@ -438,13 +447,16 @@ static long ktab_find(const struct ktab *t, const char *name)
 	return -1;
 }
 
-/* Place the offsets and pick the reading, among the layouts of the file header comment. */
+/* Place the offsets and pick the reading, among the layouts of the file header
+ * comment: of those that pass, the one with the fewest entries out of order. */
 static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct ktab *t,
 			size_t *off_pos, size_t *base_at)
 {
 	size_t after_index = k->ti + 2 * NTOK, cand[3];
 	uint64_t want = im->text_addr;
 	long idx = ktab_find(t, "_text");
+	struct ktab best = *t;
+	long best_unsorted = -1;
 
 	if (idx < 0)
 		return -1;
@@ -462,6 +474,7 @@ static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct
 	for (int c = 0; c < 3; c++) {
 		size_t base_pos = c == 0 ? k->num_pos - 8 :
 				  (cand[c] + 4 * (size_t)k->n + 7) & ~(size_t)7;
+		long u;
 
 		if (!cand[c] || cand[c] < k->lo || cand[c] + 4 * (size_t)k->n > k->hi)
 			continue;
@@ -475,14 +488,17 @@ static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct
 					continue;
 				t->base = rd64(k->d + base_pos);
 			}
-			if (ktab_reading_ok(t, (uint32_t)idx, want)) {
+			u = ktab_reading(t, (uint32_t)idx, want);
+			if (u >= 0 && (best_unsorted < 0 || u < best_unsorted)) {
+				best = *t;
+				best_unsorted = u;
 				*off_pos = cand[c];
 				*base_at = m == M_PCREL ? 0 : base_pos;
-				return 0;
 			}
 		}
 	}
-	return -1;
+	*t = best;
+	return best_unsorted < 0 ? -1 : 0;
 }
 
 /* Where to search: .rodata (read through libelf), else a whole image in memory. */
