@@ -257,17 +257,19 @@ static int btf_pread(void *arg, uint64_t off, void *buf, size_t len)
 /* task_struct::ret_stack from a BTF file, read only as far as needed. */
 static int btf_file(const char *path, struct fgt_btf_stack *out, bool *found)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	int err = -1;
+	char msg[200];
+	uint64_t size;
+	int err = -1, why;
+	/* a regular file (a FIFO in its place is refused, not waited on) */
+	int fd = fgt_open_regular(path, FGT_KIMAGE_MAX_SECTION, &size, &why, msg, sizeof(msg));
 
 	*found = fd >= 0;
 	if (fd < 0)
 		return -1;
 	/* sysfs gives /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-		err = fgt_btf_ret_stack_read(btf_pread, &fd, (uint64_t)st.st_size, out);
-	} else if (S_ISREG(st.st_mode)) {
+	if (size > 0) {
+		err = fgt_btf_ret_stack_read(btf_pread, &fd, size, out);
+	} else {
 		size_t len = 0;
 		void *raw = slurp(path, &len);
 
@@ -275,8 +277,6 @@ static int btf_file(const char *path, struct fgt_btf_stack *out, bool *found)
 		if (raw)
 			err = fgt_btf_ret_stack(raw, len, out);
 		free(raw);
-	} else {
-		*found = false;
 	}
 	close(fd);
 	return err;
