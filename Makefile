@@ -17,7 +17,7 @@ BPFTOOL    ?= bpftool
 # A distribution's CFLAGS replace these two; the warnings are always added.
 CFLAGS     ?= -O2 -g
 override CFLAGS += -Wall -Wextra -Wno-unused-parameter
-CPPFLAGS   += -I$(BUILD) -Isrc
+CPPFLAGS   += -I$(BUILD) -Isrc -I.
 LDLIBS     := -lbpf -lelf -lz
 LDFLAGS    += -static
 
@@ -48,28 +48,28 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-# Userspace objects: every src/*.c, one rule. Each also depends on its .d:
+# Userspace objects: every src/**/*.c, one rule, into the same folders. Each also depends on its .d:
 # an object without one (built before -MMD, or its .d lost) is rebuilt,
 # never trusted with headers it may not have seen.
 $(BUILD)/%.o: src/%.c $(BUILD)/%.d | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The .d files are made by the compiler, never by a rule of their own: each
 # is named as an explicit target (a pattern's would be intermediate, and a
 # missing intermediate file does not make its dependents rebuild).
-DEP_FILES := $(patsubst src/%.c,$(BUILD)/%.d,$(wildcard src/*.c)) \
+DEP_FILES := $(patsubst src/%.c,$(BUILD)/%.d,$(wildcard src/*.c src/*/*.c)) \
 	     $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.d,$(wildcard bpf/*.bpf.c))
 
 include src/src.mk
-include src/fgraphtop.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
 include mk/docs.mk
 include mk/deb.mk
-include mk/exposure.mk
 include mk/lint.mk
 # The lab last: its tests are the slowest, and a run ends with their table.
 include lab/lab.mk
+include lab/exposure.mk
 include lab/bench.mk
 
 $(BUILD):

@@ -7,10 +7,10 @@
  * reading the iterator's seq file runs the program once per task, under the
  * iterator's own RCU read lock; fgraph is never turned on.
  *
- * One record per task (struct fgt_exp_rec, src/exposure.h) rather than a count,
+ * One record per task (struct fgt_exp_rec, src/model/exposure.h) rather than a count,
  * because what an unfixed kernel pays depends on where the lacking threads sit
  * in the task list: each of its batch-of-32 sweeps restarts the walk at the
- * head (src/exposure_model.c). The iterator visits tasks in TID order; the
+ * head (src/model/exposure_model.c). The iterator visits tasks in TID order; the
  * kernel walks processes in creation order and each process's threads in
  * creation order, so the records carry the start times that order is rebuilt
  * from.
@@ -23,7 +23,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "exposure.h"
+#include "exposure_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -3,8 +3,8 @@
  * fgraphtop: watch the function-graph tracer hand out per-thread shadow
  * stacks on its 0 -> 1 step. See docs/EVENTS.md for the vocabulary.
  *
- * Two observation paths, chosen per figure by src/plan.c from real
- * load-and-attach attempts of the probe table (src/kfacts.c):
+ * Two observation paths, chosen per figure by src/watch/plan.c from real
+ * load-and-attach attempts of the probe table (src/facts/kfacts.c):
  *  - direct: fentry/fexit on the fgraph functions themselves (only kernels
  *    built with ftrace instrumentation in kernel/trace/fgraph.c);
  *  - attributed: the slab allocator's tracepoints (call_site inside the
@@ -21,27 +21,27 @@
  * size/cache/call_site (or ftrace_graph_active) with read-only data before
  * touching any map. The allocator's fentry/fexit, for the fork path's
  * latency, are attached by userspace only while
- * fgraph is active (src/session.c), never during an activation: attaching a
+ * fgraph is active (src/watch/session.c), never during an activation: attaching a
  * trampoline needs ftrace_lock, which the activation holds. The sweep path's
  * per-allocation latency therefore comes from the tracepoints' own timestamps
- * (src/activation.c). Inside an activation, the thread making the 0->1 step
+ * (src/model/activation.c). Inside an activation, the thread making the 0->1 step
  * writes its records to the activation log, not to the ring buffer (log_rec()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "fgraphtop.h"
+#include "events_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /*
- * This kernel's facts (src/fgraphtop.h), set by userspace between open and
- * load (src/plan.c fills them). Frozen rodata: the verifier prunes what a
+ * This kernel's facts (bpf/events_abi.h), set by userspace between open and
+ * load (src/watch/plan.c fills them). Frozen rodata: the verifier prunes what a
  * kernel's configuration makes dead.
  */
 const volatile struct fgt_kconf kconf = {};
-/* The union of kconf's sweep, start and exit ranges (src/session.c sets it):
+/* The union of kconf's sweep, start and exit ranges (src/watch/session.c sets it):
  * a free from anywhere else, nearly every free of the system, is rejected by
  * two comparisons instead of three range tests. */
 const volatile __u64 frees_lo = 0, frees_hi = 0;
@@ -60,7 +60,7 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-/* The activation log (src/fgraphtop.h): written by the thread inside the
+/* The activation log (bpf/events_abi.h): written by the thread inside the
  * 0->1 step only, so one producer; userspace maps it and moves log_tail. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -107,7 +107,7 @@ __u64 sweep_begin_ns;
 __u32 last_graph_active;	/* ftrace_graph_active seen by the last new task */
 __u64 newtask_seen;
 /* Set by userspace while the allocator fentry/fexit (lat_*) may be attached:
- * before attaching, cleared after detaching (src/session.c). Only says whether
+ * before attaching, cleared after detaching (src/watch/session.c). Only says whether
  * an in-flight start time may be there to look up. */
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
@@ -179,7 +179,7 @@ static struct fgt_event *reserve(__u32 type, __u32 src)
 
 /*
  * An activation makes one record per thread lacking a stack: they go to the
- * activation log, not the ring buffer (src/fgraphtop.h). Only the thread
+ * activation log, not the ring buffer (bpf/events_abi.h). Only the thread
  * inside the 0->1 step writes here, so the slot at log_head is ours.
  */
 static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
@@ -419,7 +419,7 @@ static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 	 * since that fentry. The event goes out here in any case: waiting for the
 	 * fexit would lose it unseen if the kernel skipped that fexit (recursion),
 	 * as one failed fork-path allocation was in the lab. The sweep path's
-	 * latency is the gap between the sweep's events (src/activation.c).
+	 * latency is the gap between the sweep's events (src/model/activation.c).
 	 */
 	if (site != FGT_SITE_SWEEP && lat_on) {
 		tid = cur_tid();
@@ -577,7 +577,7 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
 
 /* Fork-path context while fgraph is active. Always attached (a fork's cost, not
  * an allocation's): function_graph may rewrite the allocator's return address as
- * soon as it is on, before the lat_* programs are (src/session.c). */
+ * soon as it is on, before the lat_* programs are (src/watch/session.c). */
 /* Entries fork_enter put in in_fork and fork_exit has not taken out: while
  * there are none, fork_exit has nothing to delete and skips the hash delete
  * (136 of its 208 ns per fork, lab, icount). */
@@ -608,10 +608,10 @@ int BPF_PROG(fork_exit)
 }
 
 /* ================= allocator latency: fentry/fexit =================
- * Three shapes (enum fgt_alloc_shape); src/plan.c picks the functions this
- * kernel uses (fgt_alloc_fns in src/kfacts.c) and src/session.c sets the
+ * Three shapes (enum fgt_alloc_shape); src/watch/plan.c picks the functions this
+ * kernel uses (fgt_alloc_fns in src/facts/kfacts.c) and src/watch/session.c sets the
  * attach targets at run time.
- * Attached only while fgraph is active (src/session.c): they put a trampoline
+ * Attached only while fgraph is active (src/watch/session.c): they put a trampoline
  * on every allocation of the system, so they serve the fork path only. */
 
 /* Only for shadow-stack allocations while fgraph is active: when it started.

@@ -8,7 +8,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "kread_bpf.h"
+#include "kread_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

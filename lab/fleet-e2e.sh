@@ -75,7 +75,7 @@ free_port() {
 sample() {	# FILE VERDICT RELEASE BUILD_ID: the check's own writer
 	if [ ! -x "$WORK/fgt-prom-sample" ]; then
 		cc -O1 -D_GNU_SOURCE -I"$ROOT/src" -o "$WORK/fgt-prom-sample" \
-			"$ROOT/tests/check_prom_sample.c" "$ROOT/src/prom.c"
+			"$ROOT/tests/check_prom_sample.c" "$ROOT/src/check/prom.c"
 	fi
 	"$WORK/fgt-prom-sample" "$@"
 }

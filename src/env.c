@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fgraphtop's options: see env.h. `fgraphtop check`'s are in check_env.c. */
+/* fgraphtop's options: see env.h. `fgraphtop check`'s are in check_main.c. */
 #include <argp.h>
 #include <string.h>
 #include "env.h"
-#include "parse.h"
+#include "common/parse.h"
 
 const char fgt_version[] = "fgraphtop 0.1";
 

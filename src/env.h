@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "cli.h"
-#include "plan.h"
+#include "common/cli.h"
+#include "watch/plan.h"
 
 struct fgt_env {
 	struct fgt_cli cli;		/* first: the shared parser's state */

@@ -1,31 +1,42 @@
-# The kernel-independent userspace library: everything here builds and is
-# unit-tested without a kernel (tests/tests.mk). The main program's objects
-# are added by extending FGT_SRCS.
-FGT_LIB_SRCS := src/activation.c src/actlog.c src/verdict.c src/hist.c src/ksyms.c \
-		src/json_writer.c src/prom.c src/kfacts.c src/plan.c src/log.c src/record.c
-FGT_LIB_HDRS := src/fgraphtop.h src/activation.h src/actlog.h src/verdict.h src/hist.h \
-		src/ksyms.h src/json_writer.h src/log.h src/prom.h src/kfacts.h src/plan.h \
-		src/record.h
-# The command lines (no exit, no print: fuzzed in tests/fuzz).
-FGT_LIB_SRCS += src/cli.c src/env.c src/check_env.c src/parse.c
-FGT_LIB_HDRS += src/cli.h src/env.h src/check_env.h src/parse.h
-# fgraphtop check: kernel identity, host state, trigger, verdict and outputs
-FGT_LIB_SRCS += src/check.c src/trigger.c src/trigger_state.c src/park.c src/kernel_id.c \
-		src/host_state.c src/holders.c
-FGT_LIB_HDRS += src/clause.h src/check.h src/trigger.h src/trigger_state.h src/park.h \
-		src/kernel_id.h src/host_state.h src/holders.h
-# Everything fgraphtop prints (JSON writer, screen, text): renderers, no BPF.
-FGT_LIB_SRCS += src/output.c src/via.c src/progress.c src/screen.c
-FGT_LIB_HDRS += src/output.h src/exit_codes.h src/via.h src/progress.h src/screen.h
-FGT_SRCS     := $(FGT_LIB_SRCS)
-# Exposure: the unfixed walk's model and estimate; the BPF count
-# that feeds it is src/exposure.c, in the main program (src/fgraphtop.mk).
-FGT_LIB_SRCS += src/exposure_model.c
-FGT_LIB_HDRS += src/exposure.h
-# check --static: the decoder (Capstone), the kernel readers (kcore, vmlinux,
-# bzImage: zlib, liblzma, libzstd), the glue. All linked from static archives.
-FGT_LIB_SRCS += src/static_check.c src/static_kernel.c src/static_rec.c src/kread.c \
-		src/kread_kallsyms.c src/ksyms_kcore.c
-FGT_LIB_HDRS += src/static_check.h src/kread.h
+# src/: one folder per room (docs/DESIGN.md has the map), main programs on top.
+#
+# The library: every room's sources that build and are unit-tested without a
+# kernel or a BPF skeleton (tests/tests.mk links them all). Rooms are taken
+# whole, so a new file is built where it is put.
+FGT_LIB_ROOMS := common facts host model static live check
+FGT_BPF_SRCS  := src/watch/session.c src/watch/probe.c src/watch/exposure.c \
+		 src/static/kread_bpf.c
+FGT_LIB_SRCS  := $(filter-out $(FGT_BPF_SRCS),$(wildcard $(FGT_LIB_ROOMS:%=src/%/*.c))) \
+		 src/watch/plan.c src/env.c src/check_main.c
+# check --static links Capstone, zlib, liblzma and libzstd statically.
 FGT_STATIC_LIBS := -lcapstone -llzma -lzstd
 LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)
+
+# The main program: the BPF side's users (the session, the probes, the
+# exposure count, the static verdict's BPF reader) and main(), over the
+# library, linked statically into one binary.
+FGT_MAIN_SRCS := src/main.c $(FGT_BPF_SRCS)
+FGT_SRCS      := $(FGT_LIB_SRCS) $(FGT_MAIN_SRCS)
+FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
+FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))
+
+# The skeletons are generated headers of the main objects.
+$(FGT_MAIN_OBJS): $(BPF_SKELS)
+
+$(BUILD)/fgraphtop: $(FGT_MAIN_OBJS) $(FGT_LIB_OBJS)
+	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -lm -o $@
+
+# The unsupported-kernel answer on the machine running the tests (CI: exit 3).
+.PHONY: test-host
+test-host: $(BUILD)/fgraphtop
+	tests/host-status.sh $(BUILD)/fgraphtop
+CHECK_TARGETS += test-host
+
+# The static verdict's developer entry point and recorder (fgt-static): the lab
+# runs it in guests (lab/scenarios/static-check.sh), tests/static-lab.sh on the
+# lab's kernel files. kread_bpf.o installs the BPF fallback reader
+# (bpf/kread.bpf.c) in the binaries that link it.
+$(BUILD)/static/kread_bpf.o: $(BUILD)/kread.skel.h
+$(BUILD)/fgt-static: $(BUILD)/static_main.o $(BUILD)/static/kread_bpf.o $(FGT_LIB_OBJS)
+	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -lm -o $@
+all: $(BUILD)/fgt-static

@@ -25,11 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "exit_codes.h"
-#include "json_writer.h"
-#include "kread.h"
-#include "log.h"
-#include "static_check.h"
+#include "common/exit_codes.h"
+#include "common/json_writer.h"
+#include "static/kread.h"
+#include "common/log.h"
+#include "static/static_check.h"
 
 /* SIGINT and SIGTERM end the reading (an "interrupted" answer, status 3). */
 static volatile sig_atomic_t stop;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "prom.h"
+#include "check/prom.h"
 
 int main(int argc, char **argv)
 {

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "activation.h"
+#include "model/activation.h"
 #include "gen.h"
 
 #define COLLECT_MAX 16

@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 #include <linux/types.h>
-#include "fgraphtop.h"
-#include "activation.h"
+#include "bpf/events_abi.h"
+#include "model/activation.h"
 
 enum ev_line {
 	EV_LINE_NONE,		/* blank or comment */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "fgraphtop.h"
+#include "bpf/events_abi.h"
 
 #define GEN_GFP_KERNEL	0xcc0u
 #define GEN_GFP_NOWAIT	0x2800u		/* 6.8+: GFP_NOWAIT | __GFP_NOWARN */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fgraphtop on the machine running the tests: its documented exit status and
-# its one line (docs/json.md, src/exit_codes.h). Where the kernel has no
+# its one line (docs/json.md, src/common/exit_codes.h). Where the kernel has no
 # function graph tracer (this project's build host) that is 3, "no_fgraph";
 # elsewhere, as non-root without capabilities, 4; as root the kernel decides,
 # so only the JSON shape is checked.

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include "collect.h"
 #include "events.h"
-#include "verdict.h"
+#include "model/verdict.h"
 
 /* |x - y| <= tol */
 static void assert_near(uint64_t x, uint64_t y, uint64_t tol)

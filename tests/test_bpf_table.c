@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The probe table (src/kfacts.c) and bpf/fgraphtop.bpf.c agree: every program
+ * The probe table (src/facts/kfacts.c) and bpf/fgraphtop.bpf.c agree: every program
  * of the object is enabled by exactly one row or candidate, every program the
  * table names exists, and a program whose section names its target names the
  * candidate's. Opens the object only (no load: no privilege needed).
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <bpf/libbpf.h>
-#include "kfacts.h"
+#include "facts/kfacts.h"
 
 static struct bpf_object *obj;
 
@@ -75,7 +75,7 @@ static void test_every_program_in_the_table(void **state)
 
 		progs++;
 		if (named(name, &target, &kind) != 1)
-			fail_msg("%s: named %d times by src/kfacts.c", name, named(name, &target, &kind));
+			fail_msg("%s: named %d times by src/facts/kfacts.c", name, named(name, &target, &kind));
 		/* a fentry program of one row is a fentry, and so on */
 		if (kind != FGT_PK_TEST_RUN && strncmp(sec, fgt_probe_kind_name(kind),
 						       strlen(fgt_probe_kind_name(kind))) &&

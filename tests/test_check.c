@@ -13,12 +13,12 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "activation.h"
-#include "check.h"
-#include "check_env.h"
-#include "log.h"
+#include "model/activation.h"
+#include "check/check.h"
+#include "check_main.h"
+#include "common/log.h"
 #include "check_fake.h"
-#include "trigger_state.h"
+#include "check/trigger_state.h"
 #include "gen.h"
 
 struct fake_session {
@@ -27,13 +27,13 @@ struct fake_session {
 	bool emit_never, start_fails, emitted, stopped;
 	uint64_t lost;			/* lost over the whole watch (w->lost) */
 	uint64_t lost_in_act;		/* of which during the activation */
-	struct fgt_recorder rec;	/* as src/session.c: the records and the judge */
+	struct fgt_recorder rec;	/* as src/watch/session.c: the records and the judge */
 	bool have_expo;			/* the exposure scan works; its walk: */
 	struct fgt_exp_walk expo;
 	struct fgt_assembler *as;
 };
 
-/* As src/session.c does: the activation is charged what was lost before its END. */
+/* As src/watch/session.c does: the activation is charged what was lost before its END. */
 static void feed(const struct fgt_event *ev, void *ctx)
 {
 	struct fake_session *s = ctx;
@@ -127,9 +127,9 @@ static struct fgt_watch_ops session_ops(struct fake_session *s)
 	return w;
 }
 
-static struct fgt_check_env env_of(const struct fake *f, const struct fgt_watch_ops *w)
+static struct fgt_check_sys sys_of(const struct fake *f, const struct fgt_watch_ops *w)
 {
-	struct fgt_check_env e = {
+	struct fgt_check_sys e = {
 		.host = { .tracefs = f->tracefs, .kallsyms = f->kallsyms, .loadavg = f->loadavg,
 			  .no_bpf_links = true },
 		.notes_path = "tests/data/notes/debian-6.1.0-50-amd64.notes",
@@ -166,7 +166,7 @@ static void test_passive_not_fixed(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 10002 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_result r;
 	char *out;
 
@@ -196,7 +196,7 @@ static void test_passive_fixed_and_warnings(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .fixed = true, .lacking = 500 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_result r;
 
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
@@ -255,7 +255,7 @@ static void test_unknown(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .emit_never = true };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_result r;
 	char *out;
 
@@ -290,7 +290,7 @@ static void test_unknown(void **state)
 static void test_masked_kallsyms(void **state)
 {
 	struct fake *f = fake_new(0);
-	struct fgt_check_env e = env_of(f, NULL);
+	struct fgt_check_sys e = sys_of(f, NULL);
 	struct fgt_check_result r;
 
 	fake_write(f, "kallsyms", "");
@@ -310,7 +310,7 @@ static void test_masked_kallsyms(void **state)
 static void test_not_affected(void **state)
 {
 	struct fake *f = fake_new(0);
-	struct fgt_check_env e = env_of(f, NULL);	/* no session needed */
+	struct fgt_check_sys e = sys_of(f, NULL);	/* no session needed */
 	struct fgt_check_result r;
 	char *out;
 
@@ -332,7 +332,7 @@ static void test_trigger(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .fixed = true, .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
 	char *out;
@@ -375,7 +375,7 @@ static void test_trigger_after_killed_run(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
 	char name[96], rel[160];
@@ -410,7 +410,7 @@ static void test_trigger_refusals(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
 
@@ -494,7 +494,7 @@ static void test_code_alone(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 30 };
 	struct fgt_check_result r;
 	char *out;
@@ -552,7 +552,7 @@ static void test_code_and_trigger_agree(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
 	char *out;
@@ -578,7 +578,7 @@ static void test_code_and_trigger_disagree(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
 
@@ -600,7 +600,7 @@ static void test_code_stands_when_trigger_refused(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
 
@@ -627,7 +627,7 @@ static void test_code_unknown_trigger_tells(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .fixed = true, .lacking = 100 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
 
@@ -645,7 +645,7 @@ static void test_code_unknown_trigger_tells(void **state)
 static void test_code_of_a_file(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fgt_check_env e = env_of(f, NULL);
+	struct fgt_check_sys e = sys_of(f, NULL);
 	struct fgt_check_opts o = { .kernel = "/boot/vmlinuz-7.2.13+deb14-amd64" };
 	struct fgt_check_result r;
 
@@ -673,18 +673,18 @@ static void test_code_options(void **state)
 	char *file[] = { "check", "--kernel", "vmlinuz", "--system-map", "System.map", "-j", NULL };
 	char *wait[] = { "check", "--timeout", "5", NULL };
 
-	assert_int_equal(fgt_check_env_parse(3, both, &a), FGT_CLI_ERROR);
+	assert_int_equal(fgt_check_parse_args(3, both, &a), FGT_CLI_ERROR);
 	assert_string_equal(a.cli.err, "--static answers from the code alone: no --trigger or "
 			    "--timeout with it");
-	assert_int_equal(fgt_check_env_parse(5, file_wait, &a), FGT_CLI_ERROR);
+	assert_int_equal(fgt_check_parse_args(5, file_wait, &a), FGT_CLI_ERROR);
 	assert_non_null(strstr(a.cli.err, "--kernel answers from the code alone"));
-	assert_int_equal(fgt_check_env_parse(3, map_alone, &a), FGT_CLI_ERROR);
+	assert_int_equal(fgt_check_parse_args(3, map_alone, &a), FGT_CLI_ERROR);
 	assert_non_null(strstr(a.cli.err, "--system-map goes with --kernel FILE"));
-	assert_int_equal(fgt_check_env_parse(6, file, &a), FGT_CLI_RUN);
+	assert_int_equal(fgt_check_parse_args(6, file, &a), FGT_CLI_RUN);
 	assert_string_equal(a.o.kernel, "vmlinuz");
 	assert_string_equal(a.o.system_map, "System.map");
 	assert_false(a.o.watch);
-	assert_int_equal(fgt_check_env_parse(3, wait, &a), FGT_CLI_RUN);
+	assert_int_equal(fgt_check_parse_args(3, wait, &a), FGT_CLI_RUN);
 	assert_true(a.o.watch);
 }
 
@@ -695,7 +695,7 @@ static void test_exposure_outputs(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 500 }, .have_expo = true };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_result r;
 	char path[256], err[256];
 	const char *m;
@@ -733,7 +733,7 @@ static void test_prometheus(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 10002 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_result r;
 	char path[256], err[256], cmd[512];
 	const char *m;
@@ -783,7 +783,7 @@ static void test_answer(void **state)
 	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .fixed = true, .lacking = 500 } };
 	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_env e = env_of(f, &w);
+	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_result r;
 	char path[256], buf[4096];
 	FILE *out;
@@ -848,19 +848,19 @@ static void test_option_values(void **state)
 	for (int i = 0; bad_timeout[i]; i++) {
 		char *argv[] = { "check", "--timeout", (char *)bad_timeout[i], NULL };
 
-		assert_int_equal(fgt_check_env_parse(3, argv, &a), FGT_CLI_ERROR);
+		assert_int_equal(fgt_check_parse_args(3, argv, &a), FGT_CLI_ERROR);
 		assert_non_null(strstr(a.cli.err, "invalid --timeout: "));
 	}
 	for (int i = 0; bad_park[i]; i++) {
 		char *argv[] = { "check", "--park", (char *)bad_park[i], NULL };
 
-		assert_int_equal(fgt_check_env_parse(3, argv, &a), FGT_CLI_ERROR);
+		assert_int_equal(fgt_check_parse_args(3, argv, &a), FGT_CLI_ERROR);
 		assert_non_null(strstr(a.cli.err, "invalid --park: "));
 	}
 	{
 		char *argv[] = { "check", "--timeout", "0.5", "--park=0", "-vv", NULL };
 
-		assert_int_equal(fgt_check_env_parse(5, argv, &a), FGT_CLI_RUN);
+		assert_int_equal(fgt_check_parse_args(5, argv, &a), FGT_CLI_RUN);
 		assert_true(a.o.timeout_s == 0.5);
 		assert_int_equal(a.o.park, 0);
 		assert_int_equal(a.cli.verbose, 2);
@@ -871,9 +871,9 @@ static void test_option_values(void **state)
 		char *argv[] = { "check", "-vj", NULL };
 		char *argv2[] = { "check", "--bogus", "-j", NULL };
 
-		assert_int_equal(fgt_check_env_parse(2, argv, &a), FGT_CLI_RUN);
+		assert_int_equal(fgt_check_parse_args(2, argv, &a), FGT_CLI_RUN);
 		assert_true(a.o.json);
-		assert_int_equal(fgt_check_env_parse(3, argv2, &a), FGT_CLI_ERROR);
+		assert_int_equal(fgt_check_parse_args(3, argv2, &a), FGT_CLI_ERROR);
 		assert_true(a.o.json);
 		assert_non_null(strstr(a.cli.err, "--bogus"));
 	}

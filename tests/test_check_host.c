@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "check_fake.h"
-#include "host_state.h"
+#include "host/host_state.h"
 
 static struct fgt_host host_of(const struct fake *f)
 {

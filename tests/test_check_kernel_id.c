@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "kernel_id.h"
+#include "host/kernel_id.h"
 
 static size_t slurp(const char *name, unsigned char *buf, size_t cap)
 {

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "check_fake.h"
-#include "park.h"
-#include "trigger.h"
+#include "check/park.h"
+#include "check/trigger.h"
 
 static struct fgt_trig_cfg cfg_of(const struct fake *f)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fgraphtop's command line (src/env.c, src/cli.c): values, actions, JSON mode. */
+/* fgraphtop's command line (src/env.c, src/common/cli.c): values, actions, JSON mode. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

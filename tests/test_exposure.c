@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The unfixed-walk model (src/exposure_model.c) against a literal copy of the
+ * The unfixed-walk model (src/model/exposure_model.c) against a literal copy of the
  * kernel's loop, the figures the lab and the series measured, and the cost
  * calibration rules.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "exposure.h"
+#include "model/exposure.h"
 
 /* The unfixed alloc_retstack_tasklist() loop, run until it returns 0. */
 static void kernel_walk(const bool *lacking, size_t n, uint64_t *sweeps, uint64_t *visits)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "hist.h"
+#include "model/hist.h"
 
 static void test_slots(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who holds fgraph (src/holders.c) over fake tracefs and /proc trees
+ * Who holds fgraph (src/host/holders.c) over fake tracefs and /proc trees
  * (tests/check_fake.h) and a fake list of BPF links: what counts as a holder
  * on which kernel, the registrations ftrace_graph_active should show, the
  * links' owners, the words and the undo commands.
@@ -15,7 +15,7 @@
 #include <linux/bpf.h>
 #include <cmocka.h>
 #include "check_fake.h"
-#include "holders.h"
+#include "host/holders.h"
 
 /* 7.2: fprobe on fgraph, entry-only fprobes on their own ftrace_ops. */
 static const struct fgt_fprobe_facts k72 = { .on_fgraph = 1, .entry_on_ftrace = 1 };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "json_writer.h"
+#include "common/json_writer.h"
 
 struct cap {
 	FILE *f;

@@ -20,8 +20,8 @@
 #include <cmocka.h>
 #include <elf.h>
 #include "kimage_gen.h"
-#include "kread.h"
-#include "static_check.h"
+#include "static/kread.h"
+#include "static/static_check.h"
 
 static char path[64], map[64];
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
-#include "ksyms.h"
+#include "host/ksyms.h"
 
 /* Realistic lines, out of order as /proc/kallsyms can be with modules. */
 static const char kallsyms[] =

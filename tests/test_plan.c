@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The plan (src/plan.c) over the probe results of every kernel shape in the
+ * The plan (src/watch/plan.c) over the probe results of every kernel shape in the
  * lab, as `fgraphtop --explain` showed them there: which candidate serves
  * each row, which path each figure, the BPF side's configuration, the errors.
  */
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "exit_codes.h"
-#include "plan.h"
+#include "common/exit_codes.h"
+#include "watch/plan.h"
 
 /* One probe outcome by "kind/target": load_err, attach_err (0, 0: attached). */
 struct outcome {

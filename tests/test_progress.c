@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The progress and time-left model of an activation under way (src/progress.c)
+ * The progress and time-left model of an activation under way (src/model/progress.c)
  * over generated activations (tests/gen.c simulates alloc_retstack_tasklist()
  * line by line) and the recorded ones of tests/data: the figures rise, the
  * sweeps to come are ceil(lacking / 32), and the estimate of the time left,
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "activation.h"
+#include "model/activation.h"
 #include "events.h"
 #include "gen.h"
-#include "progress.h"
+#include "model/progress.h"
 
 struct evs {
 	struct fgt_event *e;

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "prom.h"
+#include "check/prom.h"
 
 static const struct fgt_prom_metrics metrics = {
 	.verdict = "not_fixed", .status = 2, .release = "6.1.0-27-amd64",

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "output.h"
-#include "static_check.h"
+#include "live/output.h"
+#include "static/static_check.h"
 
 struct xsite {
 	const char *at, *call, *cache;
@@ -877,7 +877,7 @@ static void test_json(void **state)
 	fgt_static_rec_free(&rec);
 }
 
-/* The live view's "static" record (src/output.c), checked against docs/json.md
+/* The live view's "static" record (src/live/output.c), checked against docs/json.md
  * by make test-schema. */
 static void test_live_record(void **state)
 {

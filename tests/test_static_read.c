@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The static verdict's readers and glue (src/kread.c, src/static_kernel.c):
+ * The static verdict's readers and glue (src/static/kread.c, src/static/static_kernel.c):
  * kernel files and a running kernel's files, made here from a recorded
  * function (tests/data/static/), and every bad input with its one line.
  *
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "kread.h"
-#include "static_check.h"
+#include "static/kread.h"
+#include "static/static_check.h"
 
 #define BANNER_ADDR	0xffffffff82000000ull
 #define BANNER		"Linux version 7.2.13-made (test) #1"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "collect.h"
-#include "verdict.h"
+#include "model/verdict.h"
 
 /* Verdict and evidence of one simulated activation (attributed path). */
 static enum fgt_verdict judge_gen(const struct gen_cfg *cfg, char *ev, size_t len)

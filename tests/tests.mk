@@ -4,7 +4,7 @@
 TEST_BUILD    := $(BUILD)/tests
 TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 		 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-TEST_CPPFLAGS := -Isrc -Itests -D_GNU_SOURCE
+TEST_CPPFLAGS := -Isrc -I. -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c tests/kimage_gen.c
 UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host \
@@ -18,6 +18,7 @@ $(TEST_BUILD) $(TEST_BUILD)/obj/src $(TEST_BUILD)/obj/tests:
 	mkdir -p $@
 
 $(TEST_BUILD)/obj/src/%.o: src/%.c $(TEST_BUILD)/obj/src/%.d | $(TEST_BUILD)/obj/src
+	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TEST_BUILD)/obj/tests/%.o: tests/%.c $(TEST_BUILD)/obj/tests/%.d | $(TEST_BUILD)/obj/tests
@@ -80,3 +81,10 @@ CHECK_TARGETS += test-unit test-schema
 test-static-lab: $(BUILD)/fgt-static $(BUILD)/fgraphtop lab
 	tests/static-lab.sh offline
 TEST_TARGETS += test-static-lab
+
+# The rooms of src/ (docs/DESIGN.md "Rooms"): includes go down or sideways
+# within a room, never up, and no circles.
+.PHONY: test-rooms
+test-rooms:
+	python3 tests/rooms.py
+CHECK_TARGETS += test-rooms

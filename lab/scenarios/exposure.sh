@@ -1,6 +1,6 @@
 #!/bin/sh
 # exposure ROUNDS="1000 10000" [TRIGGER=tracefs] [FILTER=FUNC]
-# The exposure count (fgt-exposure, src/exposure.c) next to the lab's oracle.
+# The exposure count (fgt-exposure, src/watch/exposure.c) next to the lab's oracle.
 # Each round parks N more threads (earlier rounds' stay parked, holding the
 # stacks their activation gave them: the walk then goes over them first), then:
 #   before  fgt-exposure and fgt-oracle count, back to back;

@@ -5,9 +5,9 @@
  *   fgt-consumer-bench [-u U] [-r REPS] [-s SHAPE]...
  *
  * Everything userspace does from the activation log to the finished record:
- * src/actlog.c fgt_log_drain() -> src/activation.c fgt_assembler_feed() (sweep
- * inference, the latency histogram) -> src/record.c fgt_recorder_activation()
- * (verdict, the judge). The glue in between is src/session.c's, reproduced
+ * src/model/actlog.c fgt_log_drain() -> src/model/activation.c fgt_assembler_feed() (sweep
+ * inference, the latency histogram) -> src/model/record.c fgt_recorder_activation()
+ * (verdict, the judge). The glue in between is src/watch/session.c's, reproduced
  * here line for line (log_drain(), feed_cb(), handle_event()'s ACT_BEGIN and
  * ACT_END cases): the session itself needs a kernel, this does not.
  *
@@ -35,10 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "actlog.h"
-#include "activation.h"
+#include "model/actlog.h"
+#include "model/activation.h"
 #include "gen.h"
-#include "record.h"
+#include "model/record.h"
 
 struct stream {
 	struct fgt_event begin, end;	/* ring-buffer events */
@@ -46,7 +46,7 @@ struct stream {
 	size_t n, cap;
 };
 
-/* What the session keeps for draining (src/session.c struct fgt_session). */
+/* What the session keeps for draining (src/watch/session.c struct fgt_session). */
 struct consumer {
 	struct fgt_assembler *as;
 	struct fgt_recorder rec;
@@ -108,7 +108,7 @@ static void collect(const struct fgt_event *e, void *ctx)
 	to_rec(e, &s->recs[s->n++]);
 }
 
-/* ---- the consumer: src/session.c's glue around the library ---- */
+/* ---- the consumer: src/watch/session.c's glue around the library ---- */
 
 static void feed(struct consumer *c, const struct fgt_event *e)
 {

@@ -17,7 +17,7 @@ Checks (each prints "ok NAME" or "FAIL NAME: why" lines; exit 1 on any FAIL):
   messages        every error/warning message in src/ (tests/docs/messages.py) is
                   in the README's Troubleshooting, and every message listed there
                   is in src/
-  exit-status     the README and the man page list exactly src/exit_codes.h's statuses
+  exit-status     the README and the man page list exactly src/common/exit_codes.h's statuses
   man-lint        mandoc -Tlint and groff -ww -z -man: no diagnostics
 """
 import argparse
@@ -41,7 +41,7 @@ FOREIGN_OPTS = {
 
 # Options that exist but --help hides (OPTION_HIDDEN), with the source file
 # that must still define them: the README's Troubleshooting names their errors.
-HIDDEN_OPTS = {"--park": "check_env.c"}
+HIDDEN_OPTS = {"--park": "check_main.c"}
 
 fails = []
 
@@ -221,7 +221,7 @@ def check_messages(readme, src):
 # ---- exit statuses -----------------------------------------------------------
 
 def exit_codes(src):
-    h = (Path(src) / "exit_codes.h").read_text()
+    h = (Path(src) / "common" / "exit_codes.h").read_text()
     live = {int(v): n for n, v in re.findall(r"FGT_EXIT_(\w+)\s*=\s*(\d+)", h)}
     names = dict((k, v) for k, v in re.findall(r"case FGT_EXIT_(\w+):\s*return \"(\w+)\"", h))
     live = {v: names.get(n, n.lower()) for v, n in live.items()}
@@ -235,11 +235,11 @@ def check_exit(readme, man, src):
     sec = section(readme.read_text(), "Exit status")
     rows = {int(a): b for a, b in re.findall(r"^\|\s*(\d+)\s*\|\s*`(\w+)`", sec, re.M)}
     if rows != live:
-        problems.append(f"README 'Exit status' table {rows} != src/exit_codes.h {live}")
+        problems.append(f"README 'Exit status' table {rows} != src/common/exit_codes.h {live}")
     crow = sorted(int(a) for a in re.findall(r"^\|\s*(\d+)\s*\|\s*(?:fixed|not|unknown|`)",
                                              section(sec, "fgraphtop check", "### "), re.M))
     if crow != check:
-        problems.append(f"README 'fgraphtop check' statuses {crow} != src/exit_codes.h {check}")
+        problems.append(f"README 'fgraphtop check' statuses {crow} != src/common/exit_codes.h {check}")
     mt = man_text(man)
     ex = re.search(r"^\.SH EXIT STATUS$(.*?)^\.SH ", mt, re.M | re.S)
     ex = ex.group(1) if ex else ""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The error and warning messages fgraphtop prints, extracted from src/*.c.
+"""The error and warning messages fgraphtop prints, extracted from src/**/*.c.
 
 A message is the format string of one of the calls that produce the one line
 the tool prints when something is wrong (snprintf into msg/why/err/reason/hint
@@ -77,8 +77,8 @@ def stem(s):
 
 
 def source_text(src):
-    """src/*.c, comments and character literals ('"' would open a string) blanked."""
-    text = "".join(p.read_text() for p in sorted(Path(src).glob("*.c")))
+    """src/**/*.c, comments and character literals ('"' would open a string) blanked."""
+    text = "".join(p.read_text() for p in sorted(Path(src).glob("**/*.c")))
     text = re.sub(r"'(?:[^'\\\n]|\\.)+'", "' '", text)
     return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
 

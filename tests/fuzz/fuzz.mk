@@ -7,10 +7,10 @@
 #   make test-fuzz-smoke   a few seconds each (make check)
 #   make test-fuzz         FUZZ_SECONDS each, 20 by default (make test)
 FUZZ_BUILD    := $(BUILD)/fuzz
-FUZZ_NAMES    := ksyms notes env check_env state kimage
+FUZZ_NAMES    := ksyms notes env check_args state kimage
 FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS   := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Isrc -Itests/fuzz -D_GNU_SOURCE
+FUZZ_CFLAGS   := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Isrc -I. -Itests/fuzz -D_GNU_SOURCE
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(FGT_LIB_SRCS))
 FUZZ_SECONDS  ?= 20
 FUZZ_SMOKE_SECONDS ?= 3
@@ -22,6 +22,7 @@ $(FUZZ_BUILD)/obj:
 	mkdir -p $@
 
 $(FUZZ_BUILD)/obj/%.o: src/%.c $(FUZZ_BUILD)/obj/%.d | $(FUZZ_BUILD)/obj
+	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/fuzz_%.d $(FUZZ_LIB_OBJS)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer: fgraphtop's option parser (src/env.c, src/cli.c): never exits,
+/* libFuzzer: fgraphtop's option parser (src/env.c, src/common/cli.c): never exits,
  * never prints, always answers one action. */
 #include <stdio.h>
 #include <stdlib.h>

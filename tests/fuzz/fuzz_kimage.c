@@ -30,8 +30,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "kimage_gen.h"
-#include "kread.h"
-#include "static_check.h"
+#include "static/kread.h"
+#include "static/static_check.h"
 
 /* The allocator, RCU and cache symbols the decoder looks for, at fixed places. */
 static const char syms[] =

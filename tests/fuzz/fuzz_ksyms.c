@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer: the kallsyms parser (src/ksyms.c) and its lookups over any text. */
+/* libFuzzer: the kallsyms parser (src/host/ksyms.c) and its lookups over any text. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "ksyms.h"
+#include "host/ksyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

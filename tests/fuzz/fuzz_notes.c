@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer: the ELF note stream parser behind the build ID (src/kernel_id.c). */
+/* libFuzzer: the ELF note stream parser behind the build ID (src/host/kernel_id.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernel_id.h"
+#include "host/kernel_id.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

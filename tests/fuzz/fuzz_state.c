@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libFuzzer: what check --trigger reads back from a state file and from
- * instance names (src/trigger_state.c): whatever it accepts must be safe to
+ * instance names (src/check/trigger_state.c): whatever it accepts must be safe to
  * act on, and render back to itself. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trigger_state.h"
+#include "check/trigger_state.h"
 
 static const char *const funcs[] = { "__x64_sys_reboot", "__x64_sys_swapoff", NULL };
 

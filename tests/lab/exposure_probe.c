@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fgt-exposure: src/exposure.c in the lab guest, until fgraphtop's check and
+ * fgt-exposure: src/watch/exposure.c in the lab guest, until fgraphtop's check and
  * live view print it. One scan, one JSON line on stdout:
  *
  *   fgt-exposure [-c SWEEPS,WALK_NS,VISITS] [-n PASSES]
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "exposure.h"
+#include "watch/exposure.h"
 
 static unsigned long long now_ns(void)
 {

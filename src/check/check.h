@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `fgraphtop check`: does the running kernel carry the fix for the quadratic
+ * shadow-stack walk? One answer, monitoring-plugin style (FGT_CHECK_* in
+ * exit_codes.h): 0 fixed or not affected, 1 fixed but something is wrong,
+ * 2 not fixed, 3 unknown (the line says why and what would let it tell).
+ *
+ * The watching itself is the live tool's BPF session (src/main.c,
+ * bpf/fgraphtop.bpf.c); check needs only the narrow interface below, so that
+ * everything else (kernel identity, refusals, trigger, verdict, outputs) is
+ * tested without a kernel.
+ */
+#ifndef FGT_CHECK_H
+#define FGT_CHECK_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "model/activation.h"
+#include "model/exposure.h"
+#include "host/host_state.h"
+#include "host/kernel_id.h"
+#include "model/record.h"
+#include "static/static_check.h"
+#include "model/verdict.h"
+#include "watch/watch.h"
+
+#include "common/exit_codes.h"
+
+enum fgt_check_verdict {
+	FGT_CHECK_V_UNKNOWN = 0,
+	FGT_CHECK_V_FIXED,
+	FGT_CHECK_V_NOT_FIXED,
+	FGT_CHECK_V_NOT_AFFECTED,
+};
+
+struct fgt_check_opts {
+	double timeout_s;	/* passive: how long to wait; --trigger: for its events */
+	bool trigger, force, json;
+	/* what answers: the code (static), and an activation: --trigger causes
+	 * one, watch waits --timeout for someone else's (--timeout given) */
+	bool static_only;	/* --static: the code only */
+	bool watch;
+	const char *kernel;	/* --kernel FILE: a kernel file's code, not the running one */
+	const char *system_map;	/* --system-map FILE, with --kernel */
+	const char *prom_file;
+	unsigned int park;	/* threads to park before triggering (FGT_PARK_THREADS) */
+};
+
+/* The static verdict (src/static/static_check.h), injected: fgt_static_check in the
+ * program, a fake in tests, NULL where a build has none. */
+typedef enum fgt_static_verdict (*fgt_static_fn)(const struct fgt_static_opts *o,
+						 struct fgt_static_result *r);
+
+/* The system check runs against: where it looks and what it may call.
+ * Tests point it at fake trees, a fake session and a fake static verdict. */
+struct fgt_check_sys {
+	struct fgt_host host;
+	const char *notes_path;		/* NULL: /sys/kernel/notes */
+	const char *state_dir;		/* NULL: /run/fgraphtop */
+	const char *proc;		/* NULL: /proc */
+	const char *const *trig_funcs;	/* NULL: trigger.c's cold functions */
+	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
+	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */
+	fgt_static_fn statik;		/* NULL: no answer from the code */
+	FILE *out;			/* the answer (stdout) */
+	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: restore and leave */
+};
+
+/* Activations seen: the session's judge as it stood after the last one, and
+ * the figures of the one it quotes. */
+struct fgt_check_seen {
+	struct fgt_judge judge;
+	unsigned int n;			/* complete or not */
+	bool have;			/* figures below are set */
+	double duration_s;
+	uint64_t sweeps, served, failures, nr_threads, lost, walk_ns;
+	/* degraded under memory pressure: non-blocking failures, the threads the
+	 * reserve served, and the sweeps after the first with their time */
+	uint64_t failed_nonblocking, reserve_served, extra_sweeps, rewalked;
+	double extra_s;
+	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
+};
+void fgt_check_seen_init(struct fgt_check_seen *s);
+void fgt_check_on_record(const struct fgt_record *rec, void *ctx);	/* fgt_record_cb */
+
+struct fgt_check_result {
+	enum fgt_check_verdict verdict;
+	int status;			/* FGT_CHECK_* */
+	char reason[768];
+	struct fgt_kernel_id kid;
+	struct fgt_check_seen seen;
+	uint64_t lost;
+	double check_time;		/* epoch seconds */
+	/* --trigger */
+	bool triggered;
+	const char *method;		/* instance, kretprobe.multi, toplevel */
+	char func[128];
+	unsigned int parked;
+	long threads;			/* before parking, -1 unknown */
+	struct fgt_exp_walk trig_walk;	/* the walk the trigger would cause, parked included */
+	struct fgt_exp_estimate trig_est;
+	bool trig_assumed;		/* no scan: every thread assumed lacking */
+	char cleaned[512];		/* what killed runs left and we undid */
+	/* what answered (JSON "method"): "static", "trigger", "watch",
+	 * "static+trigger", "static+watch" */
+	const char *answered_by;
+	bool have_static;		/* the code was asked: st is its answer */
+	struct fgt_static_result st;
+	/* the host's exposure, before the check changed anything */
+	bool have_exposure;
+	struct fgt_exp_walk exposure;
+	struct fgt_exp_estimate exposure_est;
+	char exposure_why[256];		/* why not, when !have_exposure */
+};
+
+/* Above this estimated unfixed walk, --trigger refuses without --force. */
+#define FGT_WALK_MAX_S		5.0
+
+const char *fgt_check_verdict_name(enum fgt_check_verdict v);
+
+/* Verdict, status and reason from what was seen; lost events and allocation
+ * failures make a fixed verdict a warning. hint: what would let it tell. */
+void fgt_check_decide(struct fgt_check_result *r, const char *hint);
+
+/* The default line: "FGRAPH OK: fixed - <evidence>; kernel R build B | perfdata". */
+void fgt_check_print_line(FILE *f, const struct fgt_check_result *r);
+void fgt_check_print_json(FILE *f, const struct fgt_check_result *r);
+/* --prometheus FILE (atomic, via fgt_prom_write). 0 or -errno, err set. */
+int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, char *err, size_t len);
+
+/* The whole check (no option parsing, no signal handlers): fills r, prints, returns the status. */
+int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sys,
+		  struct fgt_check_result *r);
+
+/*
+ * The answer: the metrics file first (if it cannot be written, that is part
+ * of the answer: status 3 and a clause in the reason), then the line or the
+ * JSON object on out. An answer that cannot be written is status 3 too.
+ * Returns the exit status.
+ */
+int fgt_check_answer(struct fgt_check_result *r, bool json, const char *prom_file, FILE *out);
+
+/* `fgraphtop check ...` (src/check_main.c): argv[0] is "check". Parses options,
+ * installs SIGINT/SIGTERM/SIGHUP handlers, runs, answers, returns the status. */
+int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch);
+
+#endif

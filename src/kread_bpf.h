@@ -1,9 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by bpf/kread.bpf.c and src/kread_bpf.c: how much one run reads. */
-#ifndef FGT_KREAD_BPF_H
-#define FGT_KREAD_BPF_H
-
-#define FGT_KREAD_CHUNK	512
-#define FGT_KREAD_MAX	(16 * 1024)	/* register_ftrace_graph: 2-3 KiB */
-
-#endif

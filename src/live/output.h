@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything fgraphtop prints of what it saw: per-event lines (--events),
+ * activation records, interval summaries (-i), a top-like screen on a
+ * terminal (src/live/screen.c draws it), and JSON lines (-j) through the one JSON
+ * writer, under the schema of docs/json.md. Pure renderers: the session hands
+ * out finished records and status snapshots (the activation under way's
+ * progress, who holds fgraph); nothing here reads BPF, tracefs or judges.
+ * Messages (errors, warnings) go through the message channel (log.h), not here.
+ */
+#ifndef FGT_OUTPUT_H
+#define FGT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "model/activation.h"
+#include "model/exposure.h"
+#include "bpf/events_abi.h"
+#include "host/holders.h"
+#include "common/json_writer.h"
+#include "watch/plan.h"
+#include "model/progress.h"
+#include "model/record.h"
+#include "model/status.h"
+
+struct fgt_out_opts {
+	bool json;
+	bool events;
+	bool screen;		/* top-like redraw (stdout is a tty, no -j/--events) */
+	uint64_t start_ns;	/* monotonic ns at start: event times are relative to it */
+	int64_t start_wall_ns;	/* CLOCK_REALTIME at start_ns: wall-clock times of events */
+	int cols, rows;		/* the screen's size (0: 80x24) */
+};
+
+/* The exposure as a JSON object, check's and the live view's:
+ * {threads, lacking, sweeps, visits, estimate_s, ns_per_visit, cost}. */
+void fgt_out_exposure_json(json_writer_t *jw, const struct fgt_exp_walk *w,
+			   const struct fgt_exp_estimate *e);
+
+struct fgt_out;
+
+struct fgt_out *fgt_out_new(FILE *f, const struct fgt_out_opts *o);
+void fgt_out_free(struct fgt_out *o);
+
+void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p);
+/* What this kernel's code says (the static verdict), at start: a line, a JSON
+ * record of type "static", or the screen's second line. */
+struct fgt_static_result;
+void fgt_out_static(struct fgt_out *o, const struct fgt_static_result *r);
+/* One kernel event (--events); frames: ACT_BEGIN's trigger stack. */
+void fgt_out_event(struct fgt_out *o, const struct fgt_event *e,
+		   const struct fgt_frame *frames, int nr_frames);
+void fgt_out_record(const struct fgt_record *rec, void *ctx);	/* fgt_record_cb */
+/* Every -i seconds: the interval summary (and the activation under way's
+ * progress, lines and -j); the screen is redrawn. */
+void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st);
+/* The screen only: redraw now (new figures, a resize). */
+void fgt_out_redraw(struct fgt_out *o, const struct fgt_status *st);
+void fgt_out_resize(struct fgt_out *o, int cols, int rows);
+/* The terminal could not be had after all: lines instead of the screen. */
+void fgt_out_set_screen(struct fgt_out *o, bool on);
+/* Lines and -j: the holders, when they differ from those last printed. */
+void fgt_out_holders(struct fgt_out *o, const struct fgt_status *st);
+void fgt_out_final(struct fgt_out *o, const struct fgt_status *st);
+
+/* --explain: who holds fgraph now, as text and as the plan record's field. */
+void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_active);
+void fgt_out_holders_json(json_writer_t *jw, const struct fgt_holders *h, int graph_active);
+
+#endif

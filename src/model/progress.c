@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The activation under way: see progress.h. */
+#include <string.h>
+#include "model/progress.h"
+
+/* An estimate needs this many finished sweeps (a slope needs two points). */
+#define FIT_NEED	2
+
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Sweep i's duration: to the next sweep's begin (its end when it is the last). */
+static double sweep_ns(const struct fgt_activation *act, uint32_t i)
+{
+	return (double)sub(act->sweeps[i + 1].begin_ns, act->sweeps[i].begin_ns);
+}
+
+/* Least squares of sweep durations over sweeps [from, to): d = a + b*k, b >= 0. */
+static void fit(const struct fgt_activation *act, uint32_t from, uint32_t to,
+		double *a, double *b)
+{
+	double n = to - from, sx = 0, sy = 0, sxx = 0, sxy = 0, den;
+
+	for (uint32_t k = from; k < to; k++) {
+		double y = sweep_ns(act, k);
+
+		sx += k;
+		sy += y;
+		sxx += (double)k * k;
+		sxy += k * y;
+	}
+	den = n * sxx - sx * sx;
+	*b = den > 0 ? (n * sxy - sx * sy) / den : 0;
+	/* a sweep never walks less than the one before it did */
+	if (*b < 0)
+		*b = 0;
+	*a = (sy - *b * sx) / n;
+}
+
+/*
+ * Unfixed: the sweeps after the one under way, ceil(lacking / 32) with the
+ * one under way counted as handing out its whole batch (its allocations may
+ * not all have been seen yet).
+ */
+static uint64_t to_come(const struct fgt_activation *act, uint64_t threads)
+{
+	const struct fgt_sweep *open = &act->sweeps[act->nr_sweeps - 1];
+	uint64_t before = act->served - open->served;
+
+	return (sub(threads, before + FGT_RETSTACK_BATCH) + FGT_RETSTACK_BATCH - 1) /
+	       FGT_RETSTACK_BATCH;
+}
+
+/* Unfixed: the sweep under way and those to come, each a + b*k. */
+static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p)
+{
+	uint32_t done = act->nr_sweeps - 1;
+	double a, b, left, open, last;
+
+	if (done < FIT_NEED)
+		return;
+	/* every sweep seen: under qemu a stretch of slow sweeps (the other
+	 * vCPU's work) made a fit over the recent half overshoot 2x, and the
+	 * walk's shape is nearly linear wherever it was measured */
+	fit(act, 0, done, &a, &b);
+	open = done;
+	last = open + p->sweeps_to_come;
+	/* sum over k = open .. last of a + b*k */
+	left = (last - open + 1) * a + b * (open + last) * (last - open + 1) / 2;
+	if (left < 0)
+		left = 0;
+	p->end_ns = act->sweeps[done].begin_ns + (uint64_t)left;
+	p->fit_sweeps = done;
+	p->eta_known = true;
+}
+
+/*
+ * Fixed: one walk, an inline allocation per thread lacking a stack, at the
+ * rate of the first sweep. Under memory pressure the fixed code walks again
+ * (a reserve used up: -EAGAIN), and a later sweep's rate so far holds its
+ * reserve and a walk over the threads already served, not allocations: the
+ * first sweep's rate (served per time) stays the measure, and the walks over
+ * served threads still to come are not foreseen (the failures that would
+ * cause them cannot be).
+ */
+static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
+{
+	const struct fgt_sweep *s = &act->sweeps[act->nr_sweeps - 1];
+	const struct fgt_sweep *s0 = &act->sweeps[0];
+	uint64_t inl = s->nonblocking + s->failed_nonblocking;
+	double per;
+
+	if (act->nr_sweeps > 1 && s0->served && s0->end_ns > s0->begin_ns) {
+		per = (double)(s0->end_ns - s0->begin_ns) / s0->served;
+		p->end_ns = act->last_ns + (uint64_t)(per * p->lacking);
+		p->fit_sweeps = 1;
+		p->eta_known = true;
+		return;
+	}
+	if (!inl || act->last_ns <= s->begin_ns)
+		return;
+	per = (double)(act->last_ns - s->begin_ns) / inl;
+	p->end_ns = act->last_ns + (uint64_t)(per * p->lacking);
+	p->fit_sweeps = 1;
+	p->eta_known = true;
+}
+
+const char *fgt_u_src_name(enum fgt_u_src s)
+{
+	switch (s) {
+	case FGT_U_NR_THREADS:	return "nr_threads";
+	case FGT_U_EXPOSURE:	return "exposure";
+	case FGT_U_NOW:		return "threads_now";
+	default:		return "none";
+	}
+}
+
+/* U: an exposure count if there is one, else nr_threads at the start, else now. */
+static void u_of(const struct fgt_activation *act, int64_t lacking_at_start,
+		 uint64_t threads_now, struct fgt_progress *p)
+{
+	if (lacking_at_start >= 0) {
+		p->u_src = FGT_U_EXPOSURE;
+		p->threads = (uint64_t)lacking_at_start;
+	} else if (act->nr_threads) {
+		p->u_src = FGT_U_NR_THREADS;
+		p->threads = act->nr_threads;
+	} else if (threads_now) {
+		p->u_src = FGT_U_NOW;
+		p->threads = threads_now;
+	} else {
+		p->u_src = FGT_U_NONE;
+	}
+	p->lacking_exact = p->u_src == FGT_U_EXPOSURE;
+}
+
+void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
+		     int64_t lacking_at_start, uint64_t threads_now, struct fgt_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->seq = act->seq;
+	p->src = act->src;
+	p->pid = act->pid;
+	p->tid = act->tid;
+	memcpy(p->comm, act->comm, sizeof(p->comm));
+	p->comm[sizeof(p->comm) - 1] = '\0';
+	p->begin_ns = act->begin_ns;
+	p->elapsed_ns = sub(now_ns, act->begin_ns);
+	p->data_age_ns = sub(now_ns, act->last_ns);
+	u_of(act, lacking_at_start, threads_now, p);
+	p->served = act->served;
+	p->lacking = sub(p->threads, p->served);
+	p->sweeps = act->nr_sweeps;
+	p->lost = act->lost;
+	p->so_far = fgt_verdict_so_far(act);
+	if (!act->nr_sweeps || p->u_src == FGT_U_NONE)
+		return;
+	if (p->so_far == FGT_VERDICT_NOT_FIXED) {
+		p->to_come_known = true;
+		p->sweeps_to_come = to_come(act, p->threads);
+		eta_unfixed(act, p);
+	} else if (p->so_far == FGT_VERDICT_FIXED) {
+		eta_fixed(act, p);
+	}
+	if (p->eta_known)
+		p->eta_ns = sub(p->end_ns, now_ns);
+}
+
+int64_t fgt_progress_lacking_at_start(uint64_t scan_lacking, uint64_t scan_threads,
+				      uint64_t act_threads)
+{
+	uint64_t u = scan_lacking + sub(act_threads, scan_threads);
+
+	return (int64_t)(u < act_threads ? u : act_threads);
+}
+
+unsigned int fgt_progress_percent(const struct fgt_progress *p)
+{
+	if (!p->threads)
+		return 0;
+	return p->served >= p->threads ? 100 : (unsigned int)(p->served * 100 / p->threads);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The activation under way, for the live view (pure, unit-tested): how far
+ * it is, and an estimate of the time left.
+ *
+ * U at the start is the ACT_BEGIN's nr_threads: every thread, those that
+ * already hold a stack included, so the threads still lacking one are an
+ * upper bound; on a host's first activation (no thread holds a stack) it is
+ * exact. An exposure count (a task iterator's threads lacking a stack, taken
+ * before the activation began) makes it exact: fgt_progress_lacking_at_start().
+ *
+ * The estimate. An unfixed sweep walks the task list from its head until it
+ * has handed out its 32 stacks: with the lacking threads spread over the
+ * list, sweep k walks about k/S of it, so the sweeps cost a + b*k, and when
+ * the lacking threads are all at its end every sweep is a full walk (b = 0).
+ * The durations of the sweeps seen (begin to the next begin) are fitted to
+ * a + b*k (least squares over all of them, b >= 0) and summed over the
+ * sweeps to come, ceil(lacking / 32): the end, on the kernel's clock. A fixed
+ * kernel walks once, allocating inline: its rate so far times the threads
+ * left; when memory pressure makes it walk again (a reserve used up), the
+ * first sweep's rate times the threads left, the walks over served threads
+ * still to come unforeseen. Either way it is an estimate, said as one.
+ */
+#ifndef FGT_PROGRESS_H
+#define FGT_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "model/activation.h"
+#include "model/verdict.h"
+
+#define FGT_VIA_LEN	128
+
+/* Where U comes from. */
+enum fgt_u_src {
+	FGT_U_NR_THREADS,	/* ACT_BEGIN's nr_threads: every thread (an upper bound) */
+	FGT_U_EXPOSURE,		/* an exposure count taken before it began: exact */
+	FGT_U_NOW,		/* its ACT_BEGIN was not seen (fgraphtop started during
+				 * it): the threads now, an upper bound */
+	FGT_U_NONE,		/* not known at all */
+};
+
+struct fgt_progress {
+	uint32_t seq;
+	uint32_t src;			/* enum fgt_src */
+	uint32_t pid, tid;		/* the trigger */
+	char comm[FGT_COMM_LEN];
+	char via[FGT_VIA_LEN];		/* the system call and mechanism; the caller's (the stack) */
+	uint64_t begin_ns;		/* monotonic */
+	uint64_t elapsed_ns;		/* now - begin */
+	uint64_t data_age_ns;		/* now - its latest event seen */
+	uint64_t threads;		/* U at the start (see u_src) */
+	enum fgt_u_src u_src;
+	bool lacking_exact;		/* threads counts only those lacking a stack */
+	uint64_t served;		/* so far */
+	uint64_t lacking;		/* threads - served: still lacking (at most, unless exact) */
+	uint32_t sweeps;		/* so far, the one under way included */
+	enum fgt_verdict so_far;	/* fgt_verdict_so_far(): the pattern seen */
+	bool to_come_known;
+	uint64_t sweeps_to_come;	/* unfixed: ceil(lacking / 32) after the one under way,
+					 * which is counted as handing out its whole batch */
+	bool eta_known;
+	uint64_t eta_ns;		/* estimated time left; 0: due now (the estimate is past) */
+	uint64_t end_ns;		/* estimated end, monotonic */
+	uint32_t fit_sweeps;		/* sweeps the estimate rests on */
+	uint64_t lost;			/* its records lost so far */
+};
+
+/*
+ * The progress of act at now_ns (CLOCK_MONOTONIC, the events' clock).
+ * lacking_at_start: the threads lacking a stack when it began, or -1 when
+ * unknown (then ACT_BEGIN's nr_threads); threads_now: the threads in the
+ * system now, for an activation whose ACT_BEGIN was not seen (0: unknown).
+ * p->via is left empty.
+ */
+void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
+		     int64_t lacking_at_start, uint64_t threads_now, struct fgt_progress *p);
+
+/* "nr_threads", "exposure", "threads_now", "none". */
+const char *fgt_u_src_name(enum fgt_u_src s);
+
+/*
+ * Threads lacking a stack at an activation's start, from a scan taken before
+ * it (scan_lacking of scan_threads) and the activation's nr_threads: threads
+ * created in between lack one too; never more than nr_threads.
+ */
+int64_t fgt_progress_lacking_at_start(uint64_t scan_lacking, uint64_t scan_threads,
+				      uint64_t act_threads);
+
+/* Percent of U served so far, 0..100. */
+unsigned int fgt_progress_percent(const struct fgt_progress *p);
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The verdict from activation records alone. What tells the kernels apart:
+ *  - the fixed alloc_retstack_tasklist() tries a non-blocking (GFP_NOWAIT)
+ *    allocation for every thread lacking a stack, during the walk;
+ *  - the unfixed one never allocates non-blocking: each sweep is a blocking
+ *    (GFP_KERNEL) batch of 32 handed out during the walk.
+ * So a sweep-path non-blocking allocation means fixed, and threads served with
+ * none attempted means not fixed, even for a single sweep of <= 32 threads.
+ * With no thread lacking a stack both kernels do the same thing: inconclusive.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "model/verdict.h"
+
+const char *fgt_verdict_name(enum fgt_verdict v)
+{
+	switch (v) {
+	case FGT_VERDICT_FIXED:		return "fixed";
+	case FGT_VERDICT_NOT_FIXED:	return "not_fixed";
+	case FGT_VERDICT_NOT_AFFECTED:	return "not_affected";
+	default:			return "inconclusive";
+	}
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static uint32_t max_batch(const struct fgt_activation *act)
+{
+	uint32_t i, m = 0;
+
+	for (i = 0; i < act->nr_sweeps; i++)
+		if (act->sweeps[i].batch + act->sweeps[i].failed_blocking > m)
+			m = act->sweeps[i].batch + act->sweeps[i].failed_blocking;
+	return m;
+}
+
+void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->seq = act->seq;
+	v->implicit = act->implicit;
+	v->nr_sweeps = act->nr_sweeps;
+	v->max_batch = max_batch(act);
+	v->served = act->served;
+	v->nonblocking = act->nonblocking;
+	v->reserve = act->served > act->nonblocking ? act->served - act->nonblocking : 0;
+	v->failed = act->failed_nonblocking + act->failed_blocking;
+	v->failed_nb = act->failed_nonblocking;
+	v->extra_sweeps = act->nr_sweeps > 1 ? act->nr_sweeps - 1 : 0;
+	v->total_ns = act->end_ns > act->begin_ns ? act->end_ns - act->begin_ns : 0;
+	if (v->extra_sweeps && act->end_ns > act->sweeps[1].begin_ns)
+		v->extra_ns = act->end_ns - act->sweeps[1].begin_ns;
+	for (uint64_t i = 1, before = 0; i < act->nr_sweeps; i++) {
+		before += act->sweeps[i - 1].served;
+		v->rewalked += before;
+	}
+	v->lost = act->lost;
+	v->verdict = FGT_VERDICT_INCONCLUSIVE;
+	if (!act->complete)
+		v->why = FGT_WHY_INCOMPLETE;
+	else if (!act->served)
+		v->why = FGT_WHY_NONE_LACKING;
+	else if (act->nonblocking || act->failed_nonblocking)
+		v->why = FGT_WHY_NONBLOCKING, v->verdict = FGT_VERDICT_FIXED;
+	else if (v->max_batch <= FGT_RETSTACK_BATCH)
+		v->why = FGT_WHY_BATCHES, v->verdict = FGT_VERDICT_NOT_FIXED;
+	else
+		v->why = FGT_WHY_ODD_BATCH;
+}
+
+enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act)
+{
+	if (act->nonblocking || act->failed_nonblocking)
+		return FGT_VERDICT_FIXED;
+	if (act->nr_sweeps >= 2 && max_batch(act) <= FGT_RETSTACK_BATCH)
+		return FGT_VERDICT_NOT_FIXED;
+	return FGT_VERDICT_INCONCLUSIVE;
+}
+
+static const char *secs(uint64_t ns, char *b, size_t len)
+{
+	if (ns >= 1000000000ull)
+		snprintf(b, len, "%.3f s", ns / 1e9);
+	else
+		snprintf(b, len, "%.3f ms", ns / 1e6);
+	return b;
+}
+
+/*
+ * Fixed, but non-blocking allocations failed: the reserve served them, and
+ * every reserve used up cost a walk from the start again (the fix degraded,
+ * towards the unfixed code's sweeps: the failures' cause is memory under
+ * the watermark, or fault injection).
+ */
+static void degraded_text(const struct fgt_verdict_val *v, char *buf, size_t len)
+{
+	char a[32], b[32];
+	size_t n;
+
+	if (v->extra_sweeps)
+		snprintf(buf, len, "1 + %u %s: ", v->extra_sweeps,
+			 plural(v->extra_sweeps, "sweep", "sweeps"));
+	else
+		snprintf(buf, len, "one sweep: ");
+	n = strnlen(buf, len);
+	snprintf(buf + n, len - n, "%" PRIu64 " non-blocking %s failed under memory pressure, "
+		 "served from the reserve", v->failed_nb,
+		 plural(v->failed_nb, "allocation", "allocations"));
+	n = strnlen(buf, len);
+	if (v->extra_sweeps)
+		snprintf(buf + n, len - n, " (the %u extra %s walked again past %" PRIu64
+			 " threads already served and took %s of %s)", v->extra_sweeps,
+			 plural(v->extra_sweeps, "sweep", "sweeps"), v->rewalked,
+			 secs(v->extra_ns, a, sizeof(a)), secs(v->total_ns, b, sizeof(b)));
+	n = strnlen(buf, len);
+	snprintf(buf + n, len - n, "; %" PRIu64 " %s served (%" PRIu64 " non-blocking, %"
+		 PRIu64 " from the reserve, %" PRIu64 " failed)", v->served,
+		 plural(v->served, "thread", "threads"), v->nonblocking, v->reserve, v->failed);
+}
+
+static void fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
+{
+	if (v->failed_nb) {
+		degraded_text(v, buf, len);
+		return;
+	}
+	if (v->nr_sweeps == 1)
+		snprintf(buf, len, "one sweep served %" PRIu64 " %s with non-blocking allocations",
+			 v->served, plural(v->served, "thread", "threads"));
+	else
+		snprintf(buf, len, "%u sweeps served %" PRIu64 " %s with non-blocking allocations",
+			 v->nr_sweeps, v->served, plural(v->served, "thread", "threads"));
+	snprintf(buf + strnlen(buf, len), len - strnlen(buf, len),
+		 " (%" PRIu64 " non-blocking, %" PRIu64 " from the reserve, %" PRIu64 " failed)",
+		 v->nonblocking, v->reserve, v->failed);
+}
+
+static void not_fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
+{
+	if (v->nr_sweeps == 1)
+		snprintf(buf, len, "one sweep served %" PRIu64 " %s from a GFP_KERNEL batch of %u "
+			 "with no non-blocking allocation attempted: the unfixed code",
+			 v->served, plural(v->served, "thread", "threads"), v->max_batch);
+	else
+		snprintf(buf, len, "%u sweeps, each a GFP_KERNEL batch of at most %u, served %"
+			 PRIu64 " %s", v->nr_sweeps, FGT_RETSTACK_BATCH, v->served,
+			 plural(v->served, "thread", "threads"));
+}
+
+const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t len)
+{
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	switch (v->why) {
+	case FGT_WHY_NOTHING:
+		snprintf(buf, len, "no activation seen: nothing to judge (an activation is "
+			 "the function graph tracer's 0 -> 1 step)");
+		return buf;
+	case FGT_WHY_INCOMPLETE:
+		snprintf(buf, len, "activation %u incomplete (%s): its sweeps were not all seen",
+			 v->seq, v->implicit ? "fgraphtop started during it" : "its end was not seen");
+		return buf;
+	case FGT_WHY_NONE_LACKING:
+		snprintf(buf, len, "%u %s served no thread: no thread lacked a shadow stack, "
+			 "fixed and unfixed kernels behave alike", v->nr_sweeps,
+			 plural(v->nr_sweeps, "sweep", "sweeps"));
+		return buf;
+	case FGT_WHY_NONBLOCKING:
+		fixed_text(v, buf, len);
+		break;
+	case FGT_WHY_BATCHES:
+		not_fixed_text(v, buf, len);
+		break;
+	case FGT_WHY_ODD_BATCH:
+		snprintf(buf, len, "a sweep made %u blocking allocations and none non-blocking: "
+			 "neither the fixed nor the unfixed code does that", v->max_batch);
+		break;
+	}
+	if (v->lost)
+		snprintf(buf + strnlen(buf, len), len - strnlen(buf, len),
+			 "; %" PRIu64 " events lost, figures are a lower bound", v->lost);
+	return buf;
+}
+
+enum fgt_verdict fgt_verdict_of(const struct fgt_activation *act, char *buf, size_t len)
+{
+	struct fgt_verdict_val v;
+
+	fgt_verdict_judge(act, &v);
+	if (buf)
+		fgt_verdict_text(&v, buf, len);
+	return v.verdict;
+}
+
+void fgt_judge_init(struct fgt_judge *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->verdict = FGT_VERDICT_INCONCLUSIVE;
+	j->quoted.why = FGT_WHY_NOTHING;
+}
+
+/* Quote v when it decides as strongly: the first of a decisive kind, then
+ * the one that served the most threads. */
+static bool quote(struct fgt_judge *j, const struct fgt_verdict_val *v, bool fresh)
+{
+	if (!fresh && v->served <= j->quoted.served)
+		return false;
+	j->quoted = *v;
+	return true;
+}
+
+bool fgt_judge_add(struct fgt_judge *j, const struct fgt_verdict_val *v,
+		   const struct fgt_activation *act)
+{
+	enum fgt_verdict before = j->verdict;
+
+	j->n++;
+	j->failures += act->failed_blocking + act->failed_nonblocking;
+	switch (v->verdict) {
+	case FGT_VERDICT_NOT_FIXED:
+		j->n_not_fixed++;
+		j->verdict = FGT_VERDICT_NOT_FIXED;
+		return quote(j, v, before != FGT_VERDICT_NOT_FIXED);
+	case FGT_VERDICT_FIXED:
+		j->n_fixed++;
+		if (before == FGT_VERDICT_NOT_FIXED)
+			return false;
+		j->verdict = FGT_VERDICT_FIXED;
+		return quote(j, v, before != FGT_VERDICT_FIXED);
+	default:
+		j->n_inconclusive++;
+		/* until something decides, the latest says why not */
+		return before == FGT_VERDICT_INCONCLUSIVE && quote(j, v, true);
+	}
+}
+
+const char *fgt_judge_text(const struct fgt_judge *j, char *buf, size_t len)
+{
+	fgt_verdict_text(&j->quoted, buf, len);
+	if (j->verdict == FGT_VERDICT_NOT_FIXED && j->n_fixed)
+		snprintf(buf + strnlen(buf, len), len - strnlen(buf, len),
+			 " (conflicting: %u %s looked fixed)", j->n_fixed,
+			 plural(j->n_fixed, "activation", "activations"));
+	return buf;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Does this kernel carry "tracing: fgraph: fix the quadratic shadow stack walk"?
+ * Judged from activation records alone. A verdict is a value (what was
+ * decided, on which facts); its evidence in words is rendered from it.
+ */
+#ifndef FGT_VERDICT_H
+#define FGT_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "model/activation.h"
+
+enum fgt_verdict {
+	FGT_VERDICT_INCONCLUSIVE = 0,	/* nothing tells fixed and unfixed apart */
+	FGT_VERDICT_FIXED,
+	FGT_VERDICT_NOT_FIXED,
+	FGT_VERDICT_NOT_AFFECTED,	/* no function graph tracer in this kernel */
+};
+
+/* "fixed", "not_fixed", "inconclusive", "not_affected" (check's JSON says "unknown"
+ * for inconclusive: that mapping is the caller's). */
+const char *fgt_verdict_name(enum fgt_verdict v);
+
+/* Why, in the kernel's terms. */
+enum fgt_verdict_why {
+	FGT_WHY_NOTHING,	/* no activation seen */
+	FGT_WHY_INCOMPLETE,	/* its sweeps were not all seen */
+	FGT_WHY_NONE_LACKING,	/* no thread lacked a stack: both kernels alike */
+	FGT_WHY_NONBLOCKING,	/* non-blocking allocations inside the walk: fixed */
+	FGT_WHY_BATCHES,	/* blocking batches of at most 32 only: unfixed */
+	FGT_WHY_ODD_BATCH,	/* a bigger blocking batch: neither code */
+};
+
+struct fgt_verdict_val {
+	enum fgt_verdict verdict;
+	enum fgt_verdict_why why;
+	uint32_t seq;			/* the activation's */
+	bool implicit;			/* INCOMPLETE: fgraphtop started during it */
+	uint32_t nr_sweeps;
+	uint32_t max_batch;		/* blocking allocations of the biggest sweep */
+	uint64_t served, nonblocking, reserve, failed;
+	/* FIXED, degraded: non-blocking allocations failed (memory under the
+	 * watermark, or injected), the reserve served them, and each reserve
+	 * used up cost another walk from the start */
+	uint64_t failed_nb;
+	uint32_t extra_sweeps;		/* nr_sweeps - 1 */
+	uint64_t extra_ns;		/* the second sweep's begin to the end */
+	uint64_t total_ns;		/* the activation's duration */
+	uint64_t rewalked;		/* threads the extra sweeps walked past again: those
+					 * earlier sweeps served (they come first in the list) */
+	uint64_t lost;			/* events lost while it ran: figures are a lower bound */
+};
+
+/* Judge one activation (pure). */
+void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val *v);
+/*
+ * What an activation under way shows so far, by the same facts (the live
+ * view's forecast; the verdict itself waits for the end): FIXED once a
+ * sweep-path non-blocking allocation was attempted; NOT_FIXED once a second
+ * sweep began with none attempted (the fixed code's first sweep also starts
+ * with a blocking batch, its reserve, so one sweep alone does not tell);
+ * INCONCLUSIVE before either.
+ */
+enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act);
+/* The evidence in words, into buf; returns buf. */
+const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t len);
+/* Both: the verdict, the evidence into buf (which may be NULL). */
+enum fgt_verdict fgt_verdict_of(const struct fgt_activation *act, char *buf, size_t len);
+
+/*
+ * The kernel's verdict over every activation seen, the only judge: fixed
+ * wins only if no activation says not fixed; the activation quoted is the
+ * one that decides, preferring the one that served the most threads.
+ */
+struct fgt_judge {
+	enum fgt_verdict verdict;
+	unsigned int n, n_fixed, n_not_fixed, n_inconclusive;
+	uint64_t failures;		/* failed sweep-path allocations in judged activations:
+					 * "fixed but something is wrong" for check's status 1 */
+	struct fgt_verdict_val quoted;	/* valid when n > 0 */
+};
+void fgt_judge_init(struct fgt_judge *j);
+/* Count v (act's verdict); true when v is now the one quoted. */
+bool fgt_judge_add(struct fgt_judge *j, const struct fgt_verdict_val *v,
+		   const struct fgt_activation *act);
+/* The quoted evidence, with the conflicts noted; returns buf. */
+const char *fgt_judge_text(const struct fgt_judge *j, char *buf, size_t len);
+
+#define FGT_EVIDENCE_LEN	512
+
+#endif

@@ -1,0 +1,1791 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The static verdict's decoder (src/static/static_check.h): pure, so that every
+ * recorded kernel replays exactly (tests/test_static.c).
+ *
+ * 1. Disassemble every part of the function with Capstone, linearly (kernel
+ *    text holds no data; the function's end is the next symbol, as kallsyms
+ *    gives it), keeping per instruction only what the analysis needs: its
+ *    kind (call, jump, return, ...), its direct target and what it does to
+ *    the general-purpose registers.
+ * 2. Follow the control flow from the entry to a fixed point. The state per
+ *    instruction: reached or not, the RCU read-side depth (calls of
+ *    __rcu_read_lock / __rcu_read_unlock), and per register a constant, "the
+ *    8 bytes at this global" or unknown. Paths meeting with different values
+ *    make the value unknown (the depth: mixed); that lattice is short, so the
+ *    iteration ends. Calls clobber the caller-saved registers (SysV ABI, as
+ *    the kernel is built).
+ * 3. Read each allocator call's arguments off its state (positions from
+ *    fgt_alloc_fns), classify it (shadow stack by the fgraph_stack_cachep
+ *    value or the shadow stack's size, per fgt_stack_facts), and judge.
+ *
+ * Why the control flow and not the layout: GCC moves blocks around (Debian's
+ * 7.2 has three __rcu_read_unlock calls, one after the function's own
+ * return, and a .cold part): "between lock and unlock" by address would be a
+ * guess.
+ */
+#include <capstone/capstone.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "static/static_check.h"
+
+/* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
+#define MAX_TEXT	(64u << 10)
+
+/* General-purpose registers, in their encoding order. */
+enum {
+	R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI,
+	R_8, R_9, R_10, R_11, R_12, R_13, R_14, R_15,
+	NGPR, R_NONE = 0xff
+};
+
+/* SysV: the first six integer arguments; what a call may clobber. */
+static const uint8_t arg_reg[6] = { R_DI, R_SI, R_DX, R_CX, R_8, R_9 };
+#define CALLER_SAVED	((1u << R_AX) | (1u << R_CX) | (1u << R_DX) | (1u << R_SI) | \
+			 (1u << R_DI) | (1u << R_8) | (1u << R_9) | (1u << R_10) | (1u << R_11))
+
+#define RCU_MIXED	(-1)
+#define RCU_MAX		4	/* deeper than this is not code we understand */
+
+/*
+ * Besides its constant, a register may hold pointers of known origin, a "may"
+ * set per kind (bit j: allocator call j, in address order; ARG0: the
+ * function's first argument at its entry, the ret_stack_list an out-of-line
+ * alloc_retstack_tasklist() is given):
+ *  ret   the pointer an allocator call returned, or the first argument;
+ *  addr  a pointer into such an object (ret + offset, &list[i]);
+ *  elem  8 bytes loaded from such an object (an entry of the list).
+ * Where a shadow stack's pointer goes is read off the stores of these.
+ */
+#define ARG0		(1ull << 63)
+
+struct val {
+	uint8_t kind;		/* enum fgt_static_val */
+	uint64_t v;
+	uint64_t ret, addr, elem;
+};
+
+struct state {
+	bool reached;
+	int8_t rcu;		/* depth, or RCU_MIXED */
+	struct val r[NGPR];
+};
+
+enum ikind {
+	I_OTHER,
+	I_CALL,		/* direct call */
+	I_CALL_IND,	/* through a register or memory (a retpoline thunk too) */
+	I_JMP,		/* direct, unconditional */
+	I_JCC,		/* direct, conditional */
+	I_JMP_IND,	/* indirect: its targets are not followed */
+	I_RET,
+	I_TRAP,		/* ud2: BUG() stops, WARN() (up to 6.x) goes on after it */
+	I_STOP,		/* int3, hlt: no successor */
+};
+
+/* What an instruction does to one register besides clobbering. */
+enum iop {
+	OP_NONE,
+	OP_CONST,	/* dst = imm */
+	OP_MEM,		/* dst = the 8 bytes at imm */
+	OP_COPY,	/* dst = src */
+	OP_ALU,		/* dst = dst <alu> imm (constants only) */
+	OP_LEA,		/* dst = src + imm (constants only) */
+	OP_LOAD,	/* dst = the 8 bytes at mbase + ... (origins only) */
+	OP_LEA_IDX,	/* dst = mbase + index * scale + disp (origins only) */
+	OP_STORE,	/* the 8 bytes at mbase + ... = msrc (no register effect) */
+};
+
+enum callee {
+	C_NONE,		/* not a call, or not resolved */
+	C_OTHER,	/* some other function */
+	C_RCU_LOCK,
+	C_RCU_UNLOCK,
+	C_ALLOC,	/* fgt_alloc_fns[alloc] */
+};
+
+struct insn {
+	uint64_t addr;
+	uint64_t target;	/* direct call or jump */
+	uint64_t imm;
+	uint16_t clobber;	/* registers written, made unknown (after op) */
+	uint8_t size;
+	uint8_t kind;		/* enum ikind */
+	uint8_t op, dst, src, width, alu;
+	uint8_t callee;		/* enum callee, for calls and jumps out */
+	int8_t alloc;		/* fgt_alloc_fns index for C_ALLOC */
+	int16_t ord;		/* C_ALLOC: its rank among them, in address order (the site) */
+	bool thunk;		/* the target was the callee's padding */
+	bool entry;		/* the target is a function's entry (or a thunk's) */
+	/* memory operand of OP_LOAD, OP_LEA_IDX, OP_STORE and of a cmp */
+	uint8_t mbase, msrc;	/* GPRs, R_NONE if none (rip-relative, absolute) */
+	bool midx;		/* with an index register */
+	int32_t mdisp;
+	/* cmpq $0x0,disp(%mbase): a NULL test of a field (t->ret_stack) */
+	bool cmp0;
+	/* cmp with an immediate (cimm) or of two registers (creg): the walk's
+	 * loop compares its cursor with &init_task.tasks */
+	bool has_cimm;
+	uint64_t cimm;
+	uint8_t creg[2];
+	int8_t nsucc;		/* successors, as follow() found them */
+	long succ[2];
+	bool last;		/* last decoded instruction of its part */
+	bool cut;		/* ... and the bytes after it did not decode */
+	bool warned;		/* an anomaly was recorded for it */
+};
+
+struct dec {
+	const struct fgt_static_code *c;
+	const struct fgt_static_kernel *k;
+	struct fgt_static_result *r;
+	struct insn *in;
+	size_t n, cap;
+	struct state *st;	/* entry state per instruction */
+	uint64_t cachep;	/* &fgraph_stack_cachep, 0 if absent */
+	uint64_t rcu_lock, rcu_unlock;
+	bool lock_read;		/* rcu_lock is an object whose read opens the walk */
+	uint64_t alloc_addr[16];
+	/* the first anomaly met on a reached path (the answer is then unknown) */
+	char anomaly[200];
+	enum fgt_static_why anomaly_why;
+	uint64_t undecoded;	/* the first address Capstone could not decode */
+	long entry;		/* the entry's instruction */
+	bool by_loop;		/* no __rcu_read_lock call: the walk is the thread loop */
+	uint8_t *walk;		/* per instruction, by_loop: in which thread loops (bits) */
+	uint64_t latch[8];	/* each loop's back edge */
+	int nloops;
+	uint64_t init_lo, init_hi;	/* init_task's symbol */
+};
+
+const char *fgt_static_verdict_name(enum fgt_static_verdict v)
+{
+	switch (v) {
+	case FGT_SV_FIXED:		return "fixed";
+	case FGT_SV_NOT_FIXED:		return "not_fixed";
+	case FGT_SV_NOT_AFFECTED:	return "not_affected";
+	case FGT_SV_UNKNOWN:		break;
+	}
+	return "unknown";
+}
+
+const char *fgt_static_why_name(enum fgt_static_why w)
+{
+	static const char *const names[FGT_SW__NR] = {
+		[FGT_SW_NONE] = "",
+		[FGT_SW_SHAPE] = "shape",
+		[FGT_SW_DISASM] = "disasm",
+		[FGT_SW_NO_KCORE] = "no_kcore",
+		[FGT_SW_LOCKDOWN] = "lockdown",
+		[FGT_SW_NO_PERM] = "no_permission",
+		[FGT_SW_KSYMS_HIDDEN] = "kallsyms_hidden",
+		[FGT_SW_NOT_KERNEL] = "not_a_kernel",
+		[FGT_SW_NO_SYMBOLS] = "no_symbols",
+		[FGT_SW_BAD_MAP] = "bad_system_map",
+		[FGT_SW_READ] = "read",
+		[FGT_SW_NO_BTF] = "no_btf",
+		[FGT_SW_STOPPED] = "interrupted",
+	};
+
+	return (unsigned int)w < FGT_SW__NR && names[w] ? names[w] : "?";
+}
+
+const char *fgt_static_rcu_name(enum fgt_static_rcu r)
+{
+	switch (r) {
+	case FGT_RCU_OUTSIDE:	return "outside";
+	case FGT_RCU_INSIDE:	return "inside";
+	case FGT_RCU_MIXED:	return "mixed";
+	case FGT_RCU_UNREACHED:	break;
+	}
+	return "unreached";
+}
+
+/* ---- step 1: decode -------------------------------------------------------- */
+
+/* Capstone's register to (GPR, width in bytes); width 0: not a GPR. */
+static uint8_t gpr_of(unsigned int reg, uint8_t *width)
+{
+	static const struct { uint16_t r64, r32, r16, r8, r8h; } map[NGPR] = {
+		[R_AX] = { X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
+		[R_CX] = { X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
+		[R_DX] = { X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
+		[R_BX] = { X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
+		[R_SP] = { X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, 0 },
+		[R_BP] = { X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, 0 },
+		[R_SI] = { X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, 0 },
+		[R_DI] = { X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, 0 },
+		[R_8] = { X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, 0 },
+		[R_9] = { X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, 0 },
+		[R_10] = { X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, 0 },
+		[R_11] = { X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, 0 },
+		[R_12] = { X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, 0 },
+		[R_13] = { X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, 0 },
+		[R_14] = { X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, 0 },
+		[R_15] = { X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, 0 },
+	};
+
+	*width = 0;
+	if (reg == X86_REG_INVALID)
+		return R_NONE;
+	for (uint8_t g = 0; g < NGPR; g++) {
+		if (reg == map[g].r64)
+			*width = 8;
+		else if (reg == map[g].r32)
+			*width = 4;
+		else if (reg == map[g].r16)
+			*width = 2;
+		else if (reg == map[g].r8 || (map[g].r8h && reg == map[g].r8h))
+			*width = 1;
+		if (*width)
+			return g;
+	}
+	return R_NONE;
+}
+
+/* A memory operand's address when it is a fixed one (rip-relative or absolute). */
+static bool mem_addr(const cs_insn *ci, const cs_x86_op *op, uint64_t *addr)
+{
+	if (op->mem.segment != X86_REG_INVALID || op->mem.index != X86_REG_INVALID)
+		return false;
+	if (op->mem.base == X86_REG_RIP) {
+		*addr = ci->address + ci->size + (uint64_t)op->mem.disp;
+		return true;
+	}
+	if (op->mem.base == X86_REG_INVALID) {
+		*addr = (uint64_t)op->mem.disp;	/* -mcmodel=kernel: sign-extended */
+		return true;
+	}
+	return false;
+}
+
+/* The register effect of the instructions we follow: mov, movabs, lea, xor,
+ * and, or, add, sub. Everything else only clobbers what it writes. */
+static void decode_op(const cs_insn *ci, struct insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *d = &x->operands[0], *s = &x->operands[1];
+	uint8_t dw, sw, dst, src = R_NONE;
+	uint64_t a;
+
+	if (x->op_count != 2)
+		return;
+	if (ci->id == X86_INS_CMP && d->type == X86_OP_MEM && s->type == X86_OP_IMM &&
+	    s->imm == 0 && d->size == 8 && d->mem.index == X86_REG_INVALID &&
+	    d->mem.segment == X86_REG_INVALID) {
+		in->mbase = gpr_of(d->mem.base, &sw);
+		if (in->mbase != R_NONE && sw == 8) {
+			in->cmp0 = true;
+			in->mdisp = (int32_t)d->mem.disp;
+		} else {
+			in->mbase = R_NONE;
+		}
+		return;
+	}
+	if (ci->id == X86_INS_CMP && d->type == X86_OP_REG) {
+		if (s->type == X86_OP_IMM) {
+			in->has_cimm = true;
+			in->cimm = (uint64_t)s->imm;
+		} else if (s->type == X86_OP_REG) {
+			in->creg[0] = gpr_of(d->reg, &dw);
+			in->creg[1] = gpr_of(s->reg, &sw);
+		}
+		return;
+	}
+	if ((ci->id == X86_INS_MOV) && d->type == X86_OP_MEM && s->type == X86_OP_REG &&
+	    d->mem.segment == X86_REG_INVALID) {
+		src = gpr_of(s->reg, &sw);
+		if (src != R_NONE && sw == 8) {
+			in->op = OP_STORE;
+			in->msrc = src;
+			in->mbase = gpr_of(d->mem.base, &dw);
+			in->midx = d->mem.index != X86_REG_INVALID;
+			in->mdisp = (int32_t)d->mem.disp;
+		}
+		return;
+	}
+	if (d->type != X86_OP_REG)
+		return;
+	dst = gpr_of(d->reg, &dw);
+	if (dst == R_NONE || dw < 4)
+		return;
+	if (s->type == X86_OP_REG)
+		src = gpr_of(s->reg, &sw);
+	in->dst = dst;
+	in->width = dw;
+	switch (ci->id) {
+	case X86_INS_MOV:
+	case X86_INS_MOVABS:
+		if (s->type == X86_OP_IMM) {
+			in->op = OP_CONST;
+			in->imm = (uint64_t)s->imm;
+		} else if (src != R_NONE && sw == dw) {
+			in->op = OP_COPY;
+			in->src = src;
+		} else if (s->type == X86_OP_MEM && dw == 8 && mem_addr(ci, s, &a)) {
+			in->op = OP_MEM;
+			in->imm = a;
+		} else if (s->type == X86_OP_MEM && dw == 8 && s->mem.segment == X86_REG_INVALID) {
+			in->op = OP_LOAD;
+			in->mbase = gpr_of(s->mem.base, &sw);
+			in->midx = s->mem.index != X86_REG_INVALID;
+			in->mdisp = (int32_t)s->mem.disp;
+		}
+		break;
+	case X86_INS_LEA:
+		if (s->type != X86_OP_MEM)
+			break;
+		if (mem_addr(ci, s, &a)) {
+			in->op = OP_CONST;
+			in->imm = a;
+		} else if (s->mem.index == X86_REG_INVALID && s->mem.segment == X86_REG_INVALID) {
+			src = gpr_of(s->mem.base, &sw);
+			if (src != R_NONE && sw == 8) {
+				in->op = OP_LEA;
+				in->src = src;
+				in->imm = (uint64_t)s->mem.disp;
+			}
+		} else if (s->mem.segment == X86_REG_INVALID && dw == 8) {
+			in->op = OP_LEA_IDX;
+			in->mbase = gpr_of(s->mem.base, &sw);
+			in->midx = true;
+			in->mdisp = (int32_t)s->mem.disp;
+		}
+		break;
+	case X86_INS_XOR:
+	case X86_INS_SUB:
+		if (src == dst && sw == dw) {
+			in->op = OP_CONST;
+			in->imm = 0;
+			break;
+		}
+		/* fall through */
+	case X86_INS_AND:
+	case X86_INS_OR:
+	case X86_INS_ADD:
+		if (s->type == X86_OP_IMM) {
+			in->op = OP_ALU;
+			in->alu = (uint8_t)(ci->id == X86_INS_XOR ? '^' : ci->id == X86_INS_SUB ? '-' :
+					    ci->id == X86_INS_AND ? '&' : ci->id == X86_INS_OR ? '|' : '+');
+			in->imm = (uint64_t)s->imm;
+		}
+		break;
+	}
+	if (in->op == OP_NONE || in->op == OP_STORE)
+		in->dst = R_NONE;	/* test, cmp, ...: no register effect of ours */
+}
+
+static uint16_t written_gprs(csh h, const cs_insn *ci)
+{
+	cs_regs rr, rw;
+	uint8_t nr = 0, nw = 0, w;
+	uint16_t m = 0;
+
+	if (cs_regs_access(h, ci, rr, &nr, rw, &nw) != CS_ERR_OK)
+		return 0xffff;	/* cannot tell: everything unknown */
+	for (unsigned int i = 0; i < nw; i++) {
+		uint8_t g = gpr_of(rw[i], &w);
+
+		if (g != R_NONE)
+			m |= (uint16_t)(1u << g);
+	}
+	return m;
+}
+
+static void decode_kind(csh h, const cs_insn *ci, struct insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	bool direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+
+	switch (ci->id) {
+	case X86_INS_CALL:
+		in->kind = direct ? I_CALL : I_CALL_IND;
+		break;
+	case X86_INS_JMP:
+		in->kind = direct ? I_JMP : I_JMP_IND;
+		break;
+	case X86_INS_RET:
+	case X86_INS_RETF:
+	case X86_INS_IRET:
+	case X86_INS_IRETQ:
+		in->kind = I_RET;
+		break;
+	case X86_INS_UD2:
+		in->kind = I_TRAP;
+		break;
+	case X86_INS_INT3:
+	case X86_INS_HLT:
+		in->kind = I_STOP;
+		break;
+	default:
+		if (cs_insn_group(h, ci, X86_GRP_JUMP))
+			in->kind = direct ? I_JCC : I_JMP_IND;
+		break;
+	}
+	if (direct && in->kind != I_OTHER && in->kind != I_JMP_IND)
+		in->target = (uint64_t)x->operands[0].imm;
+}
+
+static void note(struct dec *d, enum fgt_static_why why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The first anomaly on a reached path is what the answer will say. */
+static void note(struct dec *d, enum fgt_static_why why, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->anomaly[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->anomaly, sizeof(d->anomaly), fmt, ap);
+	va_end(ap);
+	d->anomaly_why = why;
+}
+
+static const char *where(const struct dec *d, uint64_t a, char *buf, size_t len)
+{
+	return fgt_ksyms_format(d->k->ks, a, buf, len);
+}
+
+static int grow(struct dec *d)
+{
+	size_t cap = d->cap ? d->cap * 2 : 512;
+	struct insn *p = realloc(d->in, cap * sizeof(*p));
+
+	if (!p)
+		return -1;
+	d->in = p;
+	d->cap = cap;
+	return 0;
+}
+
+/*
+ * UD0 (0f ff /r) and UD1 (0f b9 /r) take a ModRM operand; Capstone 4 (Debian
+ * 12's) decodes them as two bytes without it and loses the instruction
+ * boundaries after them. 7.x patches every WARN()'s `call __SCT__WARN_trap`
+ * into `ud1 (%edx),%rdi` at boot (arch/x86/kernel/static_call.c): so they are
+ * measured here. Returns their length, 0 if p is not one.
+ */
+static size_t ud_len(const uint8_t *p, size_t left)
+{
+	size_t i = 0, n;
+	uint8_t modrm, mod, rm;
+
+	while (i < left && i < 4 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0x2e ||
+				     p[i] == 0x3e || p[i] == 0x26 || p[i] == 0x36 ||
+				     p[i] == 0x64 || p[i] == 0x65))
+		i++;
+	if (i < left && (p[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (i + 3 > left || p[i] != 0x0f || (p[i + 1] != 0xb9 && p[i + 1] != 0xff))
+		return 0;
+	modrm = p[i + 2];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	n = i + 3;
+	if (mod != 3 && rm == 4) {		/* SIB */
+		if (n >= left)
+			return 0;
+		if (mod == 0 && (p[n] & 7) == 5)
+			n += 4;
+		n++;
+	}
+	if (mod == 0 && rm == 5)
+		n += 4;				/* disp32 (rip/eip-relative) */
+	else if (mod == 1)
+		n += 1;
+	else if (mod == 2)
+		n += 4;
+	return n <= left ? n : 0;
+}
+
+static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_static_part *p)
+{
+	const uint8_t *code = p->bytes;
+	size_t left = p->len, first = d->n;
+	uint64_t addr = p->addr;
+
+	while (left) {
+		struct insn *in;
+		size_t ud = ud_len(code, left);
+
+		if (ud) {
+			/* a trap: BUG() stops there, WARN() goes on after it */
+			if (d->n == d->cap && grow(d))
+				return -1;
+			in = &d->in[d->n++];
+			memset(in, 0, sizeof(*in));
+			in->addr = addr;
+			in->size = (uint8_t)ud;
+			in->kind = I_TRAP;
+			in->dst = in->src = in->mbase = in->msrc = R_NONE;
+			in->creg[0] = in->creg[1] = R_NONE;
+			in->alloc = -1;
+			code += ud;
+			left -= ud;
+			addr += ud;
+			continue;
+		}
+		if (!cs_disasm_iter(h, &code, &left, &addr, ci)) {
+			/* The part ends here: a path that runs into it is an anomaly
+			 * (successors()); padding after the last instruction is not. */
+			if (!d->undecoded)
+				d->undecoded = addr;
+			if (d->n > first)
+				d->in[d->n - 1].cut = true;
+			break;
+		}
+		if (d->n == d->cap && grow(d))
+			return -1;
+		in = &d->in[d->n++];
+		memset(in, 0, sizeof(*in));
+		in->addr = ci->address;
+		in->size = (uint8_t)ci->size;
+		in->dst = in->src = in->mbase = in->msrc = R_NONE;
+		in->creg[0] = in->creg[1] = R_NONE;
+		in->alloc = -1;
+		decode_kind(h, ci, in);
+		decode_op(ci, in);
+		in->clobber = written_gprs(h, ci);
+		if (in->op != OP_NONE && in->dst != R_NONE)
+			in->clobber &= (uint16_t)~(1u << in->dst);
+	}
+	if (d->n > first)
+		d->in[d->n - 1].last = true;
+	return 0;
+}
+
+/* ---- call targets ---------------------------------------------------------- */
+
+static bool starts_with(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static const struct fgt_text_fact *text_fact(const char *name)
+{
+	for (size_t i = 0; i < fgt_nr_text_facts; i++) {
+		const struct fgt_text_fact *f = &fgt_text_facts[i];
+
+		if (f->prefix ? starts_with(name, f->name) : !strcmp(name, f->name))
+			return f;
+	}
+	return NULL;
+}
+
+static bool in_code(const struct fgt_static_code *c, uint64_t a)
+{
+	for (unsigned int i = 0; i < c->nr_parts; i++)
+		if (a >= c->part[i].addr && a - c->part[i].addr < c->part[i].len)
+			return true;
+	return false;
+}
+
+/*
+ * What a direct call (or a jump out of the function) reaches: the function
+ * at the target, the padding before a function counting as that function
+ * (call thunks), a return thunk as a return, a retpoline as an indirect
+ * transfer. The target must be a function's entry: a call into the middle of
+ * one is "another function", named as such.
+ */
+static void resolve(struct dec *d, struct insn *in)
+{
+	const struct fgt_ksym *s = fgt_ksyms_by_addr(d->k->ks, in->target);
+	const struct fgt_text_fact *f = s ? text_fact(s->name) : NULL;
+	uint64_t t = in->target;
+
+	in->callee = C_OTHER;
+	if (f && f->role == FGT_TEXT_PADDING) {
+		const struct fgt_ksym *fn = fgt_ksyms_by_name(d->k->ks, s->name + strlen(f->name));
+
+		if (fn && fn->addr > t && fn->addr - t <= s->size) {
+			t = fn->addr;
+			in->thunk = true;
+		}
+	} else if (f && s->addr == t) {
+		in->entry = true;
+		if (f->role == FGT_TEXT_NOP && in->kind == I_CALL) {
+			in->kind = I_OTHER;
+			in->callee = C_NONE;
+			in->clobber = 0;
+			return;
+		}
+		if (f->role == FGT_TEXT_RETURN && in->kind == I_JMP)
+			in->kind = I_RET;
+		else if (f->role == FGT_TEXT_INDIRECT)
+			in->kind = in->kind == I_CALL ? I_CALL_IND : I_JMP_IND;
+		return;
+	}
+	if (!s || (s->addr != t && !in->thunk))
+		return;
+	in->entry = true;
+	if (t == d->rcu_lock && d->rcu_lock) {
+		in->callee = C_RCU_LOCK;
+		return;
+	}
+	if (t == d->rcu_unlock && d->rcu_unlock) {
+		in->callee = C_RCU_UNLOCK;
+		return;
+	}
+	for (size_t i = 0; i < fgt_nr_alloc_fns && i < 16; i++)
+		if (d->alloc_addr[i] && t == d->alloc_addr[i]) {
+			in->callee = C_ALLOC;
+			in->alloc = (int8_t)i;
+			return;
+		}
+}
+
+/* Does the code call (or tail-call) addr, directly or through its padding? */
+static bool calls_to(const struct dec *d, uint64_t addr)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if ((in->kind == I_CALL || in->kind == I_JMP) &&
+		    in->target <= addr && addr - in->target <= 16)
+			return true;
+	}
+	return false;
+}
+
+static void resolve_all(struct dec *d)
+{
+	const struct fgt_ksym *s;
+
+	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP));
+	d->cachep = s ? s->addr : 0;
+	s = fgt_ksyms_by_name(d->k->ks, FGT_INIT_TASK);
+	if (s) {
+		d->init_lo = s->addr;
+		d->init_hi = s->addr + (s->size ? s->size : 1);
+	}
+	/* the walk's bounds: the first of fgt_walk_bounds whose closing call
+	 * this code makes (a kernel has the symbols of several); none: the
+	 * first's, whose absence the judge words, and the walk by its loop */
+	for (size_t i = 0; i < fgt_nr_walk_bounds && !d->rcu_lock; i++) {
+		const struct fgt_ksym *o = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].open));
+
+		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].close));
+		if (o && s && calls_to(d, s->addr)) {
+			d->rcu_lock = o->addr;
+			d->rcu_unlock = s->addr;
+			d->lock_read = fgt_walk_bounds[i].open_is_read;
+		}
+	}
+	if (!d->rcu_lock) {
+		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_LOCK));
+		d->rcu_lock = s ? s->addr : 0;
+		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_UNLOCK));
+		d->rcu_unlock = s ? s->addr : 0;
+	}
+	for (size_t i = 0; i < fgt_nr_alloc_fns && i < 16; i++) {
+		s = fgt_ksyms_by_name(d->k->ks, fgt_alloc_fns[i].name);
+		d->alloc_addr[i] = s ? s->addr : 0;
+	}
+	for (size_t i = 0, ord = 0; i < d->n; i++) {
+		struct insn *in = &d->in[i];
+
+		in->ord = -1;
+		if (in->kind == I_CALL ||
+		    ((in->kind == I_JMP || in->kind == I_JCC) && !in_code(d->c, in->target)))
+			resolve(d, in);
+		else if (d->lock_read && in->op == OP_MEM &&
+			 (s = fgt_ksyms_by_addr(d->k->ks, in->imm)) && s->addr == d->rcu_lock)
+			in->callee = C_RCU_LOCK;	/* a read opening the walk */
+		if (in->callee == C_ALLOC)
+			in->ord = (int16_t)(ord < 0x7fff ? ord++ : ord);
+	}
+}
+
+/* ---- step 2: follow the control flow ------------------------------------- */
+
+static long find_insn(const struct dec *d, uint64_t a)
+{
+	size_t lo = 0, hi = d->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->in[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->n && d->in[lo].addr == a ? (long)lo : -1;
+}
+
+static bool val_eq(const struct val *a, const struct val *b)
+{
+	return a->kind == b->kind && (a->kind == FGT_VAL_UNKNOWN || a->v == b->v);
+}
+
+/* Meet src into dst; true if dst changed. */
+static bool meet(struct state *dst, const struct state *src)
+{
+	bool changed = false;
+
+	if (!dst->reached) {
+		*dst = *src;
+		return true;
+	}
+	if (dst->rcu != src->rcu && dst->rcu != RCU_MIXED) {
+		dst->rcu = RCU_MIXED;
+		changed = true;
+	}
+	for (int g = 0; g < NGPR; g++) {
+		struct val *a = &dst->r[g];
+		const struct val *b = &src->r[g];
+
+		if (a->kind != FGT_VAL_UNKNOWN && !val_eq(a, b)) {
+			a->kind = FGT_VAL_UNKNOWN;
+			changed = true;
+		}
+		if ((b->ret & ~a->ret) || (b->addr & ~a->addr) || (b->elem & ~a->elem)) {
+			a->ret |= b->ret;
+			a->addr |= b->addr;
+			a->elem |= b->elem;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+static uint64_t alu(uint8_t op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case '^': return a ^ b;
+	case '-': return a - b;
+	case '&': return a & b;
+	case '|': return a | b;
+	default:  return a + b;
+	}
+}
+
+/* The state after in, from the state before it. */
+/* The origins a pointer into an object keeps: the object's. */
+static uint64_t into(const struct val *v)
+{
+	return v->ret | v->addr;
+}
+
+static void transfer(const struct insn *in, struct state *s)
+{
+	struct val *dv = in->dst != R_NONE ? &s->r[in->dst] : NULL;
+	const struct val *base = in->mbase != R_NONE ? &s->r[in->mbase] : NULL;
+	struct val nv = { FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
+
+	switch (in->op) {
+	case OP_CONST:
+		nv.kind = FGT_VAL_CONST;
+		nv.v = in->imm;
+		break;
+	case OP_MEM:
+		nv.kind = FGT_VAL_MEM;
+		nv.v = in->imm;
+		break;
+	case OP_COPY:
+		nv = s->r[in->src];
+		if (in->width == 4) {
+			if (nv.kind == FGT_VAL_MEM)
+				nv.kind = FGT_VAL_UNKNOWN;
+			nv.ret = nv.addr = nv.elem = 0;	/* a pointer cut to 32 bits */
+		}
+		break;
+	case OP_ALU:
+		if (dv->kind == FGT_VAL_CONST) {
+			nv.kind = FGT_VAL_CONST;
+			nv.v = alu(in->alu, dv->v, in->imm);
+		}
+		if (in->width == 8 && (in->alu == '+' || in->alu == '-'))
+			nv.addr = into(dv);
+		break;
+	case OP_LEA:
+		if (s->r[in->src].kind == FGT_VAL_CONST) {
+			nv.kind = FGT_VAL_CONST;
+			nv.v = s->r[in->src].v + in->imm;
+		}
+		nv.addr = into(&s->r[in->src]);
+		break;
+	case OP_LEA_IDX:
+		nv.addr = base ? into(base) : 0;
+		break;
+	case OP_LOAD:
+		nv.elem = base ? into(base) : 0;
+		break;
+	}
+	if (dv) {
+		/* a 32-bit write zero-extends */
+		if (in->width == 4 && nv.kind == FGT_VAL_CONST)
+			nv.v &= 0xffffffffu;
+		*dv = nv;
+	}
+	for (int g = 0; g < NGPR; g++)
+		if (in->clobber & (1u << g))
+			s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
+	if (in->kind == I_CALL || in->kind == I_CALL_IND) {
+		for (int g = 0; g < NGPR; g++)
+			if (CALLER_SAVED & (1u << g))
+				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
+		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < 63)
+			s->r[R_AX].ret = 1ull << in->ord;
+	}
+	/* a call, or the read opening the walk where rcu_read_lock() is no code */
+	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM) && s->rcu != RCU_MIXED) {
+		if (in->callee == C_RCU_LOCK)
+			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
+		else if (in->callee == C_RCU_UNLOCK)
+			s->rcu = s->rcu > 0 ? s->rcu - 1 : RCU_MIXED;
+	}
+}
+
+static void push(long *wl, size_t *nwl, bool *queued, long i)
+{
+	if (!queued[i]) {
+		queued[i] = true;
+		wl[(*nwl)++] = i;
+	}
+}
+
+/* Where control goes after in (at most two places); anomalies noted. */
+static int successors(struct dec *d, size_t i, long out[2])
+{
+	struct insn *in = &d->in[i];
+	int n = 0;
+	char a[96];
+
+	if (in->kind == I_JMP_IND) {
+		if (!in->warned)
+			note(d, FGT_SW_SHAPE, "indirect jump at %s: its targets are not followed",
+			     where(d, in->addr, a, sizeof(a)));
+		in->warned = true;
+		return 0;
+	}
+	if (in->kind == I_JMP || in->kind == I_JCC) {
+		if (in_code(d->c, in->target)) {
+			long t = find_insn(d, in->target);
+
+			if (t >= 0)
+				out[n++] = t;
+			else if (!in->warned) {
+				note(d, FGT_SW_DISASM, "jump at %s into the middle of an instruction",
+				     where(d, in->addr, a, sizeof(a)));
+				in->warned = true;
+			}
+		}
+		/*
+		 * A jump out of the function is a tail call when it reaches a
+		 * function's entry (resolve()): no successor here. Anywhere else
+		 * (the middle of a function, a part that was not read) control
+		 * goes on in code the decoder has not seen: it cannot judge.
+		 */
+		else if (!in->entry && !in->warned) {
+			const struct fgt_ksym *ts = fgt_ksyms_by_addr(d->k->ks, in->target);
+			size_t fl = strlen(d->c->func);
+			char t[96];
+
+			where(d, in->addr, a, sizeof(a));
+			where(d, in->target, t, sizeof(t));
+			if (ts && !strncmp(ts->name, d->c->func, fl) &&
+			    (!ts->name[fl] || ts->name[fl] == '.'))
+				note(d, FGT_SW_DISASM, "jump at %s to %s, past the code read (its "
+				     "text is cut short)", a, t);
+			else
+				note(d, FGT_SW_SHAPE, "jump at %s to %s, outside the code read and "
+				     "not a function's entry: where control goes is not known", a, t);
+			in->warned = true;
+		}
+	}
+	/*
+	 * Falling through. After a call that does not return (__stack_chk_fail)
+	 * or a BUG()'s ud2 the next bytes are another block: going on into it
+	 * only adds paths, so the answer can get less sure, never wrong. At
+	 * the end of a part, those two are how GCC ends one; anything else
+	 * running off the end is an anomaly.
+	 */
+	if (in->kind == I_OTHER || in->kind == I_CALL || in->kind == I_CALL_IND ||
+	    in->kind == I_JCC || in->kind == I_TRAP) {
+		if (!in->last)
+			out[n++] = (long)i + 1;
+		else if ((in->cut || in->kind == I_OTHER || in->kind == I_JCC) && !in->warned) {
+			if (in->cut)
+				note(d, FGT_SW_DISASM, "control runs past %s into bytes Capstone "
+				     "cannot decode (at %s)", where(d, in->addr, a, sizeof(a)),
+				     where(d, d->undecoded, a + 48, 48));
+			else
+				note(d, FGT_SW_DISASM, "control runs past the end of the code at %s",
+				     where(d, in->addr, a, sizeof(a)));
+			in->warned = true;
+		}
+	}
+	return n;
+}
+
+static int follow(struct dec *d)
+{
+	long *wl = malloc(d->n * sizeof(*wl) + 1);
+	bool *queued = calloc(d->n + 1, sizeof(*queued));
+	size_t nwl = 0;
+	int err = -1;
+
+	d->st = calloc(d->n + 1, sizeof(*d->st));
+	if (!wl || !queued || !d->st)
+		goto out;
+	d->st[d->entry].reached = true;	/* entry: depth 0, nothing known */
+	d->st[d->entry].r[R_DI].ret = ARG0;	/* but the first argument's origin */
+	push(wl, &nwl, queued, d->entry);
+	while (nwl) {
+		long i = wl[--nwl], succ[2];
+		struct state s = d->st[i];
+		int ns;
+
+		queued[i] = false;
+		transfer(&d->in[i], &s);
+		ns = successors(d, (size_t)i, succ);
+		d->in[i].nsucc = (int8_t)ns;
+		for (int k = 0; k < ns; k++)
+			d->in[i].succ[k] = succ[k];
+		for (int k = 0; k < ns; k++)
+			if (meet(&d->st[succ[k]], &s))
+				push(wl, &nwl, queued, succ[k]);
+	}
+	err = 0;
+out:
+	free(wl);
+	free(queued);
+	return err;
+}
+
+/* ---- the walk without __rcu_read_lock calls: the loop over the thread list -- */
+
+/*
+ * Without PREEMPT_RCU, rcu_read_lock() is preempt_disable(), inline: nothing
+ * marks the walk. It is then found by its own shape. for_each_process()
+ * steps from init_task through tasks.next until it is back at
+ * &init_task.tasks: its back edge is a conditional jump right after a cmp of
+ * the cursor with an address inside init_task. The walk is that loop (the
+ * natural loop of each such back edge: what reaches the latch without going
+ * through the header, which dominates it), the thread loop nested in it
+ * included. start_graph_tracing()'s retry loop around the batch is not in it:
+ * the batch reaches the latch only through the header.
+ */
+static bool cmp_init_task(const struct dec *d, const struct insn *c, const struct state *st)
+{
+	if (!d->init_lo)
+		return false;
+	if (c->has_cimm)
+		return c->cimm >= d->init_lo && c->cimm < d->init_hi;
+	for (int k = 0; k < 2; k++) {
+		uint8_t g = c->creg[k];
+
+		if (g != R_NONE && st->r[g].kind == FGT_VAL_CONST && st->r[g].v >= d->init_lo &&
+		    st->r[g].v < d->init_hi)
+			return true;
+	}
+	return false;
+}
+
+/* Is `to` reachable from the entry without passing through `avoid`? */
+static bool reaches_avoiding(const struct dec *d, long to, long avoid, bool *seen, long *wl)
+{
+	size_t nwl = 0;
+
+	memset(seen, 0, d->n * sizeof(*seen));
+	if (d->entry == avoid)
+		return false;
+	seen[d->entry] = true;
+	wl[nwl++] = d->entry;
+	while (nwl) {
+		const struct insn *in = &d->in[wl[--nwl]];
+
+		for (int k = 0; k < in->nsucc; k++) {
+			long s = in->succ[k];
+
+			if (s == to)
+				return true;
+			if (s != avoid && !seen[s]) {
+				seen[s] = true;
+				wl[nwl++] = s;
+			}
+		}
+	}
+	return false;
+}
+
+/* Marks d->walk; returns how many back edges of the thread loop were found, -1 on ENOMEM. */
+static int find_walk(struct dec *d)
+{
+	size_t n = d->n, np = 0;
+	long *wl = malloc((n + 1) * sizeof(*wl)), *pstart = calloc(n + 2, sizeof(*pstart));
+	long *pred = malloc((2 * n + 1) * sizeof(*pred));
+	bool *seen = calloc(n + 1, sizeof(*seen));
+	int found = -1;
+
+	d->walk = calloc(n + 1, sizeof(*d->walk));
+	d->nloops = 0;
+	if (!wl || !pstart || !pred || !seen || !d->walk)
+		goto out;
+	/* predecessors, CSR */
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < d->in[i].nsucc; k++)
+			pstart[d->in[i].succ[k] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		pstart[i + 1] += pstart[i];
+	{
+		long *fill = calloc(n + 1, sizeof(*fill));
+
+		if (!fill)
+			goto out;
+		for (size_t i = 0; i < n; i++)
+			for (int k = 0; k < d->in[i].nsucc; k++) {
+				long s = d->in[i].succ[k];
+
+				pred[pstart[s] + fill[s]++] = (long)i;
+			}
+		free(fill);
+	}
+	found = 0;
+	/* each candidate costs a pass over the code: a bounded number of them
+	 * (the kernels seen have one or two), so that any input stays linear */
+	for (size_t i = 1, tried = 0; i < n && tried < 16 && found < 8; i++) {
+		const struct insn *in = &d->in[i], *c = &d->in[i - 1];
+		long h;
+
+		if (!d->st[i].reached || (in->kind != I_JCC && in->kind != I_JMP) ||
+		    !in_code(d->c, in->target) || c->addr + c->size != in->addr ||
+		    !cmp_init_task(d, c, &d->st[i - 1]))
+			continue;
+		tried++;
+		h = find_insn(d, in->target);
+		if (h < 0 || reaches_avoiding(d, (long)i, h, seen, wl))
+			continue;	/* not a back edge: h does not dominate it */
+		/* the natural loop: backwards from the latch, stopping at the header */
+		uint8_t bit = (uint8_t)(1u << (d->nloops < 8 ? d->nloops : 7));
+
+		if (d->nloops < 8)
+			d->latch[d->nloops++] = in->addr;
+		memset(seen, 0, n * sizeof(*seen));
+		seen[h] = seen[i] = true;
+		d->walk[h] |= bit;
+		d->walk[i] |= bit;
+		np = 0;
+		wl[np++] = (long)i;
+		while (np) {
+			long x = wl[--np];
+
+			if (x == h)
+				continue;
+			for (long p = pstart[x]; p < pstart[x + 1]; p++)
+				if (!seen[pred[p]]) {
+					seen[pred[p]] = true;
+					d->walk[pred[p]] |= bit;
+					wl[np++] = pred[p];
+				}
+		}
+		found++;
+	}
+out:
+	free(wl);
+	free(pstart);
+	free(pred);
+	free(seen);
+	return found;
+}
+
+/* Inside the walk: its RCU read-side section, or its loop. */
+static bool in_walk(const struct dec *d, size_t i)
+{
+	return d->by_loop ? d->walk[i] != 0 : d->st[i].rcu != 0;
+}
+
+/* ---- step 3: sites and verdict --------------------------------------------- */
+
+static enum fgt_static_rcu rcu_of(const struct state *s)
+{
+	if (!s->reached)
+		return FGT_RCU_UNREACHED;
+	if (s->rcu == RCU_MIXED)
+		return FGT_RCU_MIXED;
+	return s->rcu > 0 ? FGT_RCU_INSIDE : FGT_RCU_OUTSIDE;
+}
+
+static struct fgt_static_arg arg_of(const struct state *s, int pos)
+{
+	const struct val *v;
+
+	if (pos < 0 || pos >= 6)
+		return (struct fgt_static_arg){ FGT_VAL_UNKNOWN, 0 };
+	v = &s->r[arg_reg[pos]];
+	return (struct fgt_static_arg){ (enum fgt_static_val)v->kind, v->v };
+}
+
+/* Shadow stack or not, by the argument its source is known by. */
+static enum fgt_static_kind classify(const struct dec *d, const struct fgt_static_site *s)
+{
+	const struct fgt_stack_fact *sf = &fgt_stack_facts[d->k->stack_src];
+
+	if (!(sf->shapes & (1u << s->fn->shape)))
+		return FGT_SITE_OTHER;
+	if (d->k->stack_src == FGT_STACK_CACHE) {
+		if (s->cache.kind == FGT_VAL_UNKNOWN)
+			return FGT_SITE_UNCLASSIFIED;
+		return s->cache.kind == FGT_VAL_MEM && d->cachep && s->cache.v == d->cachep ?
+			FGT_SITE_SHADOW : FGT_SITE_OTHER;
+	}
+	if (s->size.kind == FGT_VAL_UNKNOWN)
+		return FGT_SITE_UNCLASSIFIED;
+	return s->size.kind == FGT_VAL_CONST && s->size.v == d->k->shadow_bytes ?
+		FGT_SITE_SHADOW : FGT_SITE_OTHER;
+}
+
+/* The cache argument by name: "fgraph_stack_cachep", "kmalloc_caches+0x18", "?". */
+static void cache_name(const struct fgt_ksyms *ks, const struct fgt_static_arg *a,
+		       char *buf, size_t len)
+{
+	const struct fgt_ksym *s;
+
+	if (a->kind == FGT_VAL_MEM) {
+		s = fgt_ksyms_by_addr(ks, a->v);
+		if (s && s->addr == a->v)
+			snprintf(buf, len, "%s", s->name);
+		else
+			fgt_ksyms_format(ks, a->v, buf, len);
+	} else if (a->kind == FGT_VAL_CONST) {
+		snprintf(buf, len, "%#" PRIx64, a->v);
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+static void collect(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	unsigned int nalloc = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+		const struct state *st = &d->st[i];
+		struct fgt_static_site *s;
+
+		if (in->callee == C_RCU_LOCK && st->reached && r->nr_rcu_lock < FGT_STATIC_MAX_MARKS)
+			where(d, in->addr, r->rcu_lock[r->nr_rcu_lock++], sizeof(r->rcu_lock[0]));
+		if (in->callee == C_RCU_UNLOCK && st->reached &&
+		    r->nr_rcu_unlock < FGT_STATIC_MAX_MARKS)
+			where(d, in->addr, r->rcu_unlock[r->nr_rcu_unlock++], sizeof(r->rcu_unlock[0]));
+		if (in->callee != C_ALLOC)
+			continue;
+		if (nalloc++ == FGT_STATIC_MAX_SITES) {
+			char a[96];
+
+			note(d, FGT_SW_SHAPE, "more than %u allocator calls (one more at %s): the "
+			     "rest would go unjudged", FGT_STATIC_MAX_SITES,
+			     where(d, in->addr, a, sizeof(a)));
+		}
+		if (r->nr_sites == FGT_STATIC_MAX_SITES)
+			continue;
+		s = &r->sites[r->nr_sites++];
+		memset(s, 0, sizeof(*s));
+		s->addr = in->addr;
+		where(d, in->addr, s->at, sizeof(s->at));
+		s->fn = &fgt_alloc_fns[in->alloc];
+		s->tail = in->kind != I_CALL;
+		s->thunk = in->thunk;
+		if (d->by_loop)
+			s->rcu = !st->reached ? FGT_RCU_UNREACHED :
+				 d->walk[i] ? FGT_RCU_INSIDE : FGT_RCU_OUTSIDE;
+		else
+			s->rcu = rcu_of(st);
+		s->cache = arg_of(st, s->fn->cache_arg);
+		s->gfp = arg_of(st, s->fn->gfp_arg);
+		s->size = arg_of(st, s->fn->size_arg);
+		s->kind = s->by_arg = classify(d, s);
+		cache_name(d->k->ks, &s->cache, s->cache_name, sizeof(s->cache_name));
+	}
+}
+
+/*
+ * task_struct::ret_stack: BTF's offset, else the one field the walk tests
+ * for NULL (`if (t->ret_stack == NULL)`: cmpq $0x0,OFF(%reg)). 0: none.
+ */
+static void ret_stack_field(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	uint32_t off = 0;
+
+	r->ret_stack_off = d->k->ret_stack_off;
+	r->ret_stack_off_btf = d->k->ret_stack_off != 0;
+	if (r->ret_stack_off)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if (!in->cmp0 || !d->st[i].reached || !in_walk(d, i) || in->mdisp <= 0)
+			continue;
+		if (off && off != (uint32_t)in->mdisp)
+			return;		/* two fields tested: which one is not known */
+		off = (uint32_t)in->mdisp;
+	}
+	r->ret_stack_off = off;
+}
+
+/* Does the walk test the field for NULL? In a thread loop, that loop names
+ * the walk (register_ftrace_graph can hold other loops over the threads). */
+static bool walk_tests_field(struct dec *d, uint32_t off)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->in[i].cmp0 && d->st[i].reached && in_walk(d, i) &&
+		    (uint32_t)d->in[i].mdisp == off) {
+			for (int l = 0; d->by_loop && l < d->nloops; l++)
+				if (d->walk[i] & (1u << l)) {
+					where(d, d->latch[l], d->r->walk_loop, sizeof(d->r->walk_loop));
+					break;
+				}
+			return true;
+		}
+	if (d->by_loop && d->nloops)
+		where(d, d->latch[0], d->r->walk_loop, sizeof(d->r->walk_loop));
+	return false;
+}
+
+/*
+ * Where each site's pointer goes, from the stores reached: into
+ * task_struct::ret_stack (8 bytes at the field's offset from a register, no
+ * index), or into an object (the ret_stack_list) whose entries, loaded back,
+ * are stored there. A shadow stack is a site whose pointer goes there and
+ * whose cache or size does not say otherwise.
+ */
+static void destinations(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	uint64_t task = 0, elem_task = 0, arr[63] = { 0 };
+	uint32_t f = r->ret_stack_off;
+
+	for (size_t i = 0; f && i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+		const struct state *st = &d->st[i];
+		const struct val *src, *base;
+
+		if (in->op != OP_STORE || !st->reached || in->mbase == R_NONE)
+			continue;
+		src = &st->r[in->msrc];
+		base = &st->r[in->mbase];
+		if (!in->midx && in->mdisp > 0 && (uint32_t)in->mdisp == f) {
+			task |= src->ret;
+			elem_task |= src->elem;
+		}
+		if (into(base))
+			for (int j = 0; j < 63; j++)
+				if (src->ret & (1ull << j))
+					arr[j] |= into(base);
+	}
+	for (unsigned int j = 0; j < r->nr_sites; j++) {
+		struct fgt_static_site *s = &r->sites[j];
+
+		s->dest = j >= 63 ? FGT_DEST_NONE :
+			  task & (1ull << j) ? FGT_DEST_TASK :
+			  arr[j] & elem_task ? FGT_DEST_LIST : FGT_DEST_NONE;
+		if (s->dest != FGT_DEST_NONE)
+			s->kind = s->by_arg == FGT_SITE_OTHER ? FGT_SITE_OTHER : FGT_SITE_SHADOW;
+		else
+			s->kind = s->by_arg == FGT_SITE_SHADOW ? FGT_SITE_OTHER : s->by_arg;
+	}
+}
+
+const char *fgt_static_dest_name(enum fgt_static_dest dd)
+{
+	switch (dd) {
+	case FGT_DEST_TASK:	return "ret_stack";
+	case FGT_DEST_LIST:	return "ret_stack_list";
+	case FGT_DEST_NONE:	break;
+	}
+	return "";
+}
+
+/* The evidence, written piece by piece. */
+struct ev {
+	char *buf;
+	size_t len, at;
+};
+
+static void ev_add(struct ev *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void ev_add(struct ev *e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (e->at >= e->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(e->buf + e->at, e->len - e->at, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		e->at = e->at + (size_t)n < e->len ? e->at + (size_t)n : e->len;
+}
+
+static const char *num_str(const struct fgt_static_arg *a, bool is_gfp, char *buf, size_t len)
+{
+	if (a->kind != FGT_VAL_CONST)
+		snprintf(buf, len, "?");
+	else if (is_gfp)
+		fgt_gfp_name((uint32_t)a->v, buf, len);
+	else
+		snprintf(buf, len, "%" PRIu64, a->v);
+	return buf;
+}
+
+const char *fgt_static_site_str(const struct fgt_static_site *s, char *buf, size_t len)
+{
+	const struct fgt_alloc_fn *f = s->fn;
+	const char *jmp = s->tail ? "jmp " : "";
+	char gfp[48], size[32];
+
+	num_str(&s->gfp, true, gfp, sizeof(gfp));
+	num_str(&s->size, false, size, sizeof(size));
+	switch (f->shape) {
+	case FGT_ALLOC_CACHE:
+		snprintf(buf, len, "%s: %s%s(%s, %s)", s->at, jmp, f->name, s->cache_name, gfp);
+		break;
+	case FGT_ALLOC_CACHE_SIZE:
+		snprintf(buf, len, "%s: %s%s(%s, %s, %s)", s->at, jmp, f->name, s->cache_name,
+			 gfp, size);
+		break;
+	default:
+		snprintf(buf, len, "%s: %s%s(%s, %s)", s->at, jmp, f->name, size, gfp);
+		break;
+	}
+	return buf;
+}
+
+/* Sites of one class into the evidence, "; "-separated, each with how it lies. */
+static unsigned int ev_sites(struct ev *e, const struct dec *d, bool (*want)(const struct fgt_static_site *),
+			     const char *tail)
+{
+	const struct fgt_static_result *r = d->r;
+	unsigned int n = 0;
+	char buf[256];
+
+	for (unsigned int i = 0; i < r->nr_sites; i++) {
+		const struct fgt_static_site *s = &r->sites[i];
+
+		if (!want(s))
+			continue;
+		ev_add(e, "%s%s %s", e->at ? "; " : "", fgt_static_site_str(s, buf, sizeof(buf)),
+		       d->by_loop ? (s->rcu == FGT_RCU_INSIDE ? "inside the walk" : "outside the walk") :
+		       s->rcu == FGT_RCU_INSIDE ? "inside rcu_read_lock()" : "outside rcu_read_lock()");
+		if (s->thunk)
+			ev_add(e, " (through its call thunk)");
+		if (tail)
+			ev_add(e, " %s", tail);
+		if (s->dest == FGT_DEST_TASK)
+			ev_add(e, ", into t->ret_stack");
+		else if (s->dest == FGT_DEST_LIST)
+			ev_add(e, ", into ret_stack_list[]");
+		n++;
+	}
+	return n;
+}
+
+static bool shadow(const struct fgt_static_site *s)
+{
+	return s->kind == FGT_SITE_SHADOW;
+}
+
+static bool blocking(const struct fgt_static_site *s)
+{
+	return fgt_gfp_blocking((uint32_t)s->gfp.v);
+}
+
+static bool inside_nb(const struct fgt_static_site *s)
+{
+	return shadow(s) && s->rcu == FGT_RCU_INSIDE && !blocking(s);
+}
+
+static bool outside_b(const struct fgt_static_site *s)
+{
+	return shadow(s) && s->rcu == FGT_RCU_OUTSIDE && blocking(s);
+}
+
+/* How the destinations were told: the field's offset and where it came from. */
+static void ev_field(struct ev *e, const struct dec *d)
+{
+	if (d->r->ret_stack_off_btf)
+		ev_add(e, "; t->ret_stack at +%#x (BTF)", d->r->ret_stack_off);
+	else
+		ev_add(e, "; t->ret_stack at +%#x (the field the walk tests for NULL; no BTF offset)",
+		       d->r->ret_stack_off);
+}
+
+static enum fgt_static_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
+				       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static enum fgt_static_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
+				       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	va_end(ap);
+	r->why = why;
+	return r->verdict = FGT_SV_UNKNOWN;
+}
+
+/* Is this call one the walk may make without allocating (fgt_walk_calls)? */
+static bool harmless(const struct dec *d, const struct insn *in)
+{
+	const struct fgt_ksym *s;
+
+	if ((in->kind != I_CALL && in->kind != I_JMP && in->kind != I_JCC) ||
+	    in->callee != C_OTHER)
+		return false;
+	s = fgt_ksyms_by_addr(d->k->ks, in->target);
+	if (!s || s->addr != in->target)
+		return false;
+	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
+		if (!strcmp(s->name, fgt_walk_calls[i].name))
+			return true;
+	return false;
+}
+
+/* A call inside the walk that is neither the walk's RCU calls, nor a known
+ * allocation, nor in fgt_walk_calls: the walk could allocate there. */
+static const struct insn *walk_call(const struct dec *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+		const struct state *st = &d->st[i];
+
+		if (in->kind != I_CALL && in->kind != I_CALL_IND &&
+		    !((in->kind == I_JMP || in->kind == I_JCC) && !in_code(d->c, in->target)))
+			continue;
+		if (!st->reached || !in_walk(d, i) || in->callee == C_RCU_LOCK ||
+		    in->callee == C_RCU_UNLOCK || in->callee == C_ALLOC || harmless(d, in))
+			continue;
+		return in;
+	}
+	return NULL;
+}
+
+static enum fgt_static_verdict judge(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	const char *fn = d->c->func;
+	unsigned int nshadow = 0;
+	struct ev e = { r->evidence, sizeof(r->evidence), 0 };
+	const struct insn *wc;
+	char buf[256], at[96];
+
+	if (d->anomaly[0])
+		return unknown(r, d->anomaly_why, "%s: %s", fn, d->anomaly);
+	if (!r->nr_rcu_lock && !d->by_loop)
+		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and no loop over the thread "
+			       "list (closed by a cmp with &init_task.tasks): cannot tell the walk",
+			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn);
+	if (!r->ret_stack_off)
+		return unknown(r, FGT_SW_SHAPE, "%s: no BTF offset of task_struct::ret_stack, and "
+			       "the walk tests no one field for NULL: cannot tell where a shadow "
+			       "stack goes", fn);
+	if (!walk_tests_field(d, r->ret_stack_off) && d->by_loop)
+		return unknown(r, FGT_SW_SHAPE, "the loop over the thread list (%s) never tests "
+			       "t->ret_stack (+%#x) for NULL: not the walk we know", r->walk_loop,
+			       r->ret_stack_off);
+	for (unsigned int i = 0; i < r->nr_sites; i++) {
+		const struct fgt_static_site *s = &r->sites[i];
+
+		if (s->dest != FGT_DEST_NONE && s->by_arg == FGT_SITE_OTHER)
+			return unknown(r, FGT_SW_SHAPE, "%s: its pointer goes into %s, but its %s "
+				       "says it is not a shadow stack (%s)",
+				       fgt_static_site_str(s, buf, sizeof(buf)),
+				       s->dest == FGT_DEST_TASK ? "t->ret_stack" : "ret_stack_list[]",
+				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size",
+				       fgt_stack_facts[d->k->stack_src].what);
+		if (s->kind == FGT_SITE_UNCLASSIFIED && s->rcu != FGT_RCU_OUTSIDE)
+			return unknown(r, FGT_SW_SHAPE, "%s: the %s argument is not a constant here",
+				       fgt_static_site_str(s, buf, sizeof(buf)),
+				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size");
+		if (s->kind != FGT_SITE_SHADOW && (s->rcu == FGT_RCU_INSIDE || s->rcu == FGT_RCU_MIXED))
+			return unknown(r, FGT_SW_SHAPE, "%s inside the walk: an allocation whose "
+				       "pointer goes neither into t->ret_stack nor into "
+				       "ret_stack_list[] is neither shape",
+				       fgt_static_site_str(s, buf, sizeof(buf)));
+		if (s->kind != FGT_SITE_SHADOW)
+			continue;
+		nshadow++;
+		if (s->rcu == FGT_RCU_UNREACHED || s->rcu == FGT_RCU_MIXED)
+			return unknown(r, FGT_SW_SHAPE, "%s: %s",
+				       fgt_static_site_str(s, buf, sizeof(buf)),
+				       s->rcu == FGT_RCU_MIXED ?
+				       "reached both inside and outside rcu_read_lock()" :
+				       "not reached from the function's entry");
+		if (s->gfp.kind != FGT_VAL_CONST)
+			return unknown(r, FGT_SW_SHAPE, "%s: the gfp argument is not a constant here",
+				       fgt_static_site_str(s, buf, sizeof(buf)));
+		if (s->rcu == FGT_RCU_INSIDE && blocking(s))
+			return unknown(r, FGT_SW_SHAPE, "%s inside rcu_read_lock(): a blocking allocation "
+				       "inside the walk is neither shape",
+				       fgt_static_site_str(s, buf, sizeof(buf)));
+		if (s->rcu == FGT_RCU_OUTSIDE && !blocking(s))
+			return unknown(r, FGT_SW_SHAPE, "%s outside rcu_read_lock(): a non-blocking "
+				       "allocation outside the walk is neither shape",
+				       fgt_static_site_str(s, buf, sizeof(buf)));
+	}
+	if (!nshadow)
+		return unknown(r, FGT_SW_SHAPE, "no shadow-stack allocation (%s) found in %s "
+			       "(%u allocator call%s)", fgt_stack_facts[d->k->stack_src].what, fn,
+			       r->nr_sites, r->nr_sites == 1 ? "" : "s");
+	if (ev_sites(&e, d, inside_nb, NULL)) {
+		ev_sites(&e, d, outside_b, "(the reserve)");
+		ev_field(&e, d);
+		r->why = FGT_SW_NONE;
+		return r->verdict = FGT_SV_FIXED;
+	}
+	wc = walk_call(d);
+	if (wc)
+		return unknown(r, FGT_SW_SHAPE, "%s: the walk calls %s, which is not known not to allocate",
+			       where(d, wc->addr, at, sizeof(at)),
+			       wc->kind == I_CALL_IND ? "through a pointer" :
+			       where(d, wc->target, buf, sizeof(buf)));
+	ev_sites(&e, d, outside_b, "(the batch)");
+	if (d->by_loop)
+		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
+	else
+		ev_add(&e, "; no shadow-stack allocation inside the walk (rcu_read_lock() at %s)",
+		       r->rcu_lock[0]);
+	ev_field(&e, d);
+	r->why = FGT_SW_NONE;
+	return r->verdict = FGT_SV_NOT_FIXED;
+}
+
+enum fgt_static_verdict fgt_static_decode(const struct fgt_static_code *c,
+					  const struct fgt_static_kernel *k,
+					  struct fgt_static_result *r)
+{
+	struct dec d = { .c = c, .k = k, .r = r };
+	unsigned int order[FGT_STATIC_MAX_PARTS];
+	size_t total = 0;
+	cs_insn *ci = NULL;
+	csh h = 0;
+
+	r->verdict = FGT_SV_UNKNOWN;
+	r->why = FGT_SW_NONE;
+	r->evidence[0] = '\0';
+	r->insns = r->nr_sites = r->nr_rcu_lock = r->nr_rcu_unlock = 0;
+	r->walk_by_loop = false;
+	r->walk_loop[0] = '\0';
+	r->ret_stack_off = 0;
+	r->ret_stack_off_btf = false;
+	for (unsigned int i = 0; i < c->nr_parts; i++)
+		total += c->part[i].len;
+	if (!c->nr_parts || c->nr_parts > FGT_STATIC_MAX_PARTS || !total || total > MAX_TEXT)
+		return unknown(r, FGT_SW_SHAPE, "%s: %zu bytes of text in %u part(s): not the "
+			       "function we know", c->func, total, c->nr_parts);
+	if ((unsigned int)k->stack_src >= FGT_STACK__NR)
+		return unknown(r, FGT_SW_SHAPE, "no shadow-stack source for this kernel");
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK ||
+	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(ci = cs_malloc(h))) {
+		if (h)
+			cs_close(&h);
+		return unknown(r, FGT_SW_DISASM, "the disassembler (Capstone) could not start");
+	}
+	/* in address order (a .cold part may come first), the entry remembered */
+	for (unsigned int i = 0; i < c->nr_parts; i++)
+		order[i] = i;
+	for (unsigned int i = 1; i < c->nr_parts; i++)
+		for (unsigned int j = i; j > 0 && c->part[order[j]].addr < c->part[order[j - 1]].addr; j--) {
+			unsigned int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (unsigned int i = 0; i < c->nr_parts; i++) {
+		if (order[i] == 0)
+			d.entry = (long)d.n;
+		if (decode_part(&d, h, ci, &c->part[order[i]]))
+			goto oom;
+		if (order[i] == 0 && d.entry == (long)d.n)
+			d.entry = -1;	/* nothing decoded at the entry */
+	}
+	cs_free(ci, 1);
+	cs_close(&h);
+	r->insns = (unsigned int)d.n;
+	if (d.entry < 0) {
+		free(d.in);
+		return unknown(r, FGT_SW_DISASM, "%s: its first instruction does not decode", c->func);
+	}
+	/* parts in address order, for the lookups */
+	for (size_t i = 1; i < d.n; i++)
+		if (d.in[i].addr <= d.in[i - 1].addr) {
+			free(d.in);
+			return unknown(r, FGT_SW_SHAPE, "%s: its parts overlap", c->func);
+		}
+	resolve_all(&d);
+	if (follow(&d))
+		goto oom;
+	d.by_loop = true;
+	for (size_t i = 0; i < d.n; i++)
+		if (d.in[i].callee == C_RCU_LOCK && d.st[i].reached)
+			d.by_loop = false;
+	if (d.by_loop) {
+		int nloop = find_walk(&d);
+
+		if (nloop < 0)
+			goto oom;
+		d.by_loop = nloop > 0;
+	}
+	r->walk_by_loop = d.by_loop;
+	collect(&d);
+	ret_stack_field(&d);
+	walk_tests_field(&d, r->ret_stack_off);	/* names the walk's loop */
+	destinations(&d);
+	judge(&d);
+	free(d.in);
+	free(d.st);
+	free(d.walk);
+	return r->verdict;
+oom:
+	if (ci)
+		cs_free(ci, 1);
+	if (h)
+		cs_close(&h);
+	free(d.in);
+	free(d.st);
+	free(d.walk);
+	return unknown(r, FGT_SW_DISASM, "out of memory");
+}
+
+void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
+		     void *arg)
+{
+	cs_insn *ci;
+	csh h;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	ci = cs_malloc(h);
+	for (unsigned int p = 0; ci && p < c->nr_parts; p++) {
+		const uint8_t *code = c->part[p].bytes;
+		size_t left = c->part[p].len;
+		uint64_t addr = c->part[p].addr;
+
+		cb(addr, arg);
+		while (left) {
+			size_t ud = ud_len(code, left);
+			const cs_x86 *x;
+
+			if (ud) {
+				code += ud;
+				left -= ud;
+				addr += ud;
+				continue;
+			}
+			if (!cs_disasm_iter(h, &code, &left, &addr, ci))
+				break;
+			x = &ci->detail->x86;
+			for (int i = 0; i < x->op_count; i++) {
+				const cs_x86_op *op = &x->operands[i];
+				uint64_t a;
+
+				if (op->type == X86_OP_IMM && (uint64_t)op->imm >= 0xffff800000000000ull)
+					cb((uint64_t)op->imm, arg);
+				else if (op->type == X86_OP_MEM && mem_addr(ci, op, &a))
+					cb(a, arg);
+			}
+		}
+	}
+	if (ci)
+		cs_free(ci, 1);
+	cs_close(&h);
+}
+
+const char *fgt_static_kind_name(enum fgt_static_kind k)
+{
+	switch (k) {
+	case FGT_SITE_SHADOW:		return "shadow";
+	case FGT_SITE_UNCLASSIFIED:	return "unclassified";
+	case FGT_SITE_OTHER:		break;
+	}
+	return "other";
+}
+
+static void json_site(const struct fgt_static_site *s, json_writer_t *jw)
+{
+	char buf[48];
+
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "site", s->at);
+	jsonw_string_field(jw, "call", s->fn->name);
+	jsonw_bool_field(jw, "tail", s->tail);
+	jsonw_bool_field(jw, "thunk", s->thunk);
+	if (s->fn->cache_arg >= 0)
+		jsonw_string_field(jw, "cache", s->cache_name);
+	if (s->gfp.kind == FGT_VAL_CONST) {
+		jsonw_string_field(jw, "gfp", fgt_gfp_name((uint32_t)s->gfp.v, buf, sizeof(buf)));
+		jsonw_uint_field(jw, "gfp_flags", s->gfp.v);
+		jsonw_bool_field(jw, "blocking", fgt_gfp_blocking((uint32_t)s->gfp.v));
+	} else {
+		jsonw_null_field(jw, "gfp");
+	}
+	if (s->fn->size_arg >= 0) {
+		if (s->size.kind == FGT_VAL_CONST)
+			jsonw_uint_field(jw, "size", s->size.v);
+		else
+			jsonw_null_field(jw, "size");
+	}
+	jsonw_string_field(jw, "rcu", fgt_static_rcu_name(s->rcu));
+	jsonw_string_field(jw, "kind", fgt_static_kind_name(s->kind));
+	if (s->dest != FGT_DEST_NONE)
+		jsonw_string_field(jw, "stored", fgt_static_dest_name(s->dest));
+	else
+		jsonw_null_field(jw, "stored");
+	jsonw_end_object(jw);
+}
+
+void fgt_static_json_fields(const struct fgt_static_result *r, json_writer_t *jw)
+{
+	jsonw_string_field(jw, "verdict", fgt_static_verdict_name(r->verdict));
+	if (r->why != FGT_SW_NONE)
+		jsonw_string_field(jw, "why", fgt_static_why_name(r->why));
+	jsonw_string_field(jw, "evidence", r->evidence);
+	if (r->source[0])
+		jsonw_string_field(jw, "source", r->source);
+	if (r->symbols[0])
+		jsonw_string_field(jw, "symbols", r->symbols);
+	if (r->release[0])
+		jsonw_string_field(jw, "release", r->release);
+	if (r->build_id[0])
+		jsonw_string_field(jw, "build_id", r->build_id);
+	if (r->func[0]) {
+		jsonw_string_field(jw, "function", r->func);
+		jsonw_uint_field(jw, "bytes", r->func_len);
+		jsonw_uint_field(jw, "insns", r->insns);
+	}
+	jsonw_float_field(jw, "ms", r->ms);
+	if (r->insns) {
+		/* how the walk and the shadow stacks' destination were told */
+		jsonw_string_field(jw, "walk", r->walk_by_loop ? "thread_loop" : "rcu_read_lock");
+		if (r->ret_stack_off) {
+			jsonw_uint_field(jw, "ret_stack_off", r->ret_stack_off);
+			jsonw_string_field(jw, "ret_stack_off_from", r->ret_stack_off_btf ? "btf" : "walk");
+		}
+	}
+	jsonw_name(jw, "sites");
+	jsonw_start_array(jw);
+	for (unsigned int i = 0; i < r->nr_sites; i++)
+		json_site(&r->sites[i], jw);
+	jsonw_end_array(jw);
+	jsonw_name(jw, "rcu_read_lock");
+	jsonw_start_array(jw);
+	for (unsigned int i = 0; i < r->nr_rcu_lock; i++)
+		jsonw_string(jw, r->rcu_lock[i]);
+	jsonw_end_array(jw);
+	jsonw_name(jw, "rcu_read_unlock");
+	jsonw_start_array(jw);
+	for (unsigned int i = 0; i < r->nr_rcu_unlock; i++)
+		jsonw_string(jw, r->rcu_unlock[i]);
+	jsonw_end_array(jw);
+}

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The static verdict's glue (src/static/static_check.h, fgt_static_check): find the
+ * function holding the sweep, read its text, size the shadow stack, decode.
+ * Reads only: kallsyms, /proc/kcore (or one BPF_PROG_TEST_RUN of a program
+ * that is never attached, src/static/kread_bpf.c), BTF; or a kernel file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "host/kernel_id.h"
+#include "static/kread.h"
+#include "common/log.h"
+#include "static/static_check.h"
+
+/* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
+#define MAX_FUNC	(64u << 10)
+
+fgt_kmem_read_fn fgt_static_bpf_read;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	va_end(ap);
+	r->why = (enum fgt_static_why)why;
+	return r->verdict = FGT_SV_UNKNOWN;
+}
+
+struct ctx {
+	const struct fgt_static_opts *o;
+	struct fgt_static_result *r;
+	struct fgt_kimage im;
+	bool have_im;
+	struct fgt_ksyms *ks_owned;
+	const struct fgt_ksyms *ks;
+	uint8_t *text[FGT_STATIC_MAX_PARTS];
+	/* the running kernel's kallsyms from its memory, and the symbols taken */
+	struct fgt_kmem *km;
+	long *sel;
+	size_t nr_sel, cap_sel;
+	int kcore_why;			/* why kcore could not be opened, 0 if it was */
+	/* the kernel's BTF, read once (kernel_btf) */
+	struct fgt_btf_stack btf;
+	bool btf_read, btf_found;
+	int btf_err;
+	char kcore_msg[200];
+	/* the profile (-v): each step's name and when it ended */
+	const char *lap_what[16];
+	double lap_t[16];
+	unsigned int nr_laps;
+};
+
+/*
+ * A step ends: its time is noted, and formatted only for -v once the answer's
+ * time is taken (snprintf("%.1f") in the timed path ran glibc's float
+ * formatting for the first time there: its translation under TCG went into
+ * the first answer after boot).
+ */
+static void lap(struct ctx *c, const char *what)
+{
+	if (c->nr_laps < sizeof(c->lap_t) / sizeof(c->lap_t[0])) {
+		c->lap_what[c->nr_laps] = what;
+		c->lap_t[c->nr_laps++] = now_ms();
+	}
+}
+
+/* "kcore 0.9, vmcoreinfo 3.2, ...": each step's time since the one before. */
+static void laps_text(const struct ctx *c, double t0, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < c->nr_laps && o < len; i++) {
+		int n = snprintf(buf + o, len - o, "%s%s %.1f", i ? ", " : "", c->lap_what[i],
+				 c->lap_t[i] - (i ? c->lap_t[i - 1] : t0));
+
+		if (n < 0)
+			break;
+		o += (size_t)n;
+	}
+}
+
+/* ---- the running kernel's symbols from kcore (VMCOREINFO) ------------------- */
+
+static void select_sym(struct ctx *c, long i)
+{
+	long *p;
+
+	if (i < 0)
+		return;
+	for (size_t k = 0; k < c->nr_sel; k++)
+		if (c->sel[k] == i)
+			return;
+	if (c->nr_sel == c->cap_sel) {
+		p = realloc(c->sel, (c->cap_sel ? c->cap_sel * 2 : 64) * sizeof(*p));
+		if (!p)
+			return;
+		c->sel = p;
+		c->cap_sel = c->cap_sel ? c->cap_sel * 2 : 64;
+	}
+	c->sel[c->nr_sel++] = i;
+}
+
+/* The symbols taken so far as a table (each with the next one, for its size). */
+static int kmem_table(struct ctx *c)
+{
+	fgt_ksyms_free(c->ks_owned);
+	c->ks_owned = fgt_kmem_table(c->km, c->sel, c->nr_sel);
+	c->ks = c->ks_owned;
+	return c->ks ? 0 : -1;
+}
+
+/* Every name the decoder and the glue look up, by name. */
+static size_t wanted(const char **names, char (*buf)[96], size_t max)
+{
+	size_t n = 0, b = 0;
+
+#define WANT(s) do { if (n < max) names[n++] = (s); } while (0)
+	for (int i = 0; i < FGT_SYM__NR; i++)
+		WANT(fgt_sym_name(i));
+	for (size_t i = 0; i < fgt_nr_alloc_fns; i++)
+		WANT(fgt_alloc_fns[i].name);
+	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
+		WANT(fgt_walk_calls[i].name);
+	for (size_t i = 0; i < fgt_nr_text_facts; i++)
+		if (!fgt_text_facts[i].prefix)
+			WANT(fgt_text_facts[i].name);
+	snprintf(buf[b], sizeof(buf[b]), "%s.cold", fgt_sym_name(FGT_SYM_REGISTER));
+	WANT(buf[b++]);
+	snprintf(buf[b], sizeof(buf[b]), "%s.cold", fgt_sym_name(FGT_SYM_SWEEP));
+	WANT(buf[b++]);
+#undef WANT
+	return n;
+}
+
+/* 0: c->ks holds what was wanted; 1: not available here (the caller reads
+ * /proc/kallsyms); -1: failed, with r filled. */
+static int kmem_symbols(struct ctx *c)
+{
+	struct fgt_static_result *r = c->r;
+	struct fgt_vmcoreinfo vi;
+	const char *names[96];
+	char buf[2][96], msg[200];
+	long idx[96];
+	size_t n;
+
+	c->kcore_why = fgt_kimage_open_kcore(&c->im, c->o->kcore, c->kcore_msg, sizeof(c->kcore_msg));
+	lap(c, "kcore");
+	if (c->kcore_why)
+		return 1;
+	c->have_im = true;
+	snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
+	if (fgt_kimage_vmcoreinfo(&c->im, &vi))
+		return 1;	/* before 6.0: no kallsyms tables in VMCOREINFO */
+	lap(c, "vmcoreinfo");
+	snprintf(r->release, sizeof(r->release), "%s", vi.osrelease);
+	snprintf(r->build_id, sizeof(r->build_id), "%s", vi.build_id);
+	n = wanted(names, buf, sizeof(names) / sizeof(names[0]));
+	c->km = fgt_kmem_open(&c->im, &vi, names, n, idx, msg, sizeof(msg));
+	lap(c, "tables");
+	if (!c->km) {
+		log_info("static: the kallsyms tables in kernel memory: %s; reading /proc/kallsyms", msg);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		select_sym(c, idx[i]);
+	snprintf(r->symbols, sizeof(r->symbols), "the kallsyms tables in kernel memory "
+		 "(VMCOREINFO; %u symbols)", fgt_kmem_count(c->km));
+	if (kmem_table(c))
+		return fail(r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	lap(c, "table");
+	return 0;
+}
+
+static void take_ref(uint64_t a, void *arg)
+{
+	struct ctx *c = arg;
+
+	select_sym(c, fgt_kmem_at(c->km, a));
+}
+
+/* With the text read: the symbols of everything it refers to. */
+static int kmem_refs(struct ctx *c, const struct fgt_static_code *code)
+{
+	fgt_static_refs(code, take_ref, c);
+	if (kmem_table(c))
+		return fail(c->r, FGT_SW_READ, "cannot build the symbol table: %s", strerror(errno)), -1;
+	return 0;
+}
+
+/* The whole of a file, in as few reads as its size allows (sysfs gives
+ * /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF). */
+static void *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap, n = 0;
+	struct stat st;
+	char *buf, *nb;
+	ssize_t got;
+
+	if (fd < 0)
+		return NULL;
+	cap = !fstat(fd, &st) && st.st_size > 0 ? (size_t)st.st_size + 1 : 8u << 20;
+	buf = malloc(cap);
+	while (buf && (got = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* The BTF file: pread, a page at a time from sysfs (kernfs gives no more). */
+static int btf_pread(void *arg, uint64_t off, void *buf, size_t len)
+{
+	int fd = *(int *)arg;
+	size_t n = 0;
+	ssize_t got;
+
+	while (n < len) {
+		got = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
+		if (got <= 0)
+			return -1;
+		n += (size_t)got;
+	}
+	return 0;
+}
+
+/* task_struct::ret_stack from a BTF file, read only as far as needed. */
+static int btf_file(const char *path, struct fgt_btf_stack *out, bool *found)
+{
+	char msg[200];
+	uint64_t size;
+	int err = -1, why;
+	/* a regular file (a FIFO in its place is refused, not waited on) */
+	int fd = fgt_open_regular(path, FGT_KIMAGE_MAX_SECTION, &size, &why, msg, sizeof(msg));
+
+	*found = fd >= 0;
+	if (fd < 0)
+		return -1;
+	/* sysfs gives /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF */
+	if (size > 0) {
+		err = fgt_btf_ret_stack_read(btf_pread, &fd, size, out);
+	} else {
+		size_t len = 0;
+		void *raw = slurp(path, &len);
+
+		*found = raw != NULL;
+		if (raw)
+			err = fgt_btf_ret_stack(raw, len, out);
+		free(raw);
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * The BTF of the kernel judged: the file's .BTF, or the running kernel's
+ * (--btf in tests). *found says whether there is one; the return is
+ * fgt_btf_ret_stack()'s. Read once, for the stacks' source and the
+ * not-affected evidence alike.
+ */
+static int kernel_btf(struct ctx *c, struct fgt_btf_stack *out, bool *found)
+{
+	const void *raw;
+	size_t len = 0;
+
+	if (c->btf_read) {
+		*out = c->btf;
+		*found = c->btf_found;
+		return c->btf_err;
+	}
+	if (c->o->kernel) {
+		raw = fgt_kimage_section(&c->im, ".BTF", &len);
+		c->btf_found = raw != NULL;
+		c->btf_err = raw ? fgt_btf_ret_stack(raw, len, &c->btf) : -1;
+	} else {
+		c->btf_err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &c->btf,
+				      &c->btf_found);
+	}
+	c->btf_read = true;
+	*out = c->btf;
+	*found = c->btf_found;
+	return c->btf_err;
+}
+
+/* Where shadow stacks come from: the cache (6.13+), else BTF decides; and
+ * where in task_struct a stack's pointer goes. */
+static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
+{
+	struct fgt_btf_stack bs;
+	bool found;
+	int err;
+
+	/* the BTF also gives task_struct::ret_stack's offset, which tells a
+	 * shadow stack by where its pointer goes (0 where there is no BTF:
+	 * the decoder takes the field the walk tests for NULL, and says so) */
+	err = kernel_btf(c, &bs, &found);
+	if (!err)
+		k->ret_stack_off = bs.off;
+	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
+		k->stack_src = FGT_STACK_CACHE;
+		return 0;
+	}
+	if (!found) {
+		fail(c->r, FGT_SW_NO_BTF, "no fgraph_stack_cachep, so shadow stacks are kmalloc()ed, "
+		     "and their size needs the kernel's BTF, which %s has not",
+		     c->o->kernel ? c->o->kernel : "this kernel");
+		return -1;
+	}
+	if (err) {
+		fail(c->r, FGT_SW_SHAPE, "no task_struct::ret_stack pointer in the BTF: not a "
+		     "shadow stack we know");
+		return -1;
+	}
+	k->stack_src = bs.src;
+	k->shadow_bytes = bs.bytes;
+	return 0;
+}
+
+static int symbols(struct ctx *c)
+{
+	const struct fgt_static_opts *o = c->o;
+	struct fgt_static_result *r = c->r;
+	char msg[sizeof(r->evidence)], why[160];
+	int err = 0;
+
+	if (o->kernel) {
+		err = fgt_kimage_open_file(&c->im, o->kernel, o->stop, msg, sizeof(msg));
+		if (err)
+			return fail(r, err, "%s", msg), -1;
+		c->have_im = true;
+		snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
+		if (o->system_map) {
+			c->ks_owned = fgt_kimage_system_map(&c->im, o->system_map, &err, msg, sizeof(msg));
+			snprintf(r->symbols, sizeof(r->symbols), "System.map %s", o->system_map);
+		} else {
+			c->ks_owned = fgt_kimage_symbols(&c->im, r->symbols, sizeof(r->symbols),
+							 &err, msg, sizeof(msg));
+		}
+		if (!c->ks_owned)
+			return fail(r, err, "%s", msg), -1;
+		c->ks = c->ks_owned;
+		fgt_kimage_ident(&c->im, c->ks, r->release, sizeof(r->release), r->build_id,
+				 sizeof(r->build_id));
+		return 0;
+	}
+	/* kcore's VMCOREINFO gives the kallsyms tables: no /proc/kallsyms to read */
+	if (!o->ks && !o->kallsyms) {
+		err = kmem_symbols(c);
+		if (err <= 0)
+			return err;
+	}
+	snprintf(r->symbols, sizeof(r->symbols), "%s", o->kallsyms ? o->kallsyms : "/proc/kallsyms");
+	c->ks = o->ks;
+	if (!c->ks) {
+		c->ks = c->ks_owned = fgt_ksyms_load(o->kallsyms);
+		if (!c->ks)
+			return fail(r, errno == EACCES ? FGT_SW_NO_PERM : FGT_SW_READ, "%s: %s",
+				    r->symbols, strerror(errno)), -1;
+	}
+	if (!fgt_ksyms_have_addrs(c->ks))
+		return fail(r, FGT_SW_KSYMS_HIDDEN, "kallsyms addresses are hidden (kernel.kptr_restrict, "
+			    "or not root): run as root"), -1;
+	if (!fgt_ksyms_sane(c->ks, why, sizeof(why)))
+		return fail(r, FGT_SW_KSYMS_HIDDEN, "%s", why), -1;
+	return 0;
+}
+
+/* Read [addr, addr + len) of the running kernel: kcore, else BPF. */
+static int read_running(struct ctx *c, uint64_t addr, void *buf, size_t len)
+{
+	const struct fgt_static_opts *o = c->o;
+	struct fgt_static_result *r = c->r;
+	char msg[sizeof(r->evidence)], bmsg[200];
+	int err, why;
+
+	if (!c->have_im) {
+		if (c->kcore_why) {
+			/* tried already (kmem_symbols) */
+			why = c->kcore_why;
+			snprintf(msg, sizeof(msg), "%s", c->kcore_msg);
+		} else {
+			why = fgt_kimage_open_kcore(&c->im, o->kcore, msg, sizeof(msg));
+		}
+		if (!why) {
+			c->have_im = true;
+			snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
+		} else if (!o->no_bpf && fgt_static_bpf_read && why != FGT_SW_LOCKDOWN) {
+			/* a container without kcore may still let BPF read kernel memory */
+			err = fgt_static_bpf_read(addr, buf, len, bmsg, sizeof(bmsg));
+			if (!err) {
+				snprintf(r->source, sizeof(r->source), "kernel memory through BPF "
+					 "(bpf_probe_read_kernel; %.180s)", msg);
+				return 0;
+			}
+			return fail(r, why, "%s; and BPF could not read it either: %s", msg, bmsg), -1;
+		} else {
+			return fail(r, why, "%s", msg), -1;
+		}
+	}
+	err = fgt_kimage_read(&c->im, addr, buf, len);
+	if (err)
+		return fail(r, FGT_SW_READ, "%s: cannot read %zu bytes at %#lx: %s", c->im.desc, len,
+			    (unsigned long)addr, strerror(-err)), -1;
+	return 0;
+}
+
+static int read_text(struct ctx *c, uint64_t addr, void *buf, size_t len)
+{
+	int err;
+
+	if (!c->o->kernel)
+		return read_running(c, addr, buf, len);
+	err = fgt_kimage_read(&c->im, addr, buf, len);
+	if (err)
+		return fail(c->r, FGT_SW_READ, "%s: the text at %#lx is not in the image: %s",
+			    c->im.desc, (unsigned long)addr, strerror(-err)), -1;
+	return 0;
+}
+
+/*
+ * Is a symbol table that lacks the function a kernel's whole table? The
+ * checks /proc/kallsyms gets (src/host/ksyms.c: a plausible count, _stext and
+ * _etext), and _stext below _etext. The tables read from kernel memory were
+ * checked as they were read (count, _stext where VMCOREINFO says, order).
+ */
+static bool symbols_whole(struct ctx *c, char *why, size_t len)
+{
+	const struct fgt_ksym *st, *et;
+
+	if (c->km)
+		return true;
+	if (!fgt_ksyms_sane(c->ks, why, len))
+		return false;
+	st = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STEXT));
+	et = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_ETEXT));
+	if (st->addr >= et->addr) {
+		snprintf(why, len, "_stext (%#llx) is not below _etext (%#llx)",
+			 (unsigned long long)st->addr, (unsigned long long)et->addr);
+		return false;
+	}
+	return true;
+}
+
+/* What the BTF says: 1: task_struct has no ret_stack; 0: it has one;
+ * -1: broken; -2: no BTF. */
+static int btf_says(struct ctx *c)
+{
+	struct fgt_btf_stack bs;
+	bool found;
+	int err = kernel_btf(c, &bs, &found);
+
+	if (!found)
+		return -2;
+	return err == 1 ? 1 : err == 0 ? 0 : -1;
+}
+
+/*
+ * "Not affected" is the one answer that clears a kernel without reading its
+ * walk, so it needs positive evidence: the missing name is only a fact when
+ * the table it is missing from is a kernel's whole table, and the image's
+ * own facts, where it has them, must agree (its BTF has no
+ * task_struct::ret_stack; its IKCONFIG, where built in, has no
+ * CONFIG_FUNCTION_GRAPH_TRACER). Anything less is unknown.
+ */
+static void not_affected(struct ctx *c)
+{
+	struct fgt_static_result *r = c->r;
+	const char *reg = fgt_sym_name(FGT_SYM_REGISTER);
+	char why[200], facts[160] = "";
+	int btf, cfg;
+
+	if (!symbols_whole(c, why, sizeof(why))) {
+		fail(r, FGT_SW_NO_SYMBOLS, "no %s in %s, but that is not a kernel's whole symbol "
+		     "table (%s): not evidence of a kernel without fgraph", reg, r->symbols, why);
+		return;
+	}
+	btf = btf_says(c);
+	if (btf == 0 || btf == -1) {
+		fail(r, FGT_SW_SHAPE, "no %s in %s, but %s: the symbols and the image disagree", reg,
+		     r->symbols, btf == 0 ? "its BTF has task_struct::ret_stack (fgraph is built in)" :
+		     "its BTF is broken");
+		return;
+	}
+	cfg = c->o->kernel ? fgt_kimage_ikconfig(&c->im, "CONFIG_FUNCTION_GRAPH_TRACER") : -2;
+	if (cfg == 1 || cfg == -1) {
+		fail(r, FGT_SW_SHAPE, "no %s in %s, but %s: the symbols and the image disagree", reg,
+		     r->symbols, cfg == 1 ? "its IKCONFIG has CONFIG_FUNCTION_GRAPH_TRACER=y" :
+		     "its IKCONFIG is broken");
+		return;
+	}
+	if (btf == 1)
+		snprintf(facts, sizeof(facts), "; its BTF's task_struct has no ret_stack");
+	if (cfg == 0)
+		snprintf(facts + strlen(facts), sizeof(facts) - strlen(facts),
+			 "; its IKCONFIG has no CONFIG_FUNCTION_GRAPH_TRACER");
+	if (!facts[0])
+		snprintf(facts, sizeof(facts), "; no BTF or IKCONFIG to confirm it");
+	r->verdict = FGT_SV_NOT_AFFECTED;
+	snprintf(r->evidence, sizeof(r->evidence), "no %s in %s%s: no function graph tracer, "
+		 "so no shadow-stack walk", reg, r->symbols, facts);
+}
+
+/* The function holding the sweep, and its .cold part. */
+static int find_code(struct ctx *c, struct fgt_static_code *code)
+{
+	struct fgt_static_result *r = c->r;
+	const struct fgt_ksym *f, *cold;
+	char name[128];
+
+	f = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_SWEEP));
+	if (!f || (f->type != 't' && f->type != 'T'))
+		f = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_REGISTER));
+	if (!f) {
+		not_affected(c);
+		return -1;
+	}
+	if (!f->size || f->size > MAX_FUNC)
+		return fail(r, FGT_SW_SHAPE, "%s: %lu bytes by its symbols: not the function we know",
+			    f->name, (unsigned long)f->size), -1;
+	snprintf(r->func, sizeof(r->func), "%s", f->name);
+	r->func_addr = f->addr;
+	r->func_len = f->size;
+	code->func = r->func;
+	code->part[0] = (struct fgt_static_part){ f->addr, NULL, f->size };
+	code->nr_parts = 1;
+	snprintf(name, sizeof(name), "%s.cold", f->name);
+	cold = fgt_ksyms_by_name(c->ks, name);
+	if (cold && cold->size && cold->size <= MAX_FUNC)
+		code->part[code->nr_parts++] = (struct fgt_static_part){ cold->addr, NULL, cold->size };
+	for (unsigned int i = 0; i < code->nr_parts; i++) {
+		c->text[i] = malloc(code->part[i].len);
+		if (!c->text[i])
+			return fail(r, FGT_SW_READ, "out of memory"), -1;
+		if (read_text(c, code->part[i].addr, c->text[i], code->part[i].len))
+			return -1;
+		code->part[i].bytes = c->text[i];
+	}
+	return 0;
+}
+
+/*
+ * Under lockdown=confidentiality the running kernel's memory cannot be read
+ * (LOCKDOWN_KCORE, and bpf_probe_read_kernel), but the file it booted from
+ * can: it is the same code only if it is the same build, so its GNU build ID
+ * must be the running kernel's (/sys/kernel/notes, which lockdown leaves
+ * readable).
+ */
+void fgt_static_from_boot_image(const struct fgt_static_opts *o, struct fgt_static_result *r)
+{
+	struct fgt_static_opts fo = { .stop = o->stop, .no_bpf = true };
+	struct fgt_static_result *fr = malloc(sizeof(*fr));
+	char path[300], refused[200];
+	struct fgt_kernel_id id;
+	size_t n = strlen(r->evidence);
+
+	if (!fr)
+		return;
+	fgt_kernel_id_read(&id, o->notes);
+	if (o->boot_image)
+		snprintf(path, sizeof(path), "%s", o->boot_image);
+	else
+		snprintf(path, sizeof(path), "/boot/vmlinuz-%s", id.release);
+	fo.kernel = path;
+	if (access(path, R_OK)) {
+		snprintf(r->evidence + n, sizeof(r->evidence) - n, "; and no %s to read instead", path);
+		goto out;
+	}
+	fgt_static_check(&fo, fr);
+	if (!id.build_id[0] || strcmp(fr->build_id, id.build_id)) {
+		snprintf(r->evidence + n, sizeof(r->evidence) - n, "; %s cannot stand in: its build ID "
+			 "(%s) is not the running kernel's (%s)", path, fr->build_id[0] ? fr->build_id : "none",
+			 id.build_id[0] ? id.build_id : "unknown");
+		goto out;
+	}
+	snprintf(refused, sizeof(refused), "%.*s", (int)sizeof(refused) - 1, r->evidence);
+	*r = *fr;
+	snprintf(r->source, sizeof(r->source), "%.100s, the running kernel's (build ID %.40s): %.60s",
+		 fr->source, id.build_id, refused);
+out:
+	free(fr);
+}
+
+enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
+					 struct fgt_static_result *r)
+{
+	struct ctx c = { .o = o, .r = r };
+	struct fgt_static_code code = {};
+	struct fgt_static_kernel k = {};
+	double t0 = now_ms();
+	struct fgt_kio io0 = fgt_kio;
+
+	memset(r, 0, sizeof(*r));
+	c.im.fd = -1;
+	if (!symbols(&c) && (lap(&c, "symbols"), !find_code(&c, &code)) &&
+	    (lap(&c, "text"), !c.km || !kmem_refs(&c, &code))) {
+		if (c.km)
+			lap(&c, "refs");
+		k.ks = c.ks;
+		if (!stack_source(&c, &k)) {
+			lap(&c, k.stack_src == FGT_STACK_CACHE ? "source" : "btf");
+			if (o->code_cb)
+				o->code_cb(&code, &k, o->code_arg);
+			fgt_static_decode(&code, &k, r);
+			lap(&c, "decode");
+		}
+	}
+	r->ms = now_ms() - t0;
+	if (fgt_verbose >= 1) {
+		char laps[400];
+
+		laps_text(&c, t0, laps, sizeof(laps));
+		log_info("static: %.1f ms (%s); %lu reads of %s, %llu bytes", r->ms, laps,
+			 fgt_kio.reads - io0.reads, r->source[0] ? r->source : "-",
+			 (unsigned long long)(fgt_kio.bytes - io0.bytes));
+	}
+	if (c.have_im)
+		fgt_kimage_close(&c.im);
+	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
+		free(c.text[i]);
+	fgt_ksyms_free(c.ks_owned);
+	fgt_kmem_free(c.km);
+	free(c.sel);
+	if (!o->kernel && r->why == FGT_SW_LOCKDOWN)
+		fgt_static_from_boot_image(o, r);
+	return r->verdict;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recorded sequences for the static decoder (tests/data/static/README): the
+ * code of the function holding the sweep, and just the symbols that decoding
+ * it needs, so that a kernel's answer replays without the kernel.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "static/static_check.h"
+
+#define MAX_SYMS	1024
+
+struct symset {
+	const struct fgt_ksyms *ks;
+	const struct fgt_ksym *s[MAX_SYMS];
+	size_t n;
+};
+
+static void add(struct symset *ss, const struct fgt_ksym *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < ss->n; i++)
+		if (ss->s[i] == s)
+			return;
+	if (ss->n < MAX_SYMS)
+		ss->s[ss->n++] = s;
+}
+
+static void add_name(struct symset *ss, const char *prefix, const char *name)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s%s", prefix, name);
+	add(ss, fgt_ksyms_by_name(ss->ks, buf));
+}
+
+/* A referenced address: its symbol, and a padding symbol's function. */
+static void add_ref(uint64_t a, void *arg)
+{
+	struct symset *ss = arg;
+	const struct fgt_ksym *s = fgt_ksyms_by_addr(ss->ks, a);
+
+	add(ss, s);
+	if (s && !strncmp(s->name, "__pfx_", 6))
+		add_name(ss, "", s->name + 6);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct fgt_ksym *x = *(const struct fgt_ksym *const *)a;
+	const struct fgt_ksym *y = *(const struct fgt_ksym *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static const char *const src_names[FGT_STACK__NR] = {
+	[FGT_STACK_KMALLOC_ARRAY] = "kmalloc_array",
+	[FGT_STACK_KMALLOC] = "kmalloc",
+	[FGT_STACK_CACHE] = "cache",
+};
+
+int fgt_static_rec_write(FILE *f, const char *name, const struct fgt_static_code *c,
+			 const struct fgt_static_kernel *k)
+{
+	struct symset *ss = calloc(1, sizeof(*ss));
+
+	if (!ss)
+		return -ENOMEM;
+	ss->ks = k->ks;
+	for (int i = 0; i < FGT_SYM__NR; i++)
+		add_name(ss, "", fgt_sym_name(i));
+	/* the allocators, and their padding (tests redirect calls into it) */
+	for (size_t i = 0; i < fgt_nr_alloc_fns; i++) {
+		add_name(ss, "", fgt_alloc_fns[i].name);
+		add_name(ss, "__pfx_", fgt_alloc_fns[i].name);
+	}
+	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
+		add_name(ss, "", fgt_walk_calls[i].name);
+	fgt_static_refs(c, add_ref, ss);
+	qsort(ss->s, ss->n, sizeof(ss->s[0]), cmp_sym);
+	fprintf(f, "# %s: recorded by fgt-static --record\n", name);
+	fprintf(f, "func %s\nstack %s %u\n", c->func, src_names[k->stack_src], k->shadow_bytes);
+	if (k->ret_stack_off)
+		fprintf(f, "retstack %#x\n", k->ret_stack_off);
+	for (size_t i = 0; i < ss->n; i++)
+		fprintf(f, "sym %016" PRIx64 " %c %s\n", ss->s[i]->addr, ss->s[i]->type, ss->s[i]->name);
+	for (unsigned int i = 0; i < c->nr_parts; i++) {
+		fprintf(f, "part %016" PRIx64 " %zu\n", c->part[i].addr, c->part[i].len);
+		for (size_t j = 0; j < c->part[i].len; j++)
+			fprintf(f, "%02x%s", c->part[i].bytes[j],
+				(j % 32 == 31 || j + 1 == c->part[i].len) ? "\n" : "");
+	}
+	free(ss);
+	return ferror(f) ? -EIO : 0;
+}
+
+void fgt_static_rec_free(struct fgt_static_rec *r)
+{
+	fgt_ksyms_free(r->ks);
+	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
+		free(r->bytes[i]);
+	memset(r, 0, sizeof(*r));
+}
+
+static int hexbytes(const char *l, uint8_t *out, size_t room, size_t *got)
+{
+	for (; l[0] && l[0] != '\n'; l += 2) {
+		unsigned int b;
+
+		if (*got == room || sscanf(l, "%2x", &b) != 1)
+			return -1;
+		out[(*got)++] = (uint8_t)b;
+	}
+	return 0;
+}
+
+int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, size_t len)
+{
+	FILE *f = fopen(path, "re"), *syms;
+	char line[600], src[32], *text = NULL;
+	size_t text_len = 0, got = 0, lineno = 0;
+	unsigned int bytes;
+	uint64_t a;
+	size_t n;
+	int err = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!f) {
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	syms = open_memstream(&text, &text_len);
+	if (!syms)
+		goto out;
+	while (fgets(line, sizeof(line), f)) {
+		struct fgt_static_part *p = r->code.nr_parts ? &r->code.part[r->code.nr_parts - 1] : NULL;
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "func %63s", r->func) == 1)
+			continue;
+		if (sscanf(line, "stack %31s %u", src, &bytes) == 2) {
+			for (int i = 0; i < FGT_STACK__NR; i++)
+				if (!strcmp(src, src_names[i]))
+					r->k.stack_src = (enum fgt_stack_src)i;
+			r->k.shadow_bytes = bytes;
+			continue;
+		}
+		if (sscanf(line, "retstack %x", &bytes) == 1) {
+			r->k.ret_stack_off = bytes;
+			continue;
+		}
+		if (!strncmp(line, "sym ", 4)) {
+			fputs(line + 4, syms);
+			continue;
+		}
+		if (sscanf(line, "part %" SCNx64 " %zu", &a, &n) == 2) {
+			if (r->code.nr_parts == FGT_STATIC_MAX_PARTS || !n || n > (1u << 20))
+				break;
+			if (p && got != p->len)
+				break;
+			unsigned int i = r->code.nr_parts;
+
+			r->bytes[i] = malloc(n);
+			if (!r->bytes[i])
+				break;
+			r->code.part[i] = (struct fgt_static_part){ a, r->bytes[i], n };
+			r->code.nr_parts = i + 1;
+			got = 0;
+			continue;
+		}
+		if (!p || hexbytes(line, r->bytes[r->code.nr_parts - 1], p->len, &got))
+			break;
+	}
+	if (!feof(f) || !r->code.nr_parts || got != r->code.part[r->code.nr_parts - 1].len ||
+	    !r->func[0]) {
+		snprintf(msg, len, "%s:%zu: not a recorded sequence", path, lineno);
+		goto out;
+	}
+	fclose(syms);
+	syms = fmemopen(text, text_len ? text_len : 1, "r");
+	r->ks = syms ? fgt_ksyms_load_file(syms) : NULL;
+	if (!r->ks) {
+		snprintf(msg, len, "%s: its symbols do not load", path);
+		goto out;
+	}
+	r->code.func = r->func;
+	r->k.ks = r->ks;
+	err = 0;
+out:
+	if (syms)
+		fclose(syms);
+	free(text);
+	fclose(f);
+	if (err)
+		fgt_static_rec_free(r);
+	return err;
+}

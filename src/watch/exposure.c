@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exposure, the BPF side's userspace: load bpf/exposure.bpf.c (its own small
+ * object, nothing shared with the watching session) and make its task
+ * iterator link; each read is one pass over the tasks. Nothing is attached to
+ * any kernel function: an iterator runs only while its fd is read. One-shot
+ * callers use fgt_exposure_scan(); the live view keeps one open.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "exposure.skel.h"
+#include "watch/exposure.h"
+
+/* Append everything the iterator yields to a growing buffer. */
+static int read_all(int fd, char **buf, size_t *len)
+{
+	size_t cap = 1 << 16;
+	char *b = malloc(cap), *nb;
+	ssize_t n;
+
+	*len = 0;
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		if (cap - *len < 4096) {
+			nb = realloc(b, cap * 2);
+			if (!nb)
+				return free(b), -ENOMEM;
+			b = nb;
+			cap *= 2;
+		}
+		n = read(fd, b + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return free(b), -errno;
+		if (n == 0)
+			break;
+		*len += n;
+	}
+	*buf = b;
+	return 0;
+}
+
+struct fgt_exposure {
+	struct exposure_bpf *skel;
+	struct bpf_link *link;
+};
+
+struct fgt_exposure *fgt_exposure_open(char *msg, size_t len)
+{
+	struct fgt_exposure *e = calloc(1, sizeof(*e));
+	int err = 0;
+
+	if (len)
+		msg[0] = '\0';
+	if (!e) {
+		snprintf(msg, len, "out of memory");
+		return NULL;
+	}
+	e->skel = exposure_bpf__open_and_load();
+	if (!e->skel) {
+		err = errno;
+		snprintf(msg, len, "cannot load the task iterator (%s): it needs kernel BTF, "
+			 "BPF tracing programs, CAP_BPF and CAP_PERFMON", strerror(err));
+		goto fail;
+	}
+	e->link = bpf_program__attach_iter(e->skel->progs.count_lacking, NULL);
+	if (!e->link) {
+		err = errno;
+		snprintf(msg, len, "cannot create the task iterator: %s", strerror(err));
+		goto fail;
+	}
+	return e;
+fail:
+	fgt_exposure_close(e);
+	errno = err ? err : EINVAL;
+	return NULL;
+}
+
+void fgt_exposure_close(struct fgt_exposure *e)
+{
+	if (!e)
+		return;
+	bpf_link__destroy(e->link);
+	exposure_bpf__destroy(e->skel);
+	free(e);
+}
+
+int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	int fd, err;
+
+	if (len)
+		msg[0] = '\0';
+	/* each iterator fd is one pass over the tasks, from the first */
+	fd = bpf_iter_create(bpf_link__fd(e->link));
+	if (fd < 0) {
+		err = -errno;
+		snprintf(msg, len, "cannot open the task iterator: %s", strerror(-err));
+		return err;
+	}
+	err = read_all(fd, &buf, &n);
+	close(fd);
+	if (err)
+		snprintf(msg, len, "reading the task iterator: %s", strerror(-err));
+	else if (e->skel->bss->no_ret_stack) {
+		err = -EOPNOTSUPP;
+		snprintf(msg, len, "this kernel has no function graph tracer (task_struct has "
+			 "no ret_stack): no walk to stall");
+	} else if (n % sizeof(struct fgt_exp_rec)) {
+		err = -EPROTO;
+		snprintf(msg, len, "task iterator: %zu bytes, not whole records", n);
+	}
+	if (!err)
+		fgt_exp_walk_from_records((struct fgt_exp_rec *)buf, n / sizeof(struct fgt_exp_rec), w);
+	free(buf);
+	return err;
+}
+
+int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	struct fgt_exposure *e = fgt_exposure_open(msg, len);
+	int err;
+
+	if (!e)
+		return -errno;
+	err = fgt_exposure_read(e, w, msg, len);
+	fgt_exposure_close(e);
+	return err;
+}
+
+int fgt_exposure_count(uint64_t *lacking, uint64_t *threads, char *msg, size_t len)
+{
+	struct fgt_exp_walk w;
+	int err = fgt_exposure_scan(&w, msg, len);
+
+	if (err)
+		return err;
+	if (lacking)
+		*lacking = w.lacking;
+	if (threads)
+		*threads = w.threads;
+	return 0;
+}

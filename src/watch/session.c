@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF watching session shared by the live tool and `fgraphtop check`. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "watch/session.h"
+#include "fgraphtop.skel.h"
+#include "common/exit_codes.h"
+#include "host/kernel_id.h"
+#include "model/actlog.h"
+#include "host/host_state.h"
+#include "common/log.h"
+#include "watch/exposure.h"
+
+/*
+ * Runs the kernel skipped: a tracing program (fentry/fexit, tp_btf, raw_tp) does
+ * not run on a CPU where it is already running. On preemptible kernels a task
+ * preempted inside one (task_newtask while threads are created in a burst, the
+ * allocator's fentry) makes the next task on that CPU skip it: seen as missing
+ * task_new events in the lab with one vCPU. Counted as lost, never silently.
+ */
+/* A program of a lazy row (the allocator latency): its skipped runs lose
+ * latency samples, never an event. */
+static bool lazy_prog(const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+
+	for (int r = 0; r < FGT_ROLE__NR; r++)
+		for (int i = 0; fgt_probe_rows[r].lazy && i < FGT_MAX_PROGS &&
+		     fgt_probe_rows[r].progs[i]; i++)
+			if (!strcmp(fgt_probe_rows[r].progs[i], name))
+				return true;
+	return false;
+}
+
+static uint64_t recursion_misses(struct fgraphtop_bpf *skel)
+{
+	struct bpf_program *prog;
+	uint64_t total = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses) {
+			bool lat = lazy_prog(prog);
+
+			if (!lat)
+				total += info.recursion_misses;
+			log_dbg("fgraphtop: %s: %llu runs skipped (recursion)%s\n",
+				bpf_program__name(prog), (unsigned long long)info.recursion_misses,
+				lat ? ", latency samples only" : "");
+		}
+	}
+	return total;
+}
+
+static uint64_t lost_events(struct fgraphtop_bpf *skel)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t total = 0, *vals;
+	uint32_t zero = 0;
+
+	if (ncpus <= 0)
+		return 0;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, vals))
+		for (int i = 0; i < ncpus; i++)
+			total += vals[i];
+	free(vals);
+	return total + recursion_misses(skel);
+}
+
+/* The program of the probe table named name (src/facts/kfacts.c), or NULL. */
+static struct bpf_program *table_prog(struct fgraphtop_bpf *skel, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(skel->obj, name);
+
+	if (!prog)
+		log_err("bpf/fgraphtop.bpf.c has no program %s, which src/facts/kfacts.c names\n", name);
+	return prog;
+}
+
+/* The programs a chosen row enables: its candidate's, else the row's own. */
+static const char *const *row_progs(const struct fgt_plan *p, enum fgt_role r)
+{
+	const struct fgt_cand *c = fgt_row_cand(&fgt_probe_rows[r], p->chosen[r]);
+
+	return c && c->progs[0] ? c->progs : fgt_probe_rows[r].progs;
+}
+
+/* Load a chosen row's programs; its attach target is the chosen candidate's. */
+static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum fgt_role r)
+{
+	const struct fgt_probe_row *row = &fgt_probe_rows[r];
+	const char *const *names = row_progs(p, r);
+	const char *target = fgt_plan_target(p, r);
+	int err = 0;
+
+	for (int i = 0; i < FGT_MAX_PROGS && names[i] && !err; i++) {
+		struct bpf_program *prog = table_prog(skel, names[i]);
+
+		if (!prog)
+			return -ENOENT;
+		bpf_program__set_autoload(prog, true);
+		/* lazy rows: attached by lazy_update(); test-run ones: never */
+		if (row->lazy || row->kind == FGT_PK_TEST_RUN)
+			bpf_program__set_autoattach(prog, false);
+		if (row->kind == FGT_PK_FENTRY || row->kind == FGT_PK_FEXIT)
+			err = bpf_program__set_attach_target(prog, 0, target);
+	}
+	return err;
+}
+
+/* The union of the ranges the free programs test (free_seen() in
+ * bpf/fgraphtop.bpf.c): one comparison pair rejects nearly every free. */
+static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
+{
+	const __u64 r[][2] = {
+		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi }, { k->exit_lo, k->exit_hi },
+	};
+
+	*lo = *hi = 0;
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		if (!r[i][0])
+			continue;
+		if (!*lo || r[i][0] < *lo)
+			*lo = r[i][0];
+		if (r[i][1] > *hi)
+			*hi = r[i][1];
+	}
+}
+
+/* rodata and program choices from the plan: between open and load. */
+static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
+		     bool want_exits)
+{
+	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
+	struct bpf_program *prog;
+	int err;
+
+	skel->rodata->kconf = p->kconf;
+	skel->rodata->kconf.want_exits = want_exits;
+	frees_range(&p->kconf, (__u64 *)&skel->rodata->frees_lo, (__u64 *)&skel->rodata->frees_hi);
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	for (int r = 0; r < FGT_ROLE__NR; r++) {
+		if (!fgt_plan_has(p, r))
+			continue;
+		err = enable_row(skel, p, r);
+		if (err)
+			return err;
+	}
+	return bpf_map__set_max_entries(skel->maps.events, rb_bytes);
+}
+
+/* Is fgraph already active? Make one short-lived child: tp_btf/task_newtask
+ * records ftrace_graph_active as it sees it. The fallback of graph_active(). */
+static int graph_active_fork(struct fgraphtop_bpf *skel)
+{
+	uint64_t before = skel->bss->newtask_seen;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;	/* a signal (SIGINT to stop us) must not leave a zombie or a stale read */
+	if (skel->bss->newtask_seen == before)
+		return -1;
+	return (int)skel->bss->last_graph_active;
+}
+
+/* ftrace_graph_active now, read by test-running a program that is never
+ * attached (BPF_PROG_TEST_RUN on raw_tp, 5.10+): one syscall, no fork. */
+static int graph_active_run(struct fgraphtop_bpf *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int fd = bpf_program__fd(skel->progs.probe_graph_active);
+
+	if (fd < 0 || !skel->rodata->kconf.graph_active_addr || bpf_prog_test_run_opts(fd, &opts))
+		return -1;
+	return (int)skel->bss->graph_active_probe;
+}
+
+static int graph_active(struct fgraphtop_bpf *skel)
+{
+	int v = graph_active_run(skel);
+
+	return v >= 0 ? v : graph_active_fork(skel);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The allocator's fentry/fexit put a trampoline on every allocation of the
+ * system; the fork path's latency needs them only while fgraph is active, so
+ * they are attached then and detached when it goes off. Never while an
+ * activation is under way: the attach would wait for ftrace_lock, which the
+ * activation holds, with nobody draining the ring buffer. lat_on goes up
+ * before the attach and down after the detach: while it is up, the
+ * tracepoints look for the fentry's start time.
+ *
+ * Exits before entries: an entry attached alone leaves in-flight records no
+ * fexit removes (stale starts for the latency). So attach in this order,
+ * detach in the reverse one. (When the tracepoint still waited for the fexit
+ * to emit a fork-path allocation, a 5,000-fork storm lost 14 of them in that
+ * window; it no longer waits, see alloc_seen() in bpf/fgraphtop.bpf.c.)
+ */
+static bool is_fexit(const struct bpf_program *prog)
+{
+	return bpf_program__expected_attach_type(prog) == BPF_TRACE_FEXIT;
+}
+
+/* Each lazy row's programs, exits first (exits == true) or entries first. */
+static void lazy_each(struct fgt_session *s, bool exits,
+		      bool (*fn)(struct fgt_session *s, struct bpf_program *prog,
+				 struct bpf_link **link))
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int r = 0; r < FGT_ROLE__NR; r++) {
+			const char *const *names;
+
+			if (!fgt_probe_rows[r].lazy || !fgt_plan_has(s->plan, r))
+				continue;
+			names = row_progs(s->plan, r);
+			for (int i = 0; i < FGT_MAX_PROGS && names[i]; i++) {
+				struct bpf_program *prog =
+					bpf_object__find_program_by_name(s->skel->obj, names[i]);
+
+				if (!prog || is_fexit(prog) != (exits == !pass))
+					continue;
+				if (!fn(s, prog, &s->lazy_links[r][i]))
+					return;
+			}
+		}
+}
+
+static bool detach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
+{
+	bpf_link__destroy(*link);
+	*link = NULL;
+	return true;
+}
+
+static void lazy_detach(struct fgt_session *s)
+{
+	lazy_each(s, false, detach_one);
+	s->skel->bss->lat_on = 0;
+	s->lat_attached = false;
+}
+
+static bool attach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
+{
+	*link = bpf_program__attach(prog);
+	if (*link)
+		return true;
+	p_warn("latency_probe", "allocator latency probe %s did not attach (%s): no fork-path latency",
+		 bpf_program__name(prog), strerror(errno));
+	s->lat_failed = true;	/* not tried again */
+	return false;
+}
+
+static void lazy_attach(struct fgt_session *s)
+{
+	s->skel->bss->lat_on = 1;
+	lazy_each(s, true, attach_one);
+	if (s->lat_failed) {
+		lazy_detach(s);
+		return;
+	}
+	s->lat_attached = true;
+	log_dbg("fgraphtop: fgraph active: allocator latency probes attached\n");
+}
+
+/*
+ * Attach once fgraph has stayed active for FGT_LAZY_SETTLE_MS: ACT_END comes
+ * from inside register_ftrace_graph(), which goes on patching call sites under
+ * ftrace_lock; attaching then would queue behind it and slow down the very
+ * tracer switch we time.
+ */
+static void lazy_update(struct fgt_session *s)
+{
+	const struct fgt_plan *p = s->plan;
+	uint64_t now = now_ms();
+	int active;
+
+	if (s->lat_failed || !fgt_plan_has_lat(p))
+		return;
+	active = graph_active_run(s->skel);
+	if (active <= 0 || s->skel->bss->act_tid)
+		s->active_since_ms = 0;
+	else if (!s->active_since_ms)
+		s->active_since_ms = now;
+	if (active > 0 && !s->lat_attached && s->active_since_ms &&
+	    now - s->active_since_ms >= FGT_LAZY_SETTLE_MS)
+		lazy_attach(s);
+	else if (active == 0 && s->lat_attached) {
+		lazy_detach(s);
+		log_dbg("fgraphtop: fgraph off: allocator latency probes detached\n");
+	}
+}
+
+/* The trigger's stack from BPF's stack map: the session is the only reader. */
+static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
+{
+	struct fgt_session *s = ctx;
+	int n;
+
+	if (id < 0 || !s->skel)
+		return 0;
+	memset(ips, 0, FGT_MAX_STACK_DEPTH * sizeof(*ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips))
+		return 0;
+	for (n = 0; n < FGT_MAX_STACK_DEPTH && ips[n]; n++)
+		;
+	return n;
+}
+
+static void feed(struct fgt_session *s, const struct fgt_event *e)
+{
+	if (s->on_event) {
+		struct fgt_frame frames[FGT_MAX_STACK_DEPTH];
+		uint64_t ips[FGT_MAX_STACK_DEPTH];
+		int n = 0;
+
+		if (e->type == FGT_EV_ACT_BEGIN)
+			n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
+		s->on_event(e, frames, n, s->event_ctx);
+	}
+	fgt_assembler_feed(s->as, e);
+	s->fed++;
+}
+
+/* BPF's array strides values by 8 bytes: the same layout on both sides */
+_Static_assert(sizeof(struct fgt_rec) % 8 == 0, "struct fgt_rec must be 8-byte sized");
+
+static size_t log_bytes(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = (size_t)FGT_LOG_ENTRIES * sizeof(struct fgt_rec);
+
+	return page > 0 ? (n + page - 1) / page * page : n;
+}
+
+static void feed_cb(const struct fgt_event *e, void *ctx)
+{
+	feed(ctx, e);
+}
+
+/* Feed the activation log's records of activations up to `upto`, then hand
+ * their slots back to BPF (src/model/actlog.c). */
+static void log_drain(struct fgt_session *s, uint32_t upto)
+{
+	uint64_t head, tail;
+
+	if (!s->log)
+		return;
+	head = __atomic_load_n(&s->skel->bss->log_head, __ATOMIC_ACQUIRE);
+	tail = fgt_log_drain(s->log, s->skel->bss->log_tail, head, upto, &s->who, feed_cb, s);
+	__atomic_store_n(&s->skel->bss->log_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct fgt_session *s = ctx;
+	const struct fgt_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	switch (e->type) {
+	case FGT_EV_LOG:	/* a wake-up: the log is filling */
+		log_drain(s, s->begin_seq);
+		return 0;
+	case FGT_EV_ACT_BEGIN:
+		log_drain(s, e->act_seq - 1);
+		s->begin_seq = e->act_seq;
+		s->who.pid = e->pid;
+		s->who.tid = e->tid;
+		memcpy(s->who.comm, e->comm, sizeof(s->who.comm));
+		break;
+	case FGT_EV_ACT_END:
+		log_drain(s, e->act_seq);
+		break;
+	}
+	feed(s, e);
+	return 0;
+}
+
+static void holders_start(struct fgt_session *s)
+{
+	struct fgt_holders_cfg c = {};
+
+	s->graph_active = -2;	/* not seen yet */
+	fgt_fprobe_facts(s->ks, &c.fprobe);
+	s->hw = fgt_holders_watch_start(&c, FGT_HOLDERS_MS);
+	if (!s->hw)
+		log_info("fgraphtop: cannot start the holders' reader: %s\n", strerror(errno));
+}
+
+/* -vv: how long each start-up phase took, to see where start-up time goes. */
+static void phase(const char *what)
+{
+	static struct timespec last;
+	struct timespec t;
+
+	if (fgt_verbose < 2)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (what)
+		log_dbg("fgraphtop: start-up: %s: %.1f ms\n", what,
+			(t.tv_sec - last.tv_sec) * 1e3 + (t.tv_nsec - last.tv_nsec) / 1e6);
+	last = t;
+}
+
+/*
+ * Would /proc/kallsyms show this process addresses? kptr_restrict hides them
+ * from some readers, and then the whole table must be read for its words
+ * (fgt_preflight()). Its first lines tell: x86-64's start with per-CPU
+ * symbols, the first at 0, the next ones not; a masked table is all zeros.
+ */
+static bool kallsyms_shows_addrs(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[600];
+	bool shown = false;
+
+	for (int i = 0; f && !shown && i < 64 && fgets(line, sizeof(line), f); i++)
+		shown = strtoull(line, NULL, 16) != 0;
+	if (f)
+		fclose(f);
+	return shown;
+}
+
+/*
+ * Until the probes are up, only src/facts/kfacts.c's symbols: from the kernel's
+ * own kallsyms tables (kcore) when it has them, 8 ms, not the whole
+ * /proc/kallsyms, 143 of the 305 ms from exec to attached on lab-stock
+ * (qemu instruction counting), which fgt_session_started() reads once they
+ * are up.
+ */
+static struct fgt_ksyms *start_ksyms(void)
+{
+	const char *names[FGT_SYM__NR];
+	struct fgt_ksyms *ks = NULL;
+
+	for (int i = 0; i < FGT_SYM__NR; i++)
+		names[i] = fgt_sym_name(i);
+	if (kallsyms_shows_addrs())
+		ks = fgt_ksyms_kcore(NULL, names, FGT_SYM__NR);
+	log_dbg("fgraphtop: start-up symbols: %s\n", ks ? "the kallsyms tables in kcore" :
+		"/proc/kallsyms");
+	return ks ? ks : fgt_ksyms_load(NULL);
+}
+
+/* The whole /proc/kallsyms, where the plan was made from a part of it. */
+static void ksyms_whole(struct fgt_session *s)
+{
+	struct fgt_ksyms *ks;
+	char why[160];
+
+	if (!s->own_ks || !fgt_ksyms_is_part(s->own_ks))
+		return;
+	ks = fgt_ksyms_load(NULL);
+	if (!ks || !fgt_ksyms_have_addrs(ks) || !fgt_ksyms_sane(ks, why, sizeof(why))) {
+		log_info("fgraphtop: cannot read /proc/kallsyms: stacks go unnamed\n");
+		fgt_ksyms_free(ks);
+		return;
+	}
+	/* the plan's names are the part's: it stays */
+	s->part_ks = s->own_ks;
+	s->ks = s->own_ks = ks;
+	s->rec.ks = ks;
+}
+
+void fgt_session_started(struct fgt_session *s)
+{
+	phase(NULL);
+	ksyms_whole(s);
+	phase("after the start line: /proc/kallsyms");
+}
+
+int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
+{
+	int status;
+
+	phase(NULL);
+	if (!s->ks)
+		s->ks = s->own_ks = start_ksyms();
+	phase("symbols");
+	status = fgt_preflight(s->ks, msg, len);
+	if (status)
+		return status;
+	s->plan = calloc(1, sizeof(*s->plan));
+	if (!s->plan) {
+		snprintf(msg, len, "out of memory");
+		return FGT_EXIT_ERROR;
+	}
+	status = fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
+	phase("plan (vmlinux BTF, probes)");
+	return status;
+}
+
+/* A finished activation: its walk may price a visit on this host (whole
+ * ones only: a lost event makes its figures a lower bound), then its record. */
+static void on_activation(const struct fgt_activation *act, void *ctx)
+{
+	struct fgt_session *s = ctx;
+
+	if (act->complete && !act->lost)
+		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
+					act->nr_threads, act->served);
+	fgt_recorder_activation(act, &s->rec);
+}
+
+int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
+		      char *msg, size_t len)
+{
+	int err;
+
+	s->skel = fgraphtop_bpf__open();
+	if (!s->skel) {
+		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
+		return FGT_EXIT_ERROR;
+	}
+	err = configure(s->skel, s->plan, s->ringbuf_mb, s->on_event != NULL);
+	if (err) {
+		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-err));
+		return FGT_EXIT_ERROR;
+	}
+	phase("open and configure");
+	err = fgraphtop_bpf__load(s->skel);
+	phase("load (the verifier)");
+	if (err && fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY) {
+		/* security_locked_down(LOCKDOWN_BPF_READ_KERNEL): the verifier has
+		 * no bpf_probe_read_kernel to give the programs (EINVAL), no bug */
+		snprintf(msg, len, "the kernel is locked down (lockdown=confidentiality), which "
+			 "refuses bpf_probe_read_kernel to the BPF programs fgraphtop needs; "
+			 "lockdown=integrity (Secure Boot's default) allows them");
+		return FGT_EXIT_LOCKDOWN;
+	}
+	if (err) {
+		snprintf(msg, len, "loading the planned BPF programs failed (%s); "
+			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));
+		return FGT_EXIT_ERROR;
+	}
+	s->log = mmap(NULL, log_bytes(), PROT_READ, MAP_SHARED,
+		      bpf_map__fd(s->skel->maps.actlog), 0);
+	if (s->log == MAP_FAILED) {
+		s->log = NULL;
+		snprintf(msg, len, "cannot map the activation log: %s", strerror(errno));
+		return FGT_EXIT_ERROR;
+	}
+	/* fgraph_stack_cachep, if fgraph created it before we started: the kmem
+	 * programs reject every allocation until it is known (cache_is_fgraph()) */
+	graph_active_run(s->skel);
+	/* before attaching: our own thread is no new task the fork path counts */
+	if (s->want_holders)
+		holders_start(s);
+	err = fgraphtop_bpf__attach(s->skel);
+	phase("attach");
+	if (err) {
+		snprintf(msg, len, "attaching the planned BPF programs failed (%s); "
+			 "see fgraphtop --explain", strerror(-err));
+		return FGT_EXIT_ERROR;
+	}
+	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
+	s->as = fgt_assembler_new(on_activation, s);
+	if (!s->as) {
+		snprintf(msg, len, "out of memory");
+		return FGT_EXIT_ERROR;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
+	if (!s->rb) {
+		snprintf(msg, len, "cannot set up the ring buffer: %s", strerror(errno));
+		return FGT_EXIT_ERROR;
+	}
+	lazy_update(s);
+	return 0;
+}
+
+/*
+ * An activation's records do not wake us one by one (bpf/fgraphtop.bpf.c):
+ * the BPF side wakes us when a quarter of the activation log waits; its end
+ * (ACT_END) wakes nobody, and the next poll timeout finds it, after the
+ * tracer switch that goes on past it. In between, drain once a second for
+ * the live view, not on every poll timeout: on a machine short of CPUs our
+ * draining would compete with the walk we are timing.
+ */
+int fgt_session_poll(struct fgt_session *s, int ms)
+{
+	int err = ring_buffer__poll(s->rb, ms);
+	uint64_t now = now_ms();
+
+	if (err >= 0 && (!s->skel->bss->act_tid || now - s->last_drain_ms >= FGT_DRAIN_MS)) {
+		err = ring_buffer__consume(s->rb);
+		log_drain(s, s->begin_seq);
+		s->last_drain_ms = now;
+	}
+	lazy_update(s);
+	return err < 0 ? err : 0;
+}
+
+int fgt_session_graph_active(struct fgt_session *s)
+{
+	return s->skel ? graph_active(s->skel) : -1;
+}
+
+uint64_t fgt_session_lost(struct fgt_session *s)
+{
+	return s->skel ? lost_events(s->skel) : 0;
+}
+
+/* The trigger's way in, from its stack, once per activation. */
+static const char *cur_via(struct fgt_session *s, const struct fgt_activation *cur)
+{
+	uint64_t ips[FGT_MAX_STACK_DEPTH];
+	int n;
+
+	if (s->via_seq == cur->seq)
+		return s->prog_via;
+	s->via_seq = cur->seq;
+	s->prog_via[0] = '\0';
+	if (cur->stack_id < 0)
+		return s->prog_via;
+	n = stack_ips(cur->stack_id, ips, s);
+	if (n > 0)
+		fgt_record_via(ips, n, s->ks, s->prog_via, sizeof(s->prog_via));
+	return s->prog_via;
+}
+
+/* The activation's U: an exposure count taken before it began, else -1. */
+static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activation *cur)
+{
+	const struct fgt_exp_live *l = &s->exp;
+
+	if (!l->idle_known || l->idle_ns >= cur->begin_ns || l->idle_ns <= l->last_begin_ns ||
+	    !cur->nr_threads)
+		return -1;
+	return fgt_progress_lacking_at_start(l->idle.lacking, l->idle.threads,
+					     cur->nr_threads);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
+{
+	const struct fgt_activation *cur = fgt_assembler_current(s->as);
+
+	memset(st, 0, sizeof(*st));
+	st->now_ns = now_ns();
+	st->cur = cur;
+	st->fork = fgt_assembler_fork(s->as);
+	st->judge = &s->rec.judge;
+	st->lost = fgt_session_lost(s);
+	/* the test run only: the fork fallback would show up in the fork path */
+	st->graph_active = s->skel ? graph_active_run(s->skel) : -1;
+	if (st->graph_active != s->graph_active) {
+		/* a user came or went: the holders read before are out of date
+		 * (the first look is no change: nothing was read before it) */
+		if (s->graph_active != -2) {
+			s->graph_active_ns = st->now_ns;
+			fgt_holders_watch_kick(s->hw);
+		}
+		s->graph_active = st->graph_active;
+	}
+	if (cur) {
+		long now = cur->nr_threads ? 0 : fgt_host_threads(NULL);
+
+		fgt_progress_of(cur, st->now_ns, cur_lacking(s, cur), now > 0 ? (uint64_t)now : 0,
+				&s->prog);
+		snprintf(s->prog.via, sizeof(s->prog.via), "%s", cur_via(s, cur));
+		st->progress = &s->prog;
+	}
+	/* no tracefs read while an activation may hold trace_types_lock */
+	fgt_holders_watch_busy(s->hw, cur || (s->skel && s->skel->bss->act_tid));
+	if (fgt_holders_watch_get(s->hw, &s->holders, &s->holders_ns, NULL)) {
+		st->holders = &s->holders;
+		st->holders_ns = s->holders_ns;
+		st->holders_stale = s->holders_ns < s->graph_active_ns;
+		if (st->holders_stale)
+			s->holders_wait = true;
+	}
+	if (!fgt_exp_live_estimate(&s->exp, &st->exposure_est))
+		st->exposure = &s->exp.now;
+}
+
+uint64_t fgt_session_changes(struct fgt_session *s, bool events)
+{
+	unsigned int gen = 0;
+	uint64_t ns = 0;
+
+	/* busy is set by fgt_session_status(), which lines and -j call at the
+	 * interval or on a change only: an activation ending between two calls
+	 * left the reader busy (no read, so no change) until the next interval
+	 * (-i 3600: a bpftrace link never listed). This is called every pass. */
+	fgt_holders_watch_busy(s->hw, fgt_assembler_current(s->as) ||
+			       (s->skel && s->skel->bss->act_tid));
+	fgt_holders_watch_get(s->hw, NULL, &ns, &gen);
+	/* a list read before fgraph's user count changed is not shown; its
+	 * re-read may find the same holders (no new generation), and is a
+	 * change all the same: the list shown at last (a kretprobe.multi link
+	 * that came with the 0->1 step was never printed by -j otherwise) */
+	if (s->holders_wait && ns >= s->graph_active_ns) {
+		s->holders_wait = false;
+		s->holders_fresh++;
+	}
+	return (events ? s->fed : 0) + ((uint64_t)s->holders_fresh << 32) + ((uint64_t)gen << 40);
+}
+
+bool fgt_session_busy(const struct fgt_session *s)
+{
+	return fgt_assembler_current(s->as) || (s->skel && s->skel->bss->act_tid);
+}
+
+void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns)
+{
+	fgt_exp_live_scan(&s->exp, w, ns, fgt_session_busy(s));
+}
+
+void fgt_session_close(struct fgt_session *s)
+{
+	fgt_holders_watch_stop(s->hw);
+	s->hw = NULL;
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	if (s->skel)	/* whatever is left, even without its ACT_BEGIN */
+		log_drain(s, s->skel->bss->act_seq);
+	if (s->log)
+		munmap((void *)s->log, log_bytes());
+	s->log = NULL;
+	if (s->as)
+		fgt_assembler_flush(s->as);
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	fgraphtop_bpf__destroy(s->skel);
+	s->skel = NULL;
+	fgt_assembler_free(s->as);
+	s->as = NULL;
+	free(s->plan);
+	s->plan = NULL;
+	fgt_ksyms_free(s->own_ks);
+	s->own_ks = NULL;
+	fgt_ksyms_free(s->part_ks);
+	s->part_ks = NULL;
+	s->ks = NULL;
+}
+
+/* ---- struct fgt_watch_ops for `fgraphtop check` ---- */
+
+static int w_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, void *cb_ctx,
+		   char *msg, size_t len)
+{
+	struct fgt_session *s = priv;
+	int status;
+
+	s->ks = ks;
+	status = fgt_session_plan(s, msg, len);
+
+	if (!status)
+		status = fgt_session_start(s, cb, cb_ctx, msg, len);
+	if (!status)
+		fgt_session_started(s);
+	return status ? -EOPNOTSUPP : 0;
+}
+
+static int w_graph_active(void *priv)
+{
+	return fgt_session_graph_active(priv);
+}
+
+static int w_poll(void *priv, int ms)
+{
+	return fgt_session_poll(priv, ms);
+}
+
+static bool w_busy(void *priv)
+{
+	struct fgt_session *s = priv;
+
+	return s->as && fgt_assembler_current(s->as) != NULL;
+}
+
+static uint64_t w_lost(void *priv)
+{
+	return fgt_session_lost(priv);
+}
+
+static int w_exposure(void *priv, struct fgt_exp_walk *w, char *msg, size_t len)
+{
+	return fgt_exposure_scan(w, msg, len);
+}
+
+static void w_stop(void *priv)
+{
+	fgt_session_close(priv);
+}
+
+const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s)
+{
+	s->ops = (struct fgt_watch_ops){
+		.start = w_start, .graph_active = w_graph_active, .poll = w_poll,
+		.busy = w_busy, .lost = w_lost, .stop = w_stop, .exposure = w_exposure,
+		.priv = s,
+	};
+	return &s->ops;
+}

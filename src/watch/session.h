@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One BPF watching session: preflight, plan, open -> set rodata -> load ->
+ * attach, the ring buffer feeding the activation assembler. Used by the live
+ * tool (src/main.c) and, through struct fgt_watch_ops, by `fgraphtop check`.
+ */
+#ifndef FGT_SESSION_H
+#define FGT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "model/activation.h"
+#include "model/actlog.h"
+#include "watch/watch.h"
+#include "bpf/events_abi.h"
+#include "host/ksyms.h"
+#include "model/status.h"
+#include "host/holders.h"
+#include "watch/plan.h"
+#include "model/progress.h"
+#include "model/record.h"
+
+/* While an activation is under way, drain the ring buffer at most this often. */
+#define FGT_DRAIN_MS	1000
+/* Attach the allocator latency probes once fgraph has been active this long. */
+#define FGT_LAZY_SETTLE_MS	500
+/* Who holds fgraph: read this often (by a thread of its own, holders.h). */
+#define FGT_HOLDERS_MS		1000
+
+struct fgraphtop_bpf;
+struct ring_buffer;
+struct bpf_link;
+
+struct fgt_session {
+	/* set by the caller before fgt_session_plan() */
+	enum fgt_path_pref pref;
+	unsigned int ringbuf_mb;		/* 0: 1 MiB */
+	/* each event, before the assembler (--events); frames: ACT_BEGIN's stack */
+	void (*on_event)(const struct fgt_event *e, const struct fgt_frame *frames, int nr_frames,
+			 void *ctx);
+	void *event_ctx;
+	/* the caller's kallsyms (kept, not freed), else loaded by fgt_session_plan() */
+	const struct fgt_ksyms *ks;
+	bool want_holders;		/* the live view: read who holds fgraph (fgt_session_status) */
+	/* state */
+	struct fgt_ksyms *own_ks;
+	struct fgt_ksyms *part_ks;	/* the start-up part, once own_ks is the whole */
+	struct fgt_plan *plan;
+	struct fgraphtop_bpf *skel;
+	struct ring_buffer *rb;
+	struct fgt_assembler *as;
+	struct fgt_recorder rec;	/* activations to records: the one judge */
+	struct fgt_watch_ops ops;
+	struct bpf_link *lazy_links[FGT_ROLE__NR][FGT_MAX_PROGS];	/* the lazy rows' */
+	bool lat_attached;		/* allocator latency probes attached (fgraph active) */
+	bool lat_failed;		/* they would not attach: not tried again */
+	uint64_t last_drain_ms;		/* CLOCK_MONOTONIC of the last full drain */
+	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
+	const struct fgt_rec *log;	/* the activation log, mapped read-only */
+	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
+	struct fgt_log_who who;		/* ... and its thread, for the log's records */
+	uint64_t fed;			/* events fed to the assembler so far */
+	/* the live view's status (fgt_session_status) */
+	struct fgt_holders_watch *hw;
+	struct fgt_holders holders;
+	uint64_t holders_ns;
+	int graph_active;		/* as last seen, and when it changed */
+	uint64_t graph_active_ns;
+	bool holders_wait;		/* a stale list was shown: its re-read is awaited */
+	uint32_t holders_fresh;		/* re-reads that came after a stale list */
+	struct fgt_progress prog;
+	uint32_t via_seq;		/* prog_via is this activation's */
+	char prog_via[FGT_VIA_LEN];
+	/* the exposure hook: the last scans, the cost of a visit seen */
+	struct fgt_exp_live exp;
+};
+
+/* Preflight and attach plan (no program of ours is left loaded).
+ * 0, or an FGT_EXIT_* status with one line in msg. */
+int fgt_session_plan(struct fgt_session *s, char *msg, size_t len);
+/* Load and attach as planned; finished activation records go to cb.
+ * 0 or FGT_EXIT_* with msg. */
+int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
+		      char *msg, size_t len);
+/*
+ * After the start line, before the first poll: what start-up left for once
+ * the programs are attached: the whole /proc/kallsyms, for stacks and the
+ * static verdict, where the plan was made from a part of it (the kcore
+ * tables, src/static/ksyms_kcore.c).
+ */
+void fgt_session_started(struct fgt_session *s);
+int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */
+/* ftrace_graph_active now; -1 unknown. */
+int fgt_session_graph_active(struct fgt_session *s);
+uint64_t fgt_session_lost(struct fgt_session *s);
+/* The activation under way (and its progress), the fork path, the judge,
+ * the losses, who holds fgraph (want_holders), now. */
+void fgt_session_status(struct fgt_session *s, struct fgt_status *st);
+/* The holders' generation, and with events the events fed so far: has
+ * anything changed since the last call's value? */
+uint64_t fgt_session_changes(struct fgt_session *s, bool events);
+/*
+ * The exposure hook: the threads as a task iterator walked them at `ns`
+ * (CLOCK_MONOTONIC), src/watch/exposure.c. The status shows it, priced at this
+ * host's own cost of a visit once an unfixed activation showed it; a scan
+ * taken before an activation began makes that activation's U exact
+ * (fgt_progress_lacking_at_start()) and its visits known.
+ */
+void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns);
+/* An activation is under way, or its 0->1 step has begun: no time to scan. */
+bool fgt_session_busy(const struct fgt_session *s);
+/* Flush the assembler (unfinished activation reported incomplete), detach, free. */
+void fgt_session_close(struct fgt_session *s);
+/* The session as `fgraphtop check` drives it; s must outlive the ops. */
+const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s);
+
+#endif
