@@ -9,6 +9,15 @@ test-lab-check: $(BUILD)/fgraphtop lab
 
 TEST_TARGETS += test-lab-check
 
+# The fleet path end to end (lab/fleet-e2e.sh): the check on nine guest
+# kernels, each textfile behind a real node_exporter, one real Prometheus with
+# the shipped alert rules; the fleet query and each alert must name exactly
+# the expected hosts. About a minute warm.
+.PHONY: test-lab-fleet
+test-lab-fleet: $(BUILD)/fgraphtop $(TEST_BUILD)/fgt-prom-sample lab
+	FGT_PROM_SAMPLE=$(TEST_BUILD)/fgt-prom-sample lab/fleet-e2e.sh
+TEST_TARGETS += test-lab-fleet
+
 # check --static under lockdown=integrity and confidentiality on Debian's 7.2
 # (tests/lab/lockdown.sh): kcore, then the running build's /boot image, then
 # unknown without one. Three boots, about 80 s.

@@ -72,12 +72,11 @@ free_port() {
 }
 
 # --- one textfile per kernel --------------------------------------------
-sample() {	# FILE VERDICT RELEASE BUILD_ID: the check's own writer
-	if [ ! -x "$WORK/fgt-prom-sample" ]; then
-		cc -O1 -D_GNU_SOURCE -I"$ROOT/src" -o "$WORK/fgt-prom-sample" \
-			"$ROOT/tests/check_prom_sample.c" "$ROOT/src/check/prom.c"
-	fi
-	"$WORK/fgt-prom-sample" "$@"
+# FGT_PROM_SAMPLE: tests/check_prom_sample.c built (make test-lab-fleet does)
+SAMPLE=${FGT_PROM_SAMPLE:-$ROOT/build/tests/fgt-prom-sample}
+sample() {	# FILE VERDICT RELEASE BUILD_ID: the check's own renderer and writer
+	[ -x "$SAMPLE" ] || make -s -C "$ROOT" build/tests/fgt-prom-sample >&2
+	"$SAMPLE" "$@"
 }
 declare -A EXPECT
 HOSTS=$KERNELS

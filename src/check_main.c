@@ -180,9 +180,9 @@ static int usage_error(const struct fgt_check_args *a, FILE *out)
 	fgt_kernel_id_read(&r.kid, NULL);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r.check_time = ts.tv_sec + ts.tv_nsec / 1e9;
-	r.verdict = FGT_CHECK_V_UNKNOWN;
+	r.verdict = FGT_VERDICT_UNKNOWN;
 	r.status = FGT_CHECK_UNKNOWN;
-	snprintf(r.reason, sizeof(r.reason), "usage: %s", a->cli.err);
+	snprintf(r.note, sizeof(r.note), "usage: %s", a->cli.err);
 	return fgt_check_answer(&r, a->o.json, NULL, out);
 }
 

@@ -135,9 +135,7 @@ static void explain(const struct fgt_session *s, bool json)
 	jw = jsonw_new(stdout);
 	if (!jw)
 		return;
-	jsonw_start_object(jw);
-	jsonw_uint_field(jw, "schema", FGT_JSON_SCHEMA);
-	jsonw_string_field(jw, "type", "plan");
+	jsonw_head(jw, "plan");
 	fgt_plan_explain_json(s->plan, jw);
 	if (have) {
 		jsonw_name(jw, "holders");

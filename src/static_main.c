@@ -137,7 +137,7 @@ static void print_text(const struct fgt_static_result *r)
 {
 	char buf[256];
 
-	printf("static: %s%s%s: %s\n", fgt_static_verdict_name(r->verdict),
+	printf("static: %s%s%s: %s\n", fgt_verdict_answer(r->verdict),
 	       r->why ? " (" : "", r->why ? fgt_static_why_name(r->why) : "", r->evidence);
 	printf("  text from %s, symbols from %s\n", r->source[0] ? r->source : "-",
 	       r->symbols[0] ? r->symbols : "-");
@@ -229,10 +229,10 @@ int main(int argc, char **argv)
 	if (rc.err)
 		return FGT_CHECK_UNKNOWN;
 	switch (r.verdict) {
-	case FGT_SV_FIXED:
-	case FGT_SV_NOT_AFFECTED:
+	case FGT_VERDICT_FIXED:
+	case FGT_VERDICT_NOT_AFFECTED:
 		return FGT_CHECK_OK;
-	case FGT_SV_NOT_FIXED:
+	case FGT_VERDICT_NOT_FIXED:
 		return FGT_CHECK_CRITICAL;
 	default:
 		return FGT_CHECK_UNKNOWN;

@@ -7,27 +7,33 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "check/prom.h"
+#include "check/check.h"
 
 int main(int argc, char **argv)
 {
-	struct fgt_prom_metrics m = { 0 };
+	struct fgt_check_result r = { .threads = -1 };
 	char err[256];
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s FILE VERDICT RELEASE BUILD_ID\n", argv[0]);
 		return 2;
 	}
-	m.verdict = argv[2];
-	m.release = argv[3];
-	m.build_id = argv[4];
-	m.check_time = (double)time(NULL);
-	m.status = !strcmp(m.verdict, "not_fixed") ? 2 : !strcmp(m.verdict, "unknown") ? 3 : 0;
-	m.have_activation = !strcmp(m.verdict, "fixed") || !strcmp(m.verdict, "not_fixed");
-	m.sweeps = !strcmp(m.verdict, "not_fixed") ? 4 : 1;
-	m.threads_served = 112;
-	m.activation_seconds = 0.003;
-	if (fgt_prom_write(argv[1], &m, err, sizeof(err))) {
+	for (r.verdict = 0; r.verdict < FGT_VERDICT__NR; r.verdict++)
+		if (!strcmp(argv[2], fgt_verdict_answer(r.verdict)))
+			break;
+	if (r.verdict == FGT_VERDICT__NR) {
+		fprintf(stderr, "%s: not a verdict\n", argv[2]);
+		return 2;
+	}
+	snprintf(r.kid.release, sizeof(r.kid.release), "%s", argv[3]);
+	snprintf(r.kid.build_id, sizeof(r.kid.build_id), "%s", argv[4]);
+	r.check_time = (double)time(NULL);
+	r.status = r.verdict == FGT_VERDICT_NOT_FIXED ? 2 : r.verdict == FGT_VERDICT_UNKNOWN ? 3 : 0;
+	r.seen.have = r.verdict == FGT_VERDICT_FIXED || r.verdict == FGT_VERDICT_NOT_FIXED;
+	r.seen.sweeps = r.verdict == FGT_VERDICT_NOT_FIXED ? 4 : 1;
+	r.seen.served = 112;
+	r.seen.duration_s = 0.003;
+	if (fgt_check_write_prom(argv[1], &r, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}

@@ -140,6 +140,14 @@ static struct fgt_check_sys sys_of(const struct fake *f, const struct fgt_watch_
 
 static const struct fgt_check_opts passive = { .timeout_s = 0.3 };
 
+/* The reason as the answer renders it. */
+static const char *reason(const struct fgt_check_result *r)
+{
+	static char buf[FGT_CHECK_REASON_LEN];
+
+	return fgt_check_reason(r, buf, sizeof(buf));
+}
+
 static char *render(const struct fgt_check_result *r, bool json)
 {
 	static char buf[4096];
@@ -171,7 +179,7 @@ static void test_passive_not_fixed(void **state)
 	char *out;
 
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_CRITICAL);
-	assert_int_equal(r.verdict, FGT_CHECK_V_NOT_FIXED);
+	assert_int_equal(r.verdict, FGT_VERDICT_NOT_FIXED);
 	assert_true(s.stopped);
 	assert_string_equal(r.kid.build_id, "06f8bde30046985060c60820f7a11515a33afb06");
 	out = render(&r, false);
@@ -200,7 +208,7 @@ static void test_passive_fixed_and_warnings(void **state)
 	struct fgt_check_result r;
 
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
-	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
 	assert_non_null(strstr(render(&r, false), "FGRAPH OK - fixed: one sweep served 500 threads"));
 	/* injected inline failures: fixed, but something is wrong */
 	memset(&s, 0, sizeof(s));
@@ -208,8 +216,8 @@ static void test_passive_fixed_and_warnings(void **state)
 	s.kernel.lacking = 500;
 	s.kernel.fail_nb = 40;
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_WARNING);
-	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
-	assert_non_null(strstr(r.reason, "; 40 shadow-stack allocations failed"));
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
+	assert_non_null(strstr(reason(&r), "; 40 shadow-stack allocations failed"));
 	assert_non_null(strstr(render(&r, false), "failures=40"));
 	/* events lost during the activation: its figures are a lower bound */
 	memset(&s, 0, sizeof(s));
@@ -218,7 +226,7 @@ static void test_passive_fixed_and_warnings(void **state)
 	s.lost = 9;
 	s.lost_in_act = 7;
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_WARNING);
-	assert_non_null(strstr(r.reason, "; 7 events lost during the activation"));
+	assert_non_null(strstr(reason(&r), "; 7 events lost during the activation"));
 	assert_int_equal(r.lost, 9);
 	assert_int_equal(r.seen.lost, 7);
 	/* read before the session stopped (after, it counts nothing): in the line,
@@ -238,7 +246,7 @@ static void test_passive_fixed_and_warnings(void **state)
 	s.kernel.lacking = 500;
 	s.lost = 9;
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
-	assert_null(strstr(r.reason, "lost"));
+	assert_null(strstr(reason(&r), "lost"));
 	assert_int_equal(r.lost, 9);
 	assert_non_null(strstr(render(&r, false), " lost=9"));
 	/* lost events do not soften "not fixed" */
@@ -261,8 +269,8 @@ static void test_unknown(void **state)
 
 	/* nothing happened while watching */
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "no fgraph activation (0->1 step) happened while watching"));
-	assert_non_null(strstr(r.reason, "--trigger causes one"));
+	assert_non_null(strstr(reason(&r), "no fgraph activation (0->1 step) happened while watching"));
+	assert_non_null(strstr(reason(&r), "--trigger causes one"));
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH UNKNOWN - unknown: no activation seen"));
 	assert_non_null(strstr(out, " | lost=0\n"));
@@ -270,18 +278,18 @@ static void test_unknown(void **state)
 	memset(&s, 0, sizeof(s));
 	s.kernel.before = 100;
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "served no thread"));
-	assert_non_null(strstr(r.reason, "no activation seen told fixed from unfixed"));
+	assert_non_null(strstr(reason(&r), "served no thread"));
+	assert_non_null(strstr(reason(&r), "no activation seen told fixed from unfixed"));
 	/* the session cannot start: say why */
 	memset(&s, 0, sizeof(s));
 	s.start_fails = true;
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_string_equal(r.reason, "cannot watch activations: BPF tracing programs are not "
+	assert_string_equal(reason(&r), "cannot watch activations: BPF tracing programs are not "
 			    "permitted by this kernel");
 	/* a build without the session */
 	e.watch = NULL;
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "no BPF session"));
+	assert_non_null(strstr(reason(&r), "no BPF session"));
 	fake_free(f);
 }
 
@@ -296,8 +304,8 @@ static void test_masked_kallsyms(void **state)
 	fake_write(f, "kallsyms", "");
 	e.host.tracefs = "/nonexistent";
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_int_equal(r.verdict, FGT_CHECK_V_UNKNOWN);
-	assert_string_equal(r.reason, "cannot tell whether this kernel has a function graph "
+	assert_int_equal(r.verdict, FGT_VERDICT_UNKNOWN);
+	assert_string_equal(reason(&r), "cannot tell whether this kernel has a function graph "
 			    "tracer: /proc/kallsyms looks masked or truncated (0 symbols, no "
 			    "_stext, no _etext), and tracefs is not readable (mount tracefs, run "
 			    "as root)");
@@ -315,7 +323,7 @@ static void test_not_affected(void **state)
 	char *out;
 
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_OK);
-	assert_int_equal(r.verdict, FGT_CHECK_V_NOT_AFFECTED);
+	assert_int_equal(r.verdict, FGT_VERDICT_NOT_AFFECTED);
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH OK - not affected: no function graph tracer in this "
 			       "kernel: no register_ftrace_graph in kallsyms: it cannot have the "
@@ -339,9 +347,9 @@ static void test_trigger(void **state)
 
 	s.host = f;
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
-	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
 	assert_true(r.triggered);
-	assert_string_equal(r.method, "toplevel");	/* a plain dir is no instance */
+	assert_int_equal(r.trig_method, FGT_TRIG_TOPLEVEL);	/* a plain dir is no instance */
 	assert_string_equal(r.func, "__x64_sys_reboot");
 	assert_int_equal(r.parked, 100);
 	assert_int_equal(r.threads, 345);
@@ -419,17 +427,17 @@ static void test_trigger_refusals(void **state)
 	fake_mkdir(f, "tracing/instances/perf");
 	fake_write(f, "tracing/instances/perf/current_tracer", "function_graph\n");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "refusing to trigger: fgraph is already active (tracefs "
+	assert_non_null(strstr(reason(&r), "refusing to trigger: fgraph is already active (tracefs "
 			       "instance perf has function_graph)"));
 	assert_false(s.emitted);
 	fake_write(f, "tracing/instances/perf/current_tracer", "nop\n");
 	/* too many threads for an unfixed walk: no scan, all assumed lacking */
 	fake_write(f, "loadavg", "1.0 1.0 1.0 3/60000 9999\n");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "refusing to trigger: 60000 threads, 60000 of them "
+	assert_non_null(strstr(reason(&r), "refusing to trigger: 60000 threads, 60000 of them "
 			       "lacking a shadow stack (assumed: no scan) (100 parked): an "
 			       "unfixed kernel would make 1875 sweeps"));
-	assert_non_null(strstr(r.reason, "--force overrides"));
+	assert_non_null(strstr(reason(&r), "--force overrides"));
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
 	assert_false(s.emitted);
 	/* the scan says most of them hold a stack already, behind the lacking
@@ -445,7 +453,7 @@ static void test_trigger_refusals(void **state)
 	fake_write(f, "loadavg", "1.0 1.0 1.0 3/345 9999\n");
 	fgt_exp_walk_lacking_first(100000, 100000, &s.expo);
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(r.reason, "refusing to trigger: 100000 threads, 100000 of them "
+	assert_non_null(strstr(reason(&r), "refusing to trigger: 100000 threads, 100000 of them "
 			       "lacking a shadow stack (100 parked): an unfixed kernel would make "
 			       "3125 sweeps"));
 	s.have_expo = false;
@@ -464,7 +472,7 @@ static struct fgt_static_result fake_code;
 static unsigned int fake_code_calls;
 static const char *fake_code_kernel;
 
-static enum fgt_static_verdict fake_static(const struct fgt_static_opts *o,
+static enum fgt_verdict fake_static(const struct fgt_static_opts *o,
 					   struct fgt_static_result *r)
 {
 	*r = fake_code;
@@ -473,7 +481,7 @@ static enum fgt_static_verdict fake_static(const struct fgt_static_opts *o,
 	return r->verdict;
 }
 
-static void code_says(enum fgt_static_verdict v, enum fgt_static_why why, const char *evidence)
+static void code_says(enum fgt_verdict v, enum fgt_static_why why, const char *evidence)
 {
 	memset(&fake_code, 0, sizeof(fake_code));
 	fake_code.verdict = v;
@@ -500,12 +508,12 @@ static void test_code_alone(void **state)
 	char *out;
 
 	e.statik = fake_static;
-	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	code_says(FGT_VERDICT_FIXED, FGT_SW_NONE, FIXED_CODE);
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
 	assert_int_equal(fake_code_calls, 1);
-	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
-	assert_string_equal(r.answered_by, "static");
-	assert_string_equal(r.reason, FIXED_CODE);
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
+	assert_string_equal(fgt_check_by_name(r.answered_by), "static");
+	assert_string_equal(reason(&r), FIXED_CODE);
 	assert_null(s.as);
 	assert_false(s.stopped);	/* never started */
 	out = render(&r, false);
@@ -516,16 +524,16 @@ static void test_code_alone(void **state)
 	assert_non_null(strstr(out, "\"static\":{\"verdict\":\"fixed\",\"evidence\":\""));
 	assert_null(strstr(out, "\"trigger\""));
 	/* unknown from the code alone says what would tell */
-	code_says(FGT_SV_UNKNOWN, FGT_SW_NO_KCORE, "no /proc/kcore (CONFIG_PROC_KCORE off, or a "
+	code_says(FGT_VERDICT_UNKNOWN, FGT_SW_NO_KCORE, "no /proc/kcore (CONFIG_PROC_KCORE off, or a "
 		  "container without it)");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_string_equal(r.reason, "no /proc/kcore (CONFIG_PROC_KCORE off, or a container "
+	assert_string_equal(reason(&r), "no /proc/kcore (CONFIG_PROC_KCORE off, or a container "
 			    "without it); --trigger adds an activation's proof");
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"why\":\"no_kcore\""));
 	/* the host's exposure comes with the code's answer (a task iterator
 	 * pass, the session never started); --static loads no BPF at all */
-	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
 	s.have_expo = true;
 	fgt_exp_walk_lacking_first(400000, 400000, &s.expo);
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
@@ -559,11 +567,11 @@ static void test_code_and_trigger_agree(void **state)
 
 	s.host = f;
 	e.statik = fake_static;
-	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
 	assert_true(r.triggered);
-	assert_string_equal(r.answered_by, "static+trigger");
-	assert_string_equal(r.reason, UNFIXED_CODE "; the activation: 4 sweeps, each a GFP_KERNEL "
+	assert_string_equal(fgt_check_by_name(r.answered_by), "static+trigger");
+	assert_string_equal(reason(&r), UNFIXED_CODE "; the activation: 4 sweeps, each a GFP_KERNEL "
 			    "batch of at most 32, served 100 threads");
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH CRITICAL - not fixed (from the code and an activation): "));
@@ -584,13 +592,13 @@ static void test_code_and_trigger_disagree(void **state)
 
 	s.host = f;
 	e.statik = fake_static;
-	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	code_says(FGT_VERDICT_FIXED, FGT_SW_NONE, FIXED_CODE);
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_int_equal(r.verdict, FGT_CHECK_V_UNKNOWN);
-	assert_string_equal(r.reason, "the code and the activation disagree: the code says fixed ("
+	assert_int_equal(r.verdict, FGT_VERDICT_UNKNOWN);
+	assert_string_equal(reason(&r), "the code and the activation disagree: the code says fixed ("
 			    FIXED_CODE "); the activation says not_fixed (4 sweeps, each a GFP_KERNEL "
 			    "batch of at most 32, served 100 threads)");
-	assert_string_equal(r.answered_by, "static+trigger");
+	assert_string_equal(fgt_check_by_name(r.answered_by), "static+trigger");
 	fake_free(f);
 }
 
@@ -607,17 +615,17 @@ static void test_code_stands_when_trigger_refused(void **state)
 	s.host = f;
 	e.statik = fake_static;
 	fake_write(f, "loadavg", "1.0 1.0 1.0 3/100000 9999\n");
-	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
 	assert_false(s.emitted);
 	assert_false(r.triggered);
-	assert_string_equal(r.answered_by, "static");
-	assert_non_null(strstr(r.reason, UNFIXED_CODE "; --trigger: refusing to trigger: 100000 "
+	assert_string_equal(fgt_check_by_name(r.answered_by), "static");
+	assert_non_null(strstr(reason(&r), UNFIXED_CODE "; --trigger: refusing to trigger: 100000 "
 			       "threads, 100000 of them lacking a shadow stack"));
 	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
-	code_says(FGT_SV_FIXED, FGT_SW_NONE, FIXED_CODE);
+	code_says(FGT_VERDICT_FIXED, FGT_SW_NONE, FIXED_CODE);
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
-	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
 	fake_free(f);
 }
 
@@ -633,11 +641,11 @@ static void test_code_unknown_trigger_tells(void **state)
 
 	s.host = f;
 	e.statik = fake_static;
-	code_says(FGT_SV_UNKNOWN, FGT_SW_LOCKDOWN, "/proc/kcore: refused by lockdown=confidentiality");
+	code_says(FGT_VERDICT_UNKNOWN, FGT_SW_LOCKDOWN, "/proc/kcore: refused by lockdown=confidentiality");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_OK);
-	assert_int_equal(r.verdict, FGT_CHECK_V_FIXED);
-	assert_string_equal(r.answered_by, "trigger");
-	assert_non_null(strstr(r.reason, "; the code: /proc/kcore: refused by lockdown=confidentiality"));
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
+	assert_string_equal(fgt_check_by_name(r.answered_by), "trigger");
+	assert_non_null(strstr(reason(&r), "; the code: /proc/kcore: refused by lockdown=confidentiality"));
 	fake_free(f);
 }
 
@@ -650,7 +658,7 @@ static void test_code_of_a_file(void **state)
 	struct fgt_check_result r;
 
 	e.statik = fake_static;
-	code_says(FGT_SV_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
 	snprintf(fake_code.release, sizeof(fake_code.release), "7.2.13+deb14-amd64");
 	snprintf(fake_code.build_id, sizeof(fake_code.build_id), "f8da1e460d1343b62f4a8880ae5ce63634756e7a");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
@@ -658,9 +666,9 @@ static void test_code_of_a_file(void **state)
 	assert_string_equal(r.kid.release, "7.2.13+deb14-amd64");
 	assert_string_equal(r.kid.build_id, "f8da1e460d1343b62f4a8880ae5ce63634756e7a");
 	/* a file's unknown does not point at --trigger */
-	code_says(FGT_SV_UNKNOWN, FGT_SW_NO_SYMBOLS, "x has no symbols");
+	code_says(FGT_VERDICT_UNKNOWN, FGT_SW_NO_SYMBOLS, "x has no symbols");
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
-	assert_string_equal(r.reason, "x has no symbols");
+	assert_string_equal(reason(&r), "x has no symbols");
 	fake_free(f);
 }
 

@@ -84,9 +84,9 @@ static void answer(const char *kernel, const char *system_map, volatile sig_atom
 	a->secs = secs(CLOCK_PROCESS_CPUTIME_ID) - t0;
 	a->rss_kb = maxrss_kb() - rss0;
 	print_message("  %-28s %.3f s CPU, +%ld KiB peak: %s (%s) %s\n", kernel == path ? "(made)" : kernel,
-		      a->secs, a->rss_kb, fgt_static_verdict_name(a->r.verdict),
+		      a->secs, a->rss_kb, fgt_verdict_answer(a->r.verdict),
 		      fgt_static_why_name(a->r.why), a->r.evidence);
-	assert_int_equal(a->r.verdict, FGT_SV_UNKNOWN);
+	assert_int_equal(a->r.verdict, FGT_VERDICT_UNKNOWN);
 	assert_non_null(a->r.evidence[0] ? a->r.evidence : NULL);
 	assert_null(strchr(a->r.evidence, '\n'));
 }

@@ -235,7 +235,7 @@ static void test_early(void **state)
 	at(&v, v.e[10].ts_ns, v.e[10].ts_ns + 5, -1, &p);
 	assert_int_equal(p.sweeps, 1);
 	assert_int_equal(p.served, 10);
-	assert_int_equal(p.so_far, FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(p.so_far, FGT_VERDICT_UNKNOWN);
 	assert_false(p.to_come_known);
 	assert_false(p.eta_known);
 	assert_int_equal(p.data_age_ns, 5);

@@ -19,13 +19,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "check/check.h"
 #include "check/prom.h"
 
-static const struct fgt_prom_metrics metrics = {
-	.verdict = "not_fixed", .status = 2, .release = "6.1.0-27-amd64",
-	.build_id = "5ac3282452ac8ed3f00d", .check_time = 1795000000.25,
-	.have_activation = true, .activation_seconds = 0.249, .sweeps = 313,
-	.threads_served = 10002, .failures = 0, .lost_events = 0,
+/* check's answer as rendered into the textfile (src/check/answer.c) */
+static const struct fgt_check_result metrics = {
+	.verdict = FGT_VERDICT_NOT_FIXED, .status = 2,
+	.kid = { .release = "6.1.0-27-amd64", .build_id = "5ac3282452ac8ed3f00d" },
+	.check_time = 1795000000.25,
+	.seen = { .have = true, .duration_s = 0.249, .sweeps = 313, .served = 10002 },
 };
 
 struct dir {
@@ -92,13 +94,13 @@ static char *slurp(const char *path)
 
 static void test_render(void **state)
 {
-	struct fgt_prom_metrics m = metrics;
+	struct fgt_check_result m = metrics;
 	char *buf = NULL, *s;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	m.release = "weird\"rel\\ease\n";
-	assert_int_equal(fgt_prom_render(f, &m), 0);
+	snprintf(m.kid.release, sizeof(m.kid.release), "weird\"rel\\ease\n");
+	assert_int_equal(fgt_check_render_prom(f, &m), 0);
 	fclose(f);
 	s = buf;
 	assert_non_null(strstr(s, "# TYPE fgraphtop_verdict gauge\n"));
@@ -114,10 +116,10 @@ static void test_render(void **state)
 	free(buf);
 
 	/* no activation: its figures are absent rather than a misleading 0 */
-	m.have_activation = false;
+	m.seen.have = false;
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	fgt_prom_render(f, &m);
+	fgt_check_render_prom(f, &m);
 	fclose(f);
 	assert_null(strstr(buf, "fgraphtop_activation_sweeps"));
 	assert_non_null(strstr(buf, "fgraphtop_kernel_info{"));
@@ -127,16 +129,16 @@ static void test_render(void **state)
 static void test_write_and_replace(void **state)
 {
 	struct dir *d = *state;
-	struct fgt_prom_metrics m = metrics;
+	struct fgt_check_result m = metrics;
 	char err[256] = "";
 	struct stat st;
 
-	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	assert_int_equal(fgt_check_write_prom(d->file, &m, err, sizeof(err)), 0);
 	assert_non_null(strstr(slurp(d->file), "verdict=\"not_fixed\",release=\"6.1.0-27-amd64\""));
 	assert_int_equal(stat(d->file, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
-	m.verdict = "fixed";
-	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	m.verdict = FGT_VERDICT_FIXED;
+	assert_int_equal(fgt_check_write_prom(d->file, &m, err, sizeof(err)), 0);
 	assert_non_null(strstr(slurp(d->file), "fgraphtop_verdict{verdict=\"fixed\",release=\"6.1.0-27-amd64\","
 			       "build_id=\"5ac3282452ac8ed3f00d\"} 1"));
 	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
@@ -150,7 +152,7 @@ static void test_symlink_refused(void **state)
 	snprintf(target, sizeof(target), "%s/target", d->path);
 	close(open(target, O_CREAT | O_WRONLY, 0600));
 	assert_int_equal(symlink(target, d->file), 0);
-	assert_int_equal(fgt_prom_write(d->file, &metrics, err, sizeof(err)), -ELOOP);
+	assert_int_equal(fgt_check_write_prom(d->file, &metrics, err, sizeof(err)), -ELOOP);
 	assert_non_null(strstr(err, "symlink"));
 	assert_string_equal(slurp(target), "");		/* not written through */
 	assert_int_equal(stray_files(d->path, "fgraphtop.prom", "target"), 0);
@@ -165,15 +167,15 @@ static void test_bad_directory(void **state)
 	snprintf(link, sizeof(link), "%s/plain", d->path);
 	close(open(link, O_CREAT | O_WRONLY, 0600));
 	snprintf(path, sizeof(path), "%s/x.prom", link);
-	assert_int_equal(fgt_prom_write(path, &metrics, err, sizeof(err)), -ENOTDIR);
+	assert_int_equal(fgt_check_write_prom(path, &metrics, err, sizeof(err)), -ENOTDIR);
 	/* the directory is a symlink to a directory */
 	snprintf(link, sizeof(link), "%s/dirlink", d->path);
 	assert_int_equal(symlink(d->path, link), 0);
 	snprintf(path, sizeof(path), "%s/x.prom", link);
-	assert_int_equal(fgt_prom_write(path, &metrics, err, sizeof(err)), -ENOTDIR);
+	assert_int_equal(fgt_check_write_prom(path, &metrics, err, sizeof(err)), -ENOTDIR);
 	snprintf(path, sizeof(path), "%s/missing/x.prom", d->path);
-	assert_int_equal(fgt_prom_write(path, &metrics, err, sizeof(err)), -ENOENT);
-	assert_int_equal(fgt_prom_write("", &metrics, err, sizeof(err)), -EINVAL);
+	assert_int_equal(fgt_check_write_prom(path, &metrics, err, sizeof(err)), -ENOENT);
+	assert_int_equal(fgt_check_write_prom("", &metrics, err, sizeof(err)), -EINVAL);
 	assert_int_equal(stray_files(d->path, "plain", "dirlink"), 0);
 }
 
@@ -186,7 +188,7 @@ static void test_rename_error_cleans_up(void **state)
 	assert_int_equal(mkdir(d->file, 0755), 0);
 	snprintf(inner, sizeof(inner), "%s/keep", d->file);
 	close(open(inner, O_CREAT | O_WRONLY, 0600));
-	assert_true(fgt_prom_write(d->file, &metrics, err, sizeof(err)) < 0);
+	assert_true(fgt_check_write_prom(d->file, &metrics, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "writing"));
 	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
 }
@@ -199,17 +201,17 @@ static void test_write_error_cleans_up(void **state)
 	int status;
 	pid_t pid;
 
-	assert_int_equal(fgt_prom_write(d->file, &metrics, err, sizeof(err)), 0);
+	assert_int_equal(fgt_check_write_prom(d->file, &metrics, err, sizeof(err)), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct rlimit rl = { 100, 100 };
-		struct fgt_prom_metrics m = metrics;
+		struct fgt_check_result m = metrics;
 
 		signal(SIGXFSZ, SIG_IGN);
 		setrlimit(RLIMIT_FSIZE, &rl);
-		m.verdict = "fixed";
-		_exit(fgt_prom_write(d->file, &m, err, sizeof(err)) == -EFBIG ? 0 : 1);
+		m.verdict = FGT_VERDICT_FIXED;
+		_exit(fgt_check_write_prom(d->file, &m, err, sizeof(err)) == -EFBIG ? 0 : 1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -222,33 +224,34 @@ static void test_write_error_cleans_up(void **state)
 static void test_promtool(void **state)
 {
 	struct dir *d = *state;
-	struct fgt_prom_metrics m = metrics;
+	struct fgt_check_result m = metrics;
 	char cmd[256], err[256];
 
 	if (system("command -v promtool >/dev/null 2>&1")) {
 		print_message("promtool not installed (Debian: prometheus): skipped\n");
 		skip();
 	}
-	m.release = "7.2.13+deb14-amd64 \"odd\" \\";
-	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	snprintf(m.kid.release, sizeof(m.kid.release), "7.2.13+deb14-amd64 \"odd\" \\");
+	assert_int_equal(fgt_check_write_prom(d->file, &m, err, sizeof(err)), 0);
 	snprintf(cmd, sizeof(cmd), "promtool check metrics < '%s'", d->file);
 	assert_int_equal(system(cmd), 0);
-	m.have_activation = false;
-	assert_int_equal(fgt_prom_write(d->file, &m, err, sizeof(err)), 0);
+	m.seen.have = false;
+	assert_int_equal(fgt_check_write_prom(d->file, &m, err, sizeof(err)), 0);
 	assert_int_equal(system(cmd), 0);
 }
 
 /* Fixed, degraded under memory pressure: the figures of the degradation. */
 static void test_render_degraded(void **state)
 {
-	struct fgt_prom_metrics m = metrics;
+	struct fgt_check_result m = metrics;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	m.verdict = "fixed", m.status = 1, m.sweeps = 8, m.threads_served = 30048;
-	m.failures = 231, m.failed_nonblocking = 231, m.extra_sweeps = 7, m.extra_seconds = 0.5;
-	assert_int_equal(fgt_prom_render(f, &m), 0);
+	m.verdict = FGT_VERDICT_FIXED, m.status = 1, m.seen.sweeps = 8, m.seen.served = 30048;
+	m.seen.failures = 231, m.seen.failed_nonblocking = 231, m.seen.extra_sweeps = 7;
+	m.seen.extra_s = 0.5;
+	assert_int_equal(fgt_check_render_prom(f, &m), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "fgraphtop_check_status 1\n"));
 	assert_non_null(strstr(buf, "fgraphtop_activation_failures 231\n"));

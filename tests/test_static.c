@@ -30,7 +30,7 @@ struct xsite {
 
 struct xkernel {
 	const char *file;
-	enum fgt_static_verdict verdict;
+	enum fgt_verdict verdict;
 	const char *evidence;
 	struct xsite sites[4];
 	const char *locks[2];
@@ -52,7 +52,7 @@ struct xkernel {
 #define OTHER FGT_SITE_OTHER
 
 static const struct xkernel lab_stock = {
-	"lab-stock", FGT_SV_NOT_FIXED,
+	"lab-stock", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0x35a)" F_WALK("0x890"),
@@ -63,7 +63,7 @@ static const struct xkernel lab_stock = {
 };
 
 static const struct xkernel lab_fixed = {
-	"lab-fixed", FGT_SV_FIXED,
+	"lab-fixed", FGT_VERDICT_FIXED,
 	"register_ftrace_graph+0x3d1: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
 	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0x345: "
 	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x890"),
@@ -75,7 +75,7 @@ static const struct xkernel lab_fixed = {
 };
 
 static const struct xkernel lab_tstock = {
-	"lab-traceable-stock", FGT_SV_NOT_FIXED,
+	"lab-traceable-stock", FGT_VERDICT_NOT_FIXED,
 	"alloc_retstack_tasklist+0x2f: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at alloc_retstack_tasklist+0x4c)" F_WALK("0x890"),
@@ -85,7 +85,7 @@ static const struct xkernel lab_tstock = {
 };
 
 static const struct xkernel lab_tfixed = {
-	"lab-traceable-fixed", FGT_SV_FIXED,
+	"lab-traceable-fixed", FGT_VERDICT_FIXED,
 	"alloc_retstack_tasklist+0xc8: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
 	"GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; alloc_retstack_tasklist+0x31: "
 	"kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x890"),
@@ -97,7 +97,7 @@ static const struct xkernel lab_tfixed = {
 
 /* 6.1: kmalloc_array(50, 32) inlined to kmalloc_trace(cache, gfp, 1600) */
 static const struct xkernel deb61 = {
-	"debian-6.1", FGT_SV_NOT_FIXED,
+	"debian-6.1", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0xc5: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0xe2)" F_BTF("0x13c0"),
@@ -110,7 +110,7 @@ static const struct xkernel deb61 = {
 /* 6.12: kmalloc(SHADOW_STACK_SIZE) lands in __kmalloc_cache_noprof; the walk
  * calls ret_stack_init_task_vars() out of line */
 static const struct xkernel deb612 = {
-	"debian-6.12", FGT_SV_NOT_FIXED,
+	"debian-6.12", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0x490: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0x4ad)" F_BTF("0x13b8"),
@@ -122,7 +122,7 @@ static const struct xkernel deb612 = {
 
 /* 7.2: the fgraph_stack cache; a .cold part; three unlock sites */
 static const struct xkernel deb72 = {
-	"debian-7.2", FGT_SV_NOT_FIXED,
+	"debian-7.2", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0x4e4: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0x500)" F_BTF("0x1590"),
@@ -134,7 +134,7 @@ static const struct xkernel deb72 = {
 
 /* The LTS ports of the fix (lab/patches/fix-6.1, fix-6.12) on minimal builds. */
 static const struct xkernel lab61_stock = {
-	"lab-6.1-stock", FGT_SV_NOT_FIXED,
+	"lab-6.1-stock", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0xbc: kmalloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0xd9)" F_WALK("0x818"),
@@ -146,7 +146,7 @@ static const struct xkernel lab61_stock = {
 
 /* 6.1's GFP_NOWAIT is 0x800 alone: the port adds __GFP_NOWARN itself */
 static const struct xkernel lab61_fixed = {
-	"lab-6.1-fixed", FGT_SV_FIXED,
+	"lab-6.1-fixed", FGT_VERDICT_FIXED,
 	"register_ftrace_graph+0x18a: kmalloc_trace(kmalloc_caches+0x58, GFP_NOWAIT|__GFP_NOWARN, 1600) "
 	"inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0xf6: kmalloc_trace(kmalloc_caches+0x58, "
 	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x818"),
@@ -158,7 +158,7 @@ static const struct xkernel lab61_fixed = {
 };
 
 static const struct xkernel lab612_stock = {
-	"lab-6.12-stock", FGT_SV_NOT_FIXED,
+	"lab-6.12-stock", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0x34f: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0x36b)" F_WALK("0x840"),
@@ -169,7 +169,7 @@ static const struct xkernel lab612_stock = {
 };
 
 static const struct xkernel lab612_fixed = {
-	"lab-6.12-fixed", FGT_SV_FIXED,
+	"lab-6.12-fixed", FGT_VERDICT_FIXED,
 	"register_ftrace_graph+0x400: __kmalloc_cache_noprof(kmalloc_caches+0x60, "
 	"GFP_NOWAIT|__GFP_NOWARN, 4096) inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0x36b: "
 	"__kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x840"),
@@ -190,7 +190,7 @@ static const struct xkernel lab612_fixed = {
  * `mov %rax,%rdx ... mov %rdx,0x7e8(%r14)` after the GFP_NOWAIT call.
  */
 static const struct xkernel lab612np_stock = {
-	"lab-6.12-nopreempt-stock", FGT_SV_NOT_FIXED,
+	"lab-6.12-nopreempt-stock", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0x357: __kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) "
 	"outside the walk (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(the loop over the thread list closed at register_ftrace_graph+0x3f7; no rcu_read_lock() "
@@ -201,7 +201,7 @@ static const struct xkernel lab612np_stock = {
 };
 
 static const struct xkernel lab612np_fixed = {
-	"lab-6.12-nopreempt-fixed", FGT_SV_FIXED,
+	"lab-6.12-nopreempt-fixed", FGT_VERDICT_FIXED,
 	"register_ftrace_graph+0x40a: __kmalloc_cache_noprof(kmalloc_caches+0x60, "
 	"GFP_NOWAIT|__GFP_NOWARN, 4096) inside the walk, into t->ret_stack; register_ftrace_graph+0x373: "
 	"__kmalloc_cache_noprof(kmalloc_caches+0x60, GFP_KERNEL, 4096) outside the walk (the reserve), "
@@ -217,7 +217,7 @@ static const struct xkernel lab612np_fixed = {
  * rcu_read_unlock_strict(). kmalloc_array(50, 32) inlined to
  * kmem_cache_alloc_trace(cache, gfp, 1600). */
 static const struct xkernel deb510 = {
-	"debian-5.10", FGT_SV_NOT_FIXED,
+	"debian-5.10", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0xf2: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0x103)" F_WALK("0x12b0"),
@@ -231,7 +231,7 @@ static const struct xkernel deb510 = {
  * __rcu_read_lock() bounds; 5.10's GFP_NOWAIT is 0x800, the port adds
  * __GFP_NOWARN. */
 static const struct xkernel lab510_stock = {
-	"lab-5.10-stock", FGT_SV_NOT_FIXED,
+	"lab-5.10-stock", FGT_VERDICT_NOT_FIXED,
 	"register_ftrace_graph+0xb6: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_KERNEL, 1600) "
 	"outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack allocation inside the walk "
 	"(rcu_read_lock() at register_ftrace_graph+0x113)" F_WALK("0x7b0"),
@@ -242,7 +242,7 @@ static const struct xkernel lab510_stock = {
 };
 
 static const struct xkernel lab510_fixed = {
-	"lab-5.10-fixed", FGT_SV_FIXED,
+	"lab-5.10-fixed", FGT_VERDICT_FIXED,
 	"register_ftrace_graph+0x195: kmem_cache_alloc_trace(kmalloc_caches+0x58, GFP_NOWAIT|__GFP_NOWARN, "
 	"1600) inside rcu_read_lock(), into t->ret_stack; register_ftrace_graph+0xda: kmem_cache_alloc_trace(kmalloc_caches+0x58, "
 	"GFP_KERNEL, 1600) outside rcu_read_lock() (the reserve), into ret_stack_list[]" F_WALK("0x7b0"),
@@ -322,7 +322,7 @@ static void patch(struct fgt_static_rec *rec, size_t off, const char *hex)
 	}
 }
 
-static enum fgt_static_verdict decode(struct fgt_static_rec *rec, struct fgt_static_result *r)
+static enum fgt_verdict decode(struct fgt_static_rec *rec, struct fgt_static_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	return fgt_static_decode(&rec->code, &rec->k, r);
@@ -407,7 +407,7 @@ static void test_lab_612np_btf(void **state)
 
 	load("lab-6.12-nopreempt-fixed", &rec);
 	rec.k.ret_stack_off = 2024;
-	assert_int_equal(decode(&rec, &r), FGT_SV_FIXED);
+	assert_int_equal(decode(&rec, &r), FGT_VERDICT_FIXED);
 	assert_true(r.ret_stack_off_btf);
 	assert_non_null(strstr(r.evidence, "; t->ret_stack at +0x7e8 (BTF)"));
 	fgt_static_rec_free(&rec);
@@ -474,7 +474,7 @@ static void expect_unknown(struct fgt_static_rec *rec, enum fgt_static_why why, 
 {
 	struct fgt_static_result r;
 
-	assert_int_equal(decode(rec, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(decode(rec, &r), FGT_VERDICT_UNKNOWN);
 	assert_string_equal(r.evidence, evidence);
 	assert_int_equal(r.why, why);
 	fgt_static_rec_free(rec);
@@ -527,7 +527,7 @@ static void test_mixed_rcu_depth(void **state)
 
 	load("lab-fixed", &rec);
 	patch(&rec, 0x35f, "7564");	/* the batch loop's jne, retargeted to +0x3c5 */
-	assert_int_equal(decode(&rec, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(decode(&rec, &r), FGT_VERDICT_UNKNOWN);
 	assert_int_equal(r.sites[2].rcu, FGT_RCU_MIXED);	/* the inline one */
 	expect_unknown(&rec, FGT_SW_SHAPE,
 		       "register_ftrace_graph+0x345: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
@@ -544,7 +544,7 @@ static void test_walk_by_loop_stock(void **state)
 	struct fgt_static_result r;
 
 	load_edited("lab-stock", "__rcu_read_lock", NULL, &rec);
-	assert_int_equal(decode(&rec, &r), FGT_SV_NOT_FIXED);
+	assert_int_equal(decode(&rec, &r), FGT_VERDICT_NOT_FIXED);
 	assert_true(r.walk_by_loop);
 	assert_string_equal(r.walk_loop, "register_ftrace_graph+0x3dc");
 	assert_string_equal(r.evidence,
@@ -563,7 +563,7 @@ static void test_walk_by_loop_fixed(void **state)
 	struct fgt_static_result r;
 
 	load_edited("lab-fixed", "__rcu_read_lock", NULL, &rec);
-	assert_int_equal(decode(&rec, &r), FGT_SV_FIXED);
+	assert_int_equal(decode(&rec, &r), FGT_VERDICT_FIXED);
 	assert_true(r.walk_by_loop);
 	assert_int_equal(r.sites[2].rcu, FGT_RCU_INSIDE);
 	assert_int_equal(r.sites[1].rcu, FGT_RCU_OUTSIDE);
@@ -709,7 +709,7 @@ static void test_no_rcu_bounds_510(void **state)
 	struct fgt_static_result r;
 
 	load_edited("debian-5.10", "rcu_read_unlock_strict", NULL, &rec);
-	assert_int_equal(decode(&rec, &r), FGT_SV_NOT_FIXED);
+	assert_int_equal(decode(&rec, &r), FGT_VERDICT_NOT_FIXED);
 	assert_true(r.walk_by_loop);
 	assert_string_equal(r.evidence,
 			    "register_ftrace_graph+0xf2: kmem_cache_alloc_trace(kmalloc_caches+0x58, "
@@ -836,7 +836,7 @@ static void test_call_thunk(void **state)
 	snprintf(hex, sizeof(hex), "e8%02x%02x%02x%02x", rel & 0xff, (rel >> 8) & 0xff,
 		 (rel >> 16) & 0xff, (rel >> 24) & 0xff);
 	patch(&rec, 0x4e4, hex);
-	assert_int_equal(decode(&rec, &r), FGT_SV_NOT_FIXED);
+	assert_int_equal(decode(&rec, &r), FGT_VERDICT_NOT_FIXED);
 	assert_true(r.sites[1].thunk);
 	assert_string_equal(r.evidence,
 			    "register_ftrace_graph+0x4e4: kmem_cache_alloc_noprof(fgraph_stack_cachep, "

@@ -245,7 +245,7 @@ static const char *expected(void)
 	return r.evidence;
 }
 
-static enum fgt_static_verdict check(const struct fgt_static_opts *o, struct fgt_static_result *r)
+static enum fgt_verdict check(const struct fgt_static_opts *o, struct fgt_static_result *r)
 {
 	return fgt_static_check(o, r);
 }
@@ -259,7 +259,7 @@ static void expect(const struct fgt_static_opts *o, enum fgt_static_why why, con
 	va_start(ap, fmt);
 	vsnprintf(want, sizeof(want), fmt, ap);
 	va_end(ap);
-	assert_int_equal(check(o, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(check(o, &r), FGT_VERDICT_UNKNOWN);
 	assert_int_equal(r.why, why);
 	assert_string_equal(r.evidence, want);
 }
@@ -269,7 +269,7 @@ static void test_vmlinux(void **state)
 	struct fgt_static_opts o = { .kernel = mk.vmlinux };
 	struct fgt_static_result r;
 
-	assert_int_equal(check(&o, &r), FGT_SV_FIXED);
+	assert_int_equal(check(&o, &r), FGT_VERDICT_FIXED);
 	assert_string_equal(r.evidence, expected());
 	assert_non_null(strstr(r.symbols, ".symtab"));
 	assert_string_equal(r.func, "register_ftrace_graph");
@@ -281,7 +281,7 @@ static void test_system_map(void **state)
 	struct fgt_static_opts o = { .kernel = mk.vmlinux, .system_map = mk.map };
 	struct fgt_static_result r;
 
-	assert_int_equal(check(&o, &r), FGT_SV_FIXED);
+	assert_int_equal(check(&o, &r), FGT_VERDICT_FIXED);
 	assert_string_equal(r.evidence, expected());
 	assert_non_null(strstr(r.symbols, "System.map"));
 }
@@ -342,7 +342,7 @@ static void test_elf_program(void **state)
 	struct fgt_static_opts o = { .kernel = "/proc/self/exe" };
 	struct fgt_static_result r;
 
-	assert_int_equal(check(&o, &r), FGT_SV_UNKNOWN);
+	assert_int_equal(check(&o, &r), FGT_VERDICT_UNKNOWN);
 	assert_int_equal(r.why, FGT_SW_NOT_KERNEL);
 	assert_non_null(strstr(r.evidence, "an ELF file, but not a kernel (no executable segment at a "
 			       "kernel address)"));
@@ -417,7 +417,7 @@ static void test_running(void **state)
 
 	make_kcore();
 	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, true);
-	assert_int_equal(check(&o, &r), FGT_SV_FIXED);
+	assert_int_equal(check(&o, &r), FGT_VERDICT_FIXED);
 	assert_string_equal(r.evidence, expected());
 	assert_string_equal(r.source, mk.kcore);
 	assert_string_equal(r.symbols, mk.kallsyms);
@@ -586,7 +586,7 @@ static void test_not_affected(void **state)
 
 	make_kcore();
 	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, false);
-	assert_int_equal(check(&o, &r), FGT_SV_NOT_AFFECTED);
+	assert_int_equal(check(&o, &r), FGT_VERDICT_NOT_AFFECTED);
 	snprintf(want, sizeof(want), "no register_ftrace_graph in %s; no BTF or IKCONFIG to confirm "
 		 "it: no function graph tracer, so no shadow-stack walk", mk.kallsyms);
 	assert_string_equal(r.evidence, want);
@@ -599,7 +599,7 @@ static void test_not_affected(void **state)
 	/* one without it agrees */
 	x.b[x.len - 2] = 'X';		/* "ret_stack" -> "ret_stacX" */
 	write_blob(&x, mk.other);
-	assert_int_equal(check(&o, &r), FGT_SV_NOT_AFFECTED);
+	assert_int_equal(check(&o, &r), FGT_VERDICT_NOT_AFFECTED);
 	snprintf(want, sizeof(want), "no register_ftrace_graph in %s; its BTF's task_struct has no "
 		 "ret_stack: no function graph tracer, so no shadow-stack walk", mk.kallsyms);
 	assert_string_equal(r.evidence, want);
@@ -626,7 +626,7 @@ static void test_lockdown_boot_image(void **state)
 	fclose(f);
 	snprintf(r.evidence, sizeof(r.evidence), "%s", refused);
 	fgt_static_from_boot_image(&o, &r);
-	assert_int_equal(r.verdict, FGT_SV_FIXED);
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
 	assert_string_equal(r.evidence, expected());
 	assert_string_equal(r.build_id, BUILD_ID);
 	snprintf(want, sizeof(want), "vmlinux %s, the running kernel's (build ID %s): %s", mk.vmlinux,
@@ -640,7 +640,7 @@ static void test_lockdown_boot_image(void **state)
 	r.why = FGT_SW_LOCKDOWN;
 	snprintf(r.evidence, sizeof(r.evidence), "%s", refused);
 	fgt_static_from_boot_image(&o, &r);
-	assert_int_equal(r.verdict, FGT_SV_UNKNOWN);
+	assert_int_equal(r.verdict, FGT_VERDICT_UNKNOWN);
 	assert_int_equal(r.why, FGT_SW_LOCKDOWN);
 	snprintf(want, sizeof(want), "%s; %s cannot stand in: its build ID (%s) is not the running "
 		 "kernel's (deadbeef)", refused, mk.vmlinux, BUILD_ID);

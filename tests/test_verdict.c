@@ -133,10 +133,10 @@ static void test_nothing_served(void **state)
 	struct gen_cfg cfg = { .before = 500 };
 	char ev[256];
 
-	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "no thread lacked a shadow stack"));
 	cfg.fixed = true;	/* the fixed kernel looks the same here */
-	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 }
 
 static void test_incomplete(void **state)
@@ -146,10 +146,10 @@ static void test_incomplete(void **state)
 				    .blocking = 32, .implicit = true };
 	char ev[256];
 
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "fgraphtop started during it"));
 	a.implicit = false;
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "end was not seen"));
 	a.complete = true;
 	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
@@ -167,7 +167,7 @@ static void test_unknown_shape(void **state)
 				    .blocking = 64, .complete = true };
 	char ev[256];
 
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "64 blocking allocations"));
 }
 
@@ -176,7 +176,7 @@ static void test_names(void **state)
 	assert_string_equal(fgt_verdict_name(FGT_VERDICT_FIXED), "fixed");
 	assert_string_equal(fgt_verdict_name(FGT_VERDICT_NOT_FIXED), "not_fixed");
 	assert_string_equal(fgt_verdict_name(FGT_VERDICT_NOT_AFFECTED), "not_affected");
-	assert_string_equal(fgt_verdict_name(FGT_VERDICT_INCONCLUSIVE), "inconclusive");
+	assert_string_equal(fgt_verdict_name(FGT_VERDICT_UNKNOWN), "inconclusive");
 }
 
 /* Judge several generated activations in order. */
@@ -207,11 +207,11 @@ static void test_judge(void **state)
 	char ev[FGT_EVIDENCE_LEN];
 
 	judge_all(&j, NULL, 0);
-	assert_int_equal(j.verdict, FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(j.verdict, FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(fgt_judge_text(&j, ev, sizeof(ev)), "no activation seen"));
 
 	judge_all(&j, (struct gen_cfg[]){ idle, idle }, 2);
-	assert_int_equal(j.verdict, FGT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(j.verdict, FGT_VERDICT_UNKNOWN);
 	assert_int_equal(j.n_inconclusive, 2);
 	assert_non_null(strstr(fgt_judge_text(&j, ev, sizeof(ev)), "no thread lacked"));
 

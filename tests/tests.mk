@@ -46,6 +46,11 @@ test-kimage-bad: $(BUILD)/fgraphtop $(TEST_BUILD)/fgt-kimage-gen
 	python3 tests/kimage-bad.py $(BUILD)/fgraphtop $(TEST_BUILD)/fgt-kimage-gen
 CHECK_TARGETS += test-kimage-bad
 
+# A textfile as check --prometheus writes it, by the same renderer
+# (lab/fleet-e2e.sh's control hosts and --synthetic).
+$(TEST_BUILD)/fgt-prom-sample: tests/check_prom_sample.c $(TEST_LIB) | $(TEST_BUILD)
+	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
+
 # Writes a synthetic run in the recorded format (tests/data/README).
 $(TEST_BUILD)/fgt-gen: tests/gen_main.c $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB)

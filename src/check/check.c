@@ -35,26 +35,6 @@
 #define CHECK_GRACE_S		10.0	/* past the deadline, for an activation under way */
 #define CHECK_POLL_MS		100
 
-const char *fgt_check_verdict_name(enum fgt_check_verdict v)
-{
-	switch (v) {
-	case FGT_CHECK_V_FIXED:		return "fixed";
-	case FGT_CHECK_V_NOT_FIXED:	return "not_fixed";
-	case FGT_CHECK_V_NOT_AFFECTED:	return "not_affected";
-	default:			return "unknown";
-	}
-}
-
-static const char *status_word(int status)
-{
-	switch (status) {
-	case FGT_CHECK_OK:		return "OK";
-	case FGT_CHECK_WARNING:		return "WARNING";
-	case FGT_CHECK_CRITICAL:	return "CRITICAL";
-	default:			return "UNKNOWN";
-	}
-}
-
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -121,27 +101,25 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 {
 	const struct fgt_judge *j = &r->seen.judge;
 
-	fgt_judge_text(j, r->reason, sizeof(r->reason));
+	r->judged = true;
+	r->shape = FGT_SHAPE_ACT;
+	snprintf(r->hint, sizeof(r->hint), "%s", hint ? hint : "");
 	switch (j->verdict) {
 	case FGT_VERDICT_NOT_FIXED:
-		r->verdict = FGT_CHECK_V_NOT_FIXED;
+		r->verdict = FGT_VERDICT_NOT_FIXED;
 		r->status = FGT_CHECK_CRITICAL;
 		break;
 	case FGT_VERDICT_FIXED:
-		r->verdict = FGT_CHECK_V_FIXED;
-		r->status = FGT_CHECK_OK;
-		if (j->failures) {
-			fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " shadow-stack "
-			       "allocation%s failed", j->failures, j->failures == 1 ? "" : "s");
-			r->status = FGT_CHECK_WARNING;
-		}
+		r->verdict = FGT_VERDICT_FIXED;
+		/* its failures are said in the reason (answer.c) */
+		r->status = j->failures ? FGT_CHECK_WARNING : FGT_CHECK_OK;
 		break;
 	case FGT_VERDICT_NOT_AFFECTED:
-		r->verdict = FGT_CHECK_V_NOT_AFFECTED;
+		r->verdict = FGT_VERDICT_NOT_AFFECTED;
 		r->status = FGT_CHECK_OK;
 		break;
 	default:
-		r->verdict = FGT_CHECK_V_UNKNOWN;
+		r->verdict = FGT_VERDICT_UNKNOWN;
 		r->status = FGT_CHECK_UNKNOWN;
 		break;
 	}
@@ -152,14 +130,9 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 	 * lost_events but never were its events: they would make a fleet of
 	 * fixed kernels flap to WARNING.
 	 */
-	if (r->seen.lost) {
-		fgt_clause_add(r->reason, sizeof(r->reason), "%" PRIu64 " event%s lost during "
-			       "the activation", r->seen.lost, r->seen.lost == 1 ? "" : "s");
-		if (r->status == FGT_CHECK_OK)
-			r->status = FGT_CHECK_WARNING;
-	}
-	if (r->verdict == FGT_CHECK_V_UNKNOWN && hint && *hint)
-		fgt_clause_add(r->reason, sizeof(r->reason), "%s", hint);
+	if (r->seen.lost && r->status == FGT_CHECK_OK)
+		r->status = FGT_CHECK_WARNING;
+	r->act_verdict = r->verdict;
 }
 
 static void unknown(struct fgt_check_result *r, const char *fmt, ...)
@@ -168,200 +141,13 @@ static void unknown(struct fgt_check_result *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	r->verdict = FGT_CHECK_V_UNKNOWN;
+	r->verdict = r->act_verdict = FGT_VERDICT_UNKNOWN;
 	r->status = FGT_CHECK_UNKNOWN;
+	r->judged = false;
+	r->shape = FGT_SHAPE_ACT;
 	va_start(ap, fmt);
-	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	vsnprintf(r->note, sizeof(r->note), fmt, ap);
 	va_end(ap);
-}
-
-/* ---- outputs ------------------------------------------------------------- */
-
-static const char *verdict_words(enum fgt_check_verdict v)
-{
-	switch (v) {
-	case FGT_CHECK_V_FIXED:		return "fixed";
-	case FGT_CHECK_V_NOT_FIXED:	return "not fixed";
-	case FGT_CHECK_V_NOT_AFFECTED:	return "not affected";
-	default:			return "unknown";
-	}
-}
-
-/* Where the answer came from, in words, once the code was asked. */
-static const char *method_words(const struct fgt_check_result *r)
-{
-	const char *m = r->answered_by ? r->answered_by : "";
-
-	if (!r->have_static || r->verdict == FGT_CHECK_V_NOT_AFFECTED)
-		return "";
-	if (!strcmp(m, "static"))
-		return " (from the code)";
-	if (!strcmp(m, "static+trigger") || !strcmp(m, "static+watch"))
-		return " (from the code and an activation)";
-	if (!strcmp(m, "trigger") || !strcmp(m, "watch"))
-		return " (from an activation)";
-	return "";
-}
-
-/* A perfdata value: digits and a point only (the monitoring-plugin format
- * has no exponent), to the microsecond, no trailing zeros. */
-static const char *perf_seconds(double v, char *b, size_t len)
-{
-	char *p;
-
-	snprintf(b, len, "%.6f", v);
-	p = b + strlen(b) - 1;
-	while (p > b && *p == '0')
-		*p-- = '\0';
-	if (*p == '.')
-		*p = '\0';
-	return b;
-}
-
-void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
-{
-	char est[48];
-
-	const char *sep = " | ";	/* perfdata follow it, space-separated */
-
-	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
-		verdict_words(r->verdict), method_words(r), r->reason,
-		r->kid.release[0] ? r->kid.release : "?",
-		r->kid.build_id[0] ? r->kid.build_id : "unknown");
-	if (r->seen.have) {
-		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
-			PRIu64 " lost=%" PRIu64, sep, r->seen.sweeps, r->seen.served,
-			r->seen.duration_s, r->seen.failures, r->lost);
-		sep = " ";
-	} else if (r->verdict != FGT_CHECK_V_NOT_AFFECTED &&
-		   !(r->answered_by && !strcmp(r->answered_by, "static"))) {
-		fprintf(f, "%slost=%" PRIu64, sep, r->lost);
-		sep = " ";
-	}
-	if (r->have_exposure)
-		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%ss", sep, r->exposure.lacking,
-			perf_seconds(r->exposure_est.seconds, est, sizeof(est)));
-	fputc('\n', f);
-	fflush(f);
-}
-
-static void exposure_json(json_writer_t *jw, const struct fgt_check_result *r)
-{
-	if (!r->have_exposure) {
-		if (r->exposure_why[0]) {
-			jsonw_name(jw, "exposure");
-			jsonw_start_object(jw);
-			jsonw_string_field(jw, "error", r->exposure_why);
-			jsonw_end_object(jw);
-		}
-		return;
-	}
-	jsonw_name(jw, "exposure");
-	fgt_out_exposure_json(jw, &r->exposure, &r->exposure_est);
-}
-
-void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
-{
-	json_writer_t *jw = jsonw_new(f);
-
-	if (!jw)
-		return;
-	jsonw_start_object(jw);
-	jsonw_uint_field(jw, "schema", FGT_JSON_SCHEMA);
-	jsonw_string_field(jw, "type", "check");
-	jsonw_string_field(jw, "verdict", fgt_check_verdict_name(r->verdict));
-	jsonw_int_field(jw, "status", r->status);
-	jsonw_string_field(jw, "reason", r->reason);
-	if (r->answered_by)
-		jsonw_string_field(jw, "method", r->answered_by);
-	jsonw_name(jw, "kernel");
-	jsonw_start_object(jw);
-	jsonw_string_field(jw, "release", r->kid.release);
-	if (r->kid.build_id[0])
-		jsonw_string_field(jw, "build_id", r->kid.build_id);
-	else
-		jsonw_null_field(jw, "build_id");
-	jsonw_end_object(jw);
-	jsonw_float_field(jw, "check_time", r->check_time);
-	jsonw_uint_field(jw, "activations_seen", r->seen.n);
-	jsonw_uint_field(jw, "lost_events", r->lost);
-	if (r->seen.have) {
-		jsonw_name(jw, "activation");
-		jsonw_start_object(jw);
-		jsonw_uint_field(jw, "sweeps", r->seen.sweeps);
-		jsonw_uint_field(jw, "threads_served", r->seen.served);
-		jsonw_float_field(jw, "duration_s", r->seen.duration_s);
-		jsonw_uint_field(jw, "failures", r->seen.failures);
-		jsonw_uint_field(jw, "failed_nonblocking", r->seen.failed_nonblocking);
-		jsonw_uint_field(jw, "reserve_served", r->seen.reserve_served);
-		jsonw_uint_field(jw, "extra_sweeps", r->seen.extra_sweeps);
-		jsonw_float_field(jw, "extra_sweeps_s", r->seen.extra_s);
-		jsonw_uint_field(jw, "rewalked", r->seen.rewalked);
-		jsonw_uint_field(jw, "nr_threads", r->seen.nr_threads);
-		jsonw_uint_field(jw, "lost_events", r->seen.lost);
-		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
-		jsonw_end_object(jw);
-	}
-	exposure_json(jw, r);
-	if (r->triggered || r->parked || r->threads >= 0) {
-		jsonw_name(jw, "trigger");
-		jsonw_start_object(jw);
-		jsonw_bool_field(jw, "done", r->triggered);
-		if (r->method)
-			jsonw_string_field(jw, "method", r->method);
-		if (r->func[0])
-			jsonw_string_field(jw, "function", r->func);
-		jsonw_uint_field(jw, "parked_threads", r->parked);
-		jsonw_int_field(jw, "threads", r->threads);
-		jsonw_name(jw, "unfixed_estimate");
-		jsonw_start_object(jw);
-		jsonw_uint_field(jw, "lacking", r->trig_walk.lacking);
-		jsonw_uint_field(jw, "sweeps", r->trig_walk.sweeps);
-		jsonw_uint_field(jw, "visits", r->trig_walk.visits);
-		jsonw_float_field(jw, "seconds", r->trig_est.seconds);
-		jsonw_bool_field(jw, "assumed", r->trig_assumed);
-		jsonw_end_object(jw);
-		if (r->cleaned[0])
-			jsonw_string_field(jw, "cleaned", r->cleaned);
-		jsonw_end_object(jw);
-	}
-	if (r->have_static) {
-		jsonw_name(jw, "static");
-		jsonw_start_object(jw);
-		fgt_static_json_fields(&r->st, jw);
-		jsonw_end_object(jw);
-	}
-	jsonw_end_object(jw);
-	jsonw_destroy(&jw);
-	fflush(f);
-}
-
-int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, char *err, size_t len)
-{
-	struct fgt_prom_metrics m = {
-		.verdict = fgt_check_verdict_name(r->verdict),
-		.status = r->status,
-		.release = r->kid.release,
-		.build_id = r->kid.build_id,
-		.check_time = r->check_time,
-		.have_activation = r->seen.have,
-		.activation_seconds = r->seen.duration_s,
-		.sweeps = r->seen.sweeps,
-		.threads_served = r->seen.served,
-		.failures = r->seen.failures,
-		.failed_nonblocking = r->seen.failed_nonblocking,
-		.extra_sweeps = r->seen.extra_sweeps,
-		.extra_seconds = r->seen.extra_s,
-		.lost_events = r->lost,
-		.method = r->answered_by,
-		.have_exposure = r->have_exposure,
-		.lacking = r->exposure.lacking,
-		.walk_estimate_s = r->exposure_est.seconds,
-		.visit_cost_s = r->exposure_est.ns_per_visit / 1e9,
-		.visit_cost_src = fgt_exp_cost_src_name(r->exposure_est.src),
-	};
-
-	return fgt_prom_write(path, &m, err, len);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -501,58 +287,44 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_sy
 	sys->watch->poll(sys->watch->priv, 0);
 	before = r->seen.n;
 	ret = fgt_trig_on(t, msg, sizeof(msg));
-	r->method = fgt_trig_method_name(t->method);
+	r->trig_method = t->method;
 	snprintf(r->func, sizeof(r->func), "%s", t->func);
 	if (ret) {
-		r->method = NULL;
+		r->trig_method = FGT_TRIG_NONE;
 		unknown(r, "cannot trigger an activation: %s", msg);
 		goto cleanup;
 	}
 	r->triggered = true;
-	log_info("triggered with %s on %s", r->method, r->func);
+	log_info("triggered with %s on %s", fgt_trig_method_name(r->trig_method), r->func);
 	/* the 0->1 step happened inside the write or link_create: its events are queued */
 	watch_until(sys, &r->seen, mono_s() + o->timeout_s, before, true);
 cleanup:
 	if (fgt_trig_off(t, undo, sizeof(undo))) {
 		log_err("%s", undo);
-		if (r->status != FGT_CHECK_UNKNOWN || !r->reason[0])
+		if (r->status != FGT_CHECK_UNKNOWN || r->judged || !r->note[0])
 			fgt_clause_add(r->cleaned, sizeof(r->cleaned), "%s", undo);
 	}
 	fgt_park_stop(park);
-	return r->reason[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
+	return !r->judged && r->note[0] && r->status == FGT_CHECK_UNKNOWN ? -1 : 0;
 }
 
 /* ---- the code's answer, and with an activation's ------------------------ */
 
-static enum fgt_check_verdict static_verdict(const struct fgt_static_result *st)
+static bool conclusive(enum fgt_verdict v)
 {
-	switch (st->verdict) {
-	case FGT_SV_FIXED:		return FGT_CHECK_V_FIXED;
-	case FGT_SV_NOT_FIXED:		return FGT_CHECK_V_NOT_FIXED;
-	case FGT_SV_NOT_AFFECTED:	return FGT_CHECK_V_NOT_AFFECTED;
-	default:			return FGT_CHECK_V_UNKNOWN;
-	}
+	return v != FGT_VERDICT_UNKNOWN;
 }
 
-static bool conclusive(enum fgt_check_verdict v)
+/* The answer from the code alone; hinted: when it cannot tell, the reason
+ * says what would (the file where kernel memory is off limits, else an
+ * activation). */
+static void from_static(struct fgt_check_result *r, bool hinted)
 {
-	return v != FGT_CHECK_V_UNKNOWN;
-}
-
-/* The answer from the code alone. */
-static void from_static(struct fgt_check_result *r, bool alone)
-{
-	r->verdict = static_verdict(&r->st);
-	r->status = r->verdict == FGT_CHECK_V_NOT_FIXED ? FGT_CHECK_CRITICAL :
-		    r->verdict == FGT_CHECK_V_UNKNOWN ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
-	snprintf(r->reason, sizeof(r->reason), "%s", r->st.evidence);
-	/* what would tell: the file where kernel memory is off limits, else an activation */
-	if (r->verdict == FGT_CHECK_V_UNKNOWN && alone)
-		fgt_clause_add(r->reason, sizeof(r->reason), r->st.why == FGT_SW_LOCKDOWN ?
-			       "--kernel /boot/vmlinuz-%s reads the same code from the file" :
-			       "--trigger adds an activation's proof%s", r->st.why == FGT_SW_LOCKDOWN ?
-			       r->kid.release : "");
-	r->answered_by = "static";
+	r->verdict = r->st.verdict;
+	r->status = r->verdict == FGT_VERDICT_NOT_FIXED ? FGT_CHECK_CRITICAL :
+		    r->verdict == FGT_VERDICT_UNKNOWN ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
+	r->shape = hinted ? FGT_SHAPE_CODE_HINT : FGT_SHAPE_CODE;
+	r->answered_by = FGT_BY_STATIC;
 }
 
 /*
@@ -562,40 +334,32 @@ static void from_static(struct fgt_check_result *r, bool alone)
  * stands (a trigger refused for the thread count leaves the code's), the
  * other said in a clause.
  */
-static void combine(struct fgt_check_result *r, const char *dyn)
+static void combine(struct fgt_check_result *r)
 {
-	enum fgt_check_verdict sv = static_verdict(&r->st), dv = r->verdict;
-	char dreason[sizeof(r->reason)];
+	enum fgt_verdict sv = r->st.verdict, dv = r->verdict;
 
-	snprintf(dreason, sizeof(dreason), "%s", r->reason);
-	if (sv == FGT_CHECK_V_NOT_AFFECTED && dv == FGT_CHECK_V_NOT_AFFECTED) {
-		r->answered_by = "static";	/* no fgraph: nothing an activation could add */
-		return;
-	}
-	if (conclusive(sv) && conclusive(dv) && sv != dv) {
-		r->verdict = FGT_CHECK_V_UNKNOWN;
-		r->status = FGT_CHECK_UNKNOWN;
-		snprintf(r->reason, sizeof(r->reason), "the code and the activation disagree: the "
-			 "code says %s (%.300s); the activation says %s (%.300s)",
-			 fgt_check_verdict_name(sv), r->st.evidence, fgt_check_verdict_name(dv), dreason);
-		r->answered_by = !strcmp(dyn, "trigger") ? "static+trigger" : "static+watch";
+	r->act_verdict = dv;
+	if (sv == FGT_VERDICT_NOT_AFFECTED && dv == FGT_VERDICT_NOT_AFFECTED) {
+		r->answered_by = FGT_BY_STATIC;	/* no fgraph: nothing an activation could add */
 		return;
 	}
 	if (conclusive(sv) && conclusive(dv)) {
-		/* the activation's status: it knows of failures and losses */
-		snprintf(r->reason, sizeof(r->reason), "%.400s; the activation: %.300s", r->st.evidence,
-			 dreason);
-		r->answered_by = !strcmp(dyn, "trigger") ? "static+trigger" : "static+watch";
+		/* the same: the activation's status (it knows of failures and losses) */
+		if (sv != dv) {
+			r->verdict = FGT_VERDICT_UNKNOWN;
+			r->status = FGT_CHECK_UNKNOWN;
+		}
+		r->shape = sv != dv ? FGT_SHAPE_DISAGREE : FGT_SHAPE_AGREE;
+		r->answered_by = FGT_BY_STATIC | r->act_by;
 		return;
 	}
 	if (conclusive(sv)) {
 		from_static(r, false);
-		fgt_clause_add(r->reason, sizeof(r->reason), "%s: %s",
-			       !strcmp(dyn, "trigger") ? "--trigger" : "watching", dreason);
+		r->shape = FGT_SHAPE_CODE_FIRST;
 		return;
 	}
-	r->answered_by = dyn;
-	fgt_clause_add(r->reason, sizeof(r->reason), "the code: %s", r->st.evidence);
+	r->answered_by = r->act_by;
+	r->shape = FGT_SHAPE_ACT_FIRST;
 }
 
 static void ask_code(const struct fgt_check_opts *o, const struct fgt_check_sys *sys,
@@ -625,9 +389,11 @@ static void not_affected_words(const struct fgt_check_sys *sys, struct fgt_check
 	struct fgt_ksyms *ks = fgt_ksyms_load(sys->host.kallsyms);
 	char why[512];
 
-	if (fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why)) == 0)
-		snprintf(r->reason, sizeof(r->reason), "%s: it cannot have the quadratic "
+	if (fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why)) == 0) {
+		snprintf(r->note, sizeof(r->note), "%s: it cannot have the quadratic "
 			 "shadow-stack walk", why);
+		r->shape = FGT_SHAPE_ACT;
+	}
 	fgt_ksyms_free(ks);
 }
 
@@ -657,7 +423,7 @@ static void calibrate(struct fgt_check_result *r)
 	};
 
 	if (!r->have_exposure || !s->have || !s->triggered_by_us || r->trig_assumed ||
-	    r->verdict != FGT_CHECK_V_NOT_FIXED)
+	    r->verdict != FGT_VERDICT_NOT_FIXED)
 		return;
 	fgt_exp_estimate(&r->exposure, &c, &r->exposure_est);
 }
@@ -670,11 +436,11 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	struct fgt_trigger t;
 	char why[512], msg[512] = "", hint[256] = "";
 	bool started = false, prepared = false;
-	const char *dyn = o->trigger ? "trigger" : "watch";
 	int has;
 
 	memset(r, 0, sizeof(*r));
 	r->threads = -1;
+	r->act_by = o->trigger ? FGT_BY_TRIGGER : FGT_BY_WATCH;
 	fgt_check_seen_init(&r->seen);
 	r->check_time = epoch_s();
 	fgt_kernel_id_read(&r->kid, sys->notes_path);
@@ -699,9 +465,9 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 			else if (o->static_only)
 				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
 					 "--static loads no BPF");
-			else if (sys->watch && r->verdict != FGT_CHECK_V_NOT_AFFECTED)
+			else if (sys->watch && r->verdict != FGT_VERDICT_NOT_AFFECTED)
 				exposure(sys, r);
-			if (r->verdict == FGT_CHECK_V_NOT_AFFECTED && !o->kernel)
+			if (r->verdict == FGT_VERDICT_NOT_AFFECTED && !o->kernel)
 				not_affected_words(sys, r);
 			return r->status;
 		}
@@ -710,9 +476,9 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	ks = fgt_ksyms_load(sys->host.kallsyms);
 	has = fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why));
 	if (has == 0) {
-		r->verdict = FGT_CHECK_V_NOT_AFFECTED;
+		r->verdict = FGT_VERDICT_NOT_AFFECTED;
 		r->status = FGT_CHECK_OK;
-		snprintf(r->reason, sizeof(r->reason), "%s: it cannot have the quadratic "
+		snprintf(r->note, sizeof(r->note), "%s: it cannot have the quadratic "
 			 "shadow-stack walk", why);
 		goto out;
 	}
@@ -767,28 +533,10 @@ out:
 		fgt_trig_release(&t);
 	fgt_ksyms_free(ks);
 	if (r->have_static)
-		combine(r, dyn);
+		combine(r);
 	else if (o->trigger || r->seen.n)
-		r->answered_by = dyn;
+		r->answered_by = r->act_by;
 	return r->status;
 }
 
 
-int fgt_check_answer(struct fgt_check_result *r, bool json, const char *prom_file, FILE *out)
-{
-	char err[512];
-
-	if (prom_file && fgt_check_write_prom(prom_file, r, err, sizeof(err))) {
-		fgt_clause_add(r->reason, sizeof(r->reason), "--prometheus: %s", err);
-		r->status = FGT_CHECK_UNKNOWN;
-	}
-	if (json)
-		fgt_check_print_json(out, r);
-	else
-		fgt_check_print_line(out, r);
-	if (fflush(out) || ferror(out)) {
-		log_err("cannot write the answer: %s", strerror(errno));
-		return FGT_CHECK_UNKNOWN;
-	}
-	return r->status;
-}

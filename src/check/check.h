@@ -25,15 +25,9 @@
 #include "static/static_check.h"
 #include "model/verdict.h"
 #include "watch/watch.h"
+#include "check/trigger.h"
 
 #include "common/exit_codes.h"
-
-enum fgt_check_verdict {
-	FGT_CHECK_V_UNKNOWN = 0,
-	FGT_CHECK_V_FIXED,
-	FGT_CHECK_V_NOT_FIXED,
-	FGT_CHECK_V_NOT_AFFECTED,
-};
 
 struct fgt_check_opts {
 	double timeout_s;	/* passive: how long to wait; --trigger: for its events */
@@ -50,7 +44,7 @@ struct fgt_check_opts {
 
 /* The static verdict (src/static/static_check.h), injected: fgt_static_check in the
  * program, a fake in tests, NULL where a build has none. */
-typedef enum fgt_static_verdict (*fgt_static_fn)(const struct fgt_static_opts *o,
+typedef enum fgt_verdict (*fgt_static_fn)(const struct fgt_static_opts *o,
 						 struct fgt_static_result *r);
 
 /* The system check runs against: where it looks and what it may call.
@@ -85,17 +79,48 @@ struct fgt_check_seen {
 void fgt_check_seen_init(struct fgt_check_seen *s);
 void fgt_check_on_record(const struct fgt_record *rec, void *ctx);	/* fgt_record_cb */
 
+/* The reason as rendered (src/check/answer.c), at most. */
+#define FGT_CHECK_REASON_LEN	768
+
+/* What answered (JSON "method"): the code, an activation we caused, one we
+ * waited for; the code with one of the others ("static+trigger"). */
+enum {
+	FGT_BY_STATIC	= 1u << 0,
+	FGT_BY_TRIGGER	= 1u << 1,
+	FGT_BY_WATCH	= 1u << 2,
+};
+
+/* How the reason reads, decided with the verdict; src/check/answer.c renders
+ * it from the values below when the answer is written. */
+enum fgt_check_shape {
+	FGT_SHAPE_ACT,		/* the activation side alone (judge, or note) */
+	FGT_SHAPE_CODE,		/* the code's evidence */
+	FGT_SHAPE_CODE_HINT,	/* the code's, and when unknown what would tell */
+	FGT_SHAPE_AGREE,	/* the code's, then the activation's */
+	FGT_SHAPE_DISAGREE,	/* both, and their verdicts */
+	FGT_SHAPE_CODE_FIRST,	/* the code answers; the activation side in a clause */
+	FGT_SHAPE_ACT_FIRST,	/* the activation answers; the code's in a clause */
+};
+
 struct fgt_check_result {
-	enum fgt_check_verdict verdict;
+	enum fgt_verdict verdict;
 	int status;			/* FGT_CHECK_* */
-	char reason[768];
+	enum fgt_check_shape shape;
+	/* the activation side: the judge's verdict (seen.judge) with its
+	 * clauses, or, when nothing was judged, what stopped it (a refusal, a
+	 * usage error) or the host's facts, in note */
+	bool judged;
+	enum fgt_verdict act_verdict;	/* as that side decided, before the code's */
+	char note[FGT_CHECK_REASON_LEN];
+	char hint[256];			/* what would let it tell (unknown, judged) */
+	char prom_err[512];		/* --prometheus could not be written: why */
 	struct fgt_kernel_id kid;
 	struct fgt_check_seen seen;
 	uint64_t lost;
 	double check_time;		/* epoch seconds */
 	/* --trigger */
 	bool triggered;
-	const char *method;		/* instance, kretprobe.multi, toplevel */
+	enum fgt_trig_method trig_method;	/* FGT_TRIG_NONE: none used */
 	char func[128];
 	unsigned int parked;
 	long threads;			/* before parking, -1 unknown */
@@ -103,9 +128,8 @@ struct fgt_check_result {
 	struct fgt_exp_estimate trig_est;
 	bool trig_assumed;		/* no scan: every thread assumed lacking */
 	char cleaned[512];		/* what killed runs left and we undid */
-	/* what answered (JSON "method"): "static", "trigger", "watch",
-	 * "static+trigger", "static+watch" */
-	const char *answered_by;
+	unsigned int answered_by;	/* FGT_BY_*: 0 nothing did */
+	unsigned int act_by;		/* FGT_BY_TRIGGER or FGT_BY_WATCH: the asked-for side */
 	bool have_static;		/* the code was asked: st is its answer */
 	struct fgt_static_result st;
 	/* the host's exposure, before the check changed anything */
@@ -118,15 +142,23 @@ struct fgt_check_result {
 /* Above this estimated unfixed walk, --trigger refuses without --force. */
 #define FGT_WALK_MAX_S		5.0
 
-const char *fgt_check_verdict_name(enum fgt_check_verdict v);
 
-/* Verdict, status and reason from what was seen; lost events and allocation
+/* Verdict and status from what was seen; lost events and allocation
  * failures make a fixed verdict a warning. hint: what would let it tell. */
 void fgt_check_decide(struct fgt_check_result *r, const char *hint);
+
+/* ---- src/check/answer.c: the renderers ---------------------------------- */
+
+/* The reason, rendered from r's values into buf; returns buf. */
+const char *fgt_check_reason(const struct fgt_check_result *r, char *buf, size_t len);
+/* "static", "trigger", "static+watch", ...; NULL when nothing answered. */
+const char *fgt_check_by_name(unsigned int by);
 
 /* The default line: "FGRAPH OK: fixed - <evidence>; kernel R build B | perfdata". */
 void fgt_check_print_line(FILE *f, const struct fgt_check_result *r);
 void fgt_check_print_json(FILE *f, const struct fgt_check_result *r);
+/* The node_exporter textfile's content. 0 or -errno. */
+int fgt_check_render_prom(FILE *f, const struct fgt_check_result *r);
 /* --prometheus FILE (atomic, via fgt_prom_write). 0 or -errno, err set. */
 int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, char *err, size_t len);
 

@@ -17,12 +17,8 @@
 #include <unistd.h>
 #include "check/prom.h"
 
-const char *const fgt_prom_verdicts[] = {
-	"fixed", "not_fixed", "not_affected", "unknown", NULL,
-};
-
 /* Label values: the exposition format escapes backslash, quote and newline. */
-static void label_value(FILE *f, const char *s)
+void fgt_prom_label(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -38,94 +34,21 @@ static void label_value(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void help(FILE *f, const char *name, const char *type, const char *text)
+void fgt_prom_help(FILE *f, const char *name, const char *type, const char *text)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
 }
 
-static void kernel_labels(FILE *f, const struct fgt_prom_metrics *m)
+void fgt_prom_gauge_u64(FILE *f, const char *name, const char *text, uint64_t v)
 {
-	fputs("release=", f);
-	label_value(f, m->release ? m->release : "");
-	fputs(",build_id=", f);
-	label_value(f, m->build_id ? m->build_id : "");
-}
-
-static void gauge_u64(FILE *f, const char *name, const char *text, uint64_t v)
-{
-	help(f, name, "gauge", text);
+	fgt_prom_help(f, name, "gauge", text);
 	fprintf(f, "%s %" PRIu64 "\n", name, v);
 }
 
-static void gauge_dbl(FILE *f, const char *name, const char *text, double v)
+void fgt_prom_gauge_dbl(FILE *f, const char *name, const char *text, double v)
 {
-	help(f, name, "gauge", text);
+	fgt_prom_help(f, name, "gauge", text);
 	fprintf(f, "%s %.15g\n", name, v);	/* epoch seconds need 13+ digits */
-}
-
-int fgt_prom_render(FILE *f, const struct fgt_prom_metrics *m)
-{
-	const char *const *v;
-
-	help(f, "fgraphtop_verdict", "gauge",
-	     "Verdict of the last fgraphtop check on this kernel build: 1 for the verdict reached; "
-	     "method: what answered (static: the kernel's code; trigger, watch: an activation).");
-	for (v = fgt_prom_verdicts; *v; v++) {
-		fputs("fgraphtop_verdict{verdict=", f);
-		label_value(f, *v);
-		fputc(',', f);
-		kernel_labels(f, m);
-		if (m->method) {
-			fputs(",method=", f);
-			label_value(f, m->method);
-		}
-		fprintf(f, "} %d\n", m->verdict && !strcmp(m->verdict, *v));
-	}
-	help(f, "fgraphtop_kernel_info", "gauge",
-	     "Kernel the check ran on: release and build ID from /sys/kernel/notes.");
-	fputs("fgraphtop_kernel_info{", f);
-	kernel_labels(f, m);
-	fputs("} 1\n", f);
-	gauge_u64(f, "fgraphtop_check_status", "Exit status of the check: 0 fixed or not affected, "
-		  "1 fixed with problems, 2 not fixed, 3 unknown.", (uint64_t)(m->status & 0xff));
-	gauge_dbl(f, "fgraphtop_check_timestamp_seconds",
-		  "When the check ran, seconds since the epoch.", m->check_time);
-	if (m->have_activation) {
-		gauge_dbl(f, "fgraphtop_activation_duration_seconds",
-			  "End to end duration of the shadow-stack allocation phase of the activation seen.",
-			  m->activation_seconds);
-		gauge_u64(f, "fgraphtop_activation_sweeps",
-			  "Task-list sweeps (alloc_retstack_tasklist calls) in the activation seen.", m->sweeps);
-		gauge_u64(f, "fgraphtop_activation_threads_served",
-			  "Threads handed a shadow stack by the activation seen.", m->threads_served);
-		gauge_u64(f, "fgraphtop_activation_failures",
-			  "Failed shadow-stack allocations in the activation seen.", m->failures);
-		gauge_u64(f, "fgraphtop_activation_nonblocking_failures",
-			  "Failed non-blocking (GFP_NOWAIT) shadow-stack allocations in the activation "
-			  "seen: on a fixed kernel, memory under the watermark.", m->failed_nonblocking);
-		gauge_u64(f, "fgraphtop_activation_extra_sweeps",
-			  "Sweeps after the first in the activation seen: on a fixed kernel, each "
-			  "one a reserve used up under memory pressure.", m->extra_sweeps);
-		gauge_dbl(f, "fgraphtop_activation_extra_sweeps_seconds",
-			  "Time of the sweeps after the first in the activation seen.", m->extra_seconds);
-	}
-	gauge_u64(f, "fgraphtop_lost_events", "Events the kernel could not deliver during the check.",
-		  m->lost_events);
-	if (m->have_exposure) {
-		gauge_u64(f, "fgraphtop_threads_without_shadow_stack", "Threads lacking a shadow "
-			  "stack when the check ran, before any activation it caused: what the "
-			  "next fgraph activation must serve.", m->lacking);
-		gauge_dbl(f, "fgraphtop_unfixed_walk_estimate_seconds", "Estimated duration of "
-			  "an unfixed kernel's batch-of-32 shadow-stack walk over those threads, in "
-			  "task-list order.", m->walk_estimate_s);
-		help(f, "fgraphtop_unfixed_walk_visit_cost_seconds", "gauge", "The cost of one "
-		     "thread visit the estimate used: the series' figure (default) or this "
-		     "host's observed unfixed walk (observed).");
-		fputs("fgraphtop_unfixed_walk_visit_cost_seconds{source=", f);
-		label_value(f, m->visit_cost_src);
-		fprintf(f, "} %.6g\n", m->visit_cost_s);
-	}
-	return ferror(f) ? -EIO : 0;
 }
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -179,14 +102,14 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-static int render_to_buf(const struct fgt_prom_metrics *m, char **buf, size_t *len)
+static int render_to_buf(fgt_prom_render_fn render, const void *ctx, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
 	int ret;
 
 	if (!f)
 		return -errno;
-	ret = fgt_prom_render(f, m);
+	ret = render(f, ctx);
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	return ret;
@@ -237,7 +160,8 @@ static int open_tmp(int dirfd, const char *base, char *tmp, size_t len)
 	return -EEXIST;
 }
 
-int fgt_prom_write(const char *path, const struct fgt_prom_metrics *m, char *err, size_t errlen)
+int fgt_prom_write(const char *path, fgt_prom_render_fn render, const void *ctx, char *err,
+		   size_t errlen)
 {
 	char dir[PATH_MAX], tmp[NAME_MAX + 1], *buf = NULL;
 	const char *base;
@@ -249,7 +173,7 @@ int fgt_prom_write(const char *path, const struct fgt_prom_metrics *m, char *err
 	split_path(path, dir, sizeof(dir), &base);
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return fail(err, errlen, EISDIR, "%s: names a directory, not a file", path);
-	ret = render_to_buf(m, &buf, &len);
+	ret = render_to_buf(render, ctx, &buf, &len);
 	if (ret) {
 		free(buf);
 		return fail(err, errlen, -ret, "rendering metrics: %s", strerror(-ret));

@@ -271,3 +271,10 @@ void jsonw_null_field(json_writer_t *self, const char *prop)
 	jsonw_name(self, prop);
 	jsonw_null(self);
 }
+
+void jsonw_head(json_writer_t *self, const char *type)
+{
+	jsonw_start_object(self);
+	jsonw_uint_field(self, "schema", FGT_JSON_SCHEMA);
+	jsonw_string_field(self, "type", type);
+}

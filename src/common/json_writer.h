@@ -44,4 +44,8 @@ void jsonw_float_field(json_writer_t *self, const char *prop, double num);
 void jsonw_bool_field(json_writer_t *self, const char *prop, bool val);
 void jsonw_null_field(json_writer_t *self, const char *prop);
 
+/* The head of every record fgraphtop prints: '{"schema":N,"type":TYPE', the
+ * object left open for its fields. */
+void jsonw_head(json_writer_t *self, const char *type);
+
 #endif

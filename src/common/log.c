@@ -141,9 +141,7 @@ static void json_msg(const char *type, const char *k1, const char *v1, int exit_
 
 	if (!jw)
 		return;
-	jsonw_start_object(jw);
-	jsonw_uint_field(jw, "schema", FGT_JSON_SCHEMA);
-	jsonw_string_field(jw, "type", type);
+	jsonw_head(jw, type);
 	if (k1)
 		jsonw_string_field(jw, k1, v1);
 	if (exit_status >= 0)

@@ -113,20 +113,13 @@ void fgt_out_resize(struct fgt_out *o, int cols, int rows)
 	fgt_lines_init(&o->lines, cols, rows);
 }
 
-static void json_head(json_writer_t *jw, const char *type)
-{
-	jsonw_start_object(jw);
-	jsonw_uint_field(jw, "schema", FGT_JSON_SCHEMA);
-	jsonw_string_field(jw, "type", type);
-}
-
 void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 {
 	bool act = fgt_plan_has(p, FGT_ROLE_ACT_DIRECT), sweep = fgt_plan_has(p, FGT_ROLE_SWEEP_DIRECT);
 	bool fork = fgt_plan_has(p, FGT_ROLE_FORK_DIRECT);
 
 	if (o->jw) {
-		json_head(o->jw, "start");
+		jsonw_head(o->jw, "start");
 		jsonw_string_field(o->jw, "activation_path", act ? "direct" : "attributed");
 		jsonw_string_field(o->jw, "sweep_path", sweep ? "direct" : "attributed");
 		jsonw_string_field(o->jw, "fork_path", fork ? "direct" : "attributed");
@@ -143,9 +136,9 @@ void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 void fgt_out_static(struct fgt_out *o, const struct fgt_static_result *r)
 {
 	snprintf(o->code, sizeof(o->code), "this kernel's code says %s: %s",
-		 fgt_static_verdict_name(r->verdict), r->evidence);
+		 fgt_verdict_answer(r->verdict), r->evidence);
 	if (o->jw) {
-		json_head(o->jw, "static");
+		jsonw_head(o->jw, "static");
 		fgt_static_json_fields(r, o->jw);
 		jsonw_end_object(o->jw);
 		return;
@@ -196,7 +189,7 @@ void fgt_out_event(struct fgt_out *o, const struct fgt_event *e,
 	if (!o->o.events)
 		return;
 	if (o->jw) {
-		json_head(o->jw, "event");
+		jsonw_head(o->jw, "event");
 		jsonw_string_field(o->jw, "event", ev_name(e->type));
 		jsonw_string_field(o->jw, "src", src_name(e->src));
 		jsonw_float_field(o->jw, "time_s", rel_s(o, e->ts_ns));
@@ -300,7 +293,7 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 	const struct fgt_activation *a = rec->act;
 	json_writer_t *jw = o->jw;
 
-	json_head(jw, "activation");
+	jsonw_head(jw, "activation");
 	jsonw_uint_field(jw, "seq", a->seq);
 	jsonw_string_field(jw, "src", src_name(a->src));
 	jsonw_bool_field(jw, "complete", a->complete);
@@ -541,7 +534,7 @@ static void progress_json(struct fgt_out *o, const struct fgt_progress *p, const
 {
 	json_writer_t *jw = o->jw;
 
-	json_head(jw, "progress");
+	jsonw_head(jw, "progress");
 	jsonw_string_field(jw, "time", hms);
 	jsonw_uint_field(jw, "seq", p->seq);
 	jsonw_string_field(jw, "src", src_name(p->src));
@@ -702,7 +695,7 @@ void fgt_out_holders(struct fgt_out *o, const struct fgt_status *st)
 	o->shown_any = true;
 	clock_hms(hms, sizeof(hms));
 	if (o->jw) {
-		json_head(o->jw, "holders");
+		jsonw_head(o->jw, "holders");
 		jsonw_string_field(o->jw, "time", hms);
 		fgt_out_holders_json(o->jw, h, st->graph_active);
 		jsonw_end_object(o->jw);
@@ -1016,7 +1009,7 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 		return;
 	clock_hms(hms, sizeof(hms));
 	if (o->jw) {
-		json_head(o->jw, "interval");
+		jsonw_head(o->jw, "interval");
 		jsonw_string_field(o->jw, "time", hms);
 		jsonw_uint_field(o->jw, "activations", st->judge->n);
 		jsonw_bool_field(o->jw, "in_progress", cur != NULL);
@@ -1078,7 +1071,7 @@ void fgt_out_final(struct fgt_out *o, const struct fgt_status *st)
 
 	fgt_judge_text(st->judge, evidence, sizeof(evidence));
 	if (o->jw) {
-		json_head(o->jw, "summary");
+		jsonw_head(o->jw, "summary");
 		jsonw_uint_field(o->jw, "activations", st->judge->n);
 		jsonw_string_field(o->jw, "verdict", fgt_verdict_name(st->judge->verdict));
 		jsonw_string_field(o->jw, "evidence", evidence);

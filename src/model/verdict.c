@@ -14,14 +14,40 @@
 #include <string.h>
 #include "model/verdict.h"
 
+/*
+ * The one name table. An activation that cannot tell is "inconclusive" (it
+ * was seen, and says nothing); an answer that cannot tell, check's or the
+ * code's, is "unknown" (docs/json.md).
+ */
+static const struct {
+	const char *name, *answer, *words;
+} verdicts[] = {
+	[FGT_VERDICT_UNKNOWN]		= { "inconclusive", "unknown", "unknown" },
+	[FGT_VERDICT_FIXED]		= { "fixed", "fixed", "fixed" },
+	[FGT_VERDICT_NOT_FIXED]		= { "not_fixed", "not_fixed", "not fixed" },
+	[FGT_VERDICT_NOT_AFFECTED]	= { "not_affected", "not_affected", "not affected" },
+};
+
+_Static_assert(sizeof(verdicts) / sizeof(verdicts[0]) == FGT_VERDICT__NR, "a name per verdict");
+
+static unsigned int idx(enum fgt_verdict v)
+{
+	return (unsigned int)v < FGT_VERDICT__NR ? (unsigned int)v : FGT_VERDICT_UNKNOWN;
+}
+
 const char *fgt_verdict_name(enum fgt_verdict v)
 {
-	switch (v) {
-	case FGT_VERDICT_FIXED:		return "fixed";
-	case FGT_VERDICT_NOT_FIXED:	return "not_fixed";
-	case FGT_VERDICT_NOT_AFFECTED:	return "not_affected";
-	default:			return "inconclusive";
-	}
+	return verdicts[idx(v)].name;
+}
+
+const char *fgt_verdict_answer(enum fgt_verdict v)
+{
+	return verdicts[idx(v)].answer;
+}
+
+const char *fgt_verdict_words(enum fgt_verdict v)
+{
+	return verdicts[idx(v)].words;
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -60,7 +86,7 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 		v->rewalked += before;
 	}
 	v->lost = act->lost;
-	v->verdict = FGT_VERDICT_INCONCLUSIVE;
+	v->verdict = FGT_VERDICT_UNKNOWN;
 	if (!act->complete)
 		v->why = FGT_WHY_INCOMPLETE;
 	else if (!act->served)
@@ -79,7 +105,7 @@ enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act)
 		return FGT_VERDICT_FIXED;
 	if (act->nr_sweeps >= 2 && max_batch(act) <= FGT_RETSTACK_BATCH)
 		return FGT_VERDICT_NOT_FIXED;
-	return FGT_VERDICT_INCONCLUSIVE;
+	return FGT_VERDICT_UNKNOWN;
 }
 
 static const char *secs(uint64_t ns, char *b, size_t len)
@@ -201,7 +227,7 @@ enum fgt_verdict fgt_verdict_of(const struct fgt_activation *act, char *buf, siz
 void fgt_judge_init(struct fgt_judge *j)
 {
 	memset(j, 0, sizeof(*j));
-	j->verdict = FGT_VERDICT_INCONCLUSIVE;
+	j->verdict = FGT_VERDICT_UNKNOWN;
 	j->quoted.why = FGT_WHY_NOTHING;
 }
 
@@ -236,7 +262,7 @@ bool fgt_judge_add(struct fgt_judge *j, const struct fgt_verdict_val *v,
 	default:
 		j->n_inconclusive++;
 		/* until something decides, the latest says why not */
-		return before == FGT_VERDICT_INCONCLUSIVE && quote(j, v, true);
+		return before == FGT_VERDICT_UNKNOWN && quote(j, v, true);
 	}
 }
 

@@ -11,16 +11,25 @@
 #include <stddef.h>
 #include "model/activation.h"
 
+/*
+ * The one verdict type: an activation's, the judge's, the code's (the static
+ * decoder's) and check's answer all take these values, and their words come
+ * from the one table in verdict.c.
+ */
 enum fgt_verdict {
-	FGT_VERDICT_INCONCLUSIVE = 0,	/* nothing tells fixed and unfixed apart */
+	FGT_VERDICT_UNKNOWN = 0,	/* nothing tells fixed and unfixed apart */
 	FGT_VERDICT_FIXED,
 	FGT_VERDICT_NOT_FIXED,
 	FGT_VERDICT_NOT_AFFECTED,	/* no function graph tracer in this kernel */
+	FGT_VERDICT__NR
 };
 
-/* "fixed", "not_fixed", "inconclusive", "not_affected" (check's JSON says "unknown"
- * for inconclusive: that mapping is the caller's). */
+/* An activation's or the judge's: "fixed", "not_fixed", "inconclusive", "not_affected". */
 const char *fgt_verdict_name(enum fgt_verdict v);
+/* An answer's (check, the code, the metrics): "unknown" for FGT_VERDICT_UNKNOWN. */
+const char *fgt_verdict_answer(enum fgt_verdict v);
+/* check's line: "fixed", "not fixed", "not affected", "unknown". */
+const char *fgt_verdict_words(enum fgt_verdict v);
 
 /* Why, in the kernel's terms. */
 enum fgt_verdict_why {

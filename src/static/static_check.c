@@ -161,17 +161,6 @@ struct dec {
 	uint64_t init_lo, init_hi;	/* init_task's symbol */
 };
 
-const char *fgt_static_verdict_name(enum fgt_static_verdict v)
-{
-	switch (v) {
-	case FGT_SV_FIXED:		return "fixed";
-	case FGT_SV_NOT_FIXED:		return "not_fixed";
-	case FGT_SV_NOT_AFFECTED:	return "not_affected";
-	case FGT_SV_UNKNOWN:		break;
-	}
-	return "unknown";
-}
-
 const char *fgt_static_why_name(enum fgt_static_why w)
 {
 	static const char *const names[FGT_SW__NR] = {
@@ -1418,10 +1407,10 @@ static void ev_field(struct ev *e, const struct dec *d)
 		       d->r->ret_stack_off);
 }
 
-static enum fgt_static_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
+static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
 				       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static enum fgt_static_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
+static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
 				       const char *fmt, ...)
 {
 	va_list ap;
@@ -1430,7 +1419,7 @@ static enum fgt_static_verdict unknown(struct fgt_static_result *r, enum fgt_sta
 	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
 	va_end(ap);
 	r->why = why;
-	return r->verdict = FGT_SV_UNKNOWN;
+	return r->verdict = FGT_VERDICT_UNKNOWN;
 }
 
 /* Is this call one the walk may make without allocating (fgt_walk_calls)? */
@@ -1469,7 +1458,7 @@ static const struct insn *walk_call(const struct dec *d)
 	return NULL;
 }
 
-static enum fgt_static_verdict judge(struct dec *d)
+static enum fgt_verdict judge(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
 	const char *fn = d->c->func;
@@ -1540,7 +1529,7 @@ static enum fgt_static_verdict judge(struct dec *d)
 		ev_sites(&e, d, outside_b, "(the reserve)");
 		ev_field(&e, d);
 		r->why = FGT_SW_NONE;
-		return r->verdict = FGT_SV_FIXED;
+		return r->verdict = FGT_VERDICT_FIXED;
 	}
 	wc = walk_call(d);
 	if (wc)
@@ -1557,10 +1546,10 @@ static enum fgt_static_verdict judge(struct dec *d)
 		       r->rcu_lock[0]);
 	ev_field(&e, d);
 	r->why = FGT_SW_NONE;
-	return r->verdict = FGT_SV_NOT_FIXED;
+	return r->verdict = FGT_VERDICT_NOT_FIXED;
 }
 
-enum fgt_static_verdict fgt_static_decode(const struct fgt_static_code *c,
+enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 					  const struct fgt_static_kernel *k,
 					  struct fgt_static_result *r)
 {
@@ -1570,7 +1559,7 @@ enum fgt_static_verdict fgt_static_decode(const struct fgt_static_code *c,
 	cs_insn *ci = NULL;
 	csh h = 0;
 
-	r->verdict = FGT_SV_UNKNOWN;
+	r->verdict = FGT_VERDICT_UNKNOWN;
 	r->why = FGT_SW_NONE;
 	r->evidence[0] = '\0';
 	r->insns = r->nr_sites = r->nr_rcu_lock = r->nr_rcu_unlock = 0;
@@ -1747,7 +1736,7 @@ static void json_site(const struct fgt_static_site *s, json_writer_t *jw)
 
 void fgt_static_json_fields(const struct fgt_static_result *r, json_writer_t *jw)
 {
-	jsonw_string_field(jw, "verdict", fgt_static_verdict_name(r->verdict));
+	jsonw_string_field(jw, "verdict", fgt_verdict_answer(r->verdict));
 	if (r->why != FGT_SW_NONE)
 		jsonw_string_field(jw, "why", fgt_static_why_name(r->why));
 	jsonw_string_field(jw, "evidence", r->evidence);

@@ -34,13 +34,7 @@
 #include "common/json_writer.h"
 #include "facts/kfacts.h"
 #include "host/ksyms.h"
-
-enum fgt_static_verdict {
-	FGT_SV_UNKNOWN = 0,
-	FGT_SV_FIXED,
-	FGT_SV_NOT_FIXED,
-	FGT_SV_NOT_AFFECTED,	/* no function graph tracer: no register_ftrace_graph */
-};
+#include "model/verdict.h"
 
 /* Why the answer is unknown: a stable code (JSON "why", tests). */
 enum fgt_static_why {
@@ -60,8 +54,6 @@ enum fgt_static_why {
 	FGT_SW__NR
 };
 
-/* "unknown", "fixed", "not_fixed", "not_affected" */
-const char *fgt_static_verdict_name(enum fgt_static_verdict v);
 /* "", "shape", "disasm", "no_kcore", "lockdown", "no_permission", ... */
 const char *fgt_static_why_name(enum fgt_static_why w);
 
@@ -126,7 +118,7 @@ struct fgt_static_site {
 #define FGT_STATIC_EVIDENCE	640
 
 struct fgt_static_result {
-	enum fgt_static_verdict verdict;
+	enum fgt_verdict verdict;
 	enum fgt_static_why why;
 	char evidence[FGT_STATIC_EVIDENCE];
 	/* what was read (filled by the glue) */
@@ -190,7 +182,7 @@ struct fgt_static_kernel {
  * Decode one function and judge it. Fills r's verdict, why, evidence, insns,
  * sites and RCU marks; leaves the glue's fields alone. Returns r->verdict.
  */
-enum fgt_static_verdict fgt_static_decode(const struct fgt_static_code *c,
+enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 					  const struct fgt_static_kernel *k,
 					  struct fgt_static_result *r);
 
@@ -250,9 +242,9 @@ struct fgt_static_opts {
  * changes anything in the kernel: reads kallsyms, kcore (or, where kcore is
  * refused and BPF is allowed, the bytes through a BPF program run once with
  * BPF_PROG_TEST_RUN, never attached), BTF. Returns r->verdict; every bad case
- * is FGT_SV_UNKNOWN with r->why and one line in r->evidence.
+ * is FGT_VERDICT_UNKNOWN with r->why and one line in r->evidence.
  */
-enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *opts,
+enum fgt_verdict fgt_static_check(const struct fgt_static_opts *opts,
 					 struct fgt_static_result *r);
 
 /*

@@ -32,10 +32,10 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
+static enum fgt_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
+static enum fgt_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -43,7 +43,7 @@ static enum fgt_static_verdict fail(struct fgt_static_result *r, int why, const 
 	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
 	va_end(ap);
 	r->why = (enum fgt_static_why)why;
-	return r->verdict = FGT_SV_UNKNOWN;
+	return r->verdict = FGT_VERDICT_UNKNOWN;
 }
 
 struct ctx {
@@ -525,7 +525,7 @@ static void not_affected(struct ctx *c)
 			 "; its IKCONFIG has no CONFIG_FUNCTION_GRAPH_TRACER");
 	if (!facts[0])
 		snprintf(facts, sizeof(facts), "; no BTF or IKCONFIG to confirm it");
-	r->verdict = FGT_SV_NOT_AFFECTED;
+	r->verdict = FGT_VERDICT_NOT_AFFECTED;
 	snprintf(r->evidence, sizeof(r->evidence), "no %s in %s%s: no function graph tracer, "
 		 "so no shadow-stack walk", reg, r->symbols, facts);
 }
@@ -610,7 +610,7 @@ out:
 	free(fr);
 }
 
-enum fgt_static_verdict fgt_static_check(const struct fgt_static_opts *o,
+enum fgt_verdict fgt_static_check(const struct fgt_static_opts *o,
 					 struct fgt_static_result *r)
 {
 	struct ctx c = { .o = o, .r = r };

@@ -89,7 +89,7 @@ static void whole_path(const uint8_t *data, size_t size, const uint8_t *map, siz
 	if (memchr(r->evidence, '\n', sizeof(r->evidence)) || !r->evidence[0])
 		abort();
 	/* a whole table is FGT_KSYMS_MIN symbols of 24 bytes: never in less */
-	if (r->verdict == FGT_SV_NOT_AFFECTED && size + map_len < FGT_KSYMS_MIN * 24)
+	if (r->verdict == FGT_VERDICT_NOT_AFFECTED && size + map_len < FGT_KSYMS_MIN * 24)
 		abort();
 out:
 	if (fd >= 0)

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * check's answer, rendered: the monitoring-plugin line, the JSON object and
+ * the node_exporter textfile, all from the values of struct fgt_check_result
+ * (the reason too: check.c decides its shape, this file writes its words).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "check/check.h"
+#include "check/prom.h"
+#include "common/clause.h"
+#include "common/json_writer.h"
+#include "common/log.h"
+#include "live/output.h"
+
+/* ---- the reason ---------------------------------------------------------- */
+
+static const char *const by_names[] = {
+	[FGT_BY_STATIC]				= "static",
+	[FGT_BY_TRIGGER]			= "trigger",
+	[FGT_BY_WATCH]				= "watch",
+	[FGT_BY_STATIC | FGT_BY_TRIGGER]	= "static+trigger",
+	[FGT_BY_STATIC | FGT_BY_WATCH]		= "static+watch",
+};
+
+const char *fgt_check_by_name(unsigned int by)
+{
+	return by < sizeof(by_names) / sizeof(by_names[0]) ? by_names[by] : NULL;
+}
+
+/* The activation side's words: the judge's with its clauses, else the note. */
+static void act_reason(const struct fgt_check_result *r, char *buf, size_t len)
+{
+	const struct fgt_judge *j = &r->seen.judge;
+
+	if (!r->judged) {
+		snprintf(buf, len, "%s", r->note);
+		return;
+	}
+	fgt_judge_text(j, buf, len);
+	if (j->verdict == FGT_VERDICT_FIXED && j->failures)
+		fgt_clause_add(buf, len, "%" PRIu64 " shadow-stack allocation%s failed",
+			       j->failures, j->failures == 1 ? "" : "s");
+	if (r->seen.lost)
+		fgt_clause_add(buf, len, "%" PRIu64 " event%s lost during the activation",
+			       r->seen.lost, r->seen.lost == 1 ? "" : "s");
+	if (r->act_verdict == FGT_VERDICT_UNKNOWN && r->hint[0])
+		fgt_clause_add(buf, len, "%s", r->hint);
+}
+
+/* The code's words; hinted: when it cannot tell, what would. */
+static void code_reason(const struct fgt_check_result *r, bool hinted, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->st.evidence);
+	if (!hinted || r->st.verdict != FGT_VERDICT_UNKNOWN)
+		return;
+	if (r->st.why == FGT_SW_LOCKDOWN)
+		fgt_clause_add(buf, len, "--kernel /boot/vmlinuz-%s reads the same code from the "
+			       "file", r->kid.release);
+	else
+		fgt_clause_add(buf, len, "--trigger adds an activation's proof");
+}
+
+const char *fgt_check_reason(const struct fgt_check_result *r, char *buf, size_t len)
+{
+	char act[FGT_CHECK_REASON_LEN];
+
+	act_reason(r, act, sizeof(act));
+	switch (r->shape) {
+	case FGT_SHAPE_ACT:
+		snprintf(buf, len, "%s", act);
+		break;
+	case FGT_SHAPE_CODE:
+	case FGT_SHAPE_CODE_HINT:
+		code_reason(r, r->shape == FGT_SHAPE_CODE_HINT, buf, len);
+		break;
+	case FGT_SHAPE_AGREE:
+		snprintf(buf, len, "%.400s; the activation: %.300s", r->st.evidence, act);
+		break;
+	case FGT_SHAPE_DISAGREE:
+		snprintf(buf, len, "the code and the activation disagree: the code says %s "
+			 "(%.300s); the activation says %s (%.300s)",
+			 fgt_verdict_answer(r->st.verdict), r->st.evidence,
+			 fgt_verdict_answer(r->act_verdict), act);
+		break;
+	case FGT_SHAPE_CODE_FIRST:
+		code_reason(r, false, buf, len);
+		fgt_clause_add(buf, len, "%s: %s",
+			       r->act_by == FGT_BY_TRIGGER ? "--trigger" : "watching", act);
+		break;
+	case FGT_SHAPE_ACT_FIRST:
+		snprintf(buf, len, "%s", act);
+		fgt_clause_add(buf, len, "the code: %s", r->st.evidence);
+		break;
+	}
+	if (r->prom_err[0])
+		fgt_clause_add(buf, len, "--prometheus: %s", r->prom_err);
+	return buf;
+}
+
+/* ---- the line and the JSON ----------------------------------------------- */
+
+static const char *status_word(int status)
+{
+	switch (status) {
+	case FGT_CHECK_OK:		return "OK";
+	case FGT_CHECK_WARNING:		return "WARNING";
+	case FGT_CHECK_CRITICAL:	return "CRITICAL";
+	default:			return "UNKNOWN";
+	}
+}
+
+
+/* ---- outputs ------------------------------------------------------------- */
+
+/* Where the answer came from, in words, once the code was asked. */
+static const char *method_words(const struct fgt_check_result *r)
+{
+	if (!r->have_static || r->verdict == FGT_VERDICT_NOT_AFFECTED)
+		return "";
+	if (r->answered_by == FGT_BY_STATIC)
+		return " (from the code)";
+	if (r->answered_by & FGT_BY_STATIC)
+		return " (from the code and an activation)";
+	if (r->answered_by)
+		return " (from an activation)";
+	return "";
+}
+
+/* A perfdata value: digits and a point only (the monitoring-plugin format
+ * has no exponent), to the microsecond, no trailing zeros. */
+static const char *perf_seconds(double v, char *b, size_t len)
+{
+	char *p;
+
+	snprintf(b, len, "%.6f", v);
+	p = b + strlen(b) - 1;
+	while (p > b && *p == '0')
+		*p-- = '\0';
+	if (*p == '.')
+		*p = '\0';
+	return b;
+}
+
+void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
+{
+	char est[48], reason[FGT_CHECK_REASON_LEN];
+
+	const char *sep = " | ";	/* perfdata follow it, space-separated */
+
+	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
+		fgt_verdict_words(r->verdict), method_words(r), fgt_check_reason(r, reason, sizeof(reason)),
+		r->kid.release[0] ? r->kid.release : "?",
+		r->kid.build_id[0] ? r->kid.build_id : "unknown");
+	if (r->seen.have) {
+		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
+			PRIu64 " lost=%" PRIu64, sep, r->seen.sweeps, r->seen.served,
+			r->seen.duration_s, r->seen.failures, r->lost);
+		sep = " ";
+	} else if (r->verdict != FGT_VERDICT_NOT_AFFECTED && r->answered_by != FGT_BY_STATIC) {
+		fprintf(f, "%slost=%" PRIu64, sep, r->lost);
+		sep = " ";
+	}
+	if (r->have_exposure)
+		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%ss", sep, r->exposure.lacking,
+			perf_seconds(r->exposure_est.seconds, est, sizeof(est)));
+	fputc('\n', f);
+	fflush(f);
+}
+
+static void exposure_json(json_writer_t *jw, const struct fgt_check_result *r)
+{
+	if (!r->have_exposure) {
+		if (r->exposure_why[0]) {
+			jsonw_name(jw, "exposure");
+			jsonw_start_object(jw);
+			jsonw_string_field(jw, "error", r->exposure_why);
+			jsonw_end_object(jw);
+		}
+		return;
+	}
+	jsonw_name(jw, "exposure");
+	fgt_out_exposure_json(jw, &r->exposure, &r->exposure_est);
+}
+
+void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
+{
+	json_writer_t *jw = jsonw_new(f);
+	char reason[FGT_CHECK_REASON_LEN];
+
+	if (!jw)
+		return;
+	jsonw_head(jw, "check");
+	jsonw_string_field(jw, "verdict", fgt_verdict_answer(r->verdict));
+	jsonw_int_field(jw, "status", r->status);
+	jsonw_string_field(jw, "reason", fgt_check_reason(r, reason, sizeof(reason)));
+	if (r->answered_by)
+		jsonw_string_field(jw, "method", fgt_check_by_name(r->answered_by));
+	jsonw_name(jw, "kernel");
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "release", r->kid.release);
+	if (r->kid.build_id[0])
+		jsonw_string_field(jw, "build_id", r->kid.build_id);
+	else
+		jsonw_null_field(jw, "build_id");
+	jsonw_end_object(jw);
+	jsonw_float_field(jw, "check_time", r->check_time);
+	jsonw_uint_field(jw, "activations_seen", r->seen.n);
+	jsonw_uint_field(jw, "lost_events", r->lost);
+	if (r->seen.have) {
+		jsonw_name(jw, "activation");
+		jsonw_start_object(jw);
+		jsonw_uint_field(jw, "sweeps", r->seen.sweeps);
+		jsonw_uint_field(jw, "threads_served", r->seen.served);
+		jsonw_float_field(jw, "duration_s", r->seen.duration_s);
+		jsonw_uint_field(jw, "failures", r->seen.failures);
+		jsonw_uint_field(jw, "failed_nonblocking", r->seen.failed_nonblocking);
+		jsonw_uint_field(jw, "reserve_served", r->seen.reserve_served);
+		jsonw_uint_field(jw, "extra_sweeps", r->seen.extra_sweeps);
+		jsonw_float_field(jw, "extra_sweeps_s", r->seen.extra_s);
+		jsonw_uint_field(jw, "rewalked", r->seen.rewalked);
+		jsonw_uint_field(jw, "nr_threads", r->seen.nr_threads);
+		jsonw_uint_field(jw, "lost_events", r->seen.lost);
+		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
+		jsonw_end_object(jw);
+	}
+	exposure_json(jw, r);
+	if (r->triggered || r->parked || r->threads >= 0) {
+		jsonw_name(jw, "trigger");
+		jsonw_start_object(jw);
+		jsonw_bool_field(jw, "done", r->triggered);
+		if (r->trig_method != FGT_TRIG_NONE)
+			jsonw_string_field(jw, "method", fgt_trig_method_name(r->trig_method));
+		if (r->func[0])
+			jsonw_string_field(jw, "function", r->func);
+		jsonw_uint_field(jw, "parked_threads", r->parked);
+		jsonw_int_field(jw, "threads", r->threads);
+		jsonw_name(jw, "unfixed_estimate");
+		jsonw_start_object(jw);
+		jsonw_uint_field(jw, "lacking", r->trig_walk.lacking);
+		jsonw_uint_field(jw, "sweeps", r->trig_walk.sweeps);
+		jsonw_uint_field(jw, "visits", r->trig_walk.visits);
+		jsonw_float_field(jw, "seconds", r->trig_est.seconds);
+		jsonw_bool_field(jw, "assumed", r->trig_assumed);
+		jsonw_end_object(jw);
+		if (r->cleaned[0])
+			jsonw_string_field(jw, "cleaned", r->cleaned);
+		jsonw_end_object(jw);
+	}
+	if (r->have_static) {
+		jsonw_name(jw, "static");
+		jsonw_start_object(jw);
+		fgt_static_json_fields(&r->st, jw);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+	fflush(f);
+}
+
+static void kernel_labels(FILE *f, const struct fgt_check_result *r)
+{
+	fputs("release=", f);
+	fgt_prom_label(f, r->kid.release);
+	fputs(",build_id=", f);
+	fgt_prom_label(f, r->kid.build_id);
+}
+
+/* Every verdict has a series (a state set: the one reached is 1). */
+static const enum fgt_verdict prom_order[] = {
+	FGT_VERDICT_FIXED, FGT_VERDICT_NOT_FIXED, FGT_VERDICT_NOT_AFFECTED, FGT_VERDICT_UNKNOWN,
+};
+
+static void prom_verdict(FILE *f, const struct fgt_check_result *r)
+{
+	const char *by = fgt_check_by_name(r->answered_by);
+
+	fgt_prom_help(f, "fgraphtop_verdict", "gauge",
+		      "Verdict of the last fgraphtop check on this kernel build: 1 for the verdict "
+		      "reached; method: what answered (static: the kernel's code; trigger, watch: "
+		      "an activation).");
+	for (size_t i = 0; i < sizeof(prom_order) / sizeof(prom_order[0]); i++) {
+		fputs("fgraphtop_verdict{verdict=", f);
+		fgt_prom_label(f, fgt_verdict_answer(prom_order[i]));
+		fputc(',', f);
+		kernel_labels(f, r);
+		if (by) {
+			fputs(",method=", f);
+			fgt_prom_label(f, by);
+		}
+		fprintf(f, "} %d\n", r->verdict == prom_order[i]);
+	}
+}
+
+static void prom_activation(FILE *f, const struct fgt_check_seen *s)
+{
+	fgt_prom_gauge_dbl(f, "fgraphtop_activation_duration_seconds",
+			   "End to end duration of the shadow-stack allocation phase of the "
+			   "activation seen.", s->duration_s);
+	fgt_prom_gauge_u64(f, "fgraphtop_activation_sweeps",
+			   "Task-list sweeps (alloc_retstack_tasklist calls) in the activation seen.",
+			   s->sweeps);
+	fgt_prom_gauge_u64(f, "fgraphtop_activation_threads_served",
+			   "Threads handed a shadow stack by the activation seen.", s->served);
+	fgt_prom_gauge_u64(f, "fgraphtop_activation_failures",
+			   "Failed shadow-stack allocations in the activation seen.", s->failures);
+	fgt_prom_gauge_u64(f, "fgraphtop_activation_nonblocking_failures",
+			   "Failed non-blocking (GFP_NOWAIT) shadow-stack allocations in the "
+			   "activation seen: on a fixed kernel, memory under the watermark.",
+			   s->failed_nonblocking);
+	fgt_prom_gauge_u64(f, "fgraphtop_activation_extra_sweeps",
+			   "Sweeps after the first in the activation seen: on a fixed kernel, each "
+			   "one a reserve used up under memory pressure.", s->extra_sweeps);
+	fgt_prom_gauge_dbl(f, "fgraphtop_activation_extra_sweeps_seconds",
+			   "Time of the sweeps after the first in the activation seen.", s->extra_s);
+}
+
+static void prom_exposure(FILE *f, const struct fgt_check_result *r)
+{
+	fgt_prom_gauge_u64(f, "fgraphtop_threads_without_shadow_stack", "Threads lacking a shadow "
+			   "stack when the check ran, before any activation it caused: what the "
+			   "next fgraph activation must serve.", r->exposure.lacking);
+	fgt_prom_gauge_dbl(f, "fgraphtop_unfixed_walk_estimate_seconds", "Estimated duration of "
+			   "an unfixed kernel's batch-of-32 shadow-stack walk over those threads, in "
+			   "task-list order.", r->exposure_est.seconds);
+	fgt_prom_help(f, "fgraphtop_unfixed_walk_visit_cost_seconds", "gauge", "The cost of one "
+		      "thread visit the estimate used: the series' figure (default) or this "
+		      "host's observed unfixed walk (observed).");
+	fputs("fgraphtop_unfixed_walk_visit_cost_seconds{source=", f);
+	fgt_prom_label(f, fgt_exp_cost_src_name(r->exposure_est.src));
+	fprintf(f, "} %.6g\n", r->exposure_est.ns_per_visit / 1e9);
+}
+
+int fgt_check_render_prom(FILE *f, const struct fgt_check_result *r)
+{
+	prom_verdict(f, r);
+	fgt_prom_help(f, "fgraphtop_kernel_info", "gauge",
+		      "Kernel the check ran on: release and build ID from /sys/kernel/notes.");
+	fputs("fgraphtop_kernel_info{", f);
+	kernel_labels(f, r);
+	fputs("} 1\n", f);
+	fgt_prom_gauge_u64(f, "fgraphtop_check_status", "Exit status of the check: 0 fixed or not "
+			   "affected, 1 fixed with problems, 2 not fixed, 3 unknown.",
+			   (uint64_t)(r->status & 0xff));
+	fgt_prom_gauge_dbl(f, "fgraphtop_check_timestamp_seconds",
+			   "When the check ran, seconds since the epoch.", r->check_time);
+	if (r->seen.have)
+		prom_activation(f, &r->seen);
+	fgt_prom_gauge_u64(f, "fgraphtop_lost_events",
+			   "Events the kernel could not deliver during the check.", r->lost);
+	if (r->have_exposure)
+		prom_exposure(f, r);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int render_prom(FILE *f, const void *r)
+{
+	return fgt_check_render_prom(f, r);
+}
+
+int fgt_check_write_prom(const char *path, const struct fgt_check_result *r, char *err, size_t len)
+{
+	return fgt_prom_write(path, render_prom, r, err, len);
+}
+
+int fgt_check_answer(struct fgt_check_result *r, bool json, const char *prom_file, FILE *out)
+{
+	char err[512];
+
+	if (prom_file && fgt_check_write_prom(prom_file, r, err, sizeof(err))) {
+		snprintf(r->prom_err, sizeof(r->prom_err), "%s", err);
+		r->status = FGT_CHECK_UNKNOWN;
+	}
+	if (json)
+		fgt_check_print_json(out, r);
+	else
+		fgt_check_print_line(out, r);
+	if (fflush(out) || ferror(out)) {
+		log_err("cannot write the answer: %s", strerror(errno));
+		return FGT_CHECK_UNKNOWN;
+	}
+	return r->status;
+}
