@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "check/check.h"
+#include "common/clock.h"
 #include "check_main.h"
 #include "env.h"
 #include "common/log.h"
@@ -170,7 +171,6 @@ static void signals(void)
 static int usage_error(const struct fgt_check_args *a, FILE *out)
 {
 	struct fgt_check_result r = { .threads = -1 };
-	struct timespec ts;
 
 	if (!a->o.json) {
 		fprintf(stderr, "fgraphtop check: %s\nTry 'fgraphtop check --help'.\n", a->cli.err);
@@ -178,8 +178,7 @@ static int usage_error(const struct fgt_check_args *a, FILE *out)
 	}
 	fgt_check_seen_init(&r.seen);
 	fgt_kernel_id_read(&r.kid, NULL);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	r.check_time = ts.tv_sec + ts.tv_nsec / 1e9;
+	r.check_time = fgt_epoch_s();
 	r.verdict = FGT_VERDICT_UNKNOWN;
 	r.status = FGT_CHECK_UNKNOWN;
 	snprintf(r.note, sizeof(r.note), "usage: %s", a->cli.err);

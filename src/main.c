@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "check/check.h"
+#include "common/clock.h"
 #include "env.h"
 #include "common/exit_codes.h"
 #include "watch/exposure.h"
@@ -55,22 +56,6 @@ static void signals(void)
 	signal(SIGTERM, sig_handler);
 	signal(SIGHUP, sig_handler);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 static void on_event(const struct fgt_event *e, const struct fgt_frame *frames, int n, void *ctx)
@@ -228,7 +213,7 @@ static void exposure_tick(struct fgt_session *s, struct exp_sched *x, uint64_t t
 	}
 	/* stamped when done: an activation that began during the pass is not
 	 * one this count came before */
-	t1 = now_ns();
+	t1 = fgt_mono_ns();
 	fgt_session_set_exposure(s, &w, t1);
 	wait = FGT_EXP_DUTY * (t1 - t);
 	x->next_ns = t1 + (wait > interval_ns ? wait : interval_ns);
@@ -237,7 +222,7 @@ static void exposure_tick(struct fgt_session *s, struct exp_sched *x, uint64_t t
 static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_env *env,
 		 struct exp_sched *x, bool screen, char *msg, size_t len)
 {
-	uint64_t start = now_ns(), next_tick, deadline = 0, last_draw = 0, changes = 0;
+	uint64_t start = fgt_mono_ns(), next_tick, deadline = 0, last_draw = 0, changes = 0;
 	struct fgt_status st = {};
 	int err;
 
@@ -256,7 +241,7 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 		}
 		if (screen && !screen_input(out, &redraw))
 			break;
-		t = now_ns();
+		t = fgt_mono_ns();
 		exposure_tick(s, x, t, env->interval_s * 1000000000ull);
 		/* lines and -j wait for the interval but for the holders; the
 		 * screen shows new figures as they come */
@@ -362,8 +347,8 @@ int main(int argc, char **argv)
 	oo.json = env.cli.json;
 	oo.events = env.events;
 	oo.screen = !env.no_screen && !env.cli.json && !env.events && isatty(STDOUT_FILENO);
-	oo.start_ns = now_ns();
-	oo.start_wall_ns = wall_ns();
+	oo.start_ns = fgt_mono_ns();
+	oo.start_wall_ns = fgt_wall_ns();
 	out = fgt_out_new(stdout, &oo);
 	if (!out) {
 		snprintf(msg, sizeof(msg), "out of memory");

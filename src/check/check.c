@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "check/check.h"
+#include "common/clock.h"
 #include "common/clause.h"
 #include "common/json_writer.h"
 #include "common/log.h"
@@ -34,22 +35,6 @@
 
 #define CHECK_GRACE_S		10.0	/* past the deadline, for an activation under way */
 #define CHECK_POLL_MS		100
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double epoch_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- activations seen --------------------------------------------------- */
 
@@ -169,7 +154,7 @@ static void watch_until(const struct fgt_check_sys *sys, struct fgt_check_seen *
 
 	while (!stopped(sys)) {
 		bool busy = w->busy && w->busy(w->priv);
-		double now = mono_s();
+		double now = fgt_mono_s();
 
 		if (now >= deadline + (busy ? CHECK_GRACE_S : 0))
 			break;
@@ -297,7 +282,7 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_sy
 	r->triggered = true;
 	log_info("triggered with %s on %s", fgt_trig_method_name(r->trig_method), r->func);
 	/* the 0->1 step happened inside the write or link_create: its events are queued */
-	watch_until(sys, &r->seen, mono_s() + o->timeout_s, before, true);
+	watch_until(sys, &r->seen, fgt_mono_s() + o->timeout_s, before, true);
 cleanup:
 	if (fgt_trig_off(t, undo, sizeof(undo))) {
 		log_err("%s", undo);
@@ -442,7 +427,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	r->threads = -1;
 	r->act_by = o->trigger ? FGT_BY_TRIGGER : FGT_BY_WATCH;
 	fgt_check_seen_init(&r->seen);
-	r->check_time = epoch_s();
+	r->check_time = fgt_epoch_s();
 	fgt_kernel_id_read(&r->kid, sys->notes_path);
 
 	/*
@@ -510,7 +495,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 			 "the triggered activation was not seen within %.0f s; see fgraphtop "
 			 "--explain", o->timeout_s);
 	} else {
-		watch_until(sys, &r->seen, mono_s() + o->timeout_s, 0, false);
+		watch_until(sys, &r->seen, fgt_mono_s() + o->timeout_s, 0, false);
 		snprintf(hint, sizeof(hint), "%s; --trigger causes one (with threads that need "
 			 "stacks), or wait longer with --timeout", r->seen.n ?
 			 "no activation seen told fixed from unfixed" :

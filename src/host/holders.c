@@ -22,6 +22,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include "host/holders.h"
+#include "common/clock.h"
 #include "host/tracefs.h"
 #include "facts/kfacts.h"
 
@@ -553,14 +554,6 @@ struct fgt_holders_watch {
 	unsigned int gen;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void wake(struct fgt_holders_watch *w)
 {
 	char c = 1;
@@ -573,11 +566,11 @@ static void wake(struct fgt_holders_watch *w)
 /* Sleep up to ms, or until woken; the wake-ups waiting are consumed. */
 static void nap(struct fgt_holders_watch *w, unsigned int ms)
 {
-	uint64_t until = mono_ns() + (uint64_t)ms * 1000000ull, now;
+	uint64_t until = fgt_mono_ns() + (uint64_t)ms * 1000000ull, now;
 	struct pollfd p = { .fd = w->wake[0], .events = POLLIN };
 	char buf[64];
 
-	while ((now = mono_ns()) < until) {
+	while ((now = fgt_mono_ns()) < until) {
 		int r = poll(&p, 1, (int)((until - now + 999999) / 1000000));
 
 		if (r > 0) {
@@ -607,7 +600,7 @@ static void *watch_main(void *arg)
 		if (!busy) {
 			/* stamped with its start: a change seen after that makes it stale
 			 * (a link can go while we list it: our own fd may be its last) */
-			t = mono_ns();
+			t = fgt_mono_ns();
 			fgt_holders_read(&w->cfg, &w->tmp);
 			pthread_mutex_lock(&w->mu);
 			if (!w->have || !fgt_holders_same(&w->h, &w->tmp))
@@ -689,10 +682,10 @@ bool fgt_holders_watch_get(struct fgt_holders_watch *w, struct fgt_holders *out,
 
 bool fgt_holders_watch_wait(struct fgt_holders_watch *w, unsigned int ms)
 {
-	uint64_t until = mono_ns() + (uint64_t)ms * 1000000ull;
+	uint64_t until = fgt_mono_ns() + (uint64_t)ms * 1000000ull;
 
 	while (w && !fgt_holders_watch_get(w, NULL, NULL, NULL)) {
-		if (mono_ns() >= until)
+		if (fgt_mono_ns() >= until)
 			return false;
 		usleep(10000);
 	}
@@ -709,6 +702,7 @@ void fgt_holders_watch_stop(struct fgt_holders_watch *w)
 	w->stop = true;
 	pthread_mutex_unlock(&w->mu);
 	wake(w);
+	/* pthread_timedjoin_np() takes an absolute CLOCK_REALTIME deadline */
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_nsec += 200000000;
 	if (until.tv_nsec >= 1000000000) {

@@ -30,6 +30,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "host/kernel_id.h"
+#include "common/clock.h"
 #include "static/kread.h"
 #include "common/log.h"
 
@@ -44,21 +45,19 @@ struct fgt_kio fgt_kio;
  * and at -vv one line each, for the answer's profile. */
 static ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t off)
 {
-	struct timespec t0, t1;
+	uint64_t t0 = 0;
 	ssize_t n;
 
 	if (off > INT64_MAX)
 		return -1;
 	if (fgt_verbose >= 2)
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = fgt_mono_ns();
 	n = pread(fd, buf, len, (off_t)off);
 	fgt_kio.reads++;
 	fgt_kio.bytes += n > 0 ? (uint64_t)n : 0;
-	if (fgt_verbose >= 2) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (fgt_verbose >= 2)
 		log_dbg("kcore: %zu bytes at offset %#" PRIx64 ": %.3f ms", len, off,
-			(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
-	}
+			(fgt_mono_ns() - t0) / 1e6);
 	return n;
 }
 

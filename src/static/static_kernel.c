@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "host/kernel_id.h"
+#include "common/clock.h"
 #include "static/kread.h"
 #include "common/log.h"
 #include "static/static_check.h"
@@ -26,10 +27,7 @@ fgt_kmem_read_fn fgt_static_bpf_read;
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double)fgt_mono_ns() / 1e6;
 }
 
 static enum fgt_verdict fail(struct fgt_static_result *r, int why, const char *fmt, ...)

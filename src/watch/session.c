@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "watch/session.h"
+#include "common/clock.h"
 #include "fgraphtop.skel.h"
 #include "common/exit_codes.h"
 #include "host/kernel_id.h"
@@ -202,10 +203,7 @@ static int graph_active(struct fgraphtop_bpf *skel)
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return fgt_mono_ns() / 1000000;
 }
 
 /*
@@ -417,15 +415,14 @@ static void holders_start(struct fgt_session *s)
 /* -vv: how long each start-up phase took, to see where start-up time goes. */
 static void phase(const char *what)
 {
-	static struct timespec last;
-	struct timespec t;
+	static uint64_t last;
+	uint64_t t;
 
 	if (fgt_verbose < 2)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	t = fgt_mono_ns();
 	if (what)
-		log_dbg("fgraphtop: start-up: %s: %.1f ms\n", what,
-			(t.tv_sec - last.tv_sec) * 1e3 + (t.tv_nsec - last.tv_nsec) / 1e6);
+		log_dbg("fgraphtop: start-up: %s: %.1f ms\n", what, (t - last) / 1e6);
 	last = t;
 }
 
@@ -657,20 +654,12 @@ static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activat
 					     cur->nr_threads);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 {
 	const struct fgt_activation *cur = fgt_assembler_current(s->as);
 
 	memset(st, 0, sizeof(*st));
-	st->now_ns = now_ns();
+	st->now_ns = fgt_mono_ns();
 	st->cur = cur;
 	st->fork = fgt_assembler_fork(s->as);
 	st->judge = &s->rec.judge;

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The clocks, read one way everywhere: CLOCK_MONOTONIC for durations and
+ * event times (the BPF side's bpf_ktime_get_ns() is the same clock), and
+ * CLOCK_REALTIME only for the wall-clock times the outputs print.
+ */
+#ifndef FGT_CLOCK_H
+#define FGT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t fgt_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline int64_t fgt_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static inline double fgt_mono_s(void)
+{
+	return (double)fgt_mono_ns() / 1e9;
+}
+
+/* Seconds since the epoch, as check's answer and textfile give them. */
+static inline double fgt_epoch_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#endif
