@@ -26,6 +26,7 @@
 #include "common/json_writer.h"
 #include "static/kread.h"
 #include "common/log.h"
+#include "live/explain.h"
 #include "live/output.h"
 #include "live/screen.h"
 #include "watch/session.h"
@@ -105,33 +106,8 @@ static void explain(const struct fgt_session *s, bool json)
 {
 	struct fgt_holders h;
 	bool have = explain_holders(s, &h);
-	int active = explain_graph_active(s);
-	json_writer_t *jw;
 
-	if (!json) {
-		fgt_plan_explain(s->plan, stdout);
-		if (have)
-			fgt_out_holders_explain(stdout, &h, active);
-		else
-			printf("\nWho holds fgraph now: not read within 2 s (tracefs busy: a tracer "
-			       "switch under way?)\n");
-		return;
-	}
-	jw = jsonw_new(stdout);
-	if (!jw)
-		return;
-	jsonw_head(jw, "plan");
-	fgt_plan_explain_json(s->plan, jw);
-	if (have) {
-		jsonw_name(jw, "holders");
-		jsonw_start_object(jw);
-		fgt_out_holders_json(jw, &h, active);
-		jsonw_end_object(jw);
-	} else {
-		jsonw_null_field(jw, "holders");
-	}
-	jsonw_end_object(jw);
-	jsonw_destroy(&jw);
+	fgt_explain_print(stdout, s->plan, have ? &h : NULL, explain_graph_active(s), json);
 }
 
 /* stdout could not be written: a reader that went away is a clean stop. */

@@ -30,6 +30,7 @@
 #include "static/kread.h"
 #include "common/log.h"
 #include "static/static_check.h"
+#include "live/static_json.h"
 
 /* SIGINT and SIGTERM end the reading (an "interrupted" answer, status 3). */
 static volatile sig_atomic_t stop;

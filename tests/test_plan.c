@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "common/exit_codes.h"
 #include "watch/plan.h"
+#include "live/explain.h"
 
 /* One probe outcome by "kind/target": load_err, attach_err (0, 0: attached). */
 struct outcome {

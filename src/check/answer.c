@@ -14,6 +14,7 @@
 #include "common/json_writer.h"
 #include "common/log.h"
 #include "live/output.h"
+#include "live/static_json.h"
 
 /* ---- the reason ---------------------------------------------------------- */
 

@@ -39,10 +39,6 @@ size_t fgt_ksyms_count(const struct fgt_ksyms *ks);
  */
 void fgt_ksyms_set_whole(struct fgt_ksyms *ks, size_t n);
 bool fgt_ksyms_is_part(const struct fgt_ksyms *ks);
-/* The part of the running kernel's table holding names[0..n), read from its
- * kallsyms tables through kcore (NULL: /proc/kcore); NULL where kcore cannot
- * say (absent, masked, not root, before 6.0). src/static/ksyms_kcore.c */
-struct fgt_ksyms *fgt_ksyms_kcore(const char *kcore, const char *const *names, size_t n);
 /*
  * Does the table look like a whole kernel's? A masked (empty) or truncated
  * kallsyms must not pass for one that lacks a symbol: it needs _stext and

@@ -13,6 +13,7 @@
 #include "static/static_check.h"
 #include "model/verdict.h"
 #include "model/via.h"
+#include "live/static_json.h"
 
 #define FGT_HISTORY_MAX	64
 

@@ -215,4 +215,9 @@ const void *fgt_kimage_section_va(const struct fgt_kimage *im, const char *name,
 int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_len,
 			 size_t *nr_syms, char *msg, size_t len);
 
+/* The part of the running kernel's table holding names[0..n), read from its
+ * kallsyms tables through kcore (NULL: /proc/kcore); NULL where kcore cannot
+ * say (absent, masked, not root, before 6.0). src/static/ksyms_kcore.c */
+struct fgt_ksyms *fgt_ksyms_kcore(const char *kcore, const char *const *names, size_t n);
+
 #endif

@@ -31,7 +31,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "common/json_writer.h"
 #include "facts/kfacts.h"
 #include "host/ksyms.h"
 #include "model/verdict.h"
@@ -255,11 +254,6 @@ enum fgt_verdict fgt_static_check(const struct fgt_static_opts *opts,
  */
 void fgt_static_from_boot_image(const struct fgt_static_opts *opts, struct fgt_static_result *r);
 
-/* The result as a JSON object's fields (the caller opens and closes it):
- * verdict, why, evidence, source, symbols, function, bytes, insns, ms, sites
- * [{site, call, cache, gfp, gfp_flags, size, rcu, kind}], rcu_read_lock,
- * rcu_read_unlock. */
-void fgt_static_json_fields(const struct fgt_static_result *r, json_writer_t *jw);
 /* "shadow", "other", "unclassified" */
 const char *fgt_static_kind_name(enum fgt_static_kind k);
 

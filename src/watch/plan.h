@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "bpf/events_abi.h"
-#include "common/json_writer.h"
 #include "facts/kfacts.h"
 #include "host/ksyms.h"
 
@@ -83,12 +82,6 @@ const char *fgt_plan_fig_path(const struct fgt_plan *p, enum fgt_figure f);
 /* An allocator function attached: the fork path's latency can be measured. */
 bool fgt_plan_has_lat(const struct fgt_plan *p);
 
-/* Before any BPF: can this kernel have the problem, and may we look?
- * Returns 0 or an FGT_EXIT_* status, with one line (what is wrong, what to do) in msg. */
-int fgt_preflight(const struct fgt_ksyms *ks, char *msg, size_t msglen);
-
-/* Step 1 (src/watch/probe.c): kallsyms, and BTF when btf is not NULL (a struct btf *). */
-void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks, const void *btf);
 /* Should this row be tried on this kernel? NULL yes, else why not. */
 const char *fgt_row_skip(const struct fgt_kernel *k, const struct fgt_probe_row *r);
 
@@ -102,12 +95,6 @@ void fgt_plan_enumerate(struct fgt_plan *p);
  */
 int fgt_plan_choose(struct fgt_plan *p, enum fgt_path_pref pref, char *msg, size_t len);
 
-/* All three steps on the running kernel (probing needs root). 0 or FGT_EXIT_* with msg. */
-int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
-		   enum fgt_path_pref pref, char *msg, size_t msglen);
-
-void fgt_plan_explain(const struct fgt_plan *p, FILE *f);
-void fgt_plan_explain_json(const struct fgt_plan *p, json_writer_t *jw);
 /* Why a probe failed, in words (libbpf/kernel errno interpreted). */
 const char *fgt_probe_why(const struct fgt_probe *pr, char *buf, size_t len);
 

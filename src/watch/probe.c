@@ -24,6 +24,7 @@
 #include "host/host_state.h"
 #include "common/log.h"
 #include "watch/plan.h"
+#include "watch/probe.h"
 
 static bool have_cap(int cap)
 {

@@ -16,6 +16,8 @@
 #include "host/kernel_id.h"
 #include "model/actlog.h"
 #include "host/host_state.h"
+#include "static/kread.h"
+#include "watch/probe.h"
 #include "common/log.h"
 #include "watch/exposure.h"
 
