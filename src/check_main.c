@@ -185,9 +185,11 @@ static int usage_error(const struct fgt_check_args *a, FILE *out)
 	return fgt_check_answer(&r, a->o.json, NULL, out);
 }
 
-int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch)
+int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch,
+		   fgt_kmem_read_fn bpf_read)
 {
-	struct fgt_check_sys sys = { .watch = watch, .statik = fgt_static_check, .out = stdout,
+	struct fgt_check_sys sys = { .watch = watch, .statik = fgt_static_check,
+				     .bpf_read = bpf_read, .out = stdout,
 				     .stop = &check_stop };
 	struct fgt_check_args a;
 	struct fgt_check_result *r;

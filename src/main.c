@@ -97,8 +97,8 @@ static int explain_graph_active(const struct fgt_session *s)
 		err = fgt_kimage_read(&im, addr, &v, sizeof(v));
 		fgt_kimage_close(&im);
 	}
-	if (err && fgt_static_bpf_read)
-		err = fgt_static_bpf_read(addr, &v, sizeof(v), msg, sizeof(msg));
+	if (err)
+		err = fgt_kread_bpf(addr, &v, sizeof(v), msg, sizeof(msg));
 	return err || v < 0 ? -1 : v;
 }
 
@@ -259,7 +259,7 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
  * with the kallsyms the session already has. */
 static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
 {
-	struct fgt_static_opts so = { .ks = s->ks };
+	struct fgt_static_opts so = { .ks = s->ks, .bpf_read = fgt_kread_bpf };
 	struct fgt_static_result *r = calloc(1, sizeof(*r));
 
 	if (!r)
@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "check")) {
 		libbpf_set_print(libbpf_print_fn);
-		return fgt_check_main(argc - 1, argv + 1, fgt_session_watch_ops(&s));
+		return fgt_check_main(argc - 1, argv + 1, fgt_session_watch_ops(&s), fgt_kread_bpf);
 	}
 	act = fgt_env_parse(argc, argv, &env);
 	fgt_msg_setup(env.cli.json, stdout);
@@ -299,8 +299,8 @@ int main(int argc, char **argv)
 	 * Large blocks always mmap()ed, as src/host/ksyms.c counts on: glibc raises
 	 * its threshold to the size of each mapped block freed, and the start-up
 	 * frees vmlinux BTF's megabytes before /proc/kallsyms is read (after the
-	 * start line), whose tables then grew in the heap: VmHWM 15.6 -> 15.1 MB,
-	 * VmRSS 10.3 -> 9.4 MB on lab-stock with this.
+	 * start line), whose tables would then grow in the heap and keep the
+	 * peak (docs/bench/startup.md).
 	 */
 	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	libbpf_set_print(libbpf_print_fn);
@@ -342,10 +342,9 @@ int main(int argc, char **argv)
 	fgt_out_start(out, s.plan);
 	/*
 	 * The task iterator first, while little is resident: its load parses
-	 * vmlinux BTF once more (libbpf 1.1 reads it and copies it: 5.6 MB for
-	 * a moment on lab-stock), and on top of the whole /proc/kallsyms and
-	 * Capstone's tables that moment was the run's peak RSS: VmHWM 15.1 ->
-	 * 11.1 MB with the iterator before them (VmRSS 9.4 MB either way).
+	 * vmlinux BTF once more (libbpf 1.1 reads it and copies it), and on top
+	 * of the whole /proc/kallsyms and Capstone's tables that moment would be
+	 * the run's peak RSS (docs/bench/startup.md).
 	 */
 	exposure_open(&x);
 	fgt_session_started(&s);

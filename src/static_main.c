@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct fgt_static_opts o = { .stop = &stop };
+	struct fgt_static_opts o = { .stop = &stop, .bpf_read = fgt_kread_bpf };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct fgt_static_result r;
 	struct rec rc = { .name = "?" };

@@ -771,7 +771,7 @@ static int main_captured(char **argv, int argc, char *out, size_t len)
 	fflush(stdout);
 	saved = dup(STDOUT_FILENO);
 	dup2(fd, STDOUT_FILENO);
-	status = fgt_check_main(argc, argv, NULL);
+	status = fgt_check_main(argc, argv, NULL, NULL);
 	fgt_msg_setup(false, NULL);	/* what it set up, undone for the next test */
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);

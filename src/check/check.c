@@ -355,6 +355,7 @@ static void ask_code(const struct fgt_check_opts *o, const struct fgt_check_sys 
 		.system_map = o->system_map,
 		.kallsyms = sys->host.kallsyms,
 		.no_bpf = sys->no_bpf,
+		.bpf_read = sys->bpf_read,
 		.stop = sys->stop,
 	};
 

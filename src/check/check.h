@@ -58,6 +58,7 @@ struct fgt_check_sys {
 	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
 	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */
 	fgt_static_fn statik;		/* NULL: no answer from the code */
+	fgt_kmem_read_fn bpf_read;	/* the code's BPF reader (fgt_kread_bpf); NULL: none */
 	FILE *out;			/* the answer (stdout) */
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: restore and leave */
 };
@@ -176,6 +177,7 @@ int fgt_check_answer(struct fgt_check_result *r, bool json, const char *prom_fil
 
 /* `fgraphtop check ...` (src/check_main.c): argv[0] is "check". Parses options,
  * installs SIGINT/SIGTERM/SIGHUP handlers, runs, answers, returns the status. */
-int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch);
+int fgt_check_main(int argc, char **argv, const struct fgt_watch_ops *watch,
+		   fgt_kmem_read_fn bpf_read);
 
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The BPF reader of kernel text (bpf/kread.bpf.c) for the static verdict,
- * used when /proc/kcore cannot be read. Linking this file installs it as
- * fgt_static_bpf_read (a constructor: the binaries that carry BPF get the
- * fallback, the unit tests, which do not, get none).
+ * used when /proc/kcore cannot be read. Only the programs that carry BPF link
+ * this file; they hand fgt_kread_bpf in (fgt_static_opts.bpf_read), as check
+ * is handed its BPF session: the unit tests, which have neither, pass NULL.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -19,7 +19,7 @@ static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-static int kread_bpf(uint64_t addr, void *buf, size_t len, char *msg, size_t mlen)
+int fgt_kread_bpf(uint64_t addr, void *buf, size_t len, char *msg, size_t mlen)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	libbpf_print_fn_t old = libbpf_set_print(silent);
@@ -56,9 +56,4 @@ static int kread_bpf(uint64_t addr, void *buf, size_t len, char *msg, size_t mle
 	}
 	kread_bpf__destroy(skel);
 	return err;
-}
-
-__attribute__((constructor)) static void kread_bpf_install(void)
-{
-	fgt_static_bpf_read = kread_bpf;
 }

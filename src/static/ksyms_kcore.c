@@ -6,10 +6,8 @@
  * decodes only the names asked for), as fgraphtop check --static does.
  *
  * What the live tool needs before its probes are up is a dozen names; the
- * whole of /proc/kallsyms is for symbolizing stacks, later. Reading it was
- * 143 of the 305 ms from exec to attached on lab-stock (59,111 symbols,
- * qemu instruction counting: 118 of them the kernel writing the text, 25
- * parsing it); the tables from kcore, 8 ms.
+ * whole of /proc/kallsyms is for symbolizing stacks, later, and reading it
+ * costs many times what the tables from kcore do (docs/bench/startup.md).
  */
 #include <stdlib.h>
 #include "static/kread.h"

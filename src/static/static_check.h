@@ -217,6 +217,10 @@ void fgt_static_rec_free(struct fgt_static_rec *r);
 
 /* ---- the glue (src/static/static_kernel.c) -------------------------------------- */
 
+/* A reader of the running kernel's memory for when /proc/kcore cannot be
+ * read: 0 or -errno with msg. */
+typedef int (*fgt_kmem_read_fn)(uint64_t addr, void *buf, size_t len, char *msg, size_t mlen);
+
 struct fgt_static_opts {
 	const char *kernel;		/* NULL: the running kernel; else a vmlinux or bzImage */
 	const char *system_map;		/* with kernel: its System.map (optional) */
@@ -229,6 +233,7 @@ struct fgt_static_opts {
 	const char *notes;		/* NULL: /sys/kernel/notes (its build ID) */
 	const struct fgt_ksyms *ks;	/* the running kernel's, if the caller has them */
 	bool no_bpf;			/* do not fall back to a BPF read when kcore fails */
+	fgt_kmem_read_fn bpf_read;	/* that fallback (fgt_kread_bpf); NULL: none */
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: the reading stops (may be NULL) */
 	/* called with the text as read, before decoding (recording test data) */
 	void (*code_cb)(const struct fgt_static_code *c, const struct fgt_static_kernel *k,
@@ -257,10 +262,8 @@ void fgt_static_from_boot_image(const struct fgt_static_opts *opts, struct fgt_s
 /* "shadow", "other", "unclassified" */
 const char *fgt_static_kind_name(enum fgt_static_kind k);
 
-/* Optional reader of kernel memory for the running kernel when /proc/kcore
- * cannot be read (set by the main program: a BPF program, src/static/kread_bpf.c).
- * 0 or -errno with msg. */
-typedef int (*fgt_kmem_read_fn)(uint64_t addr, void *buf, size_t len, char *msg, size_t mlen);
-extern fgt_kmem_read_fn fgt_static_bpf_read;
+/* The BPF reader of kernel memory (src/static/kread_bpf.c), linked only into
+ * the programs that carry BPF; they hand it in as fgt_static_opts.bpf_read. */
+int fgt_kread_bpf(uint64_t addr, void *buf, size_t len, char *msg, size_t mlen);
 
 #endif

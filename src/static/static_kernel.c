@@ -23,7 +23,6 @@
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
 #define MAX_FUNC	(64u << 10)
 
-fgt_kmem_read_fn fgt_static_bpf_read;
 
 static double now_ms(void)
 {
@@ -412,9 +411,9 @@ static int read_running(struct ctx *c, uint64_t addr, void *buf, size_t len)
 		if (!why) {
 			c->have_im = true;
 			snprintf(r->source, sizeof(r->source), "%s", c->im.desc);
-		} else if (!o->no_bpf && fgt_static_bpf_read && why != FGT_SW_LOCKDOWN) {
+		} else if (!o->no_bpf && o->bpf_read && why != FGT_SW_LOCKDOWN) {
 			/* a container without kcore may still let BPF read kernel memory */
-			err = fgt_static_bpf_read(addr, buf, len, bmsg, sizeof(bmsg));
+			err = o->bpf_read(addr, buf, len, bmsg, sizeof(bmsg));
 			if (!err) {
 				snprintf(r->source, sizeof(r->source), "kernel memory through BPF "
 					 "(bpf_probe_read_kernel; %.180s)", msg);

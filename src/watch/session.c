@@ -448,11 +448,10 @@ static bool kallsyms_shows_addrs(void)
 }
 
 /*
- * Until the probes are up, only src/facts/kfacts.c's symbols: from the kernel's
- * own kallsyms tables (kcore) when it has them, 8 ms, not the whole
- * /proc/kallsyms, 143 of the 305 ms from exec to attached on lab-stock
- * (qemu instruction counting), which fgt_session_started() reads once they
- * are up.
+ * Until the probes are up, only src/facts/kfacts.c's symbols: from the
+ * kernel's own kallsyms tables (kcore) when it has them, because the whole
+ * /proc/kallsyms is most of the start-up's time (docs/bench/startup.md);
+ * fgt_session_started() reads it once they are up.
  */
 static struct fgt_ksyms *start_ksyms(void)
 {
