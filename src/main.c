@@ -24,7 +24,6 @@
 #include "common/exit_codes.h"
 #include "watch/exposure.h"
 #include "common/json_writer.h"
-#include "static/kread.h"
 #include "common/log.h"
 #include "live/explain.h"
 #include "live/output.h"
@@ -81,25 +80,19 @@ static bool explain_holders(const struct fgt_session *s, struct fgt_holders *h)
 
 /*
  * ftrace_graph_active for --explain, which loads no probes to read it as the
- * live view does: four bytes of the running kernel, from /proc/kcore, else
- * through BPF (src/static/kread_bpf.c, as check --static reads code); -1 if neither.
+ * live view does: four bytes of the running kernel, by the reader the static
+ * verdict reads code with (kcore, else BPF); -1 if neither can.
  */
 static int explain_graph_active(const struct fgt_session *s)
 {
+	const struct fgt_static_opts o = { .bpf_read = fgt_kread_bpf };
 	uint64_t addr = s->plan->k.addr[FGT_SYM_GRAPH_ACTIVE];
-	struct fgt_kimage im;
-	char msg[200];
-	int v = -1, err = -1;
+	char msg[256];
+	int v = -1;
 
-	if (!addr)
+	if (!addr || fgt_static_read_running(&o, addr, &v, sizeof(v), msg, sizeof(msg)))
 		return -1;
-	if (!fgt_kimage_open_kcore(&im, NULL, msg, sizeof(msg))) {
-		err = fgt_kimage_read(&im, addr, &v, sizeof(v));
-		fgt_kimage_close(&im);
-	}
-	if (err)
-		err = fgt_kread_bpf(addr, &v, sizeof(v), msg, sizeof(msg));
-	return err || v < 0 ? -1 : v;
+	return v < 0 ? -1 : v;
 }
 
 static void explain(const struct fgt_session *s, bool json)

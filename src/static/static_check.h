@@ -262,6 +262,12 @@ void fgt_static_from_boot_image(const struct fgt_static_opts *opts, struct fgt_s
 /* "shadow", "other", "unclassified" */
 const char *fgt_static_kind_name(enum fgt_static_kind k);
 
+/* [addr, addr + len) of the running kernel, read as the verdict reads its
+ * code: /proc/kcore (o->kcore), else o->bpf_read unless o->no_bpf. 0, or -1
+ * with why in msg. */
+int fgt_static_read_running(const struct fgt_static_opts *o, uint64_t addr, void *buf,
+			    size_t len, char *msg, size_t mlen);
+
 /* The BPF reader of kernel memory (src/static/kread_bpf.c), linked only into
  * the programs that carry BPF; they hand it in as fgt_static_opts.bpf_read. */
 int fgt_kread_bpf(uint64_t addr, void *buf, size_t len, char *msg, size_t mlen);

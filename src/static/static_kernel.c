@@ -431,6 +431,20 @@ static int read_running(struct ctx *c, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+int fgt_static_read_running(const struct fgt_static_opts *o, uint64_t addr, void *buf,
+			    size_t len, char *msg, size_t mlen)
+{
+	struct fgt_static_result r = {};
+	struct ctx c = { .o = o, .r = &r };
+	int err = read_running(&c, addr, buf, len);
+
+	if (c.have_im)
+		fgt_kimage_close(&c.im);
+	if (err)
+		snprintf(msg, mlen, "%s", r.evidence);
+	return err;
+}
+
 static int read_text(struct ctx *c, uint64_t addr, void *buf, size_t len)
 {
 	int err;
