@@ -10,6 +10,8 @@
 #     (promtool check metrics), a message and no file when it does not;
 #  4. dpkg -r, then dpkg -P: nothing of the package left, the textfile and
 #     /run/fgraphtop gone too.
+# Also: Built-Using names the source of every library linked in statically,
+# and the copyright file covers each.
 # Needs root and no fgraphtop package installed already (it is never touched).
 #
 #   tests/deb/test-deb.sh build/fgraphtop_VERSION_amd64.deb
@@ -70,6 +72,24 @@ done
 got=$(/usr/sbin/fgraphtop --version)
 [ "$got" = "fgraphtop $version" ] || bad "/usr/sbin/fgraphtop --version says '$got', the package is $version"
 [ "$(readelf -l /usr/sbin/fgraphtop | grep -c INTERP)" = 0 ] || bad "/usr/sbin/fgraphtop is not static"
+
+# Built-Using (Debian Policy 7.8): every library linked in statically, at the
+# version of its -dev package here (the package was built on this machine)
+bu=$(dpkg-deb -f "$deb" Built-Using)
+note "Built-Using: $bu"
+for dev in libbpf-dev libcapstone-dev libelf-dev liblzma-dev libzstd-dev zlib1g-dev libc6-dev; do
+	src=$(dpkg-query -W -f '${source:Package} (= ${source:Version})' "$dev:amd64" 2>/dev/null)
+	case ", $bu, " in
+	*", $src, "*) ;;
+	*) bad "Built-Using does not name ${src:-the source of $dev} (linked in statically)" ;;
+	esac
+done
+# ... and the copyright file covers each of them (its header: "(DEV, source SRC)")
+sed 's/ (= [^)]*)//g; s/, /\n/g' <<<"$bu" > "$tmp/built-using"
+while read -r src; do
+	grep -q ", source $src)" /usr/share/doc/fgraphtop/copyright ||
+		bad "/usr/share/doc/fgraphtop/copyright does not cover $src (linked in statically)"
+done < "$tmp/built-using"
 
 # the answer this kernel must give: not_affected where it has no fgraph at all
 if grep -qw register_ftrace_graph /proc/kallsyms 2>/dev/null; then want=any; else want=not_affected; fi
