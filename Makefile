@@ -1,6 +1,6 @@
 # fgraphtop: top-level build. `make` gives one static binary, build/fgraphtop.
 #   make check   the quick tests: unit, schema, fuzz smoke, docs, shellcheck,
-#                this host's answer. No qemu, no apt (make deps installs what
+#                the lab drivers' options, this host's answer. No qemu, no apt (make deps installs what
 #                they need), about a minute warm (the README says the same).
 #   make test    make deps, make check, then the rest: fuzzing, the package,
 #                the alert rules and the lab (kernels under qemu), in order.

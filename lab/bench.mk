@@ -1,7 +1,8 @@
 # lab/bench.mk: `make bench`, separate from `make test` (lab/bench/bench.sh runs
 # it, lab/bench/report.py writes docs/bench/). Parts: the fix (stock vs fixed,
 # TCG), fgraphtop's cost and its perturbation of the activation (qemu instruction
-# counting, against the floor and bpftrace), the consumer natively on this host;
+# counting, against the floor and bpftrace), the consumer and the symbol table
+# natively on this host;
 # BENCH_PARTS=scale the fix at 50k..400k threads (long, resumable).
 # BENCH_QUICK=1: fewer threads and repetitions, to try it out.
 # Included from the top-level Makefile: paths are from the repository root.
@@ -12,6 +13,7 @@
 # with "floor did not start").
 BENCH_LOAD     := $(BUILD)/lab/fgt-load
 BENCH_CONSUMER := $(BUILD)/bench/fgt-consumer-bench
+BENCH_KSYMS    := $(BUILD)/bench/fgt-ksyms-bench
 BENCH_FLOOR    := $(BUILD)/lab/fgt-floor
 BENCH_BPFSTATS := $(BUILD)/lab/fgt-bpfstats
 
@@ -20,7 +22,7 @@ $(BENCH_LOAD): lab/bench/fgt-load.c | $(BUILD)
 	$(CC) -O2 -g -Wall -Wextra -static -o $@ $<
 
 .PHONY: bench bench-report
-bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD) $(BENCH_CONSUMER) $(BENCH_FLOOR) $(BENCH_BPFSTATS)
+bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD) $(BENCH_CONSUMER) $(BENCH_KSYMS) $(BENCH_FLOOR) $(BENCH_BPFSTATS)
 	lab/kernels.sh ensure lab-stock lab-fixed lab-fixed-plus
 	lab/bench/bench.sh
 
@@ -35,6 +37,12 @@ $(BENCH_CONSUMER): tests/bench/consumer.c tests/gen.c tests/gen.h $(FGT_LIB_OBJS
 	mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ tests/bench/consumer.c tests/gen.c \
 		$(FGT_LIB_OBJS) $(LDLIBS) -lm
+
+# The symbol table's growth with the symbol count (native, on this host): its
+# timing left tests/test_ksyms.c's test_large, where it was a timed unit test.
+$(BENCH_KSYMS): tests/bench/ksyms.c $(FGT_LIB_OBJS)
+	mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/bench/ksyms.c $(FGT_LIB_OBJS) $(LDLIBS) -lm
 
 # Guest helpers of the cost part, in build/lab/ so that every guest gets them
 # (lab/guest/mkrun.sh): fgt-floor (empty programs on fgraphtop's always-on

@@ -18,3 +18,10 @@ include lab/pressure.mk
 # Lab tests need the kernels and the image: a fresh machine builds them here.
 lab-test-runner lab-test-basic test-lab-tool test-lab-pressure: lab
 TEST_TARGETS += lab-test-runner lab-test-basic
+
+# The lab drivers' options (tests/lab/lib.sh lab_opts), parsed and refused
+# without a guest: quick, so part of make check.
+.PHONY: test-lab-opts
+test-lab-opts:
+	tests/lab/opts.sh
+CHECK_TARGETS += test-lab-opts

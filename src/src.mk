@@ -23,8 +23,12 @@ FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))
 # The skeletons are generated headers of the main objects.
 $(FGT_MAIN_OBJS): $(BPF_SKELS)
 
+# FGT_LINK_MAP=1: the linker's map beside the binary, $@.map, which says
+# what every static archive gave it (debian/rules names their sources in
+# Built-Using from it: debian/built-using).
+FGT_MAP_FLAGS = -Wl,-Map=$@.map
 $(BUILD)/fgraphtop: $(FGT_MAIN_OBJS) $(FGT_LIB_OBJS)
-	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -lm -o $@
+	$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LDLIBS) -lm $(if $(FGT_LINK_MAP),$(FGT_MAP_FLAGS)) -o $@
 
 # The unsupported-kernel answer on the machine running the tests (CI: exit 3).
 .PHONY: test-host

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 #include "host/ksyms.h"
 
@@ -339,22 +338,25 @@ static void test_missing_file(void **state)
 	assert_null(fgt_ksyms_load("/nonexistent/kallsyms"));
 }
 
-/* 200k lines, shuffled: parse and 200k lookups both ways well under a second. */
+/*
+ * 200k lines, shuffled: every symbol found both ways. How long that takes,
+ * and how it grows with the count, is `make bench`'s (part ksyms,
+ * tests/bench/ksyms.c), not a unit test's.
+ */
 static void test_large(void **state)
 {
 	const unsigned int n = 200000;
 	size_t cap = (size_t)n * 48, len = 0;
 	char *text = malloc(cap), name[32];
 	struct fgt_ksyms *ks;
-	struct timespec t0, t1;
 	unsigned int i, j;
 
+	assert_non_null(text);
 	for (i = 0; i < n; i++) {
 		j = (i * 7919u) % n;	/* a permutation: addresses out of order */
 		len += snprintf(text + len, cap - len, "%016llx %c fn_%u\n",
 				0xffffffff81000000ull + j * 0x40ull, j % 3 ? 't' : 'T', j);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ks = load(text);
 	assert_non_null(ks);
 	for (i = 0; i < n; i++) {
@@ -367,9 +369,7 @@ static void test_large(void **state)
 		/* the highest symbol has no known end */
 		assert_ptr_equal(fgt_ksyms_by_addr(ks, s->addr + (i < n - 1 ? 0x3f : 0)), s);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* generous for sanitizers; quadratic code would take minutes */
-	assert_true(t1.tv_sec - t0.tv_sec < 5);
+	assert_int_equal(fgt_ksyms_count(ks), n);
 	fgt_ksyms_free(ks);
 	free(text);
 }

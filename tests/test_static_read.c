@@ -10,6 +10,7 @@
  * and a "Linux version" banner in .rodata.
  */
 #include <elf.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -572,6 +573,34 @@ static void write_blob(const struct blob *x, const char *path)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* All of a range or -1; counted where asked, and only there. */
+static void test_pread_all(void **state)
+{
+	static struct blob x;
+	struct fgt_kio io = {}, before = fgt_kio;
+	char buf[64];
+	int fd;
+
+	make_btf(&x, 1, 10);
+	write_blob(&x, mk.other);
+	fd = open(mk.other, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fgt_pread_all(fd, buf, 24, 0, &io), 0);
+	assert_memory_equal(buf, x.b, 24);
+	assert_int_equal(fgt_pread_all(fd, buf, 8, x.len - 8, &io), 0);
+	assert_memory_equal(buf, x.b + x.len - 8, 8);
+	assert_int_equal(io.reads, 2);
+	assert_int_equal(io.bytes, 32);
+	/* past the end: short, -1; counted all the same (the read was made) */
+	assert_int_equal(fgt_pread_all(fd, buf, 16, x.len - 8, &io), -1);
+	assert_int_equal(io.reads, 4);
+	assert_int_equal(io.bytes, 40);
+	/* NULL: read, not counted anywhere */
+	assert_int_equal(fgt_pread_all(fd, buf, 24, 0, NULL), 0);
+	assert_memory_equal(&fgt_kio, &before, sizeof(before));
+	close(fd);
+}
+
 /*
  * "Not affected" needs positive evidence: the name missing from a whole
  * table, and the kernel's own BTF (where there is one) agreeing.
@@ -583,10 +612,13 @@ static void test_not_affected(void **state)
 	struct fgt_static_result r;
 	static struct blob x;
 	char want[512];
+	struct fgt_kio io0, without;
 
 	make_kcore();
 	write_kallsyms("lab-fixed", &rec, mk.kallsyms, false, false);
+	io0 = fgt_kio;
 	assert_int_equal(check(&o, &r), FGT_VERDICT_NOT_AFFECTED);
+	without = (struct fgt_kio){ fgt_kio.reads - io0.reads, fgt_kio.bytes - io0.bytes };
 	snprintf(want, sizeof(want), "no register_ftrace_graph in %s; no BTF or IKCONFIG to confirm "
 		 "it: no function graph tracer, so no shadow-stack walk", mk.kallsyms);
 	assert_string_equal(r.evidence, want);
@@ -599,7 +631,11 @@ static void test_not_affected(void **state)
 	/* one without it agrees */
 	x.b[x.len - 2] = 'X';		/* "ret_stack" -> "ret_stacX" */
 	write_blob(&x, mk.other);
+	io0 = fgt_kio;
 	assert_int_equal(check(&o, &r), FGT_VERDICT_NOT_AFFECTED);
+	/* the BTF file's reads are not the image's: -v's profile counts the same */
+	assert_int_equal(fgt_kio.reads - io0.reads, without.reads);
+	assert_int_equal(fgt_kio.bytes - io0.bytes, without.bytes);
 	snprintf(want, sizeof(want), "no register_ftrace_graph in %s; its BTF's task_struct has no "
 		 "ret_stack: no function graph tracer, so no shadow-stack walk", mk.kallsyms);
 	assert_string_equal(r.evidence, want);
@@ -668,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_running),
 		cmocka_unit_test(test_running_bad),
 		cmocka_unit_test(test_btf),
+		cmocka_unit_test(test_pread_all),
 		cmocka_unit_test(test_not_affected),
 		cmocka_unit_test(test_lockdown_boot_image),
 	};

@@ -2,7 +2,7 @@
 # `make bench`: the benchmarks, one part after the other (the machine's cores
 # are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer static)
+#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer ksyms static pressure)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
 #   BENCH_PARTS=scale lab/bench/bench.sh the series' own scale (long: see below)
 #
@@ -13,6 +13,9 @@
 #             wall clock beside it)
 #   perturb   how much fgraphtop slows the activation down, U = 10k, 30k (icount)
 #   consumer  the consumer natively on this host (build/bench/fgt-consumer-bench)
+#   ksyms     the symbol table natively on this host (build/bench/fgt-ksyms-bench):
+#             load and lookups at 50k..400k symbols, BENCH_KSYMS_REPS (default
+#             7, quick 3) each; judged on the growth from one size to the next
 #   static    check --static's own time (static.ms) on every lab kernel built,
 #             BENCH_STATIC_N answers in a row from boot, BENCH_STATIC_BOOTS boots
 #             (default 3) per kernel (the first answer of each pays for cold
@@ -51,6 +54,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	COST="REPS=${BENCH_COST_REPS:-2} OPEN_N=20000 FORK_N=1000 SHELL_N=2 STORM_N=1000"
 	PERTURB_US=${BENCH_PERTURB_US:-10000}
 	PERTURB_REPS=1
+	KSYMS_REPS=${BENCH_KSYMS_REPS:-3}
 	mode=quick
 else
 	US=${BENCH_US:-1000 5000 10000 20000 30000}
@@ -59,12 +63,14 @@ else
 	COST="REPS=${BENCH_COST_REPS:-5} OPEN_N=100000 FORK_N=10000 SHELL_N=10 STORM_N=5000"
 	PERTURB_US=${BENCH_PERTURB_US:-10000 30000}
 	PERTURB_REPS=${BENCH_PERTURB_REPS:-3}
+	KSYMS_REPS=${BENCH_KSYMS_REPS:-7}
 	mode=full
 fi
 CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
+KSYMS=${BENCH_KSYMS:-build/bench/fgt-ksyms-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-PARTS=${BENCH_PARTS:-fix cost perturb consumer static pressure}
+PARTS=${BENCH_PARTS:-fix cost perturb consumer ksyms static pressure}
 # qemu's icount shift for the cost part: 0, one instruction per guest ns, the
 # fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
 # time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
@@ -96,6 +102,7 @@ part_of() {	# RAW FILE NAME
 	cost-*) echo cost ;;
 	perturb-*) echo perturb ;;
 	consumer*) echo consumer ;;
+	ksyms*) echo ksyms ;;
 	static-*) echo static ;;
 	scale-*) echo scale ;;
 	pressure-*) echo pressure ;;
@@ -195,6 +202,14 @@ if has_part consumer; then
 	echo "bench: consumer: $CONSUMER" >&2
 	if ! "$CONSUMER" -u 400000 -r "${BENCH_CONSUMER_REPS:-11}" > "$RAW.new/consumer.jsonl"; then
 		echo "bench: consumer: a record was wrong (see above)" >&2
+		status=1
+	fi
+fi
+# The symbol table, natively: CPU and wall nanoseconds at each size.
+if has_part ksyms; then
+	echo "bench: ksyms: $KSYMS" >&2
+	if ! "$KSYMS" -r "$KSYMS_REPS" > "$RAW.new/ksyms.jsonl"; then
+		echo "bench: ksyms: a lookup was wrong (see above)" >&2
 		status=1
 	fi
 fi

@@ -41,6 +41,7 @@ def main():
     res["fix"] = fix_part(raw.load("fix-lab-stock") + raw.load("fix-lab-fixed"))
     res["scale"] = scale_part(raw)
     res["consumer"] = consumer_part(raw.load("consumer"))
+    res["ksyms"] = ksyms_part(raw.load("ksyms"))
     res["cost"] = cost_part(raw.load("cost-lab-stock"))
     res["cost_wall"] = cost_part(raw.load("cost-wall-lab-stock"))
     res["perturbation"] = perturbation_part(raw.load("perturb-lab-stock") +
@@ -438,6 +439,37 @@ def consumer_part(rows):
             "min_rate": min(s["rate_cpu"] for s in shapes)}
 
 
+# ---- the symbol table, natively -------------------------------------------------------
+
+def ksyms_part(rows):
+    """Per size: load and lookup times (CPU, judged; wall beside). Between each size and
+    the next (twice as many symbols): the ratio of the medians, the range the repetitions
+    allow (slowest over fastest, fastest over slowest), and the exponent fitted over all
+    sizes: N log N grows a little over 2x a doubling (exponent about 1.1 here), N^2 4x (2)."""
+    sizes = []
+    for x in rows:
+        if x.get("type") != "bench_ksyms":
+            continue
+        p = {"n": x["n"], "bytes": x["bytes"], "reps": x["reps"]}
+        for k in ("load_cpu_ns", "load_wall_ns", "lookup_cpu_ns", "lookup_wall_ns"):
+            p[k] = stats(x[k])
+        sizes.append(p)
+    if not sizes:
+        return None
+    sizes.sort(key=lambda p: p["n"])
+    steps = []
+    for a, b in zip(sizes, sizes[1:]):
+        st = {"from": a["n"], "to": b["n"], "size_ratio": b["n"] / a["n"]}
+        for k in ("load_cpu_ns", "lookup_cpu_ns"):
+            sa, sb = a[k], b[k]
+            st[k] = {"ratio": sb["median"] / sa["median"],
+                     "min": sb["min"] / sa["max"], "max": sb["max"] / sa["min"]}
+        steps.append(st)
+    return {"sizes": sizes, "steps": steps,
+            "exponent": {k: fit([(p["n"], p[k]["median"]) for p in sizes])
+                         for k in ("load_cpu_ns", "lookup_cpu_ns")}}
+
+
 # ---- check --static's time ------------------------------------------------------------
 
 STATIC_GOAL_MS = 100
@@ -764,6 +796,7 @@ def markdown(res):
     L += fix_md(res)
     L += scale_md(res)
     L += consumer_md(res)
+    L += ksyms_md(res)
     L += static_md(res)
     L += pressure_md(res)
     L += cost_md(res)
@@ -1040,6 +1073,40 @@ def consumer_md(res):
     return L
 
 
+def ksyms_md(res):
+    k = res.get("ksyms")
+    L = ["## The symbol table, natively", ""]
+    if not k:
+        return L + ["Not run.", ""]
+    L += ["build/bench/fgt-ksyms-bench (tests/bench/ksyms.c) on this host: src/host/ksyms.c "
+          "loading N kallsyms lines (parse, sort, index; addresses out of order, as "
+          "tests/test_ksyms.c's test_large writes them), then looking every symbol up by name and "
+          "by an address inside it, every answer checked. Debian 7.2's /proc/kallsyms has about "
+          "200,000 lines. Judged on this thread's CPU time, and on how it grows rather than on "
+          "what it is: each size doubles the last, so N log N code takes a little over 2x as "
+          "long at the next, quadratic code 4x. Spread = (max - min) / median over the "
+          f"{k['sizes'][0]['reps']} repetitions.", "",
+          "| symbols | load ms (CPU) | spread | lookups ms (CPU) | spread | ns / lookup | load ms (wall) | lookups ms (wall) |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for p in k["sizes"]:
+        lc, kc = p["load_cpu_ns"], p["lookup_cpu_ns"]
+        L.append(f"| {p['n']:,} | {lc['median'] / 1e6:,.1f} | {lc['spread'] * 100:.0f} % | "
+                 f"{kc['median'] / 1e6:,.1f} | {kc['spread'] * 100:.0f} % | {kc['median'] / p['n']:,.0f} | "
+                 f"{p['load_wall_ns']['median'] / 1e6:,.1f} | {p['lookup_wall_ns']['median'] / 1e6:,.1f} |")
+    L += ["", "| step | symbols | load (CPU) | lookups (CPU) |", "| --- | --- | --- | --- |"]
+    for st in k["steps"]:
+        lo, lk = st["load_cpu_ns"], st["lookup_cpu_ns"]
+        L.append(f"| {st['from']:,} -> {st['to']:,} | x{st['size_ratio']:.1f} | "
+                 f"x{lo['ratio']:.2f} ({lo['min']:.2f}..{lo['max']:.2f}) | "
+                 f"x{lk['ratio']:.2f} ({lk['min']:.2f}..{lk['max']:.2f}) |")
+    e = k["exponent"]
+    fmt = lambda v: "-" if v is None else f"{v:.2f}"
+    L += ["", f"Fitted exponent (log time on log N, medians): load {fmt(e['load_cpu_ns'])}, "
+          f"lookups {fmt(e['lookup_cpu_ns'])} (1 linear, 2 quadratic). In brackets: the range the "
+          "repetitions allow, the slowest of one size over the fastest of the other.", ""]
+    return L
+
+
 def cost_md(res):
     c = res.get("cost")
     L = ["## 4. fgraphtop's own cost", ""]
@@ -1296,7 +1363,8 @@ def how_md(res):
                  if n.startswith(("cost", "perturb")))
     fix_s = sum((r or {}).get("seconds") or 0 for n, r in res["runs"].items() if n.startswith("fix"))
     return ["## How to run", "",
-            f"`make bench` runs the default parts, fix, cost, perturb, consumer and static (here: fix "
+            f"`make bench` runs the default parts, fix, cost, perturb, consumer, ksyms, static and "
+            f"pressure (here: fix "
             f"{fix_s / 60:.0f} min, cost and perturb {cost_s / 60:.0f} min of guest runs, consumer "
             "seconds); "
             f"`make bench BENCH_PARTS=scale` the scale part ({sc.get('seconds', 0) / 60:,.0f} min here; "

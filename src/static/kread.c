@@ -41,35 +41,35 @@
 
 struct fgt_kio fgt_kio;
 
-/* Every read of a file image on demand (/proc/kcore) goes through here: counted,
- * and at -vv one line each, for the answer's profile. */
-static ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t off)
+/* Every read of a file image on demand (/proc/kcore) goes through here with
+ * io = &fgt_kio: counted, and at -vv one line each, for the answer's profile. */
+static ssize_t kio_pread(int fd, void *buf, size_t len, uint64_t off, struct fgt_kio *io)
 {
 	uint64_t t0 = 0;
 	ssize_t n;
 
 	if (off > INT64_MAX)
 		return -1;
-	if (fgt_verbose >= 2)
+	if (io && fgt_verbose >= 2)
 		t0 = fgt_mono_ns();
 	n = pread(fd, buf, len, (off_t)off);
-	fgt_kio.reads++;
-	fgt_kio.bytes += n > 0 ? (uint64_t)n : 0;
+	if (!io)
+		return n;
+	io->reads++;
+	io->bytes += n > 0 ? (uint64_t)n : 0;
 	if (fgt_verbose >= 2)
 		log_dbg("kcore: %zu bytes at offset %#" PRIx64 ": %.3f ms", len, off,
 			(fgt_mono_ns() - t0) / 1e6);
 	return n;
 }
 
-/* All of [off, off + len) or -1: pread may return less (a pipe never gets
- * here; a file truncated under us does, and reads short). */
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+int fgt_pread_all(int fd, void *buf, size_t len, uint64_t off, struct fgt_kio *io)
 {
 	size_t n = 0;
 	ssize_t got;
 
 	while (n < len) {
-		got = kio_pread(fd, (char *)buf + n, len - n, off + n);
+		got = kio_pread(fd, (char *)buf + n, len - n, off + n, io);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -286,7 +286,7 @@ int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_
 		}
 		if (fgt_kimage_stopped(im))
 			return -EINTR;
-		return pread_all(im->fd, buf, len, s->off + (addr - s->vaddr)) ? -EIO : 0;
+		return fgt_pread_all(im->fd, buf, len, s->off + (addr - s->vaddr), &fgt_kio) ? -EIO : 0;
 	}
 	return -EFAULT;
 }
@@ -639,7 +639,7 @@ static int open_bzimage_file(struct fgt_kimage *im, int fd, uint64_t size, const
 		snprintf(msg, len, "%s: out of memory", path);
 		return FGT_SW_READ;
 	}
-	if (pread_all(fd, buf, size, 0)) {
+	if (fgt_pread_all(fd, buf, size, 0, &fgt_kio)) {
 		free(buf);
 		snprintf(msg, len, "%s: short read (truncated while read?)", path);
 		return FGT_SW_READ;
@@ -660,7 +660,7 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
 	fd = fgt_open_regular(path, UINT64_MAX, &size, &err, msg, len);
 	if (fd < 0)
 		return err;
-	if (size < 4096 || pread_all(fd, head, sizeof(head), 0)) {
+	if (size < 4096 || fgt_pread_all(fd, head, sizeof(head), 0, &fgt_kio)) {
 		snprintf(msg, len, "%s: not a kernel image (too small)", path);
 		close(fd);
 		return FGT_SW_NOT_KERNEL;
@@ -771,7 +771,7 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 		fgt_kimage_close(im);
 		return FGT_SW_NO_KCORE;
 	}
-	n = kio_pread(im->fd, &eh, sizeof(eh), 0);
+	n = kio_pread(im->fd, &eh, sizeof(eh), 0, &fgt_kio);
 	if (n != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_CORE ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096 ||
@@ -784,7 +784,7 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 	for (unsigned int i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		if (kio_pread(im->fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
+		if (kio_pread(im->fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph), &fgt_kio) != sizeof(ph))
 			break;
 		if (ph.p_type == PT_NOTE) {
 			im->note_off = ph.p_offset;
@@ -1146,7 +1146,7 @@ int fgt_kimage_vmcoreinfo(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi
 	memset(vi, 0, sizeof(*vi));
 	if (im->fd < 0 || !len || !(buf = malloc(len + 1)))
 		return -1;
-	if (kio_pread(im->fd, buf, len, im->note_off) != (ssize_t)len)
+	if (kio_pread(im->fd, buf, len, im->note_off, &fgt_kio) != (ssize_t)len)
 		goto out;
 	buf[len] = '\0';
 	while (p + sizeof(Elf64_Nhdr) <= len) {

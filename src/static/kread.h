@@ -145,6 +145,15 @@ struct fgt_kio {
 };
 extern struct fgt_kio fgt_kio;
 
+/*
+ * All of [off, off + len) of fd, or -1 (pread may return less: a file
+ * truncated under us reads short), retried on EINTR. Each read counted in
+ * *io and, at -vv, logged, when io is given: the kernel image's reads pass
+ * &fgt_kio, another file's (the BTF) NULL, so that the profile's "N reads of
+ * SOURCE" stays the image's own.
+ */
+int fgt_pread_all(int fd, void *buf, size_t len, uint64_t off, struct fgt_kio *io);
+
 /* Has a stop been asked for (SIGINT, SIGTERM)? */
 bool fgt_kimage_stopped(const struct fgt_kimage *im);
 

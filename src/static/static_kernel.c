@@ -235,20 +235,11 @@ static void *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* The BTF file: pread, a page at a time from sysfs (kernfs gives no more). */
+/* The BTF file: pread, a page at a time from sysfs (kernfs gives no more).
+ * Not counted: the profile's reads (-v) are the kernel image's. */
 static int btf_pread(void *arg, uint64_t off, void *buf, size_t len)
 {
-	int fd = *(int *)arg;
-	size_t n = 0;
-	ssize_t got;
-
-	while (n < len) {
-		got = pread(fd, (char *)buf + n, len - n, (off_t)(off + n));
-		if (got <= 0)
-			return -1;
-		n += (size_t)got;
-	}
-	return 0;
+	return fgt_pread_all(*(int *)arg, buf, len, off, NULL);
 }
 
 /* task_struct::ret_stack from a BTF file, read only as far as needed. */

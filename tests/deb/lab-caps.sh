@@ -18,7 +18,7 @@ set -uo pipefail
 
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lab/lib.sh"
-lab_outdir caps "$@"
+lab_opts lab-caps o "$@"
 fail=0
 note() { echo "lab-caps: $*" >&2; }
 bad() { note "FAIL $*"; fail=1; }

@@ -9,7 +9,11 @@
 #  3. the service's command: the textfile in the directory when it exists
 #     (promtool check metrics), a message and no file when it does not;
 #  4. dpkg -r, then dpkg -P: nothing of the package left, the textfile and
-#     /run/fgraphtop gone too.
+#     /run/fgraphtop gone too, and a temporary file a killed check left
+#     (named as src/check/prom.c names them: .fgraphtop.prom.PID.HEX), while
+#     another's file of the same shape stays.
+# Also: Built-Using names the source of every library linked in statically,
+# and the copyright file covers each.
 # Needs root and no fgraphtop package installed already (it is never touched).
 #
 #   tests/deb/test-deb.sh build/fgraphtop_VERSION_amd64.deb
@@ -33,15 +37,21 @@ version=$(dpkg-deb -f "$deb" Version)
 
 tmp=$(mktemp -d)
 made_tfdir=false
+# A temporary file of the textfile writer, as src/check/prom.c open_tmp()
+# names it (".%s.%d.%08lx": base name, pid, random()), and one of another
+# program's textfile next to it, of the same shape: postrm removes the first.
+stale=.fgraphtop.prom.4242.0badc0de
+other=.node_other.prom.4242.0badc0de
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
 	dpkg-query -W -f='${Status}' fgraphtop 2>/dev/null | grep -qv 'not-installed' &&
 		dpkg -P fgraphtop > /dev/null 2>&1
 	# a directory made here goes, with what a failed run left in it of ours
 	if $made_tfdir; then
-		rm -f "$tfdir/fgraphtop.prom" "$tfdir"/.fgraphtop.prom.??????
+		rm -f "$tfdir/fgraphtop.prom" "$tfdir/$stale" "$tfdir/$other"
 		rmdir "$tfdir" 2>/dev/null
 	fi
+	rm -f "$tfdir/$other"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -70,6 +80,28 @@ done
 got=$(/usr/sbin/fgraphtop --version)
 [ "$got" = "fgraphtop $version" ] || bad "/usr/sbin/fgraphtop --version says '$got', the package is $version"
 [ "$(readelf -l /usr/sbin/fgraphtop | grep -c INTERP)" = 0 ] || bad "/usr/sbin/fgraphtop is not static"
+# the temporary name planted below is the binary's own: if prom.c names them
+# otherwise, postrm's glob (and $stale here) must follow
+grep -qaF '.%s.%d.%08lx' /usr/sbin/fgraphtop ||
+	bad "/usr/sbin/fgraphtop names its textfile's temporary files otherwise than .NAME.PID.HEX (prom.c): update postrm and this test"
+
+# Built-Using (Debian Policy 7.8): every library linked in statically, at the
+# version of its -dev package here (the package was built on this machine)
+bu=$(dpkg-deb -f "$deb" Built-Using)
+note "Built-Using: $bu"
+for dev in libbpf-dev libcapstone-dev libelf-dev liblzma-dev libzstd-dev zlib1g-dev libc6-dev; do
+	src=$(dpkg-query -W -f '${source:Package} (= ${source:Version})' "$dev:amd64" 2>/dev/null)
+	case ", $bu, " in
+	*", $src, "*) ;;
+	*) bad "Built-Using does not name ${src:-the source of $dev} (linked in statically)" ;;
+	esac
+done
+# ... and the copyright file covers each of them (its header: "(DEV, source SRC)")
+sed 's/ (= [^)]*)//g; s/, /\n/g' <<<"$bu" > "$tmp/built-using"
+while read -r src; do
+	grep -q ", source $src)" /usr/share/doc/fgraphtop/copyright ||
+		bad "/usr/share/doc/fgraphtop/copyright does not cover $src (linked in statically)"
+done < "$tmp/built-using"
 
 # the answer this kernel must give: not_affected where it has no fgraph at all
 if grep -qw register_ftrace_graph /proc/kallsyms 2>/dev/null; then want=any; else want=not_affected; fi
@@ -122,12 +154,18 @@ fi
 
 # --- 4. remove, purge: nothing left -------------------------------------------
 dpkg -L fgraphtop | sort > "$tmp/files"
+# what a check killed between its temporary file and the rename leaves
+: > "$tfdir/$stale"
+: > "$tfdir/$other"
 dpkg -r fgraphtop > "$tmp/remove.log" 2>&1 || bad "dpkg -r: $(tail -3 "$tmp/remove.log")"
 # files (directories like /lib, /usr are shared: dpkg leaves those in use)
 left=$(while read -r f; do if [ ! -d "$f" ] && { [ -e "$f" ] || [ -L "$f" ]; }; then echo "$f"; fi
 	done < "$tmp/files")
 [ -z "$left" ] || bad "dpkg -r left package files: $left"
 [ ! -e "$tfdir/fgraphtop.prom" ] || bad "dpkg -r left $tfdir/fgraphtop.prom"
+[ ! -e "$tfdir/$stale" ] || bad "dpkg -r left the textfile writer's temporary file $tfdir/$stale"
+[ -e "$tfdir/$other" ] || bad "dpkg -r removed another program's file $tfdir/$other"
+rm -f "$tfdir/$other"
 note "dpkg -r: $(dpkg-query -W -f='${Status}' fgraphtop 2>/dev/null || echo gone); $(grep -c . "$tmp/files") paths listed by dpkg -L, none left"
 dpkg -P fgraphtop > "$tmp/purge.log" 2>&1 || bad "dpkg -P: $(tail -3 "$tmp/purge.log")"
 $made_tfdir && rmdir "$tfdir" && made_tfdir=false

@@ -1,6 +1,9 @@
 #!/bin/bash
 # Inside the guest of tests/deb/unit-vm.sh, as fgt-unit-vm.service at boot,
 # with systemd as PID 1. Lines to the host on ttyS1; the last is PASS or FAIL.
+# The service is started with and without the textfile directory, and with
+# --trigger; how its sandbox mounts /sys, /proc/sys and tracefs is checked
+# from inside it.
 set -u
 exec 3> /dev/ttyS1
 say() { echo "$*" >&3; }
@@ -20,6 +23,21 @@ say "$(systemd-analyze security $svc 2>&1 | tail -n 1)"
 # status with it: keep it loaded (active, exited) to read what it did.
 mkdir -p /run/systemd/system/$svc.d
 printf '[Service]\nRemainAfterExit=yes\n' > /run/systemd/system/$svc.d/keep-status.conf
+# The sandbox as the check sees it: an ExecStartPost= runs in the service's
+# own mount namespace, and says how each path is mounted there (ro or rw,
+# from the deepest mount holding it).
+mkdir -p /usr/local/libexec
+cat > /usr/local/libexec/fgt-sandbox <<'EOT'
+#!/bin/sh
+for p in /sys /proc/sys /sys/kernel/tracing /sys/kernel/debug /sys/fs/bpf; do
+	awk -v p="$p" '{ m = $5 }
+		m == p || m == "/" || index(p, m "/") == 1 {
+			if (length(m) >= best) { best = length(m); split($6, o, ","); opt = o[1] } }
+		END { print "sandbox: " p " " opt }' /proc/self/mountinfo
+done
+EOT
+chmod 0755 /usr/local/libexec/fgt-sandbox
+printf '[Service]\nExecStartPost=/usr/local/libexec/fgt-sandbox\n' > /run/systemd/system/$svc.d/sandbox.conf
 systemctl daemon-reload
 
 run() {	# LABEL: start the service, say what it did
@@ -46,6 +64,33 @@ fi
 left=$(ls /sys/kernel/tracing/instances; cat /sys/kernel/tracing/current_tracer)
 [ "$left" = nop ] || bad "with-dir: tracing left as: $left"
 [ -d /run/fgraphtop ] || bad "with-dir: no /run/fgraphtop (RuntimeDirectoryPreserve)"
+# /sys and the kernel's tunables read-only, tracefs alone writable
+# (ProtectKernelTunables=no, ReadOnlyPaths=, ReadWritePaths=)
+sandbox=$(journalctl -u $svc -o cat --no-pager | grep '^sandbox: ' | tail -n 5)
+for want in "/sys ro" "/proc/sys ro" "/sys/kernel/tracing rw" "/sys/kernel/debug ro" "/sys/fs/bpf ro"; do
+	grep -qx "sandbox: $want" <<<"$sandbox" ||
+		bad "with-dir: the service's mount of ${want% *} is not ${want#* }: $(grep "^sandbox: ${want% *} " <<<"$sandbox")"
+done
+
+# --trigger, as README.Debian's drop-in adds it: an activation confirms the
+# code's answer, written through the sandbox to tracefs (its instance, or
+# the top level on 6.1) and undone
+printf '[Service]\nEnvironment=FGT_CHECK_ARGS=--trigger\n' > /run/systemd/system/$svc.d/trigger.conf
+systemctl daemon-reload
+run trigger
+[ "$(systemctl show -p ExecMainStatus --value $svc)" = 2 ] || bad "trigger: want status 2 (not fixed)"
+if [ -f $tf/fgraphtop.prom ]; then
+	say "trigger: $(grep -e '^fgraphtop_verdict{verdict="not_fixed"' -e '^fgraphtop_activation_sweeps ' $tf/fgraphtop.prom | tr '\n' ' ')"
+	grep -q '^fgraphtop_verdict{verdict="not_fixed".*,method="static+trigger"} 1$' $tf/fgraphtop.prom ||
+		bad "trigger: the textfile's verdict is not not_fixed from the code and an activation"
+	grep -q '^fgraphtop_activation_sweeps [1-9]' $tf/fgraphtop.prom || bad "trigger: no activation in the textfile"
+else
+	bad "trigger: no $tf/fgraphtop.prom"
+fi
+left=$(ls /sys/kernel/tracing/instances; cat /sys/kernel/tracing/current_tracer)
+[ "$left" = nop ] || bad "trigger: tracing left as: $left"
+rm /run/systemd/system/$svc.d/trigger.conf
+systemctl daemon-reload
 
 # without it: the answer in the journal only, and it says so
 rm -rf /var/lib/prometheus

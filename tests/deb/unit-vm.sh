@@ -7,7 +7,9 @@
 # an initramfs with systemd as PID 1, on Debian's 6.12 kernel (unfixed), under
 # qemu TCG. Inside (tests/deb/unit-vm-guest.sh, run by a unit at boot): dpkg -i,
 # the timer neither enabled nor started, `systemctl start
-# fgraphtop-check.service` with and without the textfile directory, the
+# fgraphtop-check.service` with and without the textfile directory and with
+# --trigger (tracefs written through the sandbox), the sandbox's mounts as the
+# service sees them (/sys and /proc/sys read-only, tracefs writable), the
 # timer enabled, then dpkg -r stopping it, dpkg -P.
 #
 #   tests/deb/unit-vm.sh PACKAGE.deb [-k KERNEL] [-o OUTDIR]

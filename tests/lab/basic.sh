@@ -19,7 +19,7 @@ set -euo pipefail
 
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
-lab_outdir basic "$@"
+lab_opts basic oa "$@"
 shift $((OPTIND - 1))
 
 kernels=("$@")

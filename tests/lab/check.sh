@@ -35,7 +35,7 @@ set -uo pipefail
 
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
-lab_outdir check "$@"
+lab_opts check o "$@"
 fail=0
 note() { echo "check: $*" >&2; }
 bad() { note "FAIL $*"; lab_failed; }

@@ -32,7 +32,7 @@ set -uo pipefail
 
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
-lab_outdir exposure "$@"
+lab_opts exposure o "$@"
 fail=0
 note() { echo "exposure: $*" >&2; }
 bad() { note "FAIL $*"; fail=1; }

@@ -1,25 +1,72 @@
-# Shared by the lab test drivers (tests/lab/basic.sh, check.sh): where the
-# repository and the kernels are, and the -o OUTDIR option they take.
-# shellcheck shell=bash disable=SC2034  # ROOT, KSH, out: for the sourcing driver
+# Shared by the lab test drivers (tests/lab/*.sh, tests/deb/lab-caps.sh):
+# where the repository and the kernels are, the options they take, guests
+# side by side.
+# shellcheck shell=bash disable=SC2034  # ROOT, KSH, out, only, lab_u: for the sourcing driver
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
 
-# lab_outdir NAME "$@": parse -o OUTDIR, make it (default: a new temp directory
-# fgt-lab-NAME.*) and set $out; OPTIND is left for the caller's shift.
-lab_outdir() {
-	local name=$1 opt
-	shift
-	out=
+# lab_opts NAME LETTERS "$@": every driver's options, parsed one way. LETTERS
+# are the ones the driver takes:
+#   o  -o OUTDIR    made if missing (default: a new temp directory
+#                   fgt-lab-NAME.*), in $out
+#   k  -k KERNEL    repeatable, in the array $only (empty: the driver's default)
+#   K  -k KERNEL    the same, once at most (a driver of one kernel)
+#   u  -u THREADS   a positive count, in $lab_u (empty: the driver's default)
+#   a  KERNEL...    arguments after the options (OPTIND is left for the
+#                   driver's shift); without a, none is taken
+# Bad input (an unknown option, one without its value, a bad count, an
+# argument where none is taken, a second -k for K): one line on stderr naming it and the usage,
+# exit status 2, before anything is made. FGT_LAB_PARSE_ONLY=1 prints what
+# was parsed on stdout and exits 0, making nothing (tests/lab/opts.sh).
+lab_opts() {
+	local name=$1 letters=$2 spec=: opt usage
+	shift 2
+	usage="usage: ${0#"$ROOT"/}"
+	case $letters in *o*) spec+=o: usage+=" [-o OUTDIR]" ;; esac
+	case $letters in
+	*k*) spec+=k: usage+=" [-k KERNEL]..." ;;
+	*K*) spec+=k: usage+=" [-k KERNEL]" ;;
+	esac
+	case $letters in *u*) spec+=u: usage+=" [-u THREADS]" ;; esac
+	case $letters in *a*) usage+=" [KERNEL...]" ;; esac
+	out='' only=() lab_u=''
 	OPTIND=1
-	while getopts "o:" opt; do
+	while getopts "$spec" opt; do
 		case $opt in
 		o) out=$OPTARG ;;
-		*) exit 2 ;;
+		k)
+			case $letters:${#only[@]} in
+			*K*:1) lab_opts_bad "$name" "one -k only" "$usage" ;;
+			esac
+			only+=("$OPTARG")
+			;;
+		u)
+			case $OPTARG in
+			'' | *[!0-9]* | 0*) lab_opts_bad "$name" "-u takes a thread count, not '$OPTARG'" "$usage" ;;
+			esac
+			lab_u=$OPTARG
+			;;
+		:) lab_opts_bad "$name" "-$OPTARG needs a value" "$usage" ;;
+		*) lab_opts_bad "$name" "unknown option -$OPTARG" "$usage" ;;
 		esac
 	done
+	shift $((OPTIND - 1))
+	case $letters in
+	*a*) ;;
+	*) [ $# -eq 0 ] || lab_opts_bad "$name" "no arguments are taken, not '$1'" "$usage" ;;
+	esac
+	if [ "${FGT_LAB_PARSE_ONLY:-0}" = 1 ]; then
+		printf 'out=%s kernels=%s u=%s args=%s\n' "$out" "${only[*]}" "$lab_u" "$*"
+		exit 0
+	fi
 	out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-$name.XXXXXX")}
 	mkdir -p "$out"
 	rm -f "$out/.failed"
+}
+
+lab_opts_bad() {	# NAME WHAT USAGE
+	echo "$1: $2 ($3)" >&2
+	exit 2
 }
 
 # Guests side by side: qemu TCG with thread=single runs a guest on one host

@@ -13,19 +13,10 @@
 # Environment: FGT_KERNELS as lab/run.sh.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
-out='' k=lab-stock u=30000
-while getopts "o:k:u:" opt; do
-	case $opt in
-	o) out=$OPTARG ;;
-	k) k=$OPTARG ;;
-	u) u=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-live.XXXXXX")}
-mkdir -p "$out"
+# shellcheck source=tests/lab/lib.sh
+. "$(dirname "$0")/lib.sh"
+lab_opts live oKu "$@"
+k=${only[0]:-lab-stock} u=${lab_u:-30000}
 note() { echo "live: $*" >&2; }
 
 # pyte lives in Debian's python3 (lab/host-deps.sh installs python3-pyte)

@@ -11,7 +11,7 @@
 set -euo pipefail
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
-lab_outdir lockdown "$@"
+lab_opts lockdown oa "$@"
 shift $((OPTIND - 1))
 k=${1:-debian-7.2}
 dir=$("$KSH" path "$k")

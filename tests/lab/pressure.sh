@@ -17,16 +17,7 @@ set -uo pipefail
 
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
-out='' only=()
-while getopts "o:k:" opt; do
-	case $opt in
-	o) out=$OPTARG ;;
-	k) only+=("$OPTARG") ;;
-	*) exit 2 ;;
-	esac
-done
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-pressure.XXXXXX")}
-mkdir -p "$out"
+lab_opts pressure ok "$@"
 [ ${#only[@]} -gt 0 ] || only=(lab-fixed lab-fixed-plus)
 u=${FGT_PRESSURE_U:-30000}
 mem=${FGT_PRESSURE_MEM:-1536}

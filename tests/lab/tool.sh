@@ -50,17 +50,7 @@ set -uo pipefail
 
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
-out='' only=()
-while getopts "o:k:" opt; do
-	case $opt in
-	o) out=$OPTARG ;;
-	k) only+=("$OPTARG") ;;
-	*) exit 2 ;;
-	esac
-done
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-tool.XXXXXX")}
-mkdir -p "$out"
-rm -f "$out/.failed"
+lab_opts tool ok "$@"
 us=${FGT_LAB_TOOL_U:-1000 10000}
 nus=$(wc -w <<<"$us")	# rounds per kernel
 fail=0
