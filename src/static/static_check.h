@@ -168,6 +168,7 @@ struct fgt_static_part {
 
 struct fgt_static_code {
 	const char *func;		/* the function's name */
+	enum fgt_arch arch;		/* whose machine code (0: x86-64) */
 	struct fgt_static_part part[FGT_STATIC_MAX_PARTS];	/* part[0]: the entry */
 	unsigned int nr_parts;
 };

@@ -22,6 +22,14 @@
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
 #define MAX_FUNC	(64u << 10)
 
+/* The running kernel's code is this machine's, where no ELF header says
+ * (the BPF read, without kcore). */
+#if defined(__aarch64__)
+#define HOST_ARCH	FGT_ARCH_ARM64
+#else
+#define HOST_ARCH	FGT_ARCH_X86_64
+#endif
+
 fgt_kmem_read_fn fgt_static_bpf_read;
 
 static double now_ms(void)
@@ -565,6 +573,7 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 			return -1;
 		code->part[i].bytes = c->text[i];
 	}
+	code->arch = c->have_im ? c->im.arch : HOST_ARCH;
 	return 0;
 }
 
