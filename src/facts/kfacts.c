@@ -165,6 +165,11 @@ const struct fgt_text_fact fgt_text_facts[] = {
 	  "traceable fgraph.c) starts with call __fentry__; dynamic ftrace makes it a "
 	  "5-byte nop at boot, and its trampolines keep the argument registers when it "
 	  "is enabled: the function's first argument survives it" },
+	{ "__stack_chk_fail", false, FGT_TEXT_NORETURN,
+	  "-fstack-protector (CONFIG_STACKPROTECTOR): kernel/panic.c's __stack_chk_fail() "
+	  "panics. GCC puts its call at the end of a block whose callee-saved registers "
+	  "were already restored (Debian's arm64 7.2: register_ftrace_graph+0x74c), so "
+	  "following control past it would carry those registers into the code after it" },
 };
 
 const size_t fgt_nr_text_facts = sizeof(fgt_text_facts) / sizeof(fgt_text_facts[0]);

@@ -137,6 +137,7 @@ enum fgt_text_role {
 	FGT_TEXT_RETURN,	/* a jmp to it is a return */
 	FGT_TEXT_INDIRECT,	/* a call or jmp to it goes through a register */
 	FGT_TEXT_NOP,		/* a call to it is a nop at run time, every register kept */
+	FGT_TEXT_NORETURN,	/* a call to it does not return: no path after it */
 };
 
 struct fgt_text_fact {

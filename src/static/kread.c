@@ -1705,14 +1705,18 @@ static int btf_find(struct btf_view *v, struct fgt_btf_stack *out)
 		    !btf_name_is(v, le32(v->types.p + o), "task_struct"))
 			continue;
 		/* members by offset: resolving a type may move the prefix */
-		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12)
-			if (btf_name_is(v, le32(v->types.p + m), "ret_stack")) {
-				/* the member's offset in bits (the low 24 with kind_flag) */
-				uint32_t bits = le32(v->types.p + m + 8);
+		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12) {
+			/* the member's offset in bits (the low 24 with kind_flag) */
+			uint32_t bits = le32(v->types.p + m + 8);
 
-				out->off = (info >> 31 ? bits & 0xffffff : bits) / 8;
+			bits = info >> 31 ? bits & 0xffffff : bits;
+			if (btf_name_is(v, le32(v->types.p + m), "tasks"))
+				out->tasks_off = bits / 8;
+			if (btf_name_is(v, le32(v->types.p + m), "ret_stack")) {
+				out->off = bits / 8;
 				return btf_ret_stack_type(v, le32(v->types.p + m + 4), out);
 			}
+		}
 		return 1;	/* task_struct without ret_stack: no fgraph */
 	}
 	return -1;
@@ -1779,6 +1783,21 @@ void fgt_kimage_ident(const struct fgt_kimage *im, const struct fgt_ksyms *ks,
 		buf[sizeof(buf) - 1] = '\0';
 		if (!strncmp(buf, "Linux version ", 14)) {
 			word(buf + 14, rel, sizeof(rel));
+			snprintf(release, rlen, "%s", rel);
+		}
+	}
+	/* a raw Image whose kallsyms hold text only (no linux_banner): the
+	 * banner by its words (init/version-timestamp.c) */
+	if (!release[0] && !im->elf && im->data) {
+		const uint8_t *b = memmem(im->data, im->size, "Linux version ", 14);
+		size_t left = b ? im->size - (size_t)(b - im->data) - 14 : 0;
+
+		if (b) {
+			/* a bounded, NUL-ended copy: word() reads to a NUL */
+			left = left < sizeof(buf) - 1 ? left : sizeof(buf) - 1;
+			memcpy(buf, b + 14, left);
+			buf[left] = '\0';
+			word(buf, rel, sizeof(rel));
 			snprintf(release, rlen, "%s", rel);
 		}
 	}

@@ -185,6 +185,7 @@ struct fgt_btf_stack {
 	enum fgt_stack_src src;		/* a frame array (up to 6.10) or 4096-byte stacks */
 	uint32_t bytes;			/* a kmalloc()ed stack's size */
 	uint32_t off;			/* offsetof(struct task_struct, ret_stack) */
+	uint32_t tasks_off;		/* offsetof(struct task_struct, tasks), 0 if not seen */
 };
 
 /*

@@ -85,6 +85,7 @@ struct dec {
 	uint64_t latch[8];	/* each loop's back edge */
 	int nloops;
 	uint64_t init_lo, init_hi;	/* init_task's symbol */
+	bool head_by_tasks;	/* a thread loop's head told by its step (no init_task) */
 	const struct fgt_arch_fact *arch;	/* calling convention */
 };
 
@@ -581,6 +582,11 @@ static void resolve(struct dec *d, struct insn *in)
 			in->clobber = 0;
 			return;
 		}
+		if (f->role == FGT_TEXT_NORETURN && in->kind == I_CALL) {
+			in->kind = I_STOP;
+			in->callee = C_OTHER;
+			return;
+		}
 		if (f->role == FGT_TEXT_RETURN && in->kind == I_JMP)
 			in->kind = I_RET;
 		else if (f->role == FGT_TEXT_INDIRECT)
@@ -1012,6 +1018,45 @@ static bool cmp_init_task(const struct dec *d, const struct insn *c, const struc
 	return false;
 }
 
+/*
+ * Without an init_task symbol (kallsyms of text only: Debian's arm64 6.1,
+ * without KALLSYMS_ALL) the list's head is a constant the cursor is
+ * compared with, and what makes the loop for_each_process() is how its
+ * cursor steps: next_task() loads task_struct::tasks.next (+tasks_off,
+ * from BTF) and list_entry() takes tasks_off off it. Both must be in the
+ * loop (loop_steps_tasks()).
+ */
+static bool cmp_const_head(const struct dec *d, const struct insn *c, const struct state *st)
+{
+	if (d->init_lo || !d->k->tasks_off)
+		return false;
+	if (c->has_cimm)
+		return c->cimm >= d->arch->kernel_lo;
+	for (int k = 0; k < 2; k++) {
+		uint8_t g = c->creg[k];
+
+		if (g != R_NONE && st->r[g].kind == FGT_VAL_CONST && st->r[g].v >= d->arch->kernel_lo)
+			return true;
+	}
+	return false;
+}
+
+static bool loop_steps_tasks(const struct dec *d, uint8_t bit)
+{
+	uint64_t t = d->k->tasks_off;
+	bool load = false, back = false;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if (!(d->walk[i] & bit))
+			continue;
+		load |= in->op == OP_LOAD && !in->midx && (uint64_t)(int64_t)in->mdisp == t;
+		back |= in->op == OP_LEA && in->imm == (uint64_t)-(int64_t)t;
+	}
+	return load && back;
+}
+
 /* Is `to` reachable from the entry without passing through `avoid`? */
 static bool reaches_avoiding(const struct dec *d, long to, long avoid, bool *seen, long *wl)
 {
@@ -1076,11 +1121,13 @@ static int find_walk(struct dec *d)
 	 * (the kernels seen have one or two), so that any input stays linear */
 	for (size_t i = 1, tried = 0; i < n && tried < 16 && found < 8; i++) {
 		const struct insn *in = &d->in[i], *c = &d->in[i - 1];
+		bool by_tasks = false;
 		long h;
 
 		if (!d->st[i].reached || (in->kind != I_JCC && in->kind != I_JMP) ||
 		    !in_code(d->c, in->target) || c->addr + c->size != in->addr ||
-		    !cmp_init_task(d, c, &d->st[i - 1]))
+		    !(cmp_init_task(d, c, &d->st[i - 1]) ||
+		      (by_tasks = cmp_const_head(d, c, &d->st[i - 1]))))
 			continue;
 		tried++;
 		h = find_insn(d, in->target);
@@ -1109,6 +1156,14 @@ static int find_walk(struct dec *d)
 					wl[np++] = pred[p];
 				}
 		}
+		if (by_tasks && !loop_steps_tasks(d, bit)) {
+			for (size_t k = 0; k < n; k++)
+				d->walk[k] &= (uint8_t)~bit;
+			if (d->nloops && d->latch[d->nloops - 1] == in->addr)
+				d->nloops--;
+			continue;
+		}
+		d->head_by_tasks |= by_tasks;
 		found++;
 	}
 out:
@@ -1582,7 +1637,12 @@ static enum fgt_static_verdict judge(struct dec *d)
 			       wc->kind == I_CALL_IND ? "through a pointer" :
 			       where(d, wc->target, buf, sizeof(buf)));
 	ev_sites(&e, d, outside_b, "(the batch)");
-	if (d->by_loop)
+	if (d->by_loop && d->head_by_tasks)
+		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s, its cursor stepped through task_struct::tasks at +%#x "
+		       "(BTF; no init_task symbol); no rcu_read_lock() call: not PREEMPT_RCU)",
+		       r->walk_loop, d->k->tasks_off);
+	else if (d->by_loop)
 		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
 		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
 	else

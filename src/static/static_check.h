@@ -185,6 +185,9 @@ struct fgt_static_kernel {
 	 * (`cmpq $0x0,OFF(%reg)` inside it), saying so in the evidence.
 	 */
 	uint32_t ret_stack_off;
+	/* offsetof(struct task_struct, tasks), from BTF; 0: not known. Tells
+	 * the thread loop where no init_task symbol does (text-only kallsyms) */
+	uint32_t tasks_off;
 };
 
 /*

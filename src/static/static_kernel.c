@@ -332,8 +332,10 @@ static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 	 * shadow stack by where its pointer goes (0 where there is no BTF:
 	 * the decoder takes the field the walk tests for NULL, and says so) */
 	err = kernel_btf(c, &bs, &found);
-	if (!err)
+	if (!err) {
 		k->ret_stack_off = bs.off;
+		k->tasks_off = bs.tasks_off;
+	}
 	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
 		k->stack_src = FGT_STACK_CACHE;
 		return 0;
