@@ -131,6 +131,31 @@ static void test_debian_72(void **state)
 		  "register_ftrace_graph+0x260", x, 2);
 }
 
+/*
+ * The same 7.2 booted (qemu-system-aarch64 -M virt -cpu max), its text from
+ * /proc/kcore, its symbols from the kallsyms tables in kernel memory, at a
+ * KASLR address. Its one difference from the file: the static branch at
+ * +0xcc is a nop (`b` in the file), whose fall-through path reaches the
+ * batch with x19 (the base of fgraph.c's statics, fgraph_stack_cachep at
+ * +0xe8) not that on every path, so the cache reads "?": the site is a
+ * shadow stack by where its pointer goes.
+ */
+static void test_debian_72_live(void **state)
+{
+	static const struct xsite x[] = {
+		{ "register_ftrace_graph+0x430", "__kmalloc_cache_noprof", 0xdc0, 256,
+		  FGT_SITE_OTHER, FGT_DEST_NONE },
+		{ "register_ftrace_graph+0x4c8", "kmem_cache_alloc_noprof", 0xcc0, 0,
+		  FGT_SITE_SHADOW, FGT_DEST_LIST },
+	};
+
+	check_rec("debian-arm64-7.2-live",
+		  "register_ftrace_graph+0x4c8: kmem_cache_alloc_noprof(?, GFP_KERNEL) "
+		  "outside the walk (the batch), into ret_stack_list[]" WALK("0x260")
+		  NO_PREEMPT_RCU "; t->ret_stack at +0xd08 (BTF)",
+		  "register_ftrace_graph+0x260", x, 2);
+}
+
 /* ---- sequences ----------------------------------------------------------- */
 
 #define BASE	0xffff800010001000ull
@@ -381,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_debian_61),
 		cmocka_unit_test(test_debian_612),
 		cmocka_unit_test(test_debian_72),
+		cmocka_unit_test(test_debian_72_live),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_movk),
 		cmocka_unit_test(test_blocking_inside),

@@ -713,15 +713,24 @@ static void a64_find_btf(struct fgt_kimage *im)
 	}
 }
 
-/* The GNU build-ID note (namesz 4, descsz 20, NT_GNU_BUILD_ID, "GNU"), as
- * the kernel's .notes holds it (include/linux/elfnote.h, the linker's). */
-static void a64_find_build_id(struct fgt_kimage *im)
+/*
+ * The GNU build-ID note (namesz 4, descsz 20, NT_GNU_BUILD_ID, "GNU") of
+ * the kernel's own .notes. The vDSO and the EFI stub carry theirs in
+ * .rodata, before it (Debian's arm64 Images have three): RO_DATA puts NOTES
+ * after .rodata and right before .BTF (include/asm-generic/vmlinux.lds.h),
+ * so it is the last one before .BTF, or the last one where there is none.
+ * The running 7.2's /proc/kcore VMCOREINFO says the same ID.
+ */
+static void a64_find_build_id(struct fgt_kimage *im, uint64_t btf_off)
 {
 	static const uint8_t note[16] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
-	size_t o = find_aligned(im->data, im->size, 0, note, sizeof(note));
+	size_t end = btf_off < im->size ? (size_t)btf_off : im->size, last = end;
 
-	if (o < im->size && fgt_in_range(o, sizeof(note) + 20, im->size))
-		im->raw[im->nr_raw++] = (struct fgt_kraw_sec){ ".notes", o, sizeof(note) + 20 };
+	for (size_t o = find_aligned(im->data, end, 0, note, sizeof(note)); o < end;
+	     o = find_aligned(im->data, end, o + 4, note, sizeof(note)))
+		last = o;
+	if (last < end && fgt_in_range(last, sizeof(note) + 20, im->size))
+		im->raw[im->nr_raw++] = (struct fgt_kraw_sec){ ".notes", last, sizeof(note) + 20 };
 }
 
 /*
@@ -771,7 +780,7 @@ static int open_a64_raw(struct fgt_kimage *im, uint8_t *buf, size_t size, const 
 	im->text_addr = a->image_va;
 	im->stext_off = a64_stext_off(buf, size);
 	a64_find_btf(im);
-	a64_find_build_id(im);
+	a64_find_build_id(im, im->nr_raw ? im->raw[0].off : UINT64_MAX);
 	snprintf(im->desc, sizeof(im->desc), "%s %s", kind, path);
 	return 0;
 }
