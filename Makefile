@@ -9,8 +9,21 @@
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
+# ARCH=arm64 cross-builds build/arm64/fgraphtop (gcc-aarch64-linux-gnu, the
+# arm64 multiarch -dev packages: lab/host-deps.sh); the default is x86-64.
+ARCH       ?= x86
+ifeq ($(ARCH),x86_64)
+override ARCH := x86
+endif
+ifeq ($(ARCH),x86)
 BUILD      := build
-ARCH       := x86
+else ifeq ($(ARCH),arm64)
+BUILD      := build/arm64
+CROSS_COMPILE ?= aarch64-linux-gnu-
+CC         := $(CROSS_COMPILE)gcc
+else
+$(error ARCH=$(ARCH): x86 (the default) or arm64)
+endif
 CC         ?= cc
 CLANG      ?= clang
 BPFTOOL    ?= bpftool

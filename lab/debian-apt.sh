@@ -12,10 +12,21 @@
 #   debian-apt.sh simulate SUITE PKG...  what installing PKG... from SUITE would
 #                                   install on an empty system ("Inst" lines)
 #   debian-apt.sh mirror            print the mirror URI in use
+#
+# FGT_APT_ARCH (default amd64) picks the architecture; another one (arm64)
+# gets a view of its own ($FGT_CACHE/apt-ARCH), so that neither refresh
+# disturbs the other's lists.
 set -euo pipefail
 
 CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
-APTDIR=$CACHE/apt
+ARCH=${FGT_APT_ARCH:-amd64}
+case $ARCH in
+amd64) APTDIR=$CACHE/apt ;;
+arm64) APTDIR=$CACHE/apt-$ARCH ;;
+*)
+	echo "debian-apt: FGT_APT_ARCH=$ARCH: only amd64 and arm64" >&2
+	exit 2 ;;
+esac
 
 mirror() {
 	# deb822 sources first, then one-line ones; skip security archives.
@@ -58,7 +69,7 @@ opts() {
 		-o "Dir::Cache::archives=$APTDIR/archives" \
 		-o "Dir::Cache::pkgcache=$APTDIR/cache/pkgcache.bin" \
 		-o "Dir::Cache::srcpkgcache=$APTDIR/cache/srcpkgcache.bin" \
-		-o APT::Architecture=amd64 -o Acquire::Languages=none \
+		-o APT::Architecture="$ARCH" -o APT::Architectures="$ARCH" -o Acquire::Languages=none \
 		-o APT::Sandbox::User=root \
 		-o Acquire::Check-Valid-Until=false
 }

@@ -17,6 +17,13 @@ PKGS=(
 	python3-pyte
 	# make bench: its plot (docs/bench/fix.svg, fix.png)
 	gnuplot-nox
+	# make ARCH=arm64 (build/arm64/fgraphtop) and the arm64 static table:
+	# the cross compiler, the arm64 libraries as static archives (multiarch),
+	# aarch64 objdump for the table's cross-check, qemu to run and boot it
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64
+	liblzma-dev:arm64 libzstd-dev:arm64
+	qemu-user-static qemu-system-arm
 )
 
 missing=()
@@ -32,5 +39,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "host-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# the :arm64 packages need the architecture in dpkg (multiarch)
+if printf '%s\n' "${missing[@]}" | grep -q ':arm64$' &&
+	! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+fi
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

@@ -9,6 +9,9 @@
  *   fgt-static --replay FILE [--json]     decode a recording (tests/data/static/)
  *   fgt-static --dump-symbols OUT --kernel FILE
  *                                         OUT: FILE's own kallsyms tables, decoded
+ *   fgt-static --dump-btf OUT --kernel FILE
+ *                                         OUT: FILE's .BTF (an arm64 Image's found by its
+ *                                         header), for bpftool (lab/gen-vmlinux-h.sh)
  *   fgt-static --make-kcore OUT --kernel FILE
  *                                         OUT: the image as /proc/kcore shows it, with a
  *                                         VMCOREINFO note (tests of the kcore path)
@@ -74,6 +77,35 @@ static void replay(const char *path, struct fgt_static_result *r)
 	r->func_len = rec.code.part[0].len;
 	fgt_static_decode(&rec.code, &rec.k, r);
 	fgt_static_rec_free(&rec);
+}
+
+static int dump_btf(const char *kernel, const char *out)
+{
+	struct fgt_kimage im;
+	const void *btf;
+	char msg[256];
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
+		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--dump-btf needs --kernel");
+		return FGT_CHECK_UNKNOWN;
+	}
+	btf = fgt_kimage_section(&im, ".BTF", &len);
+	if (!btf) {
+		fprintf(stderr, "fgt-static: %s: no .BTF\n", kernel);
+		fgt_kimage_close(&im);
+		return FGT_CHECK_UNKNOWN;
+	}
+	f = fopen(out, "w");
+	err = !f || fwrite(btf, 1, len, f) != len;
+	if (f && fclose(f))
+		err = 1;
+	if (err)
+		perror(out);
+	fgt_kimage_close(&im);
+	return err ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
 }
 
 static int make_kcore(const char *kernel, const char *out)
@@ -168,6 +200,7 @@ int main(int argc, char **argv)
 		{ "replay", required_argument, NULL, 'R' },
 		{ "make-kcore", required_argument, NULL, 'K' },
 		{ "dump-symbols", required_argument, NULL, 'D' },
+		{ "dump-btf", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -176,7 +209,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct fgt_static_result r;
 	struct rec rc = { .name = "?" };
-	const char *replay_path = NULL, *core_path = NULL, *dump_path = NULL;
+	const char *replay_path = NULL, *core_path = NULL, *dump_path = NULL, *btf_path = NULL;
 	bool json = false;
 	int c;
 
@@ -194,6 +227,7 @@ int main(int argc, char **argv)
 		case 'R': replay_path = optarg; break;
 		case 'K': core_path = optarg; break;
 		case 'D': dump_path = optarg; break;
+		case 'b': btf_path = optarg; break;
 		case 'v': fgt_verbose++; break;
 		default:
 			fprintf(stderr, "usage: fgt-static [--kernel FILE [--system-map FILE]] [--json] "
@@ -212,6 +246,8 @@ int main(int argc, char **argv)
 		return make_kcore(o.kernel, core_path);
 	if (dump_path)
 		return dump_symbols(o.kernel, dump_path);
+	if (btf_path)
+		return dump_btf(o.kernel, btf_path);
 	if (replay_path)
 		replay(replay_path, &r);
 	else

@@ -265,6 +265,55 @@ void kgen_kallsyms_worst(struct kgen_buf *ro, size_t n)
 		memcpy(ro->p + idx + 2 * i, &off, 2);
 }
 
+void kgen_elf_arm64(struct kgen_buf *b, const char *const *syms, size_t nsyms, size_t min_len)
+{
+	kgen_elf(b, syms, nsyms, NULL, 64, min_len);
+	((Elf64_Ehdr *)b->p)->e_machine = EM_AARCH64;
+}
+
+void kgen_a64_image(struct kgen_buf *b, const uint8_t *body, size_t body_len, size_t min_len,
+		    int be)
+{
+	const size_t hdr = 64;
+
+	b->len = hdr + body_len < min_len ? min_len : hdr + body_len;
+	b->p = xcalloc(b->len);
+	memcpy(b->p, "MZ", 2);			/* code0: efi_signature_nop */
+	b->p[16] = (uint8_t)(b->len >> 0);	/* image_size (low bytes) */
+	b->p[17] = (uint8_t)(b->len >> 8);
+	b->p[18] = (uint8_t)(b->len >> 16);
+	b->p[24] = (uint8_t)(be ? 1 : 0) | 2;	/* flags: endianness, 4K pages */
+	memcpy(b->p + 56, "ARM\x64", 4);
+	if (body)
+		memcpy(b->p + hdr, body, body_len);
+}
+
+void kgen_gzip(struct kgen_buf *b, const struct kgen_buf *payload)
+{
+	kgen_compress(payload, KGEN_GZIP, b);
+}
+
+void kgen_zboot(struct kgen_buf *b, const struct kgen_buf *payload, enum kgen_codec c,
+		const char *comp, int truncated)
+{
+	const size_t start = 4096;
+	struct kgen_buf z;
+	uint32_t off = truncated ? 1u << 30 : (uint32_t)start, plen;
+
+	kgen_compress(payload, c, &z);
+	/* zstd: the 4-byte size follows the payload, outside its counted bytes */
+	plen = (uint32_t)(c == KGEN_GZIP ? z.len : z.len - 4);
+	b->len = start + z.len;
+	b->p = xcalloc(b->len);
+	memcpy(b->p, "MZ", 2);
+	memcpy(b->p + 4, "zimg", 4);
+	memcpy(b->p + 8, &off, 4);
+	memcpy(b->p + 12, &plen, 4);
+	snprintf((char *)b->p + 24, 8, "%s", comp);
+	memcpy(b->p + start, z.p, z.len);
+	kgen_free(&z);
+}
+
 int kgen_write(const struct kgen_buf *b, const char *path)
 {
 	FILE *f = fopen(path, "w");

@@ -42,6 +42,26 @@ void kgen_zstd_bomb(struct kgen_buf *b, size_t n);
  */
 void kgen_kallsyms_worst(struct kgen_buf *rodata, size_t n);
 
+/* The same ELF as an arm64 vmlinux (EM_AARCH64). */
+void kgen_elf_arm64(struct kgen_buf *b, const char *const *syms, size_t nsyms, size_t min_len);
+/*
+ * An arm64 Image (arch/arm64/kernel/head.S's 64-byte header, the magic
+ * "ARM\x64" at 56, big-endian when be) followed by body (NULL: zeros), at
+ * least min_len bytes.
+ */
+void kgen_a64_image(struct kgen_buf *b, const uint8_t *body, size_t body_len, size_t min_len,
+		    int be);
+/* payload gzip'd, as an Image.gz. */
+void kgen_gzip(struct kgen_buf *b, const struct kgen_buf *payload);
+/*
+ * An EFI zboot image (drivers/firmware/efi/libstub/zboot-header.S) of
+ * payload compressed with c (gzip or zstd, the latter with its size after
+ * the payload), naming comp as its compression; truncated: the payload
+ * offset points past the end of the file.
+ */
+void kgen_zboot(struct kgen_buf *b, const struct kgen_buf *payload, enum kgen_codec c,
+		const char *comp, int truncated);
+
 /* Write b to path: 0 or -1. */
 int kgen_write(const struct kgen_buf *b, const char *path);
 void kgen_free(struct kgen_buf *b);

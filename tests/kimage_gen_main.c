@@ -79,6 +79,57 @@ int main(int argc, char **argv)
 	strip(&b);
 	err |= out("kallsyms-worst.elf", &b);
 	kgen_free(&ro);
+	/* arm64: an Image of nothing, big-endian, the kallsyms search's worst
+	 * case in a raw Image (the whole image is searched), gzip'd, in EFI
+	 * zboot images (well-formed, truncated, mislabelled, a bomb), an ELF */
+	/* noise, so that the packed ones stay under the ratio cap and are
+	 * decompressed: an Image of no kernel */
+	{
+		static uint8_t noise[64 << 10];
+		uint32_t x = 2463534242u;
+
+		for (size_t i = 0; i < sizeof(noise); i++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			noise[i] = (uint8_t)x;
+		}
+		kgen_a64_image(&b, noise, sizeof(noise), 0, 0);
+	}
+	kgen_gzip(&elf, &b);
+	err |= out("a64-noise.Image.gz", &elf);
+	kgen_zboot(&elf, &b, KGEN_GZIP, "gzip", 0);
+	err |= out("a64-noise.gzip.zboot", &elf);
+	kgen_zboot(&elf, &b, KGEN_ZSTD, "zstd", 0);
+	err |= out("a64-noise.zstd.zboot", &elf);
+	kgen_zboot(&elf, &b, KGEN_ZSTD, "zstd", 1);
+	err |= out("a64-truncated.zboot", &elf);
+	kgen_zboot(&elf, &b, KGEN_GZIP, "zstd", 0);
+	err |= out("a64-mislabelled.zboot", &elf);
+	err |= out("a64-noise.Image", &b);
+	kgen_a64_image(&b, NULL, 0, 64 << 10, 0);
+	err |= out("a64-empty.Image", &b);
+	kgen_a64_image(&b, NULL, 0, 64 << 10, 1);
+	err |= out("a64-bigendian.Image", &b);
+	kgen_elf(&elf, one, 1, NULL, 64, 64 << 10);
+	kgen_gzip(&b, &elf);
+	err |= out("elf-not-image.Image.gz", &b);
+	kgen_free(&elf);
+	{
+		struct kgen_buf zeros = { calloc(1, fuzz ? 1u << 20 : 64u << 20), fuzz ? 1u << 20 : 64u << 20 };
+
+		if (!zeros.p)
+			return 1;
+		kgen_zboot(&b, &zeros, KGEN_ZSTD, "zstd", 0);
+		kgen_free(&zeros);
+		err |= out("a64-zstd-bomb.zboot", &b);
+	}
+	kgen_kallsyms_worst(&ro, fuzz ? 2048 : 32768);
+	kgen_a64_image(&b, ro.p, ro.len, 0, 0);
+	err |= out("a64-kallsyms-worst.Image", &b);
+	kgen_free(&ro);
+	kgen_elf_arm64(&b, one, 1, 64 << 10);
+	err |= out("one-symbol-arm64.elf", &b);
 	if (!fuzz) {
 		/* the one SIGTERM is sent during: 3 million symbols to read */
 		static char names[3u << 20][12];

@@ -331,7 +331,7 @@ static void test_not_a_kernel(void **state)
 	for (int i = 0; i < 8192; i++)
 		fputc('x', f);
 	fclose(f);
-	expect(&o, FGT_SW_NOT_KERNEL, "%s: not a kernel image (neither an x86-64 vmlinux nor a bzImage)",
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: not a kernel image (neither a vmlinux, a bzImage nor an arm64 Image)",
 	       mk.other);
 	o.kernel = "/nonexistent/vmlinuz";
 	expect(&o, FGT_SW_READ, "/nonexistent/vmlinuz: No such file or directory");

@@ -8,7 +8,7 @@ TEST_CPPFLAGS := -Isrc -I. -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c tests/kimage_gen.c
 UNIT_TESTS    := json hist ksyms activation actlog verdict prom check_kernel_id check_host \
-		 check_trigger check output via plan bpf_table env exposure static static_read \
+		 check_trigger check output via plan bpf_table env exposure static static_arm64 static_read \
 		 holders progress kimage_bad
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
@@ -86,6 +86,14 @@ CHECK_TARGETS += test-unit test-schema
 test-static-lab: $(BUILD)/fgt-static $(BUILD)/fgraphtop lab
 	tests/static-lab.sh offline
 TEST_TARGETS += test-static-lab
+
+# The static verdict on Debian's arm64 kernels, from their Images on this
+# host, each site confirmed by aarch64 objdump (tests/static-arm64.sh). It
+# fetches the three packages once (lab/arm64-kernels.sh, cached by version).
+.PHONY: test-static-arm64
+test-static-arm64: $(BUILD)/fgt-static $(BUILD)/fgraphtop
+	tests/static-arm64.sh
+TEST_TARGETS += test-static-arm64
 
 # The rooms of src/ (docs/DESIGN.md "Rooms"): includes go down or sideways
 # within a room, never up, and no circles.

@@ -165,6 +165,11 @@ const struct fgt_text_fact fgt_text_facts[] = {
 	  "traceable fgraph.c) starts with call __fentry__; dynamic ftrace makes it a "
 	  "5-byte nop at boot, and its trampolines keep the argument registers when it "
 	  "is enabled: the function's first argument survives it" },
+	{ "__stack_chk_fail", false, FGT_TEXT_NORETURN,
+	  "-fstack-protector (CONFIG_STACKPROTECTOR): kernel/panic.c's __stack_chk_fail() "
+	  "panics. GCC puts its call at the end of a block whose callee-saved registers "
+	  "were already restored (Debian's arm64 7.2: register_ftrace_graph+0x74c), so "
+	  "following control past it would carry those registers into the code after it" },
 };
 
 const size_t fgt_nr_text_facts = sizeof(fgt_text_facts) / sizeof(fgt_text_facts[0]);
@@ -199,6 +204,45 @@ const struct fgt_walk_bound fgt_walk_bounds[] = {
 };
 
 const size_t fgt_nr_walk_bounds = sizeof(fgt_walk_bounds) / sizeof(fgt_walk_bounds[0]);
+
+#define BIT(n)	(1u << (n))
+
+const struct fgt_arch_fact fgt_arch_facts[FGT_ARCH__NR] = {
+	[FGT_ARCH_X86_64] = {
+		.name = "x86-64", .elf_machine = 62 /* EM_X86_64 */,
+		/* rdi, rsi, rdx, rcx, r8, r9; rax; rax rcx rdx rsi rdi r8-r11 */
+		.arg_reg = { 7, 6, 2, 1, 8, 9 }, .ret_reg = 0,
+		.caller_saved = BIT(0) | BIT(1) | BIT(2) | BIT(6) | BIT(7) | BIT(8) | BIT(9) |
+				BIT(10) | BIT(11),
+		.abi = "System V AMD64 psABI 3.2.3 (the kernel: arch/x86/entry/calling.h)",
+		.kernel_lo = 0xffff800000000000ull,
+		.image = "bzImage: Documentation/arch/x86/boot.rst (\"HdrS\" at 0x202)",
+	},
+	[FGT_ARCH_ARM64] = {
+		.name = "arm64", .elf_machine = 183 /* EM_AARCH64 */,
+		/* x0-x7 arguments, x0 the result; x0-x18 and x30 (the link
+		 * register, written by bl) are not kept across a call */
+		.arg_reg = { 0, 1, 2, 3, 4, 5 }, .ret_reg = 0,
+		.caller_saved = 0x7ffffu | BIT(30),
+		.abi = "AAPCS64 6.1.1 (general-purpose registers; the kernel: "
+		       "arch/arm64/include/asm/ptrace.h's pt_regs)",
+		/* _PAGE_END(VA_BITS_MIN), VA_BITS_MIN 48 (arch/arm64/include/asm/memory.h):
+		 * below it only the linear map, never the image */
+		.kernel_lo = 0xffff800000000000ull,
+		/* arch/arm64/kernel/head.S: code0, code1, text_offset, image_size,
+		 * flags, res2-res4, then the magic "ARM\x64" at 56
+		 * (arch/arm64/include/asm/image.h ARM64_IMAGE_MAGIC) */
+		.image_magic_off = 56, .image_magic = { 'A', 'R', 'M', 0x64 },
+		/* KIMAGE_VADDR = MODULES_END = _PAGE_END(48) + MODULES_VSIZE (2 GiB
+		 * since 6.5: arm64: mm: Make MODULES_VSIZE 2GiB; 128 MiB before, so
+		 * 6.1 links at 0xffff800008000000, whose tables say so) */
+		.image_va = 0xffff800080000000ull,
+		.image = "Image: Documentation/arch/arm64/booting.rst and arch/arm64/kernel/"
+			 "head.S; Image.gz: gzip; EFI zboot: drivers/firmware/efi/libstub/"
+			 "zboot-header.S (\"MZ\", \"zimg\" at 4, payload offset and size at 8 "
+			 "and 12, the compression's name at 24)",
+	},
+};
 
 const char *fgt_probe_kind_name(enum fgt_probe_kind k)
 {

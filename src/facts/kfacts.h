@@ -137,6 +137,7 @@ enum fgt_text_role {
 	FGT_TEXT_RETURN,	/* a jmp to it is a return */
 	FGT_TEXT_INDIRECT,	/* a call or jmp to it goes through a register */
 	FGT_TEXT_NOP,		/* a call to it is a nop at run time, every register kept */
+	FGT_TEXT_NORETURN,	/* a call to it does not return: no path after it */
 };
 
 struct fgt_text_fact {
@@ -175,6 +176,44 @@ struct fgt_walk_bound {
 
 extern const struct fgt_walk_bound fgt_walk_bounds[];
 extern const size_t fgt_nr_walk_bounds;
+
+/* ---- architectures --------------------------------------------------------- */
+
+/*
+ * What differs by architecture for the static verdict: how a kernel file is
+ * told, and how its code passes arguments. gfp values do not differ
+ * (include/linux/gfp_types.h is generic). Registers are numbered as the
+ * decoder does: x86-64 in their encoding order (rax 0 .. r15 15), arm64 as
+ * x0 .. x30.
+ */
+enum fgt_arch {
+	FGT_ARCH_X86_64 = 0,	/* the default: zeroed structs mean x86-64 */
+	FGT_ARCH_ARM64,
+	FGT_ARCH__NR
+};
+
+#define FGT_ARCH_MAX_ARGS	6
+
+struct fgt_arch_fact {
+	const char *name;		/* "x86-64", "arm64" */
+	uint16_t elf_machine;		/* EM_X86_64, EM_AARCH64 */
+	/* the calling convention the kernel is built with */
+	uint8_t arg_reg[FGT_ARCH_MAX_ARGS];
+	uint8_t ret_reg;
+	uint32_t caller_saved;		/* registers a call may clobber (bit per register) */
+	const char *abi;		/* its source */
+	/* the lowest address of the kernel image's own mapping */
+	uint64_t kernel_lo;
+	/* a raw boot image's magic (arm64 Image), 0 bytes: none */
+	uint32_t image_magic_off;
+	uint8_t image_magic[4];
+	/* where a raw image is placed when nothing in it says (kallsyms
+	 * tables with PC-relative offsets carry no absolute address) */
+	uint64_t image_va;
+	const char *image;		/* its source */
+};
+
+extern const struct fgt_arch_fact fgt_arch_facts[FGT_ARCH__NR];
 
 /* ---- the probe table ----------------------------------------------------- */
 

@@ -180,12 +180,29 @@ static const void *scn_bytes(const struct fgt_kimage *im, Elf_Scn *scn, const GE
 	return d->d_buf;
 }
 
+/* A raw image's section, found by its shape (open_a64_raw). */
+static const void *raw_section(const struct fgt_kimage *im, const char *name, size_t *len,
+			       uint64_t *va)
+{
+	for (unsigned int i = 0; i < im->nr_raw; i++)
+		if (!strcmp(im->raw[i].name, name)) {
+			*len = im->raw[i].len;
+			*va = im->seg[0].vaddr + im->raw[i].off;
+			return im->data + im->raw[i].off;
+		}
+	errno = ENOENT;
+	return NULL;
+}
+
 const void *fgt_kimage_section_va(const struct fgt_kimage *im, const char *name, size_t *len,
 				  uint64_t *va)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = scn_by_name(im, name, &sh);
+	Elf_Scn *scn;
 
+	if (!im->elf && im->data)
+		return raw_section(im, name, len, va);
+	scn = scn_by_name(im, name, &sh);
 	if (!scn)
 		return NULL;
 	*va = sh.sh_addr;
@@ -199,8 +216,19 @@ const void *fgt_kimage_section(const struct fgt_kimage *im, const char *name, si
 	return fgt_kimage_section_va(im, name, len, &va);
 }
 
+/* The architecture of an ELF machine (fgt_arch_facts): false if none of ours. */
+static bool arch_of_machine(uint16_t machine, enum fgt_arch *arch)
+{
+	for (int a = 0; a < FGT_ARCH__NR; a++)
+		if (fgt_arch_facts[a].elf_machine == machine) {
+			*arch = (enum fgt_arch)a;
+			return true;
+		}
+	return false;
+}
+
 /*
- * im->elf opened (over a file or memory): check it is an x86-64 kernel and
+ * im->elf opened (over a file or memory): check it is an x86-64 or arm64 kernel and
  * take its PT_LOAD segments (the text reads go through them).
  */
 static int kernel_elf(struct fgt_kimage *im, const char *name, char *msg, size_t len)
@@ -213,8 +241,8 @@ static int kernel_elf(struct fgt_kimage *im, const char *name, char *msg, size_t
 
 	if (elf_kind(im->elf) != ELF_K_ELF || !gelf_getehdr(im->elf, &eh) ||
 	    gelf_getclass(im->elf) != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_machine != EM_X86_64) {
-		snprintf(msg, len, "%s: not an x86-64 ELF file", name);
+	    !arch_of_machine(eh.e_machine, &im->arch)) {
+		snprintf(msg, len, "%s: not an x86-64 or arm64 ELF file", name);
 		return FGT_SW_NOT_KERNEL;
 	}
 	if (elf_getphdrnum(im->elf, &phnum)) {
@@ -264,7 +292,7 @@ int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
 	}
 	if (!is_elf_magic(data, size) ||
 	    !(im->elf = elf_memory((char *)data, size))) {
-		snprintf(msg, len, "%s: not an x86-64 ELF file", name);
+		snprintf(msg, len, "%s: not an x86-64 or arm64 ELF file", name);
 		return FGT_SW_NOT_KERNEL;
 	}
 	im->data = data;
@@ -415,13 +443,15 @@ static void inflater_end(struct inflater *f)
 		ZSTD_freeDCtx(f->zd);
 }
 
+static bool is_a64_image(const uint8_t *d, size_t size);
+
 /*
  * Decompress exactly out_len bytes (the size the build appended) into out.
  * 0; -1 with *got when the stream is bad or short; -2 when what came out
- * first is not an ELF file; -EINTR when stopped.
+ * first is not an ELF file (a64: not an arm64 Image); -EINTR when stopped.
  */
 static int inflate_all(const struct fgt_kimage *im, enum codec_id id, const uint8_t *in,
-		       size_t in_len, uint8_t *out, size_t out_len, size_t *got)
+		       size_t in_len, uint8_t *out, size_t out_len, size_t *got, bool a64)
 {
 	struct inflater f;
 	bool end = false, checked = false;
@@ -450,7 +480,7 @@ static int inflate_all(const struct fgt_kimage *im, enum codec_id id, const uint
 			goto out;
 		*got += (size_t)n;
 		if (!checked && (*got >= sizeof(Elf64_Ehdr) || end)) {
-			if (!is_elf_magic(out, *got)) {
+			if (a64 ? !is_a64_image(out, *got) : !is_elf_magic(out, *got)) {
 				ret = -2;
 				goto out;
 			}
@@ -555,7 +585,7 @@ static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, co
 		snprintf(msg, len, "%s: out of memory for the %" PRIu64 "-byte vmlinux", path, out_len);
 		return FGT_SW_READ;
 	}
-	ret = inflate_all(im, c->id, p, plen, out, out_len, &got);
+	ret = inflate_all(im, c->id, p, plen, out, out_len, &got, false);
 	if (ret) {
 		free(out);
 		if (ret == -EINTR) {
@@ -622,16 +652,246 @@ int fgt_open_regular(const char *path, uint64_t max, uint64_t *size, int *why, c
 	return fd;
 }
 
-/* A bzImage: read whole into memory (no mapping: see fgt_kimage_open_file). */
-static int open_bzimage_file(struct fgt_kimage *im, int fd, uint64_t size, const char *path,
-			     char *msg, size_t len)
+/* ---- arm64 Image ------------------------------------------------------------- */
+
+/*
+ * arch/arm64/kernel/head.S: code0, code1, text_offset, image_size, flags
+ * (bit 0: big-endian), three reserved, the magic (fgt_arch_facts), the PE
+ * header's offset: 64 bytes, the size of an ELF header too.
+ */
+#define A64_HDR		64
+#define A64_FLAGS	24
+#define A64_FLAG_BE	1u
+
+static bool is_a64_image(const uint8_t *d, size_t size)
+{
+	const struct fgt_arch_fact *a = &fgt_arch_facts[FGT_ARCH_ARM64];
+
+	return size >= A64_HDR && !memcmp(d + a->image_magic_off, a->image_magic, 4);
+}
+
+/* The first of 4-byte aligned pattern (plen bytes) at or after from, or size. */
+static size_t find_aligned(const uint8_t *d, size_t size, size_t from, const uint8_t *pat,
+			   size_t plen)
+{
+	for (size_t o = (from + 3) & ~(size_t)3; o < size && size - o >= plen; o += 4)
+		if (d[o] == pat[0] && !memcmp(d + o, pat, plen))
+			return o;
+	return size;
+}
+
+/*
+ * The .BTF an Image carries (CONFIG_DEBUG_INFO_BTF), found by its header
+ * (include/uapi/linux/btf.h: magic 0xeb9f, version 1, flags 0, hdr_len 24,
+ * then type_off, type_len, str_off, str_len, the strings right after the
+ * types): the first header whose sizes fit the image. fgt_btf_ret_stack()
+ * checks what is inside as it does a file's.
+ */
+static void a64_find_btf(struct fgt_kimage *im)
+{
+	static const uint8_t hdr[8] = { 0x9f, 0xeb, 1, 0, 24, 0, 0, 0 };
+	const uint8_t *d = im->data;
+	size_t o = 0;
+
+	while ((o = find_aligned(d, im->size, o, hdr, sizeof(hdr))) < im->size) {
+		uint64_t toff, tlen, soff, slen, total;
+
+		if (im->size - o < 24)
+			return;
+		toff = le32(d + o + 8);
+		tlen = le32(d + o + 12);
+		soff = le32(d + o + 16);
+		slen = le32(d + o + 20);
+		total = 24 + tlen + slen;	/* each a u32: no overflow in 64 bits */
+		if (toff == 0 && soff == tlen && tlen && slen &&
+		    total <= FGT_KIMAGE_MAX_SECTION && fgt_in_range(o, total, im->size)) {
+			im->raw[im->nr_raw++] = (struct fgt_kraw_sec){ ".BTF", o, total };
+			return;
+		}
+		o += 4;
+	}
+}
+
+/*
+ * The GNU build-ID note (namesz 4, descsz 20, NT_GNU_BUILD_ID, "GNU") of
+ * the kernel's own .notes. The vDSO and the EFI stub carry theirs in
+ * .rodata, before it (Debian's arm64 Images have three): RO_DATA puts NOTES
+ * after .rodata and right before .BTF (include/asm-generic/vmlinux.lds.h),
+ * so it is the last one before .BTF, or the last one where there is none.
+ * The running 7.2's /proc/kcore VMCOREINFO says the same ID.
+ */
+static void a64_find_build_id(struct fgt_kimage *im, uint64_t btf_off)
+{
+	static const uint8_t note[16] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+	size_t end = btf_off < im->size ? (size_t)btf_off : im->size, last = end;
+
+	for (size_t o = find_aligned(im->data, end, 0, note, sizeof(note)); o < end;
+	     o = find_aligned(im->data, end, o + 4, note, sizeof(note)))
+		last = o;
+	if (last < end && fgt_in_range(last, sizeof(note) + 20, im->size))
+		im->raw[im->nr_raw++] = (struct fgt_kraw_sec){ ".notes", last, sizeof(note) + 20 };
+}
+
+/*
+ * Where _stext is in the Image: its PE header's BaseOfCode (arch/arm64/kernel/
+ * efi-header.S: .Lefi_header_end - _head, the header ending at SEGMENT_ALIGN
+ * where vmlinux.lds.S starts .text with _stext). kallsyms without
+ * KALLSYMS_ALL holds text symbols only, and up to 6.x not _text, which lies
+ * before .text (Debian's 6.1). 0 when there is no PE header (CONFIG_EFI off).
+ */
+static uint64_t a64_stext_off(const uint8_t *d, size_t size)
+{
+	uint64_t pe = le32(d + 60), base;
+
+	/* "PE\0\0", the COFF header (20 bytes), the optional header's first 24 */
+	if (memcmp(d, "MZ", 2) || !fgt_in_range(pe, 4 + 20 + 24, size) || memcmp(d + pe, "PE\0\0", 4))
+		return 0;
+	base = le32(d + pe + 4 + 20 + 20);	/* BaseOfCode */
+	return base && base < size && !(base & 0xfff) ? base : 0;
+}
+
+/*
+ * buf (size bytes, malloc()ed) holds an arm64 Image: it becomes the image,
+ * one segment from _text on (the Image is vmlinux from _text, objcopy -O
+ * binary), at a provisional address until its symbols place it
+ * (fgt_kimage_place). Owns buf from here on.
+ */
+static int open_a64_raw(struct fgt_kimage *im, uint8_t *buf, size_t size, const char *path,
+			const char *kind, char *msg, size_t len)
+{
+	const struct fgt_arch_fact *a = &fgt_arch_facts[FGT_ARCH_ARM64];
+
+	im->heap = buf;
+	if (!is_a64_image(buf, size)) {
+		snprintf(msg, len, "%s: %s, but what it holds is not an arm64 Image", path, kind);
+		return FGT_SW_NOT_KERNEL;
+	}
+	if (le32(buf + A64_FLAGS) & A64_FLAG_BE) {
+		snprintf(msg, len, "%s: a big-endian arm64 Image, not read here", path);
+		return FGT_SW_NOT_KERNEL;
+	}
+	im->data = buf;
+	im->size = size;
+	im->arch = FGT_ARCH_ARM64;
+	im->va_free = true;
+	im->seg[0] = (struct fgt_kseg){ a->image_va, 0, size };
+	im->nr_segs = 1;
+	im->text_addr = a->image_va;
+	im->stext_off = a64_stext_off(buf, size);
+	a64_find_btf(im);
+	a64_find_build_id(im, im->nr_raw ? im->raw[0].off : UINT64_MAX);
+	snprintf(im->desc, sizeof(im->desc), "%s %s", kind, path);
+	return 0;
+}
+
+/* A compressed Image (Image.gz, a zboot payload): out_len checked as a
+ * bzImage's payload is, by the caps and the ratio. */
+static int open_a64_packed(struct fgt_kimage *im, const struct codec *c, const uint8_t *p,
+			   uint64_t plen, uint64_t out_len, const char *path, const char *kind,
+			   char *msg, size_t len)
+{
+	uint8_t *out;
+	size_t got = 0;
+	int ret;
+
+	if (c->id == C_OTHER) {
+		snprintf(msg, len, "%s: %s compressed with %s, not read here: decompress it first",
+			 path, kind, c->name);
+		return FGT_SW_NOT_KERNEL;
+	}
+	if (out_len < 4096 || out_len > FGT_KIMAGE_MAX_PAYLOAD ||
+	    out_len / FGT_KIMAGE_MAX_RATIO > plen) {
+		snprintf(msg, len, "%s: implausible decompressed size %" PRIu64 " (from %" PRIu64
+			 " compressed bytes; cap %llu MiB)", path, out_len, plen,
+			 FGT_KIMAGE_MAX_PAYLOAD >> 20);
+		return FGT_SW_NOT_KERNEL;
+	}
+	out = malloc(out_len);
+	if (!out) {
+		snprintf(msg, len, "%s: out of memory for the %" PRIu64 "-byte Image", path, out_len);
+		return FGT_SW_READ;
+	}
+	ret = inflate_all(im, c->id, p, plen, out, out_len, &got, true);
+	if (ret) {
+		free(out);
+		if (ret == -EINTR) {
+			snprintf(msg, len, "%s: interrupted while decompressing", path);
+			return FGT_SW_STOPPED;
+		}
+		if (ret == -2)
+			snprintf(msg, len, "%s: the %s payload is not an arm64 Image", path, c->name);
+		else
+			snprintf(msg, len, "%s: the %s payload does not decompress (%zu of %" PRIu64
+				 " bytes)", path, c->name, got, out_len);
+		return FGT_SW_NOT_KERNEL;
+	}
+	return open_a64_raw(im, out, out_len, path, kind, msg, len);
+}
+
+/*
+ * drivers/firmware/efi/libstub/zboot-header.S: "MZ", "zimg", the payload's
+ * offset and size (u32), two reserved, the compression's name (NUL-ended,
+ * at 24). Makefile.zboot: gzip appends nothing (its trailer has the size),
+ * zstd22_with_size appends the size, outside the payload's counted bytes.
+ */
+#define ZB_OFF		8
+#define ZB_SIZE		12
+#define ZB_COMP		24
+#define ZB_COMP_LEN	8
+
+static int open_zboot(struct fgt_kimage *im, const uint8_t *d, size_t size, const char *path,
+		      char *msg, size_t len)
+{
+	uint64_t off = le32(d + ZB_OFF), plen = le32(d + ZB_SIZE), out_len;
+	char comp[ZB_COMP_LEN + 1];
+	const struct codec *c;
+
+	memcpy(comp, d + ZB_COMP, ZB_COMP_LEN);
+	comp[ZB_COMP_LEN] = '\0';
+	if (plen < 16 || !fgt_in_range(off, plen, size)) {
+		snprintf(msg, len, "%s: truncated EFI zboot image (payload past the end of the file)",
+			 path);
+		return FGT_SW_NOT_KERNEL;
+	}
+	c = codec_of(d + off, plen);
+	if (!c || strncmp(comp, c->id == C_XZ ? "xzkern" : c->name, ZB_COMP_LEN)) {
+		snprintf(msg, len, "%s: an EFI zboot image whose payload is not the %.8s it says",
+			 path, comp);
+		return FGT_SW_NOT_KERNEL;
+	}
+	if (c->id == C_GZIP) {
+		out_len = le32(d + off + plen - 4);
+	} else if (fgt_in_range(off + plen, 4, size)) {
+		out_len = le32(d + off + plen);
+	} else {
+		snprintf(msg, len, "%s: truncated EFI zboot image (no size after its payload)", path);
+		return FGT_SW_NOT_KERNEL;
+	}
+	return open_a64_packed(im, c, d + off, plen, out_len, path, "arm64 EFI zboot image",
+			       msg, len);
+}
+
+/* Image.gz: gzip's trailer holds the size (mod 2^32; the cap is far below). */
+static int open_a64_gz(struct fgt_kimage *im, const uint8_t *d, size_t size, const char *path,
+		       char *msg, size_t len)
+{
+	return open_a64_packed(im, &codecs[0], d, size, le32(d + size - 4), path,
+			       "arm64 Image.gz", msg, len);
+}
+
+enum file_kind { FK_BZIMAGE, FK_A64, FK_ZBOOT, FK_GZIP };
+
+/* A boot image read whole into memory (no mapping: see fgt_kimage_open_file). */
+static int open_boot_file(struct fgt_kimage *im, int fd, uint64_t size, const char *path,
+			  enum file_kind kind, char *msg, size_t len)
 {
 	uint8_t *buf;
 	int err;
 
 	if (size > FGT_KIMAGE_MAX_BZIMAGE) {
-		snprintf(msg, len, "%s: a bzImage of %" PRIu64 " bytes, over the %llu MiB read here",
-			 path, size, FGT_KIMAGE_MAX_BZIMAGE >> 20);
+		snprintf(msg, len, "%s: a%s of %" PRIu64 " bytes, over the %llu MiB read here",
+			 path, kind == FK_BZIMAGE ? " bzImage" : "n arm64 boot image", size,
+			 FGT_KIMAGE_MAX_BZIMAGE >> 20);
 		return FGT_SW_NOT_KERNEL;
 	}
 	buf = malloc(size);
@@ -644,7 +904,14 @@ static int open_bzimage_file(struct fgt_kimage *im, int fd, uint64_t size, const
 		snprintf(msg, len, "%s: short read (truncated while read?)", path);
 		return FGT_SW_READ;
 	}
-	err = open_bzimage(im, buf, size, path, msg, len);
+	if (kind == FK_A64)
+		return open_a64_raw(im, buf, size, path, "arm64 Image", msg, len);
+	if (kind == FK_BZIMAGE)
+		err = open_bzimage(im, buf, size, path, msg, len);
+	else if (kind == FK_ZBOOT)
+		err = open_zboot(im, buf, size, path, msg, len);
+	else
+		err = open_a64_gz(im, buf, size, path, msg, len);
 	free(buf);
 	return err;
 }
@@ -653,6 +920,7 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
 			 char *msg, size_t len)
 {
 	uint8_t head[BZ_HEADER_END];
+	int kind;
 	uint64_t size;
 	int fd, err;
 
@@ -665,16 +933,20 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
 		close(fd);
 		return FGT_SW_NOT_KERNEL;
 	}
-	if (!memcmp(head + BZ_MAGIC, "HdrS", 4)) {
-		err = open_bzimage_file(im, fd, size, path, msg, len);
+	kind = !memcmp(head + BZ_MAGIC, "HdrS", 4) ? FK_BZIMAGE :
+	       is_a64_image(head, sizeof(head)) ? FK_A64 :
+	       !memcmp(head, "MZ", 2) && !memcmp(head + 4, "zimg", 4) ? FK_ZBOOT :
+	       head[0] == 0x1f && head[1] == 0x8b ? FK_GZIP : -1;
+	if ((int)kind >= 0) {
+		err = open_boot_file(im, fd, size, path, kind, msg, len);
 		close(fd);
 		if (err)
 			fgt_kimage_close(im);
 		return err;
 	}
 	if (!is_elf_magic(head, sizeof(head))) {
-		snprintf(msg, len, "%s: not a kernel image (neither an x86-64 vmlinux nor a bzImage)",
-			 path);
+		snprintf(msg, len, "%s: not a kernel image (neither a vmlinux, a bzImage nor an "
+			 "arm64 Image)", path);
 		close(fd);
 		return FGT_SW_NOT_KERNEL;
 	}
@@ -683,7 +955,7 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
 	im->fd = fd;
 	im->file_size = size;
 	if (!libelf_ready() || !(im->elf = elf_begin(fd, ELF_C_READ, NULL))) {
-		snprintf(msg, len, "%s: not an x86-64 ELF file", path);
+		snprintf(msg, len, "%s: not an x86-64 or arm64 ELF file", path);
 		fgt_kimage_close(im);
 		return FGT_SW_NOT_KERNEL;
 	}
@@ -778,6 +1050,12 @@ int fgt_kimage_open_kcore(struct fgt_kimage *im, const char *path, char *msg, si
 	    !fgt_in_range(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr), INT64_MAX)) {
 		snprintf(msg, len, "%s is %s (a container masks it so)", path,
 			 n <= 0 ? "empty" : "not an ELF core file");
+		fgt_kimage_close(im);
+		return FGT_SW_NO_KCORE;
+	}
+	if (!arch_of_machine(eh.e_machine, &im->arch)) {
+		snprintf(msg, len, "%s is the core of a machine (ELF e_machine %u) not read here",
+			 path, eh.e_machine);
 		fgt_kimage_close(im);
 		return FGT_SW_NO_KCORE;
 	}
@@ -883,7 +1161,26 @@ static int symtab_text(const struct fgt_kimage *im, char **text, size_t *n, size
 	return -1;
 }
 
-struct fgt_ksyms *fgt_kimage_symbols(const struct fgt_kimage *im, char *desc, size_t dlen,
+int fgt_kimage_place(struct fgt_kimage *im, const struct fgt_ksyms *ks)
+{
+	const struct fgt_ksym *t = fgt_ksyms_by_name(ks, "_text");
+	uint64_t a;
+
+	if (!im->va_free)
+		return 0;
+	if (!t && im->stext_off)
+		t = fgt_ksyms_by_name(ks, "_stext");
+	if (!t)
+		return -1;
+	a = t->addr - (strcmp(t->name, "_text") ? im->stext_off : 0);
+	if (a < fgt_arch_facts[im->arch].kernel_lo || (a & 0xfff) || a + im->seg[0].filesz < a)
+		return -1;
+	im->seg[0].vaddr = im->text_addr = a;
+	im->va_free = false;
+	return 0;
+}
+
+struct fgt_ksyms *fgt_kimage_symbols(struct fgt_kimage *im, char *desc, size_t dlen,
 				     int *why, char *msg, size_t len)
 {
 	struct fgt_ksyms *ks = NULL;
@@ -910,6 +1207,14 @@ struct fgt_ksyms *fgt_kimage_symbols(const struct fgt_kimage *im, char *desc, si
 		if (!err) {
 			ks = ksyms_from_text(im, text, n);
 			snprintf(desc, dlen, "the image's kallsyms tables (%zu symbols)", count);
+			if (ks && fgt_kimage_place(im, ks)) {
+				fgt_ksyms_free(ks);
+				free(text);
+				*why = FGT_SW_NO_SYMBOLS;
+				snprintf(msg, len, "%s: its kallsyms tables put _text at no page of "
+					 "the kernel's half", im->desc);
+				return NULL;
+			}
 		} else {
 			free(text);
 			*why = FGT_SW_NO_SYMBOLS;
@@ -1049,7 +1354,7 @@ static bool map_belongs(const struct fgt_kimage *im, const struct fgt_ksyms *ks)
 	return text && im->text_addr && text->addr == im->text_addr;
 }
 
-struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char *path,
+struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 					int *why, char *msg, size_t len)
 {
 	FILE *f = open_capped(path, FGT_KIMAGE_MAX_MAP, im->stop, why, msg, len);
@@ -1083,7 +1388,7 @@ struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char 
 		fgt_ksyms_free(ks);
 		return NULL;
 	}
-	if (!map_belongs(im, ks)) {
+	if (fgt_kimage_place(im, ks) || !map_belongs(im, ks)) {
 		*why = FGT_SW_BAD_MAP;
 		snprintf(msg, len, "%s does not belong to %s (linux_banner is not there)", path, im->desc);
 		fgt_ksyms_free(ks);
@@ -1183,8 +1488,8 @@ int fgt_kimage_write_core(const struct fgt_kimage *im, const struct fgt_vmcorein
 			 "SYMBOL(kallsyms_token_table)=%" PRIx64 "\nSYMBOL(kallsyms_token_index)=%" PRIx64 "\n"
 			 "SYMBOL(kallsyms_offsets)=%" PRIx64 "\n",
 			 vi->stext, vi->names, vi->num_syms, vi->token_table, vi->token_index, vi->offsets);
-	Elf64_Ehdr eh = { .e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
-			  .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+	Elf64_Ehdr eh = { .e_type = ET_CORE, .e_machine = fgt_arch_facts[im->arch].elf_machine,
+			  .e_version = EV_CURRENT, .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
 			  .e_phentsize = sizeof(Elf64_Phdr) };
 	Elf64_Nhdr nh = { .n_namesz = sizeof("VMCOREINFO"), .n_type = 0 };
 	uint64_t off, note_len;
@@ -1408,14 +1713,18 @@ static int btf_find(struct btf_view *v, struct fgt_btf_stack *out)
 		    !btf_name_is(v, le32(v->types.p + o), "task_struct"))
 			continue;
 		/* members by offset: resolving a type may move the prefix */
-		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12)
-			if (btf_name_is(v, le32(v->types.p + m), "ret_stack")) {
-				/* the member's offset in bits (the low 24 with kind_flag) */
-				uint32_t bits = le32(v->types.p + m + 8);
+		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12) {
+			/* the member's offset in bits (the low 24 with kind_flag) */
+			uint32_t bits = le32(v->types.p + m + 8);
 
-				out->off = (info >> 31 ? bits & 0xffffff : bits) / 8;
+			bits = info >> 31 ? bits & 0xffffff : bits;
+			if (btf_name_is(v, le32(v->types.p + m), "tasks"))
+				out->tasks_off = bits / 8;
+			if (btf_name_is(v, le32(v->types.p + m), "ret_stack")) {
+				out->off = bits / 8;
 				return btf_ret_stack_type(v, le32(v->types.p + m + 4), out);
 			}
+		}
 		return 1;	/* task_struct without ret_stack: no fgraph */
 	}
 	return -1;
@@ -1482,6 +1791,21 @@ void fgt_kimage_ident(const struct fgt_kimage *im, const struct fgt_ksyms *ks,
 		buf[sizeof(buf) - 1] = '\0';
 		if (!strncmp(buf, "Linux version ", 14)) {
 			word(buf + 14, rel, sizeof(rel));
+			snprintf(release, rlen, "%s", rel);
+		}
+	}
+	/* a raw Image whose kallsyms hold text only (no linux_banner): the
+	 * banner by its words (init/version-timestamp.c) */
+	if (!release[0] && !im->elf && im->data) {
+		const uint8_t *b = memmem(im->data, im->size, "Linux version ", 14);
+		size_t left = b ? im->size - (size_t)(b - im->data) - 14 : 0;
+
+		if (b) {
+			/* a bounded, NUL-ended copy: word() reads to a NUL */
+			left = left < sizeof(buf) - 1 ? left : sizeof(buf) - 1;
+			memcpy(buf, b + 14, left);
+			buf[left] = '\0';
+			word(buf, rel, sizeof(rel));
 			snprintf(release, rlen, "%s", rel);
 		}
 	}

@@ -3,7 +3,8 @@
  * Kernel text and symbols for the static verdict (src/static/static_kernel.c), from:
  *  - the running kernel: /proc/kcore (an ELF core file whose PT_LOAD segments
  *    are kernel virtual addresses, KASLR included) and /proc/kallsyms;
- *  - a kernel file: an x86-64 vmlinux (ELF), or a bzImage, whose payload is
+ *  - a kernel file: an x86-64 or arm64 vmlinux (ELF), an arm64 Image (raw,
+ *    gzip'd, or in an EFI zboot image), or a bzImage, whose payload is
  *    that ELF compressed (gzip, xz, lzma, zstd: Debian's are xz up to 6.1,
  *    zstd since; the lab's gzip). Its symbols come from, in this order: a
  *    System.map given with it, the ELF's .symtab, or the kallsyms tables the
@@ -55,6 +56,15 @@ struct fgt_kseg {
 
 struct Elf;
 
+/* A raw image's section found by its own shape (an arm64 Image has no ELF
+ * headers): ".BTF" by its header, ".notes" by the GNU build-ID note. */
+#define FGT_KIMAGE_MAX_RAW	2
+
+struct fgt_kraw_sec {
+	const char *name;
+	uint64_t off, len;		/* in data */
+};
+
 struct fgt_kimage {
 	char desc[200];			/* "/proc/kcore", "vmlinux FILE", "bzImage FILE (zstd)" */
 	int fd;				/* read on demand with pread (/proc/kcore, a vmlinux); or -1 */
@@ -69,6 +79,13 @@ struct fgt_kimage {
 	unsigned int nr_segs;
 	uint64_t text_addr;		/* the .text section's address (files), 0 if unknown */
 	uint64_t note_off, note_len;	/* /proc/kcore: its PT_NOTE (VMCOREINFO is there) */
+	enum fgt_arch arch;		/* whose code it holds (ELF e_machine, Image magic) */
+	/* a raw image (arm64 Image): data holds it from _text on, placed at a
+	 * provisional address until its symbols say where _text is (va_free) */
+	bool va_free;
+	uint64_t stext_off;		/* _stext - _text, where its PE header says; 0: unknown */
+	struct fgt_kraw_sec raw[FGT_KIMAGE_MAX_RAW];
+	unsigned int nr_raw;
 };
 
 /*
@@ -162,18 +179,22 @@ int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_
 
 /* A file image's symbols: .symtab, else the embedded kallsyms tables. NULL and
  * an FGT_SW_* in *why with msg when it has neither; what was used in desc. */
-struct fgt_ksyms *fgt_kimage_symbols(const struct fgt_kimage *im, char *desc, size_t dlen,
+struct fgt_ksyms *fgt_kimage_symbols(struct fgt_kimage *im, char *desc, size_t dlen,
 				     int *why, char *msg, size_t len);
+/* A raw image (va_free) moved to where its symbols put _text: 0, or -1
+ * when they have no _text at a plausible address. */
+int fgt_kimage_place(struct fgt_kimage *im, const struct fgt_ksyms *ks);
 /* A System.map for a file image: a regular file of at most
  * FGT_KIMAGE_MAX_MAP bytes, checked to be a real one (not Debian's
  * placeholder) and this image's (linux_banner reads "Linux version" there). */
-struct fgt_ksyms *fgt_kimage_system_map(const struct fgt_kimage *im, const char *path,
+struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 					int *why, char *msg, size_t len);
 /* What the BTF says of task_struct::ret_stack. */
 struct fgt_btf_stack {
 	enum fgt_stack_src src;		/* a frame array (up to 6.10) or 4096-byte stacks */
 	uint32_t bytes;			/* a kmalloc()ed stack's size */
 	uint32_t off;			/* offsetof(struct task_struct, ret_stack) */
+	uint32_t tasks_off;		/* offsetof(struct task_struct, tasks), 0 if not seen */
 };
 
 /*

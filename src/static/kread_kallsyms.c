@@ -447,17 +447,79 @@ static long ktab_find(const struct ktab *t, const char *name)
 	return -1;
 }
 
+/*
+ * Where _text must come out. A raw image (an arm64 Image: no ELF header
+ * says where it is linked) is placed only provisionally: a reading whose
+ * addresses are absolute (relative_base) may put _text at any page of the
+ * kernel's half, and then places the image (fgt_kimage_place); PC-relative
+ * ones agree with the provisional place by construction.
+ */
+static uint64_t reading_want(const struct fgt_kimage *im, const struct ktab *t, uint32_t idx,
+			     uint64_t off, uint64_t want)
+{
+	uint64_t a;
+
+	if (!im->va_free || t->mode == M_PCREL)
+		return want;
+	a = ktab_addr(t, idx);
+	return a >= off && a - off >= fgt_arch_facts[im->arch].kernel_lo && !((a - off) & 0xfff) ?
+	       a : want;
+}
+
+/*
+ * relative_base in a raw arm64 Image reads 0: the kernel is linked as a PIE
+ * with --no-apply-dynamic-relocs (arch/arm64/Makefile), so the 8 bytes of
+ * `.quad` kallsyms_relative_base hold nothing and its value is the addend
+ * of an R_AARCH64_RELATIVE entry in .rela.dyn (24 bytes: r_offset, r_info
+ * 1027, r_addend) whose r_offset is that place's link address. The image's
+ * link address L is not known either, so an entry counts only where both
+ * agree: L = r_offset - at is page aligned in the kernel's half, and the
+ * base it gives is L itself or L + _stext's offset (the table's lowest
+ * symbol: _text, or _stext where kallsyms holds text only). One pass over
+ * the image, paid from the search's budget; 0 if none.
+ */
+#define R_AARCH64_RELATIVE	1027
+
+static uint64_t rela_base(struct kas *k, size_t at)
+{
+	const uint64_t lo = fgt_arch_facts[FGT_ARCH_ARM64].kernel_lo;
+	uint64_t soff = k->im ? k->im->stext_off : 0;
+
+	for (size_t o = k->lo; o + 24 <= k->hi; o += 8) {
+		uint64_t r_off, l, add;
+
+		if ((o & 0xffff) == 0 && !spend(k, 0x10000 / 8))
+			return 0;
+		if (rd64(k->d + o + 8) != R_AARCH64_RELATIVE)
+			continue;
+		r_off = rd64(k->d + o);
+		add = rd64(k->d + o + 16);
+		l = r_off - at;
+		if (r_off < at || l < lo || (l & 0xfff))
+			continue;
+		if (add == l || (soff && add == l + soff))
+			return add;
+	}
+	return 0;
+}
+
 /* Place the offsets and pick the reading, among the layouts of the file header
  * comment: of those that pass, the one with the fewest entries out of order. */
-static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct ktab *t,
+static int file_reading(const struct fgt_kimage *im, struct kas *k, struct ktab *t,
 			size_t *off_pos, size_t *base_at)
 {
 	size_t after_index = k->ti + 2 * NTOK, cand[3];
-	uint64_t want = im->text_addr;
+	uint64_t want = im->text_addr, off = 0;
 	long idx = ktab_find(t, "_text");
 	struct ktab best = *t;
 	long best_unsorted = -1;
 
+	/* a raw image's tables without _text: _stext, where its header says */
+	if (idx < 0 && im->va_free && im->stext_off) {
+		idx = ktab_find(t, "_stext");
+		off = im->stext_off;
+		want += off;
+	}
 	if (idx < 0)
 		return -1;
 	if (!want)
@@ -487,8 +549,10 @@ static int file_reading(const struct fgt_kimage *im, const struct kas *k, struct
 				if (base_pos + 8 > k->hi)
 					continue;
 				t->base = rd64(k->d + base_pos);
+				if (!t->base && im->va_free && m == M_REL)
+					t->base = rela_base(k, base_pos);
 			}
-			u = ktab_reading(t, (uint32_t)idx, want);
+			u = ktab_reading(t, (uint32_t)idx, reading_want(im, t, (uint32_t)idx, off, want));
 			if (u >= 0 && (best_unsorted < 0 || u < best_unsorted)) {
 				best = *t;
 				best_unsorted = u;

@@ -31,21 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "static/static_check.h"
-
-/* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
-#define MAX_TEXT	(64u << 10)
-
-/* General-purpose registers, in their encoding order. */
-enum {
-	R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI,
-	R_8, R_9, R_10, R_11, R_12, R_13, R_14, R_15,
-	NGPR, R_NONE = 0xff
-};
-
-/* SysV: the first six integer arguments; what a call may clobber. */
-static const uint8_t arg_reg[6] = { R_DI, R_SI, R_DX, R_CX, R_8, R_9 };
-#define CALLER_SAVED	((1u << R_AX) | (1u << R_CX) | (1u << R_DX) | (1u << R_SI) | \
-			 (1u << R_DI) | (1u << R_8) | (1u << R_9) | (1u << R_10) | (1u << R_11))
+#include "static/decode.h"
 
 #define RCU_MIXED	(-1)
 #define RCU_MAX		4	/* deeper than this is not code we understand */
@@ -74,69 +60,9 @@ struct state {
 	struct val r[NGPR];
 };
 
-enum ikind {
-	I_OTHER,
-	I_CALL,		/* direct call */
-	I_CALL_IND,	/* through a register or memory (a retpoline thunk too) */
-	I_JMP,		/* direct, unconditional */
-	I_JCC,		/* direct, conditional */
-	I_JMP_IND,	/* indirect: its targets are not followed */
-	I_RET,
-	I_TRAP,		/* ud2: BUG() stops, WARN() (up to 6.x) goes on after it */
-	I_STOP,		/* int3, hlt: no successor */
-};
 
-/* What an instruction does to one register besides clobbering. */
-enum iop {
-	OP_NONE,
-	OP_CONST,	/* dst = imm */
-	OP_MEM,		/* dst = the 8 bytes at imm */
-	OP_COPY,	/* dst = src */
-	OP_ALU,		/* dst = dst <alu> imm (constants only) */
-	OP_LEA,		/* dst = src + imm (constants only) */
-	OP_LOAD,	/* dst = the 8 bytes at mbase + ... (origins only) */
-	OP_LEA_IDX,	/* dst = mbase + index * scale + disp (origins only) */
-	OP_STORE,	/* the 8 bytes at mbase + ... = msrc (no register effect) */
-};
-
-enum callee {
-	C_NONE,		/* not a call, or not resolved */
-	C_OTHER,	/* some other function */
-	C_RCU_LOCK,
-	C_RCU_UNLOCK,
-	C_ALLOC,	/* fgt_alloc_fns[alloc] */
-};
-
-struct insn {
-	uint64_t addr;
-	uint64_t target;	/* direct call or jump */
-	uint64_t imm;
-	uint16_t clobber;	/* registers written, made unknown (after op) */
-	uint8_t size;
-	uint8_t kind;		/* enum ikind */
-	uint8_t op, dst, src, width, alu;
-	uint8_t callee;		/* enum callee, for calls and jumps out */
-	int8_t alloc;		/* fgt_alloc_fns index for C_ALLOC */
-	int16_t ord;		/* C_ALLOC: its rank among them, in address order (the site) */
-	bool thunk;		/* the target was the callee's padding */
-	bool entry;		/* the target is a function's entry (or a thunk's) */
-	/* memory operand of OP_LOAD, OP_LEA_IDX, OP_STORE and of a cmp */
-	uint8_t mbase, msrc;	/* GPRs, R_NONE if none (rip-relative, absolute) */
-	bool midx;		/* with an index register */
-	int32_t mdisp;
-	/* cmpq $0x0,disp(%mbase): a NULL test of a field (t->ret_stack) */
-	bool cmp0;
-	/* cmp with an immediate (cimm) or of two registers (creg): the walk's
-	 * loop compares its cursor with &init_task.tasks */
-	bool has_cimm;
-	uint64_t cimm;
-	uint8_t creg[2];
-	int8_t nsucc;		/* successors, as follow() found them */
-	long succ[2];
-	bool last;		/* last decoded instruction of its part */
-	bool cut;		/* ... and the bytes after it did not decode */
-	bool warned;		/* an anomaly was recorded for it */
-};
+/* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
+#define MAX_TEXT	(64u << 10)
 
 struct dec {
 	const struct fgt_static_code *c;
@@ -159,6 +85,8 @@ struct dec {
 	uint64_t latch[8];	/* each loop's back edge */
 	int nloops;
 	uint64_t init_lo, init_hi;	/* init_task's symbol */
+	bool head_by_tasks;	/* a thread loop's head told by its step (no init_task) */
+	const struct fgt_arch_fact *arch;	/* calling convention */
 };
 
 const char *fgt_static_why_name(enum fgt_static_why w)
@@ -367,19 +295,19 @@ static void decode_op(const cs_insn *ci, struct insn *in)
 		in->dst = R_NONE;	/* test, cmp, ...: no register effect of ours */
 }
 
-static uint16_t written_gprs(csh h, const cs_insn *ci)
+static uint32_t written_gprs(csh h, const cs_insn *ci)
 {
 	cs_regs rr, rw;
 	uint8_t nr = 0, nw = 0, w;
-	uint16_t m = 0;
+	uint32_t m = 0;
 
 	if (cs_regs_access(h, ci, rr, &nr, rw, &nw) != CS_ERR_OK)
-		return 0xffff;	/* cannot tell: everything unknown */
+		return 0xffffffffu;	/* cannot tell: everything unknown */
 	for (unsigned int i = 0; i < nw; i++) {
 		uint8_t g = gpr_of(rw[i], &w);
 
 		if (g != R_NONE)
-			m |= (uint16_t)(1u << g);
+			m |= 1u << g;
 	}
 	return m;
 }
@@ -491,12 +419,63 @@ static size_t ud_len(const uint8_t *p, size_t left)
 	return n <= left ? n : 0;
 }
 
+void fgt_insn_init(struct insn *in, uint64_t addr, uint8_t size)
+{
+	memset(in, 0, sizeof(*in));
+	in->addr = addr;
+	in->size = size;
+	in->dst = in->src = in->mbase = in->msrc = in->msrc2 = in->treg = R_NONE;
+	in->creg[0] = in->creg[1] = R_NONE;
+	in->alloc = -1;
+}
+
+/*
+ * arm64: one 4-byte word at a time (A64 has no other size), through
+ * Capstone, else by hand (fgt_a64_raw) where Capstone 4 does not know the
+ * instruction; a word neither knows ends the part.
+ */
+static int decode_part_a64(struct dec *d, csh h, cs_insn *ci, const struct fgt_static_part *p)
+{
+	size_t first = d->n;
+
+	for (size_t o = 0; o + 4 <= p->len; o += 4) {
+		const uint8_t *code = p->bytes + o;
+		size_t left = 4;
+		uint64_t addr = p->addr + o;
+		uint32_t w = (uint32_t)code[0] | (uint32_t)code[1] << 8 |
+			     (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
+		struct insn *in;
+
+		if (d->n == d->cap && grow(d))
+			return -1;
+		in = &d->in[d->n];
+		fgt_insn_init(in, addr, 4);
+		if (cs_disasm_iter(h, &code, &left, &addr, ci)) {
+			fgt_a64_insn(h, ci, in);
+		} else if (!fgt_a64_raw(w, in)) {
+			if (!d->undecoded)
+				d->undecoded = p->addr + o;
+			if (d->n > first)
+				d->in[d->n - 1].cut = true;
+			break;
+		}
+		d->n++;
+	}
+	if (d->n > first) {
+		d->in[d->n - 1].last = true;
+		fgt_a64_null_tests(d->in + first, d->n - first);
+	}
+	return 0;
+}
+
 static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_static_part *p)
 {
 	const uint8_t *code = p->bytes;
 	size_t left = p->len, first = d->n;
 	uint64_t addr = p->addr;
 
+	if (d->c->arch == FGT_ARCH_ARM64)
+		return decode_part_a64(d, h, ci, p);
 	while (left) {
 		struct insn *in;
 		size_t ud = ud_len(code, left);
@@ -506,13 +485,8 @@ static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_stati
 			if (d->n == d->cap && grow(d))
 				return -1;
 			in = &d->in[d->n++];
-			memset(in, 0, sizeof(*in));
-			in->addr = addr;
-			in->size = (uint8_t)ud;
+			fgt_insn_init(in, addr, (uint8_t)ud);
 			in->kind = I_TRAP;
-			in->dst = in->src = in->mbase = in->msrc = R_NONE;
-			in->creg[0] = in->creg[1] = R_NONE;
-			in->alloc = -1;
 			code += ud;
 			left -= ud;
 			addr += ud;
@@ -530,17 +504,12 @@ static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_stati
 		if (d->n == d->cap && grow(d))
 			return -1;
 		in = &d->in[d->n++];
-		memset(in, 0, sizeof(*in));
-		in->addr = ci->address;
-		in->size = (uint8_t)ci->size;
-		in->dst = in->src = in->mbase = in->msrc = R_NONE;
-		in->creg[0] = in->creg[1] = R_NONE;
-		in->alloc = -1;
+		fgt_insn_init(in, ci->address, (uint8_t)ci->size);
 		decode_kind(h, ci, in);
 		decode_op(ci, in);
 		in->clobber = written_gprs(h, ci);
 		if (in->op != OP_NONE && in->dst != R_NONE)
-			in->clobber &= (uint16_t)~(1u << in->dst);
+			in->clobber &= ~(1u << in->dst);
 	}
 	if (d->n > first)
 		d->in[d->n - 1].last = true;
@@ -600,6 +569,11 @@ static void resolve(struct dec *d, struct insn *in)
 			in->kind = I_OTHER;
 			in->callee = C_NONE;
 			in->clobber = 0;
+			return;
+		}
+		if (f->role == FGT_TEXT_NORETURN && in->kind == I_CALL) {
+			in->kind = I_STOP;
+			in->callee = C_OTHER;
 			return;
 		}
 		if (f->role == FGT_TEXT_RETURN && in->kind == I_JMP)
@@ -760,7 +734,21 @@ static uint64_t into(const struct val *v)
 	return v->ret | v->addr;
 }
 
-static void transfer(const struct insn *in, struct state *s)
+/* The base register after a pre- or post-indexed access: moved by wb_imm,
+ * still pointing into the object it pointed into. */
+static void writeback(const struct insn *in, struct state *s)
+{
+	struct val *b = &s->r[in->mbase];
+	struct val nv = { FGT_VAL_UNKNOWN, 0, 0, into(b), 0 };
+
+	if (b->kind == FGT_VAL_CONST) {
+		nv.kind = FGT_VAL_CONST;
+		nv.v = b->v + (uint64_t)(int64_t)in->wb_imm;
+	}
+	*b = nv;
+}
+
+static void transfer(const struct dec *d, const struct insn *in, struct state *s)
 {
 	struct val *dv = in->dst != R_NONE ? &s->r[in->dst] : NULL;
 	const struct val *base = in->mbase != R_NONE ? &s->r[in->mbase] : NULL;
@@ -803,6 +791,16 @@ static void transfer(const struct insn *in, struct state *s)
 		break;
 	case OP_LOAD:
 		nv.elem = base ? into(base) : 0;
+		if (in->mconst && base && base->kind == FGT_VAL_CONST && !in->midx) {
+			nv.kind = FGT_VAL_MEM;
+			nv.v = base->v + (uint64_t)(int64_t)in->mdisp;
+		}
+		break;
+	case OP_MOVK:
+		if (dv->kind == FGT_VAL_CONST) {
+			nv.kind = FGT_VAL_CONST;
+			nv.v = (dv->v & ~(0xffffull << in->shift)) | in->imm << in->shift;
+		}
 		break;
 	}
 	if (dv) {
@@ -811,18 +809,21 @@ static void transfer(const struct insn *in, struct state *s)
 			nv.v &= 0xffffffffu;
 		*dv = nv;
 	}
+	if (in->wb && in->mbase != R_NONE)
+		writeback(in, s);
 	for (int g = 0; g < NGPR; g++)
 		if (in->clobber & (1u << g))
 			s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
 	if (in->kind == I_CALL || in->kind == I_CALL_IND) {
 		for (int g = 0; g < NGPR; g++)
-			if (CALLER_SAVED & (1u << g))
+			if (d->arch->caller_saved & (1u << g))
 				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
 		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < 63)
-			s->r[R_AX].ret = 1ull << in->ord;
+			s->r[d->arch->ret_reg].ret = 1ull << in->ord;
 	}
 	/* a call, or the read opening the walk where rcu_read_lock() is no code */
-	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM) && s->rcu != RCU_MIXED) {
+	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM || in->op == OP_LOAD) &&
+	    s->rcu != RCU_MIXED) {
 		if (in->callee == C_RCU_LOCK)
 			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
 		else if (in->callee == C_RCU_UNLOCK)
@@ -923,7 +924,7 @@ static int follow(struct dec *d)
 	if (!wl || !queued || !d->st)
 		goto out;
 	d->st[d->entry].reached = true;	/* entry: depth 0, nothing known */
-	d->st[d->entry].r[R_DI].ret = ARG0;	/* but the first argument's origin */
+	d->st[d->entry].r[d->arch->arg_reg[0]].ret = ARG0;	/* but the first argument's origin */
 	push(wl, &nwl, queued, d->entry);
 	while (nwl) {
 		long i = wl[--nwl], succ[2];
@@ -931,7 +932,7 @@ static int follow(struct dec *d)
 		int ns;
 
 		queued[i] = false;
-		transfer(&d->in[i], &s);
+		transfer(d, &d->in[i], &s);
 		ns = successors(d, (size_t)i, succ);
 		d->in[i].nsucc = (int8_t)ns;
 		for (int k = 0; k < ns; k++)
@@ -945,6 +946,36 @@ out:
 	free(wl);
 	free(queued);
 	return err;
+}
+
+/*
+ * Where the walk opens with a read (fgt_walk_bounds' open_is_read) and the
+ * read's address is a register's (arm64: adrp + ldr), the first pass over
+ * the control flow gives the address: mark those reads, and say whether
+ * any was found (then the flow is followed again, with the walk's depth).
+ */
+static bool reads_open(struct dec *d)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < d->n; i++) {
+		struct insn *in = &d->in[i];
+		const struct val *b;
+		const struct fgt_ksym *s;
+
+		if (in->op != OP_LOAD || !in->mconst || in->midx || in->mbase == R_NONE ||
+		    !d->st[i].reached)
+			continue;
+		b = &d->st[i].r[in->mbase];
+		if (b->kind != FGT_VAL_CONST)
+			continue;
+		s = fgt_ksyms_by_addr(d->k->ks, b->v + (uint64_t)(int64_t)in->mdisp);
+		if (s && s->addr == d->rcu_lock && in->callee != C_RCU_LOCK) {
+			in->callee = C_RCU_LOCK;
+			any = true;
+		}
+	}
+	return any;
 }
 
 /* ---- the walk without __rcu_read_lock calls: the loop over the thread list -- */
@@ -974,6 +1005,45 @@ static bool cmp_init_task(const struct dec *d, const struct insn *c, const struc
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Without an init_task symbol (kallsyms of text only: Debian's arm64 6.1,
+ * without KALLSYMS_ALL) the list's head is a constant the cursor is
+ * compared with, and what makes the loop for_each_process() is how its
+ * cursor steps: next_task() loads task_struct::tasks.next (+tasks_off,
+ * from BTF) and list_entry() takes tasks_off off it. Both must be in the
+ * loop (loop_steps_tasks()).
+ */
+static bool cmp_const_head(const struct dec *d, const struct insn *c, const struct state *st)
+{
+	if (d->init_lo || !d->k->tasks_off)
+		return false;
+	if (c->has_cimm)
+		return c->cimm >= d->arch->kernel_lo;
+	for (int k = 0; k < 2; k++) {
+		uint8_t g = c->creg[k];
+
+		if (g != R_NONE && st->r[g].kind == FGT_VAL_CONST && st->r[g].v >= d->arch->kernel_lo)
+			return true;
+	}
+	return false;
+}
+
+static bool loop_steps_tasks(const struct dec *d, uint8_t bit)
+{
+	uint64_t t = d->k->tasks_off;
+	bool load = false, back = false;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if (!(d->walk[i] & bit))
+			continue;
+		load |= in->op == OP_LOAD && !in->midx && (uint64_t)(int64_t)in->mdisp == t;
+		back |= in->op == OP_LEA && in->imm == (uint64_t)-(int64_t)t;
+	}
+	return load && back;
 }
 
 /* Is `to` reachable from the entry without passing through `avoid`? */
@@ -1040,11 +1110,13 @@ static int find_walk(struct dec *d)
 	 * (the kernels seen have one or two), so that any input stays linear */
 	for (size_t i = 1, tried = 0; i < n && tried < 16 && found < 8; i++) {
 		const struct insn *in = &d->in[i], *c = &d->in[i - 1];
+		bool by_tasks = false;
 		long h;
 
 		if (!d->st[i].reached || (in->kind != I_JCC && in->kind != I_JMP) ||
 		    !in_code(d->c, in->target) || c->addr + c->size != in->addr ||
-		    !cmp_init_task(d, c, &d->st[i - 1]))
+		    !(cmp_init_task(d, c, &d->st[i - 1]) ||
+		      (by_tasks = cmp_const_head(d, c, &d->st[i - 1]))))
 			continue;
 		tried++;
 		h = find_insn(d, in->target);
@@ -1073,6 +1145,14 @@ static int find_walk(struct dec *d)
 					wl[np++] = pred[p];
 				}
 		}
+		if (by_tasks && !loop_steps_tasks(d, bit)) {
+			for (size_t k = 0; k < n; k++)
+				d->walk[k] &= (uint8_t)~bit;
+			if (d->nloops && d->latch[d->nloops - 1] == in->addr)
+				d->nloops--;
+			continue;
+		}
+		d->head_by_tasks |= by_tasks;
 		found++;
 	}
 out:
@@ -1100,13 +1180,13 @@ static enum fgt_static_rcu rcu_of(const struct state *s)
 	return s->rcu > 0 ? FGT_RCU_INSIDE : FGT_RCU_OUTSIDE;
 }
 
-static struct fgt_static_arg arg_of(const struct state *s, int pos)
+static struct fgt_static_arg arg_of(const struct dec *d, const struct state *s, int pos)
 {
 	const struct val *v;
 
-	if (pos < 0 || pos >= 6)
+	if (pos < 0 || pos >= FGT_ARCH_MAX_ARGS)
 		return (struct fgt_static_arg){ FGT_VAL_UNKNOWN, 0 };
-	v = &s->r[arg_reg[pos]];
+	v = &s->r[d->arch->arg_reg[pos]];
 	return (struct fgt_static_arg){ (enum fgt_static_val)v->kind, v->v };
 }
 
@@ -1186,9 +1266,9 @@ static void collect(struct dec *d)
 				 d->walk[i] ? FGT_RCU_INSIDE : FGT_RCU_OUTSIDE;
 		else
 			s->rcu = rcu_of(st);
-		s->cache = arg_of(st, s->fn->cache_arg);
-		s->gfp = arg_of(st, s->fn->gfp_arg);
-		s->size = arg_of(st, s->fn->size_arg);
+		s->cache = arg_of(d, st, s->fn->cache_arg);
+		s->gfp = arg_of(d, st, s->fn->gfp_arg);
+		s->size = arg_of(d, st, s->fn->size_arg);
 		s->kind = s->by_arg = classify(d, s);
 		cache_name(d->k->ks, &s->cache, s->cache_name, sizeof(s->cache_name));
 	}
@@ -1258,16 +1338,24 @@ static void destinations(struct dec *d)
 
 		if (in->op != OP_STORE || !st->reached || in->mbase == R_NONE)
 			continue;
-		src = &st->r[in->msrc];
 		base = &st->r[in->mbase];
-		if (!in->midx && in->mdisp > 0 && (uint32_t)in->mdisp == f) {
-			task |= src->ret;
-			elem_task |= src->elem;
+		/* a store pair's second register lands 8 bytes after the first */
+		for (int k = 0; k < 2; k++) {
+			uint8_t sr = k ? in->msrc2 : in->msrc;
+			int64_t disp = (int64_t)in->mdisp + 8 * k;
+
+			if (sr == R_NONE)
+				continue;
+			src = &st->r[sr];
+			if (!in->midx && disp > 0 && (uint64_t)disp == f) {
+				task |= src->ret;
+				elem_task |= src->elem;
+			}
+			if (into(base))
+				for (int j = 0; j < 63; j++)
+					if (src->ret & (1ull << j))
+						arr[j] |= into(base);
 		}
-		if (into(base))
-			for (int j = 0; j < 63; j++)
-				if (src->ret & (1ull << j))
-					arr[j] |= into(base);
 	}
 	for (unsigned int j = 0; j < r->nr_sites; j++) {
 		struct fgt_static_site *s = &r->sites[j];
@@ -1538,7 +1626,12 @@ static enum fgt_verdict judge(struct dec *d)
 			       wc->kind == I_CALL_IND ? "through a pointer" :
 			       where(d, wc->target, buf, sizeof(buf)));
 	ev_sites(&e, d, outside_b, "(the batch)");
-	if (d->by_loop)
+	if (d->by_loop && d->head_by_tasks)
+		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s, its cursor stepped through task_struct::tasks at +%#x "
+		       "(BTF; no init_task symbol); no rcu_read_lock() call: not PREEMPT_RCU)",
+		       r->walk_loop, d->k->tasks_off);
+	else if (d->by_loop)
 		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
 		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
 	else
@@ -1574,7 +1667,11 @@ enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 			       "function we know", c->func, total, c->nr_parts);
 	if ((unsigned int)k->stack_src >= FGT_STACK__NR)
 		return unknown(r, FGT_SW_SHAPE, "no shadow-stack source for this kernel");
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK ||
+	if ((unsigned int)c->arch >= FGT_ARCH__NR)
+		return unknown(r, FGT_SW_DISASM, "%s: code of no architecture known here", c->func);
+	d.arch = &fgt_arch_facts[c->arch];
+	if (cs_open(c->arch == FGT_ARCH_ARM64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
+		    c->arch == FGT_ARCH_ARM64 ? CS_MODE_ARM : CS_MODE_64, &h) != CS_ERR_OK ||
 	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(ci = cs_malloc(h))) {
 		if (h)
 			cs_close(&h);
@@ -1614,6 +1711,13 @@ enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 	resolve_all(&d);
 	if (follow(&d))
 		goto oom;
+	if (d.lock_read && reads_open(&d)) {
+		/* the reads opening the walk are known now: follow again */
+		free(d.st);
+		d.st = NULL;
+		if (follow(&d))
+			goto oom;
+	}
 	d.by_loop = true;
 	for (size_t i = 0; i < d.n; i++)
 		if (d.in[i].callee == C_RCU_LOCK && d.st[i].reached)
@@ -1652,6 +1756,18 @@ void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, 
 	cs_insn *ci;
 	csh h;
 
+	if (c->arch == FGT_ARCH_ARM64) {
+		if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h) != CS_ERR_OK)
+			return;
+		cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+		ci = cs_malloc(h);
+		for (unsigned int p = 0; ci && p < c->nr_parts; p++)
+			fgt_a64_refs(h, ci, c->part[p].addr, c->part[p].bytes, c->part[p].len, cb, arg);
+		if (ci)
+			cs_free(ci, 1);
+		cs_close(&h);
+		return;
+	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
 		return;
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);

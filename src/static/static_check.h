@@ -159,6 +159,7 @@ struct fgt_static_part {
 
 struct fgt_static_code {
 	const char *func;		/* the function's name */
+	enum fgt_arch arch;		/* whose machine code (0: x86-64) */
 	struct fgt_static_part part[FGT_STATIC_MAX_PARTS];	/* part[0]: the entry */
 	unsigned int nr_parts;
 };
@@ -175,6 +176,9 @@ struct fgt_static_kernel {
 	 * (`cmpq $0x0,OFF(%reg)` inside it), saying so in the evidence.
 	 */
 	uint32_t ret_stack_off;
+	/* offsetof(struct task_struct, tasks), from BTF; 0: not known. Tells
+	 * the thread loop where no init_task symbol does (text-only kallsyms) */
+	uint32_t tasks_off;
 };
 
 /*

@@ -23,6 +23,14 @@
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
 #define MAX_FUNC	(64u << 10)
 
+/* The running kernel's code is this machine's, where no ELF header says
+ * (the BPF read, without kcore). */
+#if defined(__aarch64__)
+#define HOST_ARCH	FGT_ARCH_ARM64
+#else
+#define HOST_ARCH	FGT_ARCH_X86_64
+#endif
+
 
 static double now_ms(void)
 {
@@ -312,8 +320,10 @@ static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 	 * shadow stack by where its pointer goes (0 where there is no BTF:
 	 * the decoder takes the field the walk tests for NULL, and says so) */
 	err = kernel_btf(c, &bs, &found);
-	if (!err)
+	if (!err) {
 		k->ret_stack_off = bs.off;
+		k->tasks_off = bs.tasks_off;
+	}
 	if (fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP))) {
 		k->stack_src = FGT_STACK_CACHE;
 		return 0;
@@ -567,6 +577,7 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 			return -1;
 		code->part[i].bytes = c->text[i];
 	}
+	code->arch = c->have_im ? c->im.arch : HOST_ARCH;
 	return 0;
 }
 

@@ -86,6 +86,11 @@ int fgt_static_rec_write(FILE *f, const char *name, const struct fgt_static_code
 	fprintf(f, "func %s\nstack %s %u\n", c->func, src_names[k->stack_src], k->shadow_bytes);
 	if (k->ret_stack_off)
 		fprintf(f, "retstack %#x\n", k->ret_stack_off);
+	if (k->tasks_off)
+		fprintf(f, "tasks %#x\n", k->tasks_off);
+	/* x86-64 recordings (the first ones) say nothing: it is the default */
+	if (c->arch != FGT_ARCH_X86_64)
+		fprintf(f, "arch %s\n", fgt_arch_facts[c->arch].name);
 	for (size_t i = 0; i < ss->n; i++)
 		fprintf(f, "sym %016" PRIx64 " %c %s\n", ss->s[i]->addr, ss->s[i]->type, ss->s[i]->name);
 	for (unsigned int i = 0; i < c->nr_parts; i++) {
@@ -153,6 +158,19 @@ int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, s
 		}
 		if (sscanf(line, "retstack %x", &bytes) == 1) {
 			r->k.ret_stack_off = bytes;
+			continue;
+		}
+		if (sscanf(line, "tasks %x", &bytes) == 1) {
+			r->k.tasks_off = bytes;
+			continue;
+		}
+		if (sscanf(line, "arch %31s", src) == 1) {
+			r->code.arch = FGT_ARCH__NR;
+			for (int i = 0; i < FGT_ARCH__NR; i++)
+				if (!strcmp(src, fgt_arch_facts[i].name))
+					r->code.arch = (enum fgt_arch)i;
+			if (r->code.arch == FGT_ARCH__NR)
+				break;
 			continue;
 		}
 		if (!strncmp(line, "sym ", 4)) {

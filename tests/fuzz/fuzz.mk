@@ -43,7 +43,8 @@ FUZZ_LAB_CACHE ?= $(or $(FGT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/fgrap
 $(FUZZ_SEEDS_kimage): $(TEST_BUILD)/fgt-kimage-gen
 	rm -rf $@ && mkdir -p $@
 	$(TEST_BUILD)/fgt-kimage-gen $@ --fuzz
-	@for f in $(FUZZ_LAB_CACHE)/kernels/*/bzImage $(FUZZ_LAB_CACHE)/kernels/*/vmlinux; do \
+	@for f in $(FUZZ_LAB_CACHE)/kernels/*/bzImage $(FUZZ_LAB_CACHE)/kernels/*/vmlinux \
+		$(FUZZ_LAB_CACHE)/arm64/kernels/*/Image; do \
 		[ -f "$$f" ] || continue; \
 		k=$$(basename "$$(dirname "$$f")"); \
 		{ printf '\000'; head -c 65536 "$$f"; } > $@/$$k.$$(basename "$$f").head; \

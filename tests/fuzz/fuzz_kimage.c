@@ -12,6 +12,11 @@
  *   6    a System.map beside a made kernel image
  *   7    a function's machine code, for the decoder
  *   8    raw BTF
+ *   9    the body of an arm64 Image made here (its header: the raw Image
+ *        path, the whole-image BTF, build-ID and kallsyms searches)
+ *   10   ... gzip'd (Image.gz)
+ *   11   ... in an EFI zboot image (zstd)
+ *   12   a function's A64 code, for the decoder
  * Seeds: tests/fuzz/corpus/kimage (committed heads), the crafted classes
  * (fgt-kimage-gen) and the lab's images' heads where the cache has them
  * (tests/fuzz/fuzz.mk).
@@ -48,7 +53,22 @@ static const char syms[] =
 	"ffffffff82000100 D kmalloc_caches\n"
 	"ffffffff83000000 T _etext\n";
 
-static struct fgt_ksyms *ks;
+/* The same for arm64 code (the Image's addresses). */
+static const char syms_a64[] =
+	"ffff800080000000 T _text\n"
+	"ffff800080010000 T _stext\n"
+	"ffff800080201000 T register_ftrace_graph\n"
+	"ffff800080202000 T __rcu_read_lock\n"
+	"ffff800080202100 T __rcu_read_unlock\n"
+	"ffff800080203000 T kmem_cache_alloc_noprof\n"
+	"ffff800080204000 T __kmalloc_cache_noprof\n"
+	"ffff800080205000 T __stack_chk_fail\n"
+	"ffff800082000000 D init_task\n"
+	"ffff800082100000 b fgraph_stack_cachep\n"
+	"ffff800082100100 D kmalloc_caches\n"
+	"ffff800083000000 T _etext\n";
+
+static struct fgt_ksyms *ks, *ks_a64;
 
 /* data as a file: a memfd, named by its /proc/self/fd path; -1 if none. */
 static int as_file(const uint8_t *data, size_t size, char *path, size_t len)
@@ -99,22 +119,33 @@ out:
 	free(r);
 }
 
-static void as_code(const uint8_t *data, size_t size)
+static struct fgt_ksyms *load_syms(const char *text, size_t len)
 {
-	struct fgt_static_code c = { .func = "register_ftrace_graph", .nr_parts = 1 };
+	FILE *f = fmemopen((void *)text, len, "r");
+	struct fgt_ksyms *t = fgt_ksyms_load_file(f);
+
+	fclose(f);
+	return t;
+}
+
+static void as_code(const uint8_t *data, size_t size, enum fgt_arch arch)
+{
+	struct fgt_static_code c = { .func = "register_ftrace_graph", .nr_parts = 1, .arch = arch };
 	struct fgt_static_kernel k = { .stack_src = FGT_STACK_CACHE };
 	struct fgt_static_result *r = malloc(sizeof(*r));
 
 	if (!r)
 		return;
-	if (!ks) {
-		FILE *f = fmemopen((void *)syms, sizeof(syms) - 1, "r");
-
-		ks = fgt_ksyms_load_file(f);
-		fclose(f);
-	}
-	c.part[0] = (struct fgt_static_part){ 0xffffffff81001000ull, data, size };
-	k.ks = ks;
+	if (!ks)
+		ks = load_syms(syms, sizeof(syms) - 1);
+	if (!ks_a64)
+		ks_a64 = load_syms(syms_a64, sizeof(syms_a64) - 1);
+	c.part[0] = (struct fgt_static_part){ arch == FGT_ARCH_ARM64 ? 0xffff800080201000ull :
+					      0xffffffff81001000ull, data, size };
+	k.ks = arch == FGT_ARCH_ARM64 ? ks_a64 : ks;
+	/* with and without BTF's offsets: the thread loop told both ways */
+	k.ret_stack_off = size && data[0] & 1 ? 0x890 : 0;
+	k.tasks_off = size && data[0] & 2 ? 0x468 : 0;
 	fgt_static_decode(&c, &k, r);
 	k.stack_src = FGT_STACK_KMALLOC;
 	k.shadow_bytes = 4096;
@@ -130,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	switch (data[0] % 9) {
+	switch (data[0] % 13) {
 	case 4:
 	case 5:
 		payload = (struct kgen_buf){ (uint8_t *)data + 1, size - 1 };
@@ -146,7 +177,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kgen_free(&bz);
 		break;
 	case 7:
-		as_code(data + 1, size - 1);
+		as_code(data + 1, size - 1, FGT_ARCH_X86_64);
+		break;
+	case 9:
+	case 10:
+	case 11:
+		kgen_a64_image(&payload, data + 1, size - 1, 0, 0);
+		if (data[0] % 13 == 9) {
+			whole_path(payload.p, payload.len, NULL, 0);
+		} else {
+			if (data[0] % 13 == 10)
+				kgen_gzip(&bz, &payload);
+			else
+				kgen_zboot(&bz, &payload, KGEN_ZSTD, "zstd", 0);
+			whole_path(bz.p, bz.len, NULL, 0);
+			kgen_free(&bz);
+		}
+		kgen_free(&payload);
+		break;
+	case 12:
+		as_code(data + 1, size - 1, FGT_ARCH_ARM64);
 		break;
 	case 8:
 		fgt_btf_ret_stack(data + 1, size - 1, &bs);
