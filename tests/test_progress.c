@@ -5,8 +5,9 @@
  * line by line) and the recorded ones of tests/data: the figures rise, the
  * sweeps to come are ceil(lacking / 32), and the range of the time left,
  * taken as a live view would (its data a drain behind), holds the real
- * remaining time, including where the walk is not linear and on every real
- * walk recorded; on a walk that keeps one pace it is narrow.
+ * remaining time, including where the walk is not linear, and on the real
+ * walks recorded but where the host's load then went past anything the walk
+ * had shown (those counted); on a walk that keeps one pace it is narrow.
  */
 #include <stdarg.h>
 #include <stddef.h>
