@@ -72,6 +72,7 @@ TYPES = {
                  "threads_from": ("nr_threads", "exposure", "threads_now", "none"),
                  "served": INT, "lacking": INT, "lacking_exact": BOOL, "sweeps": INT,
                  "so_far": VERDICT, "sweeps_to_come": INT_OR_NULL, "eta_ns": INT_OR_NULL,
+                 "eta_high_ns": INT_OR_NULL,
                  "eta_sweeps": INT, "lost": INT},
     "holders": dict({"time": STR}, **HOLDERS),
     "interval": {"time": STR, "activations": INT, "in_progress": BOOL, "exposure": OBJ_OR_NULL,

@@ -174,6 +174,22 @@ out:
 	fclose(f);
 }
 
+/*
+ * The status at now with its progress's time left set to [lo, hi]: the
+ * renderers' words for a range, whatever the model makes of the run.
+ */
+static struct fgt_status *status_range(struct cap *c, uint64_t now, const char *via,
+				       uint64_t lo, uint64_t hi)
+{
+	struct fgt_status *st = (struct fgt_status *)status_at(c, now, via);
+	struct fgt_progress *p = (struct fgt_progress *)st->progress;
+
+	p->eta_known = true;
+	p->eta_ns = lo;
+	p->eta_high_ns = hi;
+	return st;
+}
+
 static int count(const char *s, const char *what)
 {
 	int n = 0;
@@ -444,6 +460,21 @@ static void test_screen(void **state)
 	assert_non_null(strstr(rows[r + 4], "  time left  about "));
 	assert_non_null(strstr(rows[r + 4], " (estimate from 6 sweeps)"));
 	assert_non_null(strstr(rows[r + 5], "]  19%"));
+	free(t);
+	/* unfixed, a range: both ends and what it assumes */
+	cap_reset(&c);
+	st = status_range(&c, fgt_assembler_current(c.a)->last_ns + 1000,
+			  "write() -> tracing_set_tracer", 1400000000, 6952000000);
+	st->holders = some_holders();
+	st->graph_active = 4;
+	fgt_out_interval(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 100);
+	r = find_row(rows, n, "ACTIVATION #1 UNDER WAY  pid 4242 (trace-cmd)  write() -> "
+		     "tracing_set_tracer");
+	assert_true(r > 0);
+	assert_string_equal(rows[r + 4], "  time left  1.400 s to 6.952 s (at a pace seen in its "
+			    "6 sweeps)");
 	r = find_row(rows, n, "HOLDERS  what keeps fgraph on");
 	assert_true(r > 0);
 	/* too wide for a table at 100 columns: each holder over two rows */
@@ -763,6 +794,18 @@ static void test_lines_live(void **state)
 				  "345 (fgt-trigger); to turn it off: stop pid 345 (fgt-trigger): the "
 				  "link goes with its last fd\n"));
 	free(t);
+	/* unfixed, a range; its low end past: from 0 */
+	cap_reset(&c);
+	fgt_out_interval(c.o, status_range(&c, fgt_assembler_current(c.a)->last_ns,
+					   "write() -> tracing_set_tracer", 1400000000, 6952000000));
+	fgt_out_interval(c.o, status_range(&c, fgt_assembler_current(c.a)->last_ns,
+					   "write() -> tracing_set_tracer", 0, 952000000));
+	t = cap_text(&c);
+	assert_non_null(strstr(t, " threads); time left 1.400 s to 6.952 s (at a pace seen in its 6 "
+				  "sweeps)\n"));
+	assert_non_null(strstr(t, " threads); time left 0 to 952.0 ms (at a pace seen in its 6 "
+				  "sweeps)\n"));
+	free(t);
 	/* the holders change: printed again */
 	cap_reset(&c);
 	{
@@ -820,6 +863,15 @@ static void test_json_live(void **state)
 	assert_non_null(strstr(t, ",\"data_age_ns\":2000,\"threads\":1000,\"threads_from\":"
 				  "\"nr_threads\",\"served\":197,\"lacking\":803,\"lacking_exact\":false,"
 				  "\"sweeps\":7,\"so_far\":\"not_fixed\",\"sweeps_to_come\":25,\"eta_ns\":"));
+	{
+		const char *e = strstr(t, "\"eta_ns\":");
+		unsigned long long lo, hi;
+
+		/* the model's range over the run: the low end first, then the high */
+		assert_int_equal(sscanf(e, "\"eta_ns\":%llu,\"eta_high_ns\":%llu,\"eta_sweeps\":6,",
+					&lo, &hi), 2);
+		assert_true(lo <= hi);
+	}
 	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"holders\","), 1);
 	assert_non_null(strstr(t, "\"graph_active\":3,\"count\":3,\"named\":3,\"maybe\":0,"
 				  "\"unnamed\":0,\"tracefs\":\"/sys/kernel/tracing\","));
@@ -829,6 +881,15 @@ static void test_json_live(void **state)
 				  "(fgt-trigger): the link goes with its last fd\",\"pid\":345,\"comm\":"
 				  "\"fgt-trigger\",\"link_id\":12,\"prog_id\":34,\"functions\":1,"
 				  "\"owners\":1}"));
+	free(t);
+	cap_keep(&c);
+	/* a range: its low end as eta_ns, its high end beside it */
+	cap_reset(&c);
+	fgt_out_interval(c.o, status_range(&c, fgt_assembler_current(c.a)->last_ns,
+					   "write() -> tracing_set_tracer", 1400000000, 6952000000));
+	t = cap_text(&c);
+	assert_non_null(strstr(t, ",\"sweeps_to_come\":25,\"eta_ns\":1400000000,"
+				  "\"eta_high_ns\":6952000000,\"eta_sweeps\":6,"));
 	free(t);
 	cap_keep(&c);
 	/* too early for an estimate: nulls, as documented */
@@ -848,7 +909,8 @@ static void test_json_live(void **state)
 				  "\"visits\":16903,\"estimate_s\":0.0015"));
 	assert_non_null(strstr(t, ",\"ns_per_visit\":90.8,\"cost\":\"default\"}}\n"));
 	assert_non_null(strstr(t, "\"via\":\"unknown\"},"));
-	assert_non_null(strstr(t, "\"so_far\":\"inconclusive\",\"sweeps_to_come\":null,\"eta_ns\":null,"));
+	assert_non_null(strstr(t, "\"so_far\":\"inconclusive\",\"sweeps_to_come\":null,\"eta_ns\":null,"
+				  "\"eta_high_ns\":null,"));
 	free(t);
 	cap_close(&c);
 }

@@ -510,17 +510,25 @@ static const char *pattern_words(const struct fgt_progress *p)
 	}
 }
 
-/* "about 1.6 s (estimate from 235 sweeps)" */
+/*
+ * "1.400 s to 6.952 s (at a pace seen in its 622 sweeps)": the range assumes
+ * no more than that (src/model/progress.h). A fixed kernel's is a point:
+ * "about 1.6 s (estimate from 1 sweep)".
+ */
 static const char *left_words(const struct fgt_progress *p, char *b, size_t len)
 {
-	char d[32];
+	const char *s = p->fit_sweeps == 1 ? "" : "s";
+	char d[32], h[32];
 
-	if (p->eta_known && p->eta_ns)
+	if (p->eta_known && p->eta_high_ns > p->eta_ns)
+		snprintf(b, len, "%s to %s (at a pace seen in its %u sweep%s)",
+			 p->eta_ns ? dur(p->eta_ns, d, sizeof(d)) : "0",
+			 dur(p->eta_high_ns, h, sizeof(h)), p->fit_sweeps, s);
+	else if (p->eta_known && p->eta_ns)
 		snprintf(b, len, "about %s (estimate from %u sweep%s)",
-			 dur(p->eta_ns, d, sizeof(d)), p->fit_sweeps, p->fit_sweeps == 1 ? "" : "s");
+			 dur(p->eta_ns, d, sizeof(d)), p->fit_sweeps, s);
 	else if (p->eta_known)
-		snprintf(b, len, "due now (past the estimate from %u sweep%s)", p->fit_sweeps,
-			 p->fit_sweeps == 1 ? "" : "s");
+		snprintf(b, len, "due now (past the estimate from %u sweep%s)", p->fit_sweeps, s);
 	else if (p->u_src == FGT_U_NONE)
 		snprintf(b, len, "unknown (no U: fgraphtop started during it)");
 	else
@@ -560,10 +568,13 @@ static void progress_json(struct fgt_out *o, const struct fgt_progress *p, const
 		jsonw_uint_field(jw, "sweeps_to_come", p->sweeps_to_come);
 	else
 		jsonw_null_field(jw, "sweeps_to_come");
-	if (p->eta_known)
+	if (p->eta_known) {
 		jsonw_uint_field(jw, "eta_ns", p->eta_ns);
-	else
+		jsonw_uint_field(jw, "eta_high_ns", p->eta_high_ns);
+	} else {
 		jsonw_null_field(jw, "eta_ns");
+		jsonw_null_field(jw, "eta_high_ns");
+	}
 	jsonw_uint_field(jw, "eta_sweeps", p->fit_sweeps);
 	jsonw_uint_field(jw, "lost", p->lost);
 	jsonw_end_object(jw);

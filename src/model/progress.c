@@ -6,6 +6,11 @@
 /* An estimate needs this many finished sweeps (a slope needs two points). */
 #define FIT_NEED	2
 
+/* The pace is measured over this many stretches of the time seen (pace()). */
+#define FGT_STRETCHES	30
+/* and each stretch has at least this many (a ratio of one sweep is noise) */
+#define FGT_STRETCH_MIN	4
+
 static uint64_t sub(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
@@ -53,25 +58,73 @@ static uint64_t to_come(const struct fgt_activation *act, uint64_t threads)
 	       FGT_RETSTACK_BATCH;
 }
 
-/* Unfixed: the sweep under way and those to come, each a + b*k. */
+/*
+ * The pace of the sweeps seen, as multiples of the fit: each stretch of
+ * 1/FGT_STRETCHES of their time on the fit (at least FGT_STRETCH_MIN sweeps;
+ * the last takes a short rest) over what a + b*k gives it, the smallest and
+ * the largest. Stretches of equal time, not of equal sweeps: a hiccup of the
+ * host costs the same time early or late, and against the first sweeps' few
+ * microseconds it would read as a pace 100x slower. Fine stretches, because
+ * the pace to come is as often a short stretch's as a long one's: with
+ * tenths or twentieths, recorded walks of the lab that sped up or slowed
+ * down under a loaded host ended outside.
+ */
+static void pace(const struct fgt_activation *act, uint32_t done, double a, double b,
+		 double *lo, double *hi)
+{
+	double total = 0, cum = 0, took = 0, want = 0, r;
+	uint32_t k, n = 0;
+	bool any = false;
+
+	for (k = 0; k < done; k++)
+		total += a + b * k;
+	*lo = *hi = 1;
+	for (k = 0; k < done; k++) {
+		took += sweep_ns(act, k);
+		want += a + b * k;
+		cum += a + b * k;
+		/* a stretch ends at a twentieth; the last takes a short rest */
+		if (k + 1 < done && (++n < FGT_STRETCH_MIN || want < total / FGT_STRETCHES ||
+				     total - cum < total / (2 * FGT_STRETCHES)))
+			continue;
+		if (want > 0) {
+			r = took / want;
+			if (!any || r < *lo)
+				*lo = r;
+			if (!any || r > *hi)
+				*hi = r;
+			any = true;
+		}
+		took = want = 0;
+		n = 0;
+	}
+}
+
+/*
+ * Unfixed: the sweep under way and those to come, each a + b*k, at the
+ * fastest and the slowest pace seen.
+ */
 static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p)
 {
 	uint32_t done = act->nr_sweeps - 1;
-	double a, b, left, open, last;
+	double a, b, left, open, last, lo, hi;
+	uint64_t at;
 
 	if (done < FIT_NEED)
 		return;
-	/* every sweep seen: under qemu a stretch of slow sweeps (the other
-	 * vCPU's work) made a fit over the recent half overshoot 2x, and the
-	 * walk's shape is nearly linear wherever it was measured */
+	/* the shape from every sweep seen: a fit over the recent half follows
+	 * a slow stretch (the host's, not the walk's) and overshoots 2x */
 	fit(act, 0, done, &a, &b);
+	pace(act, done, a, b, &lo, &hi);
 	open = done;
 	last = open + p->sweeps_to_come;
 	/* sum over k = open .. last of a + b*k */
 	left = (last - open + 1) * a + b * (open + last) * (last - open + 1) / 2;
 	if (left < 0)
 		left = 0;
-	p->end_ns = act->sweeps[done].begin_ns + (uint64_t)left;
+	at = act->sweeps[done].begin_ns;
+	p->end_ns = at + (uint64_t)(left * lo);
+	p->end_high_ns = at + (uint64_t)(left * hi);
 	p->fit_sweeps = done;
 	p->eta_known = true;
 }
@@ -164,8 +217,13 @@ void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
 	} else if (p->so_far == FGT_VERDICT_FIXED) {
 		eta_fixed(act, p);
 	}
-	if (p->eta_known)
-		p->eta_ns = sub(p->end_ns, now_ns);
+	if (!p->eta_known)
+		return;
+	/* a fixed kernel's estimate is a point: its high end is its low */
+	if (p->end_high_ns < p->end_ns)
+		p->end_high_ns = p->end_ns;
+	p->eta_ns = sub(p->end_ns, now_ns);
+	p->eta_high_ns = sub(p->end_high_ns, now_ns);
 }
 
 int64_t fgt_progress_lacking_at_start(uint64_t scan_lacking, uint64_t scan_threads,

@@ -9,17 +9,26 @@
  * exact. An exposure count (a task iterator's threads lacking a stack, taken
  * before the activation began) makes it exact: fgt_progress_lacking_at_start().
  *
- * The estimate. An unfixed sweep walks the task list from its head until it
- * has handed out its 32 stacks: with the lacking threads spread over the
- * list, sweep k walks about k/S of it, so the sweeps cost a + b*k, and when
- * the lacking threads are all at its end every sweep is a full walk (b = 0).
- * The durations of the sweeps seen (begin to the next begin) are fitted to
- * a + b*k (least squares over all of them, b >= 0) and summed over the
- * sweeps to come, ceil(lacking / 32): the end, on the kernel's clock. A fixed
- * kernel walks once, allocating inline: its rate so far times the threads
- * left; when memory pressure makes it walk again (a reserve used up), the
- * first sweep's rate times the threads left, the walks over served threads
- * still to come unforeseen. Either way it is an estimate, said as one.
+ * The estimate, a range. An unfixed sweep walks the task list from its head
+ * until it has handed out its 32 stacks: with the lacking threads spread over
+ * the list, sweep k walks about k/S of it, so the sweeps cost a + b*k, and
+ * when the lacking threads are all at its end every sweep is a full walk
+ * (b = 0). The durations of the sweeps seen (begin to the next begin) are
+ * fitted to a + b*k (least squares over all of them, b >= 0): the shape. The
+ * pace is what a host lends the walk, and it changes under the walk (another
+ * guest, the other vCPU's work, fgraphtop's own consumer): each stretch of a
+ * thirtieth of their time on the fit (at least 4 sweeps) took
+ * some multiple of what the fit gives it, and the sweeps to come,
+ * ceil(lacking / 32), summed on the fit and scaled by the smallest and the
+ * largest of those multiples, are the range: the end if the walk goes on at
+ * the fastest, or the slowest, pace it has shown. It assumes that, no more; a
+ * host that slows the walk past any pace it has shown ends it later (the
+ * lab's recorded walks, tests/data, and the two that did: test_progress.c).
+ * A fixed kernel walks once, allocating inline: its rate so far times the
+ * threads left; when memory pressure makes it walk again (a reserve used up),
+ * the first sweep's rate times the threads left, the walks over served
+ * threads still to come unforeseen. That one is a point (low = high), an
+ * estimate said as one.
  */
 #ifndef FGT_PROGRESS_H
 #define FGT_PROGRESS_H
@@ -30,6 +39,7 @@
 #include "model/verdict.h"
 
 #define FGT_VIA_LEN	128
+
 
 /* Where U comes from. */
 enum fgt_u_src {
@@ -60,8 +70,10 @@ struct fgt_progress {
 	uint64_t sweeps_to_come;	/* unfixed: ceil(lacking / 32) after the one under way,
 					 * which is counted as handing out its whole batch */
 	bool eta_known;
-	uint64_t eta_ns;		/* estimated time left; 0: due now (the estimate is past) */
-	uint64_t end_ns;		/* estimated end, monotonic */
+	uint64_t eta_ns;		/* time left, the range's low end; 0: past it */
+	uint64_t eta_high_ns;		/* its high end (= eta_ns for a fixed kernel) */
+	uint64_t end_ns;		/* the end at the low end, monotonic */
+	uint64_t end_high_ns;		/* at the high end */
 	uint32_t fit_sweeps;		/* sweeps the estimate rests on */
 	uint64_t lost;			/* its records lost so far */
 };
