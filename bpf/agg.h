@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The activation assembler's logic (src/model/activation.c, the reference) as
+ * pure functions over one struct fgt_agg, for the BPF programs to aggregate
+ * in the kernel: per sweep and per activation, no record per thread served.
+ * Included by bpf/fgraphtop.bpf.c and by src/model/aggact.c, which replays
+ * recorded event streams through it (tests/test_agg.c asserts the records
+ * equal the assembler's, field by field).
+ *
+ * What makes it BPF: no allocation (the sweeps are published one by one as
+ * they finish, the reserve set is a fixed table), bounded loops, no division.
+ * Each function mirrors the assembler's function of the same name; the
+ * comments there say why the model is what it is.
+ *
+ * The includer defines, before using these:
+ *   struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
+ *	slot i of the reserve table, NULL if none (then the set overflows);
+ *   void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+ *	a sweep finished (or, rarely, changed after it finished: same index);
+ *   void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
+ *	the activation finished: its sweeps were all put before.
+ * `out` is the includer's, passed through (NULL in BPF).
+ */
+#ifndef FGT_AGG_H
+#define FGT_AGG_H
+
+#include "agg_abi.h"
+#include "events_abi.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+/*
+ * What runs once per sweep or activation: BPF makes it a subprogram
+ * (__noinline), so that each program loads it once, not once per caller (the
+ * verifier's time goes by the instructions loaded). Five arguments at most.
+ */
+#ifndef FGT_AGG_COLD
+#define FGT_AGG_COLD __always_inline
+#endif
+
+#define FGT_AGG_EAGAIN	11
+#define FGT_AGG_ENOMEM	12
+
+/* Who made an event: for an activation started by one without ACT_BEGIN. */
+struct fgt_agg_who {
+	__u32 pid, tid;
+	char comm[16];
+};
+
+/* An activation's start (a struct: a BPF subprogram takes five arguments). */
+struct fgt_agg_begin {
+	__u64 ts, nr_threads;
+	__u32 src;
+	__s32 stack_id;
+	__u32 implicit;
+	__u32 has_who;
+	struct fgt_agg_who who;
+};
+
+static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i);
+static FGT_AGG_COLD void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s);
+static FGT_AGG_COLD void fgt_agg_put_act(void *out, const struct fgt_agg_act *a);
+
+static __always_inline __u64 fgt_agg_span(__u64 from, __u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
+/* fgt_hist_slot() without clz: BPF has no such instruction on every kernel. */
+static __always_inline __u32 fgt_agg_hist_slot(__u64 v)
+{
+	__u32 s = 1;
+
+	if (!v)
+		return 0;
+	if (v >> 32) {
+		s += 32;
+		v >>= 32;
+	}
+	if (v >> 16) {
+		s += 16;
+		v >>= 16;
+	}
+	if (v >> 8) {
+		s += 8;
+		v >>= 8;
+	}
+	if (v >> 4) {
+		s += 4;
+		v >>= 4;
+	}
+	if (v >> 2) {
+		s += 2;
+		v >>= 2;
+	}
+	if (v >> 1)
+		s += 1;
+	return s < FGT_AGG_HIST_SLOTS ? s : FGT_AGG_HIST_SLOTS - 1;
+}
+
+static __always_inline void fgt_agg_hist_add(struct fgt_agg_hist *h, __u64 v)
+{
+	__u32 s = fgt_agg_hist_slot(v);
+
+	if (s < FGT_AGG_HIST_SLOTS)	/* for the verifier */
+		h->slots[s]++;
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+}
+
+/* ---- the latest sweep's reserve, by pointer (bpf/agg_abi.h) ---- */
+
+static __always_inline __u32 fgt_agg_hash(__u64 p)
+{
+	return (__u32)((p >> 4) * 0x9E3779B97F4A7C15ull >> 32) & (FGT_AGG_SLOTS - 1);
+}
+
+static __always_inline void fgt_agg_res_add(struct fgt_agg *st, void *out, __u64 p)
+{
+	__u32 j = fgt_agg_hash(p), i;
+
+	if (!p || st->res_overflow)
+		return;
+	if ((st->res_n + 1) * 2 > FGT_AGG_SLOTS) {
+		st->res_overflow = 1;
+		return;
+	}
+	for (i = 0; i < FGT_AGG_PROBES; i++) {
+		struct fgt_agg_slot *sl = fgt_agg_slot(out, (j + i) & (FGT_AGG_SLOTS - 1));
+
+		if (!sl)
+			break;
+		if (sl->gen != st->res_gen) {
+			sl->ptr = p;
+			sl->gen = st->res_gen;
+			st->res_n++;
+			return;
+		}
+		if (sl->ptr == p)
+			return;
+	}
+	st->res_overflow = 1;	/* every FREE counts, as the assembler's when out of memory */
+}
+
+/* Unknown pointers, an empty set and an overflowed one say yes (ptr_set_has()). */
+static __always_inline int fgt_agg_res_has(struct fgt_agg *st, void *out, __u64 p)
+{
+	__u32 j = fgt_agg_hash(p), i;
+
+	if (!p || !st->res_n || st->res_overflow)
+		return 1;
+	for (i = 0; i < FGT_AGG_PROBES; i++) {
+		struct fgt_agg_slot *sl = fgt_agg_slot(out, (j + i) & (FGT_AGG_SLOTS - 1));
+
+		if (!sl)
+			return 1;
+		if (sl->gen != st->res_gen)
+			return 0;
+		if (sl->ptr == p)
+			return 1;
+	}
+	return 0;	/* added within the probes, or not at all */
+}
+
+/* A new generation: every slot is free again, none is written. Gen 0 is the
+ * zeroed table's, so never used. */
+static __always_inline void fgt_agg_res_clear(struct fgt_agg *st)
+{
+	st->res_gen++;
+	if (!st->res_gen)
+		st->res_gen = 1;
+	st->res_n = 0;
+	st->res_overflow = 0;
+}
+
+/* ---- the assembler's functions ---- */
+
+static __always_inline void fgt_agg_cur_reset(struct fgt_agg *st)
+{
+	st->open = 0;
+	st->expl = 0;
+	st->batch_end = 0;
+	st->walk_end = 0;
+	st->inline_ns = 0;
+	st->gap_from = 0;
+}
+
+static FGT_AGG_COLD void fgt_agg_act_start(struct fgt_agg *st, const struct fgt_agg_begin *b)
+{
+	struct fgt_agg_act *act = &st->act;
+	__u64 ts = b->ts;
+
+	__builtin_memset(act, 0, sizeof(*act));
+	__builtin_memset(&st->sweep, 0, sizeof(st->sweep));
+	fgt_agg_cur_reset(st);
+	act->seq = ++st->seq;
+	act->src = b->src;
+	act->begin_ns = ts;
+	act->implicit = b->implicit;
+	act->stack_id = -1;
+	st->last_ts = act->last_ns = ts;
+	if (b->has_who) {
+		act->pid = b->who.pid;
+		act->tid = b->who.tid;
+		__builtin_memcpy(act->comm, b->who.comm, sizeof(act->comm));
+		act->comm[sizeof(act->comm) - 1] = '\0';
+	}
+	if (!b->implicit) {
+		act->stack_id = b->stack_id;
+		act->nr_threads = b->nr_threads;
+		if (b->src == FGT_SRC_ATTRIBUTED)
+			st->gap_from = ts;
+	}
+	act->active = 1;
+}
+
+static __always_inline void fgt_agg_update_served(struct fgt_agg *st)
+{
+	struct fgt_agg_sweep *s = &st->sweep;
+	__u64 have = (__u64)s->batch + s->nonblocking;
+	__u32 served = have > s->freed ? (__u32)(have - s->freed) : 0;
+
+	st->act.served = st->act.served - s->served + served;
+	s->served = served;
+}
+
+static __always_inline void fgt_agg_infer_ret(struct fgt_agg_sweep *s, int followed)
+{
+	if (s->ret_known)
+		return;
+	s->ret = s->failed_blocking ? -FGT_AGG_ENOMEM : followed ? -FGT_AGG_EAGAIN : 0;
+}
+
+/* Closes the open sweep: 1 if there was one (the caller puts it). */
+static FGT_AGG_COLD int fgt_agg_sweep_close(struct fgt_agg *st, __u64 end_ns, int followed)
+{
+	struct fgt_agg_sweep *s = &st->sweep;
+	__u64 walk_from, walk_to;
+
+	if (!st->open || !st->act.nr_sweeps)
+		return 0;
+	s->end_ns = end_ns > s->begin_ns ? end_ns : s->begin_ns;
+	walk_from = st->batch_end ? st->batch_end : s->begin_ns;
+	walk_to = st->walk_end ? st->walk_end : s->end_ns;
+	s->alloc_ns = fgt_agg_span(s->begin_ns, st->batch_end) + st->inline_ns;
+	s->walk_ns = fgt_agg_span(walk_from, walk_to);
+	st->act.alloc_ns += s->alloc_ns;
+	st->act.walk_ns += s->walk_ns;
+	fgt_agg_infer_ret(s, followed);
+	st->open = 0;
+	return 1;
+}
+
+static FGT_AGG_COLD void fgt_agg_sweep_open(struct fgt_agg *st, void *out, __u64 begin_ns,
+					       int expl, __u64 gap_from)
+{
+	struct fgt_agg_act *act = &st->act;
+
+	if (fgt_agg_sweep_close(st, begin_ns, 1))
+		fgt_agg_put_sweep(out, &st->sweep);
+	fgt_agg_cur_reset(st);
+	fgt_agg_res_clear(st);
+	st->open = 1;
+	st->expl = expl;
+	st->gap_from = gap_from;
+	if (act->nr_sweeps >= FGT_AGG_MAX_SWEEPS)
+		return;		/* keep counting into the last, as the assembler does */
+	__builtin_memset(&st->sweep, 0, sizeof(st->sweep));
+	st->sweep.begin_ns = begin_ns;
+	st->sweep.seq = act->seq;
+	st->sweep.index = act->nr_sweeps++;
+}
+
+static FGT_AGG_COLD void fgt_agg_act_finish(struct fgt_agg *st, void *out, __u64 end_ns,
+					       int complete, __s32 ret)
+{
+	struct fgt_agg_act *act = &st->act;
+	struct fgt_agg_sweep *last = &st->sweep;
+	int put = fgt_agg_sweep_close(st, end_ns, 0);
+
+	act->end_ns = end_ns > act->begin_ns ? end_ns : act->begin_ns;
+	act->complete = complete && !act->implicit;
+	act->ret = ret;
+	if (act->nr_sweeps) {
+		/* the last sweep's return is the activation's, when we saw it end */
+		if (!last->ret_known && complete && !last->failed_blocking && last->ret != ret) {
+			last->ret = ret;
+			put = 1;
+		}
+		/* the attributed END (a kfree) carries no ret: an inferred -ENOMEM is it */
+		if (complete && !ret && last->ret == -FGT_AGG_ENOMEM)
+			act->ret = -FGT_AGG_ENOMEM;
+	}
+	if (put)
+		fgt_agg_put_sweep(out, last);
+	act->active = 0;
+	fgt_agg_put_act(out, act);
+}
+
+static __always_inline void fgt_agg_ensure_active(struct fgt_agg *st, __u64 ts, __u32 src,
+						  const struct fgt_agg_who *who)
+{
+	struct fgt_agg_begin b = { .ts = ts, .src = src, .stack_id = -1, .implicit = 1 };
+
+	if (st->act.active)
+		return;
+	if (who) {
+		b.has_who = 1;
+		b.who = *who;
+	}
+	fgt_agg_act_start(st, &b);
+}
+
+static __always_inline int fgt_agg_starts_sweep(const struct fgt_agg *st)
+{
+	const struct fgt_agg_sweep *s = &st->sweep;
+
+	if (!st->open || !st->act.nr_sweeps)
+		return 1;
+	if (st->expl)
+		return 0;
+	if (s->failed_blocking || s->nonblocking || s->failed_nonblocking || s->freed)
+		return 1;
+	return s->batch >= FGT_RETSTACK_BATCH && !st->act.nonblocking &&
+	       !st->act.failed_nonblocking;
+}
+
+static __always_inline __u64 fgt_agg_sweep_lat(const struct fgt_agg *st, __u64 ts, __u64 dur)
+{
+	if (dur)
+		return dur;
+	if (st->gap_from && ts > st->gap_from)
+		return ts - st->gap_from;
+	return 0;
+}
+
+/* ---- entry points: one per event the assembler takes ---- */
+
+/* Every event: the activation's latest time (fgt_assembler_feed()). */
+static __always_inline void fgt_agg_touch(struct fgt_agg *st, __u64 ts)
+{
+	if (st->act.active && ts > st->last_ts)
+		st->last_ts = st->act.last_ns = ts;
+}
+
+/* b->implicit is 0: an ACT_BEGIN. */
+static FGT_AGG_COLD void fgt_agg_act_begin(struct fgt_agg *st, void *out,
+					   const struct fgt_agg_begin *b)
+{
+	if (st->act.active)	/* its END was lost: report what we have */
+		fgt_agg_act_finish(st, out, b->ts, 0, 0);
+	fgt_agg_act_start(st, b);
+}
+
+static FGT_AGG_COLD void fgt_agg_act_end(struct fgt_agg *st, void *out, __u64 ts, __s32 ret,
+					 __u64 lost)
+{
+	if (!st->act.active)
+		return;
+	st->act.lost += lost;
+	fgt_agg_act_finish(st, out, ts, 1, ret);
+}
+
+/* A sweep-site allocation; dur 0 when not measured (the gap is taken). */
+static __always_inline void fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					  const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
+					  int ok, __u64 dur)
+{
+	struct fgt_agg_act *act = &st->act;
+	struct fgt_agg_sweep *s = &st->sweep;
+	int nb = !(gfp & FGT_GFP_DIRECT_RECLAIM);
+	__u64 lat;
+
+	fgt_agg_ensure_active(st, ts, src, who);
+	if ((!nb && fgt_agg_starts_sweep(st)) || !st->open) {
+		/* the first sweep follows the BEGIN; any later inferred one, a walk */
+		__u64 from = act->nr_sweeps ? 0 : st->gap_from;
+
+		st->gap_from = from;
+		lat = fgt_agg_sweep_lat(st, ts, dur);
+		fgt_agg_sweep_open(st, out, ts - (lat <= ts ? lat : 0), 0, from);
+	} else {
+		lat = fgt_agg_sweep_lat(st, ts, dur);
+	}
+	if (!act->nr_sweeps)
+		return;
+	st->gap_from = ts;
+	if (lat)
+		fgt_agg_hist_add(&act->lat, lat);
+	if (nb) {
+		st->inline_ns += lat;
+		if (ok) {
+			s->nonblocking++;
+			act->nonblocking++;
+		} else {
+			s->failed_nonblocking++;
+			act->failed_nonblocking++;
+		}
+	} else {
+		st->batch_end = ts;
+		if (ok) {
+			fgt_agg_res_add(st, out, ptr);
+			s->batch++;
+			act->blocking++;
+		} else {
+			s->failed_blocking++;
+			act->failed_blocking++;
+		}
+	}
+	fgt_agg_update_served(st);
+}
+
+static __always_inline void fgt_agg_free(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					 const struct fgt_agg_who *who, __u64 ptr)
+{
+	fgt_agg_ensure_active(st, ts, src, who);
+	/* not one of the latest sweep's stacks: some other kfree() of its code */
+	if (st->act.nr_sweeps && !fgt_agg_res_has(st, out, ptr))
+		return;
+	if (!st->open)
+		fgt_agg_sweep_open(st, out, ts, 0, 0);
+	if (!st->act.nr_sweeps)
+		return;
+	st->gap_from = 0;	/* nothing is allocated after the free loop */
+	if (!st->walk_end)	/* the free loop runs after the walk */
+		st->walk_end = ts;
+	st->sweep.freed++;
+	st->act.freed++;
+	fgt_agg_update_served(st);
+}
+
+/* An idle task's stack: start_graph_tracing() serves them before the first
+ * sweep, so the first gap starts after them. (Counted by the fork path.) */
+static __always_inline void fgt_agg_idle(struct fgt_agg *st, __u64 ts)
+{
+	if (st->act.active && !st->act.nr_sweeps && st->gap_from)
+		st->gap_from = ts;
+}
+
+static __always_inline void fgt_agg_sweep_begin(struct fgt_agg *st, void *out, __u64 ts,
+						__u32 src, const struct fgt_agg_who *who)
+{
+	fgt_agg_ensure_active(st, ts, src, who);
+	fgt_agg_sweep_open(st, out, ts, 1, st->act.nr_sweeps ? 0 : ts);
+}
+
+static FGT_AGG_COLD void fgt_agg_sweep_end(struct fgt_agg *st, void *out, __u64 ts, __s32 ret)
+{
+	if (!st->act.active || !st->open || !st->act.nr_sweeps)
+		return;		/* its BEGIN was lost or came before we started */
+	st->sweep.ret = ret;
+	st->sweep.ret_known = 1;
+	if (fgt_agg_sweep_close(st, ts, ret == -FGT_AGG_EAGAIN))
+		fgt_agg_put_sweep(out, &st->sweep);
+}
+
+/* n events lost while the activation was under way: its figures are a lower bound. */
+static __always_inline void fgt_agg_lost(struct fgt_agg *st, __u64 n)
+{
+	if (st->act.active)
+		st->act.lost += n;
+}
+
+/* An activation that never saw its END: reported incomplete. */
+static __always_inline void fgt_agg_flush(struct fgt_agg *st, void *out)
+{
+	if (st->act.active)
+		fgt_agg_act_finish(st, out, st->last_ts, 0, 0);
+}
+
+#endif /* FGT_AGG_H */

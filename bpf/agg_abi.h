@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared between bpf/fgraphtop.bpf.c and userspace: the activation figures
+ * the BPF programs aggregate themselves (bpf/agg.h), so that the consumer
+ * reads finished sweeps and activations, not one record per thread served.
+ * The fields are those of src/model/activation.h's records, which stay the
+ * reference (tests/test_agg.c replays the recorded streams through both).
+ */
+#ifndef FGT_AGG_ABI_H
+#define FGT_AGG_ABI_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+#include "events_abi.h"
+
+#define FGT_AGG_HIST_SLOTS	40		/* = FGT_HIST_SLOTS (src/model/hist.h) */
+#define FGT_AGG_MAX_SWEEPS	(1u << 20)	/* = the assembler's FGT_MAX_SWEEPS */
+
+/*
+ * The latest sweep's reserve (its blocking allocations), by pointer: a FREE
+ * that is none of them is no shadow stack. Open addressing in a fixed table
+ * with generation tags, so that starting a sweep clears nothing: a slot is in
+ * the set when its gen is the sweep's. At most half full, at most
+ * FGT_AGG_PROBES probes; beyond, the set overflows and every FREE counts (as
+ * the assembler's does when out of memory). lab-fixed-plus's reserve doubles
+ * on each -EAGAIN: 8,192 after the 9 sweeps of 100,000 threads.
+ */
+#define FGT_AGG_SLOTS		(1u << 16)
+#define FGT_AGG_PROBES		32
+
+struct fgt_agg_slot {
+	__u64 ptr;
+	__u32 gen;
+	__u32 pad;
+};
+
+struct fgt_agg_hist {		/* the layout of struct fgt_hist */
+	__u64 slots[FGT_AGG_HIST_SLOTS];
+	__u64 count, sum, min, max;
+};
+
+/* One sweep (struct fgt_sweep's fields). */
+struct fgt_agg_sweep {
+	__u64 begin_ns, end_ns;
+	__u64 alloc_ns, walk_ns;
+	__u32 batch, nonblocking;
+	__u32 failed_nonblocking, failed_blocking;
+	__u32 freed, served;
+	__s32 ret;
+	__u32 ret_known;
+	__u32 seq;		/* its activation's */
+	__u32 index;		/* 0, 1, ... within it */
+};
+
+/* One activation's totals (struct fgt_activation's, but the sweeps). */
+struct fgt_agg_act {
+	__u64 begin_ns, end_ns, last_ns;
+	__u64 nr_threads;
+	__u64 served, blocking, nonblocking;
+	__u64 failed_blocking, failed_nonblocking, freed;
+	__u64 alloc_ns, walk_ns;
+	__u64 lost;
+	__u32 seq, src, pid, tid;
+	__s32 stack_id, ret;
+	__u32 nr_sweeps;
+	__u8 complete, implicit, active, pad;
+	char comm[16];
+	struct fgt_agg_hist lat;
+};
+
+/* Everything the aggregation keeps: one activation at a time. */
+struct fgt_agg {
+	struct fgt_agg_act act;
+	struct fgt_agg_sweep sweep;	/* the latest sweep (open when `open`) */
+	__u64 batch_end;	/* end of the open sweep's last blocking allocation, 0 if none */
+	__u64 walk_end;		/* its first FREE, 0 if none */
+	__u64 inline_ns;	/* latencies of its non-blocking allocations */
+	__u64 gap_from;		/* its previous event, 0 if a gap would hold a walk */
+	__u64 last_ts;		/* the activation's latest event */
+	__u32 seq;		/* activations begun */
+	__u32 res_gen, res_n;	/* the reserve set: its generation, its size */
+	__u8 open, expl;	/* a sweep is open; opened by SWEEP_BEGIN */
+	__u8 res_overflow;
+	__u8 pad[5];
+};
+
+/*
+ * Ring-buffer messages of the aggregation (bpf/fgraphtop.bpf.c), each behind
+ * a struct fgt_event header whose type says which: FGT_EV_SWEEP_DONE, one per
+ * finished sweep; FGT_EV_ACT_END, the activation's end as before (what
+ * --events prints), with its totals behind it.
+ */
+struct fgt_sweep_msg {
+	struct fgt_event ev;
+	struct fgt_agg_sweep s;
+};
+
+struct fgt_act_msg {
+	struct fgt_event ev;
+	struct fgt_agg_act a;
+};
+
+#endif /* FGT_AGG_ABI_H */

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The in-kernel aggregation's records back into activation records
+ * (src/model/aggact.h). The BPF side puts each sweep as it finishes and the
+ * activation's totals at its end, in that order, through one ring buffer:
+ * sweeps are held here by index until their activation's totals come.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model/aggact.h"
+
+/* The same layout on both sides: the histogram is copied whole. */
+_Static_assert(FGT_AGG_HIST_SLOTS == FGT_HIST_SLOTS, "histogram slots differ");
+_Static_assert(sizeof(struct fgt_agg_hist) == sizeof(struct fgt_hist), "histogram layout differs");
+
+struct fgt_aggact {
+	fgt_activation_cb cb;
+	void *ctx;
+	uint32_t seq;			/* the activation whose sweeps are held */
+	uint32_t n, cap;		/* held: indices [0, n) */
+	uint32_t got;			/* ... of which put by BPF */
+	struct fgt_sweep *sweeps;
+	bool *have;
+	struct fgt_activation out;	/* the record given to the callback, or current() */
+	struct fgt_sweep *out_sweeps;
+	uint32_t out_cap;
+	/* the replay (fgt_aggact_feed()) */
+	struct fgt_agg st;
+	struct fgt_agg_slot *slots;
+	bool no_slots;
+};
+
+#include "bpf/agg.h"
+
+/* ---- bpf/agg.h's hooks, here ---- */
+
+static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
+{
+	struct fgt_aggact *c = out;
+
+	if (!c->slots && !c->no_slots) {
+		c->slots = calloc(FGT_AGG_SLOTS, sizeof(*c->slots));
+		c->no_slots = !c->slots;
+	}
+	return c->slots && i < FGT_AGG_SLOTS ? &c->slots[i] : NULL;
+}
+
+static __always_inline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+{
+	fgt_aggact_sweep(out, s);
+}
+
+static __always_inline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
+{
+	fgt_aggact_act(out, a);
+}
+
+
+struct fgt_aggact *fgt_aggact_new(fgt_activation_cb cb, void *ctx)
+{
+	struct fgt_aggact *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->cb = cb;
+	c->ctx = ctx;
+	return c;
+}
+
+void fgt_aggact_free(struct fgt_aggact *c)
+{
+	if (!c)
+		return;
+	free(c->sweeps);
+	free(c->have);
+	free(c->out_sweeps);
+	free(c->slots);
+	free(c);
+}
+
+static void held_reset(struct fgt_aggact *c, uint32_t seq)
+{
+	c->seq = seq;
+	c->n = 0;
+	c->got = 0;
+}
+
+/* Room for n elements of `size` in *p: grown by doubling. */
+static bool grow(void **p, uint32_t *cap, uint32_t n, size_t size)
+{
+	uint32_t ncap = *cap ? *cap : 64;
+	void *a;
+
+	if (n <= *cap)
+		return true;
+	while (ncap < n)
+		ncap *= 2;
+	a = realloc(*p, (size_t)ncap * size);
+	if (!a)
+		return false;
+	*p = a;
+	*cap = ncap;
+	return true;
+}
+
+static bool held_room(struct fgt_aggact *c, uint32_t n)
+{
+	uint32_t cap = c->cap, cap2 = c->cap;
+
+	if (n <= c->cap)
+		return true;
+	if (!grow((void **)&c->have, &cap2, n, sizeof(*c->have)))
+		return false;
+	if (!grow((void **)&c->sweeps, &cap, n, sizeof(*c->sweeps)))
+		return false;
+	c->cap = cap;
+	return true;
+}
+
+static void sweep_of(struct fgt_sweep *d, const struct fgt_agg_sweep *s)
+{
+	*d = (struct fgt_sweep){
+		.batch = s->batch, .nonblocking = s->nonblocking,
+		.failed_nonblocking = s->failed_nonblocking, .failed_blocking = s->failed_blocking,
+		.freed = s->freed, .served = s->served, .ret = s->ret, .ret_known = s->ret_known != 0,
+		.begin_ns = s->begin_ns, .end_ns = s->end_ns, .alloc_ns = s->alloc_ns,
+		.walk_ns = s->walk_ns,
+	};
+}
+
+int fgt_aggact_sweep(struct fgt_aggact *c, const struct fgt_agg_sweep *s)
+{
+	uint32_t i = s->index;
+
+	if (!c || i >= FGT_AGG_MAX_SWEEPS)
+		return -EINVAL;
+	if (s->seq != c->seq || !c->n)
+		held_reset(c, s->seq);	/* a new activation (or its END never came) */
+	if (!held_room(c, i + 1))
+		return -ENOMEM;
+	for (; c->n <= i; c->n++)
+		c->have[c->n] = false;
+	sweep_of(&c->sweeps[i], s);
+	if (!c->have[i])
+		c->got++;
+	c->have[i] = true;	/* put again (its ret known at the END): the newer one */
+	return 0;
+}
+
+/* The record of `a`, the held sweeps first, `open` (if any) as the last. */
+static const struct fgt_activation *build(struct fgt_aggact *c, const struct fgt_agg_act *a,
+					  const struct fgt_agg_sweep *open, bool finished)
+{
+	struct fgt_activation *r = &c->out;
+	uint32_t nr = a->nr_sweeps < FGT_AGG_MAX_SWEEPS ? a->nr_sweeps : FGT_AGG_MAX_SWEEPS;
+	uint32_t missing = 0;
+
+	if (!grow((void **)&c->out_sweeps, &c->out_cap, nr + 1, sizeof(*c->out_sweeps)))
+		nr = c->out_cap;	/* out of memory: the sweeps that fit */
+	*r = (struct fgt_activation){
+		.seq = a->seq, .src = a->src, .pid = a->pid, .tid = a->tid,
+		.stack_id = a->stack_id, .nr_threads = a->nr_threads,
+		.begin_ns = a->begin_ns, .end_ns = a->end_ns, .last_ns = a->last_ns,
+		.ret = a->ret, .complete = a->complete != 0, .implicit = a->implicit != 0,
+		.lost = a->lost, .nr_sweeps = nr, .sweeps = c->out_sweeps,
+		.served = a->served, .blocking = a->blocking, .nonblocking = a->nonblocking,
+		.failed_blocking = a->failed_blocking, .failed_nonblocking = a->failed_nonblocking,
+		.freed = a->freed, .alloc_ns = a->alloc_ns, .walk_ns = a->walk_ns,
+	};
+	memcpy(r->comm, a->comm, sizeof(r->comm));
+	r->comm[sizeof(r->comm) - 1] = '\0';
+	memcpy(&r->lat, &a->lat, sizeof(r->lat));
+	for (uint32_t i = 0; i < nr; i++) {
+		bool held = c->seq == a->seq && i < c->n && c->have[i];
+
+		if (held) {
+			r->sweeps[i] = c->sweeps[i];
+			continue;
+		}
+		memset(&r->sweeps[i], 0, sizeof(r->sweeps[i]));
+		missing++;
+	}
+	/* the open sweep: fresher than any copy of it put before */
+	if (open && nr && open->seq == a->seq && open->index == nr - 1) {
+		if (!(c->seq == a->seq && nr - 1 < c->n && c->have[nr - 1]))
+			missing--;
+		sweep_of(&r->sweeps[nr - 1], open);
+	}
+	/* a finished one's missing sweeps were lost; under way, not drained yet */
+	if (finished)
+		r->lost += missing;
+	return r;
+}
+
+int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *a)
+{
+	if (!c)
+		return -EINVAL;
+	build(c, a, NULL, true);
+	held_reset(c, 0);
+	if (c->cb)
+		c->cb(&c->out, c->ctx);
+	return 0;
+}
+
+const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const struct fgt_agg *snap)
+{
+	if (!c || !snap || !snap->act.active)
+		return NULL;
+	return build(c, &snap->act, snap->open ? &snap->sweep : NULL, false);
+}
+
+void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap)
+{
+	struct fgt_agg st;
+
+	if (!c || !snap)
+		return;
+	st = *snap;
+	fgt_agg_flush(&st, c);
+}
+
+/* ---- the replay ---- */
+
+void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
+{
+	struct fgt_agg *st;
+	struct fgt_agg_who who;
+
+	if (!c || !ev)
+		return;
+	st = &c->st;
+	who.pid = ev->pid;
+	who.tid = ev->tid;
+	memcpy(who.comm, ev->comm, sizeof(who.comm));
+	fgt_agg_touch(st, ev->ts_ns);
+	switch (ev->type) {
+	case FGT_EV_ACT_BEGIN:
+		fgt_agg_act_begin(st, c, &(struct fgt_agg_begin){
+			.ts = ev->ts_ns, .nr_threads = ev->nr_threads, .src = ev->src,
+			.stack_id = ev->stack_id, .has_who = 1, .who = who });
+		break;
+	case FGT_EV_ACT_END:
+		fgt_agg_act_end(st, c, ev->ts_ns, ev->ret, ev->lost);
+		break;
+	case FGT_EV_SWEEP_BEGIN:
+		fgt_agg_sweep_begin(st, c, ev->ts_ns, ev->src, &who);
+		break;
+	case FGT_EV_SWEEP_END:
+		fgt_agg_sweep_end(st, c, ev->ts_ns, ev->ret);
+		break;
+	case FGT_EV_ALLOC:
+		if (ev->site == FGT_SITE_SWEEP)
+			fgt_agg_alloc(st, c, ev->ts_ns, ev->src, &who, ev->ptr, ev->gfp, ev->ok != 0,
+				      ev->dur_ns);
+		else if (ev->site == FGT_SITE_IDLE)
+			fgt_agg_idle(st, ev->ts_ns);
+		break;
+	case FGT_EV_FREE:
+		fgt_agg_free(st, c, ev->ts_ns, ev->src, &who, ev->ptr);
+		break;
+	default:
+		break;	/* the fork path's and the rest: not the aggregation's */
+	}
+}
+
+void fgt_aggact_lost(struct fgt_aggact *c, uint64_t n)
+{
+	if (c)
+		fgt_agg_lost(&c->st, n);
+}
+
+void fgt_aggact_flush(struct fgt_aggact *c)
+{
+	if (c)
+		fgt_agg_flush(&c->st, c);
+}
+
+const struct fgt_agg *fgt_aggact_state(const struct fgt_aggact *c)
+{
+	return c ? &c->st : NULL;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-kernel aggregation's side in userspace (bpf/agg.h, docs/EVENTS.md):
+ * the finished sweeps and activations the BPF programs put into the ring
+ * buffer, back into struct fgt_activation records; the activation under way
+ * from a snapshot of the BPF side's state (the live view's progress); and the
+ * same logic run here over an event stream, which tests/test_agg.c holds
+ * against the reference assembler (src/model/activation.c).
+ *
+ * Everything from BPF is hostile: an index out of range, a sweep of another
+ * activation, a count beyond the limits is dropped or clamped, never trusted.
+ */
+#ifndef FGT_AGGACT_H
+#define FGT_AGGACT_H
+
+#include <stdint.h>
+#include <linux/types.h>
+#include "bpf/agg_abi.h"
+#include "bpf/events_abi.h"
+#include "model/activation.h"
+
+struct fgt_aggact;
+
+struct fgt_aggact *fgt_aggact_new(fgt_activation_cb cb, void *ctx);
+void fgt_aggact_free(struct fgt_aggact *c);
+
+/* A finished sweep, as BPF put it: 0, or -EINVAL when it makes no sense. */
+int fgt_aggact_sweep(struct fgt_aggact *c, const struct fgt_agg_sweep *s);
+/*
+ * A finished activation: its record (with the sweeps put before it) goes to
+ * the callback. Sweeps that never arrived (the ring buffer was full) are
+ * counted in its `lost` and left zero. 0, or -EINVAL.
+ */
+int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *a);
+
+/*
+ * The activation under way in `snap` (a copy of BPF's struct fgt_agg), with
+ * the sweeps put so far; NULL if none. Valid until the next call.
+ */
+const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const struct fgt_agg *snap);
+/* The activation under way in `snap` reported, incomplete (at exit). */
+void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap);
+
+/*
+ * bpf/agg.h run here: the events of either path, as the BPF programs see
+ * them, into this collector's own state (the replay the tests make).
+ */
+void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev);
+void fgt_aggact_lost(struct fgt_aggact *c, uint64_t n);
+void fgt_aggact_flush(struct fgt_aggact *c);
+/* The replay's own state (tests). */
+const struct fgt_agg *fgt_aggact_state(const struct fgt_aggact *c);
+
+#endif

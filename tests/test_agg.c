@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The in-kernel aggregation (bpf/agg.h, the BPF programs' own logic) against
+ * the reference assembler (src/model/activation.c): the same event streams,
+ * recorded (tests/data) and generated (tests/gen.c), through both; every
+ * record must be equal, field by field, sweep by sweep, the histogram slot
+ * by slot. Then what the consumer does with BPF's messages when they are
+ * hostile or some never came.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "events.h"
+#include "gen.h"
+#include "model/activation.h"
+#include "model/aggact.h"
+#include "model/hist.h"
+
+/* ---- bpf/agg.h here too, for its pieces (the hooks unused but the table) ---- */
+static struct fgt_agg_slot test_slots[FGT_AGG_SLOTS];
+static unsigned int test_puts;
+
+static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
+{
+	return i < FGT_AGG_SLOTS ? &test_slots[i] : NULL;
+}
+
+static __always_inline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+{
+	test_puts++;
+}
+
+static __always_inline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
+{
+	test_puts++;
+}
+
+#include "bpf/agg.h"
+
+/* ---- deep copies of the records each side reports ---- */
+
+#define MAX_ACTS 64
+
+struct side {
+	unsigned int n;
+	struct fgt_activation acts[MAX_ACTS];
+};
+
+static void side_cb(const struct fgt_activation *act, void *ctx)
+{
+	struct side *sd = ctx;
+	struct fgt_activation *d;
+
+	assert_true(sd->n < MAX_ACTS);
+	d = &sd->acts[sd->n++];
+	*d = *act;
+	d->sweeps = calloc(act->nr_sweeps + 1, sizeof(*act->sweeps));
+	assert_non_null(d->sweeps);
+	memcpy(d->sweeps, act->sweeps, act->nr_sweeps * sizeof(*act->sweeps));
+}
+
+static void side_fini(struct side *sd)
+{
+	for (unsigned int i = 0; i < sd->n; i++)
+		free(sd->acts[i].sweeps);
+	sd->n = 0;
+}
+
+/* Both at once: the reference and the aggregation, fed the same. */
+struct pair {
+	struct side ref, agg;
+	struct fgt_assembler *a;
+	struct fgt_aggact *g;
+};
+
+static void pair_init(struct pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->a = fgt_assembler_new(side_cb, &p->ref);
+	p->g = fgt_aggact_new(side_cb, &p->agg);
+	assert_non_null(p->a);
+	assert_non_null(p->g);
+}
+
+static void pair_feed(const struct fgt_event *ev, void *ctx)
+{
+	struct pair *p = ctx;
+
+	fgt_assembler_feed(p->a, ev);
+	fgt_aggact_feed(p->g, ev);
+}
+
+static void pair_lost(struct pair *p, uint64_t n)
+{
+	fgt_assembler_lost(p->a, n);
+	fgt_aggact_lost(p->g, n);
+}
+
+static void pair_flush(struct pair *p)
+{
+	fgt_assembler_flush(p->a);
+	fgt_aggact_flush(p->g);
+}
+
+static void pair_fini(struct pair *p)
+{
+	side_fini(&p->ref);
+	side_fini(&p->agg);
+	fgt_assembler_free(p->a);
+	fgt_aggact_free(p->g);
+}
+
+#define EQ(f) do { \
+	if ((x)->f != (y)->f) \
+		fail_msg("%s: activation %u: %s: reference %lld, in-kernel %lld", what, i, #f, \
+			 (long long)(x)->f, (long long)(y)->f); \
+} while (0)
+#define SEQ(f) do { \
+	if (xs->f != ys->f) \
+		fail_msg("%s: activation %u sweep %u: %s: reference %lld, in-kernel %lld", what, \
+			 i, k, #f, (long long)xs->f, (long long)ys->f); \
+} while (0)
+
+static void same_sweeps(const struct fgt_activation *x, const struct fgt_activation *y,
+			const char *what, unsigned int i)
+{
+	for (uint32_t k = 0; k < x->nr_sweeps; k++) {
+		const struct fgt_sweep *xs = &x->sweeps[k], *ys = &y->sweeps[k];
+
+		SEQ(batch);
+		SEQ(nonblocking);
+		SEQ(failed_nonblocking);
+		SEQ(failed_blocking);
+		SEQ(freed);
+		SEQ(served);
+		SEQ(ret);
+		SEQ(ret_known);
+		SEQ(begin_ns);
+		SEQ(end_ns);
+		SEQ(alloc_ns);
+		SEQ(walk_ns);
+	}
+}
+
+/* Every field of struct fgt_activation (src/model/activation.h). */
+static void same_act(const struct fgt_activation *x, const struct fgt_activation *y,
+		     const char *what, unsigned int i)
+{
+	EQ(seq);
+	EQ(src);
+	EQ(pid);
+	EQ(tid);
+	EQ(stack_id);
+	EQ(nr_threads);
+	EQ(begin_ns);
+	EQ(end_ns);
+	EQ(last_ns);
+	EQ(ret);
+	EQ(complete);
+	EQ(implicit);
+	EQ(lost);
+	EQ(nr_sweeps);
+	EQ(served);
+	EQ(blocking);
+	EQ(nonblocking);
+	EQ(failed_blocking);
+	EQ(failed_nonblocking);
+	EQ(freed);
+	EQ(alloc_ns);
+	EQ(walk_ns);
+	EQ(lat.count);
+	EQ(lat.sum);
+	EQ(lat.min);
+	EQ(lat.max);
+	if (strncmp(x->comm, y->comm, FGT_COMM_LEN))
+		fail_msg("%s: activation %u: comm: %s vs %s", what, i, x->comm, y->comm);
+	for (unsigned int s = 0; s < FGT_HIST_SLOTS; s++)
+		if (x->lat.slots[s] != y->lat.slots[s])
+			fail_msg("%s: activation %u: lat slot %u: %llu vs %llu", what, i, s,
+				 (unsigned long long)x->lat.slots[s],
+				 (unsigned long long)y->lat.slots[s]);
+	same_sweeps(x, y, what, i);
+}
+
+/* The two sides' records; returns how many (so that a test sees it tested some). */
+static unsigned int pair_same(struct pair *p, const char *what)
+{
+	if (p->ref.n != p->agg.n)
+		fail_msg("%s: reference reported %u activations, in-kernel %u", what, p->ref.n,
+			 p->agg.n);
+	for (unsigned int i = 0; i < p->ref.n; i++)
+		same_act(&p->ref.acts[i], &p->agg.acts[i], what, i);
+	return p->ref.n;
+}
+
+/* The activation under way: the live view's, from a snapshot of BPF's state. */
+static void same_current(struct pair *p, const char *what)
+{
+	const struct fgt_activation *x = fgt_assembler_current(p->a);
+	const struct fgt_activation *y = fgt_aggact_current(p->g, fgt_aggact_state(p->g));
+
+	assert_true(!x == !y);
+	if (x)
+		same_act(x, y, what, 999);
+}
+
+/* ---- the recorded streams ---- */
+
+static const char *data_dir(void)
+{
+	const char *d = getenv("FGT_TEST_DATA");
+
+	return d ? d : "tests/data";
+}
+
+static unsigned int replay(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	struct fgt_event ev;
+	unsigned long long lost;
+	unsigned int lineno = 0, n;
+	struct pair p;
+
+	assert_non_null(f);
+	pair_init(&p);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		switch (ev_parse(line, &ev, &lost)) {
+		case EV_LINE_EVENT:
+			pair_feed(&ev, &p);
+			if (lineno % 7 == 0)
+				same_current(&p, path);
+			break;
+		case EV_LINE_LOST:
+			pair_lost(&p, lost);
+			break;
+		case EV_LINE_ERROR:
+			fail_msg("%s:%u: cannot parse: %s", path, lineno, line);
+			break;
+		default:
+			break;
+		}
+	}
+	fclose(f);
+	pair_flush(&p);
+	n = pair_same(&p, path);
+	pair_fini(&p);
+	return n;
+}
+
+static void test_recorded(void **state)
+{
+	DIR *d = opendir(data_dir());
+	struct dirent *de;
+	unsigned int files = 0, acts = 0;
+	char path[4096];
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l < 8 || strcmp(de->d_name + l - 7, ".events"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", data_dir(), de->d_name);
+		acts += replay(path);
+		files++;
+	}
+	closedir(d);
+	assert_true(files >= 7);
+	assert_true(acts >= files);
+}
+
+/* ---- generated runs: every shape the assembler's tests make ---- */
+
+static void gen_both(const struct gen_cfg *cfg, const char *what)
+{
+	struct gen_cfg g = *cfg;
+	struct pair p;
+
+	for (int direct = 0; direct < 2; direct++) {
+		g.direct = direct;
+		pair_init(&p);
+		gen_activation(&g, pair_feed, &p);
+		pair_flush(&p);
+		assert_int_equal(pair_same(&p, what), 1);
+		pair_fini(&p);
+	}
+}
+
+static void test_generated(void **state)
+{
+	static const struct {
+		const char *what;
+		struct gen_cfg cfg;
+	} runs[] = {
+		{ "unfixed 1000", { .lacking = 1000, .idle_cpus = 2, .ts0 = 1000000 } },
+		{ "unfixed 10000", { .lacking = 10000, .idle_cpus = 2, .ts0 = 1000000 } },
+		{ "unfixed 31", { .lacking = 31 } },
+		{ "unfixed 64 + 5", { .lacking = 64, .after = 5 } },
+		{ "nothing to serve", { .before = 1000 } },
+		{ "enomem", { .lacking = 100, .fail_blocking_nth = 40 } },
+		{ "fixed", { .fixed = true, .lacking = 10000, .ts0 = 5000 } },
+		{ "fixed k=100", { .fixed = true, .lacking = 1000, .fail_nb = 100, .ts0 = 5000 } },
+		{ "fixed k=33", { .fixed = true, .lacking = 1000, .fail_nb = 33 } },
+		{ "fixed spread", { .fixed = true, .lacking = 1000, .fail_nb = 40, .fail_interval = 7 } },
+		{ "fixed enomem", { .fixed = true, .lacking = 200, .fail_nb = 40,
+				    .fail_blocking_nth = 50 } },
+		{ "fixed-plus", { .fixed = true, .grow = true, .lacking = 1000, .fail_nb = 500,
+				  .ts0 = 5000 } },
+		{ "fixed-plus big", { .fixed = true, .grow = true, .lacking = 30000, .fail_nb = 4000,
+				      .idle_cpus = 2, .before = 7, .after = 9 } },
+	};
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		gen_both(&runs[i].cfg, runs[i].what);
+}
+
+/* Activations in a row, forks between, the second over threads served before. */
+static void test_in_a_row(void **state)
+{
+	struct gen_cfg one = { .lacking = 100 }, two = { .before = 100, .lacking = 40, .fixed = true };
+	struct pair p;
+
+	pair_init(&p);
+	two.ts0 = gen_activation(&one, pair_feed, &p);
+	gen_forks(two.ts0, 10, 3, false, pair_feed, &p);
+	two.ts0 += 100000;
+	two.ts0 = gen_activation(&two, pair_feed, &p);
+	one.ts0 = two.ts0 + 1000;
+	one.direct = true;
+	gen_activation(&one, pair_feed, &p);
+	pair_flush(&p);
+	assert_int_equal(pair_same(&p, "in a row"), 3);
+	pair_fini(&p);
+}
+
+/* Events kept, for tests that cut a stream. */
+struct stream {
+	struct fgt_event *ev;
+	size_t n, cap;
+};
+
+static void stream_add(const struct fgt_event *ev, void *ctx)
+{
+	struct stream *s = ctx;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
+		assert_non_null(s->ev);
+	}
+	s->ev[s->n++] = *ev;
+}
+
+static uint32_t lcg(uint32_t *x)
+{
+	*x = *x * 1103515245u + 12345u;
+	return *x >> 8;
+}
+
+/* Events dropped at random, and started mid-way: still the same records. */
+static void test_lossy(void **state)
+{
+	static const unsigned int rates[] = { 2, 10, 100, 1000 };
+	uint32_t seed = 7;
+
+	for (unsigned int r = 0; r < sizeof(rates) / sizeof(rates[0]); r++)
+		for (unsigned int v = 0; v < 8; v++) {
+			struct gen_cfg cfg = { .fixed = v & 1, .direct = v & 2, .grow = v & 4,
+					       .lacking = 3000, .fail_nb = v & 1 ? 50 : 0 };
+			struct stream st = { 0 };
+			struct pair p;
+
+			cfg.ts0 = gen_activation(&cfg, stream_add, &st) + 10;
+			gen_activation(&cfg, stream_add, &st);
+			pair_init(&p);
+			for (size_t i = lcg(&seed) % 100; i < st.n; i++) {
+				if (lcg(&seed) % rates[r])
+					pair_feed(&st.ev[i], &p);
+				else if (lcg(&seed) % 3 == 0)
+					pair_lost(&p, 1);
+				if (i % 501 == 0)
+					same_current(&p, "lossy");
+			}
+			pair_flush(&p);
+			assert_in_range(pair_same(&p, "lossy"), 1, 10);
+			pair_fini(&p);
+			free(st.ev);
+		}
+}
+
+/* Garbage in any order (the assembler's own fuzz stream): the same records. */
+static void test_fuzz(void **state)
+{
+	struct pair p;
+	uint32_t seed = 42;
+	unsigned int total = 0;
+
+	pair_init(&p);
+	for (unsigned int i = 0; i < 200000; i++) {
+		struct fgt_event ev = {
+			.ts_ns = i * 10 + lcg(&seed) % 10, .type = lcg(&seed) % 10,
+			.site = lcg(&seed) % 5, .gfp = lcg(&seed) & 1 ? 0xcc0 : 0x800,
+			.ok = lcg(&seed) % 4 != 0, .dur_ns = lcg(&seed) % 4 ? 0 : lcg(&seed) % 2000,
+			.ret = -(int)(lcg(&seed) % 20), .src = 1 + lcg(&seed) % 2,
+			.ptr = (lcg(&seed) % 64) << 12,
+		};
+
+		pair_feed(&ev, &p);
+		if (i % 1000 == 0)
+			pair_lost(&p, 1);
+		if (p.ref.n >= MAX_ACTS / 2) {	/* compare and start over: bounded memory */
+			total += pair_same(&p, "fuzz");
+			side_fini(&p.ref);
+			side_fini(&p.agg);
+		}
+	}
+	pair_flush(&p);
+	total += pair_same(&p, "fuzz");
+	assert_true(total > 100);
+	pair_fini(&p);
+}
+
+/* The log2 slot without clz, against the histogram's own. */
+static void test_hist_slot(void **state)
+{
+	uint32_t seed = 3;
+
+	for (unsigned int b = 0; b < 64; b++)
+		for (int d = -1; d <= 1; d++) {
+			uint64_t v = (1ull << b) + d;
+
+			assert_int_equal(fgt_agg_hist_slot(v), fgt_hist_slot(v));
+		}
+	for (unsigned int i = 0; i < 100000; i++) {
+		uint64_t v = ((uint64_t)lcg(&seed) << 40) ^ ((uint64_t)lcg(&seed) << 16) ^ lcg(&seed);
+
+		v >>= lcg(&seed) % 64;
+		assert_int_equal(fgt_agg_hist_slot(v), fgt_hist_slot(v));
+	}
+	assert_int_equal(fgt_agg_hist_slot(UINT64_MAX), FGT_HIST_SLOTS - 1);
+}
+
+/* The reserve set: membership by generation, overflow when half full. */
+static void test_reserve_set(void **state)
+{
+	struct fgt_agg st = { 0 };
+	uint64_t p;
+
+	memset(test_slots, 0, sizeof(test_slots));
+	assert_true(fgt_agg_res_has(&st, NULL, 0x1000));	/* empty: yes */
+	fgt_agg_res_clear(&st);
+	fgt_agg_res_add(&st, NULL, 0x1000);
+	fgt_agg_res_add(&st, NULL, 0x1000);
+	assert_int_equal(st.res_n, 1);
+	assert_true(fgt_agg_res_has(&st, NULL, 0x1000));
+	assert_false(fgt_agg_res_has(&st, NULL, 0x2000));
+	fgt_agg_res_clear(&st);		/* a new sweep: nothing written, all gone */
+	fgt_agg_res_add(&st, NULL, 0x3000);
+	assert_false(fgt_agg_res_has(&st, NULL, 0x1000));
+	assert_true(fgt_agg_res_has(&st, NULL, 0x3000));
+	/* 4 KiB-aligned stacks, as the fgraph_stack cache gives them, fill it */
+	fgt_agg_res_clear(&st);
+	for (p = 1; p <= FGT_AGG_SLOTS / 2; p++)
+		fgt_agg_res_add(&st, NULL, 0xffff888000000000ull + (p << 12));
+	assert_false(st.res_overflow);
+	assert_int_equal(st.res_n, FGT_AGG_SLOTS / 2);
+	for (p = 1; p <= FGT_AGG_SLOTS / 2; p++)
+		assert_true(fgt_agg_res_has(&st, NULL, 0xffff888000000000ull + (p << 12)));
+	assert_false(fgt_agg_res_has(&st, NULL, 0xffff888000000000ull));
+	fgt_agg_res_add(&st, NULL, 0x5000);	/* past half full: every FREE counts */
+	assert_true(st.res_overflow);
+	assert_true(fgt_agg_res_has(&st, NULL, 0x6000));
+	fgt_agg_res_clear(&st);
+	assert_false(st.res_overflow);
+}
+
+/* ---- the consumer's side of BPF's messages ---- */
+
+static void test_hostile_messages(void **state)
+{
+	struct side sd = { 0 };
+	struct fgt_aggact *c = fgt_aggact_new(side_cb, &sd);
+	struct fgt_agg_sweep s = { .seq = 5, .index = FGT_AGG_MAX_SWEEPS, .served = 32, .batch = 32 };
+	struct fgt_agg_act a = { .seq = 5, .nr_sweeps = 3, .served = 64 };
+
+	assert_non_null(c);
+	assert_int_equal(fgt_aggact_sweep(c, &s), -EINVAL);
+	s.index = 0;
+	assert_int_equal(fgt_aggact_sweep(c, &s), 0);
+	s.index = 2;
+	assert_int_equal(fgt_aggact_sweep(c, &s), 0);
+	memset(a.comm, 'x', sizeof(a.comm));	/* unterminated */
+	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(sd.n, 1);
+	assert_int_equal(sd.acts[0].nr_sweeps, 3);
+	assert_int_equal(sd.acts[0].sweeps[0].served, 32);
+	assert_int_equal(sd.acts[0].sweeps[1].served, 0);	/* never came: lost */
+	assert_int_equal(sd.acts[0].sweeps[2].served, 32);
+	assert_int_equal(sd.acts[0].lost, 1);
+	assert_int_equal(strlen(sd.acts[0].comm), FGT_COMM_LEN - 1);
+	/* a sweep of another activation is not this one's */
+	s.seq = 6;
+	s.index = 0;
+	assert_int_equal(fgt_aggact_sweep(c, &s), 0);
+	a.seq = 7;
+	a.nr_sweeps = 1;
+	a.lost = 2;
+	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(sd.acts[1].sweeps[0].served, 0);
+	assert_int_equal(sd.acts[1].lost, 3);
+	/* an absurd count is clamped to the assembler's limit */
+	a.nr_sweeps = UINT32_MAX;
+	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(sd.acts[2].nr_sweeps, FGT_AGG_MAX_SWEEPS);
+	side_fini(&sd);
+	fgt_aggact_free(c);
+}
+
+/* At exit, the activation under way in BPF's state: reported incomplete. */
+static void test_flush_snapshot(void **state)
+{
+	struct gen_cfg cfg = { .lacking = 1000 };
+	struct stream st = { 0 };
+	struct pair p;
+
+	gen_activation(&cfg, stream_add, &st);
+	pair_init(&p);
+	for (size_t i = 0; i < st.n / 2; i++)
+		pair_feed(&st.ev[i], &p);
+	/* the consumer holds the sweeps put so far; BPF's state has the rest */
+	fgt_aggact_flush_snap(p.g, fgt_aggact_state(p.g));
+	fgt_assembler_flush(p.a);
+	assert_int_equal(pair_same(&p, "flush"), 1);
+	assert_false(p.agg.acts[0].complete);
+	assert_int_equal(p.agg.acts[0].lost, 0);
+	assert_true(p.agg.acts[0].nr_sweeps > 10);
+	pair_fini(&p);
+	free(st.ev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_in_a_row),
+		cmocka_unit_test(test_lossy),
+		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_hist_slot),
+		cmocka_unit_test(test_reserve_set),
+		cmocka_unit_test(test_hostile_messages),
+		cmocka_unit_test(test_flush_snapshot),
+	};
+
+	(void)test_puts;
+	return cmocka_run_group_tests_name("agg", tests, NULL, NULL);
+}
