@@ -38,6 +38,9 @@ lab_opts() {
 			case $letters:${#only[@]} in
 			*K*:1) lab_opts_bad "$name" "one -k only" "$usage" ;;
 			esac
+			# a name no kernel has would select nothing, and pass
+			lab_known_kernel "$OPTARG" ||
+				lab_opts_bad "$name" "no kernel is named '$OPTARG' (lab/kernels.sh list)" "$usage"
 			only+=("$OPTARG")
 			;;
 		u)
@@ -62,6 +65,12 @@ lab_opts() {
 	out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-$name.XXXXXX")}
 	mkdir -p "$out"
 	rm -f "$out/.failed"
+}
+
+lab_known_kernel() {	# NAME: one of lab/kernels.sh list's
+	local k
+	for k in $("$ROOT/lab/kernels.sh" list); do [ "$k" = "$1" ] && return 0; done
+	return 1
 }
 
 lab_opts_bad() {	# NAME WHAT USAGE

@@ -72,9 +72,12 @@ for line in "${drivers[@]}"; do
 	case $letters in
 	*k*)
 		parsed "$d" "out= kernels=lab-fixed lab-6.1-fixed u= args=" -k lab-fixed -k lab-6.1-fixed
+		refused "$d" "$name" "no kernel is named 'lab-stock lab-fixed' \\(lab/kernels.sh list\\)" \
+			-k "lab-stock lab-fixed"
 		refused "$d" "$name" "-k needs a value" -k ;;
 	*K*)
 		parsed "$d" "out= kernels=lab-fixed u= args=" -k lab-fixed
+		refused "$d" "$name" "no kernel is named 'lab-fixd' \\(lab/kernels.sh list\\)" -k lab-fixd
 		refused "$d" "$name" "one -k only" -k lab-fixed -k lab-stock ;;
 	*)
 		refused "$d" "$name" "unknown option -k" -k lab-fixed ;;
