@@ -75,6 +75,30 @@ static void test_toplevel_fallback_and_restore(void **state)
 	fake_free(f);
 }
 
+/* A symlink planted in a control file's place is never written through:
+ * the trigger fails, and the file it points at is left as it was. */
+static void test_no_write_through_symlink(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_trig_cfg c = cfg_of(f);
+	struct fgt_trigger t;
+	char cleaned[256], msg[512], link[192], victim[128];
+	const char *empty = "#### all functions enabled ####\n";
+
+	snprintf(victim, sizeof(victim), "%s/victim", f->root);
+	snprintf(link, sizeof(link), "%s/set_ftrace_filter", f->tracefs);
+	fake_write(f, "victim", empty);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(fgt_trig_prepare(&t, &c, cleaned, sizeof(cleaned), msg, sizeof(msg)), 0);
+	assert_int_not_equal(fgt_trig_on(&t, msg, sizeof(msg)), 0);
+	assert_string_equal(fake_read(f, "victim"), "#### all functions enabled ####");
+	assert_string_equal(fake_read(f, "tracing/current_tracer"), "nop");
+	fgt_trig_off(&t, msg, sizeof(msg));
+	fgt_trig_release(&t);
+	fake_free(f);
+}
+
 /* Busy top level: every method refuses, nothing is changed. */
 static void test_refusals(void **state)
 {
@@ -528,6 +552,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_toplevel_fallback_and_restore),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_no_write_through_symlink),
 		cmocka_unit_test(test_killed_run_cleaned),
 		cmocka_unit_test(test_dead_holder_waited),
 		cmocka_unit_test(test_stale_instances),

@@ -51,15 +51,21 @@ const char *fgt_trig_method_name(enum fgt_trig_method m)
 /* Write s to dir/name (truncating, never creating). 0 or -errno. */
 static int write_file(const char *dir, const char *name, const char *s)
 {
-	char p[PATH_MAX];
 	size_t n = strlen(s);
 	ssize_t w;
-	int fd, ret = 0;
+	int dfd, fd, ret = 0;
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
+	/* root writes: relative to the directory, opened as one, and never
+	 * through a symlink in the file's place (tracefs's control files exist,
+	 * so no O_EXCL) */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
+	fd = openat(dfd, name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	ret = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (fd < 0)
+		return ret;
 	if (n) {
 		w = write(fd, s, n);
 		if (w < 0)

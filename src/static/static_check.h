@@ -44,7 +44,7 @@ enum fgt_static_why {
 	FGT_SW_LOCKDOWN,	/* lockdown=confidentiality refuses kernel memory reads */
 	FGT_SW_NO_PERM,		/* not root: no /proc/kcore, kallsyms addresses hidden */
 	FGT_SW_KSYMS_HIDDEN,	/* kallsyms lists every address as 0 (kptr_restrict) */
-	FGT_SW_NOT_KERNEL,	/* --kernel FILE is not an x86-64 kernel image */
+	FGT_SW_NOT_KERNEL,	/* --kernel FILE is not an x86-64 or arm64 kernel image */
 	FGT_SW_NO_SYMBOLS,	/* no .symtab, no usable System.map, no kallsyms tables */
 	FGT_SW_BAD_MAP,		/* System.map is a placeholder or another kernel's */
 	FGT_SW_READ,		/* the text could not be read */
