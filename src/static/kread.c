@@ -540,6 +540,43 @@ static int payload_size(const uint8_t *d, uint16_t version, const uint8_t *p, ui
 	return 0;
 }
 
+/*
+ * A payload of out_len bytes (checked by the caller against the caps),
+ * decompressed into a fresh buffer: an ELF vmlinux, or with a64 an arm64
+ * Image. 0 with *outp the caller's, else FGT_SW_* with msg.
+ */
+static int inflate_payload(const struct fgt_kimage *im, const struct codec *c, const uint8_t *p,
+			   uint64_t plen, uint64_t out_len, bool a64, uint8_t **outp,
+			   const char *path, char *msg, size_t len)
+{
+	const char *what = a64 ? "an arm64 Image" : "an ELF file";
+	uint8_t *out = malloc(out_len);
+	size_t got = 0;
+	int ret;
+
+	if (!out) {
+		snprintf(msg, len, "%s: out of memory for the %" PRIu64 "-byte %s", path, out_len,
+			 a64 ? "Image" : "vmlinux");
+		return FGT_SW_READ;
+	}
+	ret = inflate_all(im, c->id, p, plen, out, out_len, &got, a64);
+	if (!ret) {
+		*outp = out;
+		return 0;
+	}
+	free(out);
+	if (ret == -EINTR) {
+		snprintf(msg, len, "%s: interrupted while decompressing", path);
+		return FGT_SW_STOPPED;
+	}
+	if (ret == -2)
+		snprintf(msg, len, "%s: the %s payload is not %s", path, c->name, what);
+	else
+		snprintf(msg, len, "%s: the %s payload does not decompress (%zu of %" PRIu64
+			 " bytes)", path, c->name, got, out_len);
+	return FGT_SW_NOT_KERNEL;
+}
+
 /* d: the whole bzImage (read into memory), size bytes, at least the header. */
 static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, const char *path,
 			char *msg, size_t len)
@@ -549,7 +586,6 @@ static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, co
 	uint64_t off, plen, out_len;
 	const struct codec *c;
 	const uint8_t *p;
-	size_t got = 0;
 	uint8_t *out;
 	int ret;
 
@@ -580,25 +616,9 @@ static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, co
 	ret = payload_size(d, version, p, plen, path, &out_len, msg, len);
 	if (ret)
 		return ret;
-	out = malloc(out_len);
-	if (!out) {
-		snprintf(msg, len, "%s: out of memory for the %" PRIu64 "-byte vmlinux", path, out_len);
-		return FGT_SW_READ;
-	}
-	ret = inflate_all(im, c->id, p, plen, out, out_len, &got, false);
-	if (ret) {
-		free(out);
-		if (ret == -EINTR) {
-			snprintf(msg, len, "%s: interrupted while decompressing", path);
-			return FGT_SW_STOPPED;
-		}
-		if (ret == -2)
-			snprintf(msg, len, "%s: the %s payload is not an ELF file", path, c->name);
-		else
-			snprintf(msg, len, "%s: the %s payload does not decompress (%zu of %" PRIu64
-				 " bytes)", path, c->name, got, out_len);
-		return FGT_SW_NOT_KERNEL;
-	}
+	ret = inflate_payload(im, c, p, plen, out_len, false, &out, path, msg, len);
+	if (ret)
+		return ret;
 	im->heap = out;
 	ret = fgt_kimage_open_elf(im, out, out_len, path, msg, len);
 	if (!ret)
@@ -791,7 +811,6 @@ static int open_a64_packed(struct fgt_kimage *im, const struct codec *c, const u
 			   char *msg, size_t len)
 {
 	uint8_t *out;
-	size_t got = 0;
 	int ret;
 
 	if (c->id == C_OTHER) {
@@ -806,25 +825,9 @@ static int open_a64_packed(struct fgt_kimage *im, const struct codec *c, const u
 			 FGT_KIMAGE_MAX_PAYLOAD >> 20);
 		return FGT_SW_NOT_KERNEL;
 	}
-	out = malloc(out_len);
-	if (!out) {
-		snprintf(msg, len, "%s: out of memory for the %" PRIu64 "-byte Image", path, out_len);
-		return FGT_SW_READ;
-	}
-	ret = inflate_all(im, c->id, p, plen, out, out_len, &got, true);
-	if (ret) {
-		free(out);
-		if (ret == -EINTR) {
-			snprintf(msg, len, "%s: interrupted while decompressing", path);
-			return FGT_SW_STOPPED;
-		}
-		if (ret == -2)
-			snprintf(msg, len, "%s: the %s payload is not an arm64 Image", path, c->name);
-		else
-			snprintf(msg, len, "%s: the %s payload does not decompress (%zu of %" PRIu64
-				 " bytes)", path, c->name, got, out_len);
-		return FGT_SW_NOT_KERNEL;
-	}
+	ret = inflate_payload(im, c, p, plen, out_len, true, &out, path, msg, len);
+	if (ret)
+		return ret;
 	return open_a64_raw(im, out, out_len, path, kind, msg, len);
 }
 
