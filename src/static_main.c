@@ -79,13 +79,25 @@ static void replay(const char *path, struct fgt_static_result *r)
 	fgt_static_rec_free(&rec);
 }
 
+/* buf to the file out, as a whole: 0, or 1 with perror's line. */
+static int write_out(const char *out, const void *buf, size_t len)
+{
+	FILE *f = fopen(out, "w");
+	int err = !f || fwrite(buf, 1, len, f) != len;
+
+	if (f && fclose(f))
+		err = 1;
+	if (err)
+		perror(out);
+	return err;
+}
+
 static int dump_btf(const char *kernel, const char *out)
 {
 	struct fgt_kimage im;
 	const void *btf;
 	char msg[256];
 	size_t len = 0;
-	FILE *f;
 	int err;
 
 	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
@@ -98,12 +110,7 @@ static int dump_btf(const char *kernel, const char *out)
 		fgt_kimage_close(&im);
 		return FGT_CHECK_UNKNOWN;
 	}
-	f = fopen(out, "w");
-	err = !f || fwrite(btf, 1, len, f) != len;
-	if (f && fclose(f))
-		err = 1;
-	if (err)
-		perror(out);
+	err = write_out(out, btf, len);
 	fgt_kimage_close(&im);
 	return err ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
 }
@@ -142,7 +149,6 @@ static int dump_symbols(const char *kernel, const char *out)
 	struct fgt_kimage im;
 	char msg[256], *text = NULL;
 	size_t len = 0, n = 0;
-	FILE *f;
 	int err;
 
 	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
@@ -156,12 +162,7 @@ static int dump_symbols(const char *kernel, const char *out)
 		free(text);
 		return FGT_CHECK_UNKNOWN;
 	}
-	f = fopen(out, "w");
-	err = !f || fwrite(text, 1, len, f) != len;
-	if (f && fclose(f))
-		err = 1;
-	if (err)
-		perror(out);
+	err = write_out(out, text, len);
 	free(text);
 	return err ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
 }

@@ -24,11 +24,9 @@
 #include "check/check.h"
 #include "common/clock.h"
 #include "common/clause.h"
-#include "common/json_writer.h"
 #include "common/log.h"
-#include "live/output.h"
+#include "host/holders.h"
 #include "check/park.h"
-#include "check/prom.h"
 #include "static/static_check.h"
 #include "check/trigger.h"
 
