@@ -17,6 +17,8 @@ PKGS=(
 	python3-pyte
 	# make bench: its plot (docs/bench/fix.svg, fix.png)
 	gnuplot-nox
+	# the pressure scenario's disk (lab/guest/mkdisk.sh: mke2fs -d)
+	e2fsprogs
 	# make ARCH=arm64 (build/arm64/fgraphtop) and the arm64 static table:
 	# the cross compiler, the arm64 libraries as static archives (multiarch),
 	# aarch64 objdump for the table's cross-check, qemu to run and boot it

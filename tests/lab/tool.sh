@@ -31,11 +31,14 @@
 #     (lab/guest/mksid.sh, its archive cached by package versions): bpftrace
 #     kretprobe:vfs_read* with @[func] (a kretprobe.multi link), the same with
 #     @[probe] (legacy perf-event kretprobes: no activation), a kprobe+kretprobe
-#     pair on vfs_* (76 functions), and on debian-7.2 an fprobe event
-#     (f:...%return), and sid's perf ftrace -G FUNC -T FUNC (function_graph in
-#     perf's own tracefs instance); each named (comm, via, stack), counted against the
-#     oracle, and its link or event listed in fgraphtop's HOLDERS with its pid
-#     and how to end it. About 2.5 minutes a kernel.
+#     pair on vfs_* (76 functions), an fprobe event (f:...%return), sid's
+#     perf ftrace -G FUNC -T FUNC (function_graph in perf's own tracefs
+#     instance), and on the lab kernels the function profiler and a latency
+#     tracer with display-graph (Debian's kernels have neither:
+#     CONFIG_FUNCTION_PROFILER, CONFIG_SCHED_TRACER); each named (comm, via,
+#     stack), counted against the oracle, and its link or event listed in
+#     fgraphtop's HOLDERS with its pid and how to end it. About 3 minutes a
+#     kernel.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
 # lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
@@ -158,8 +161,12 @@ done
 if want debian-7.2 || want lab-stock || want lab-fixed; then
 	if sid=$("$ROOT/lab/guest/mksid.sh" 2> "$out/mksid.log"); then
 		for k in debian-7.2 lab-stock lab-fixed; do
-			FGT_EXTRA_CPIO=$sid run "trig-$k" "$k" act "rounds=5 may_lack=fprobe" -s tool-act -- \
-				"ROUNDS=1000:bt-kretprobe 1000:bt-probe 1000:bt-pair 1000:fprobe 1000:perf-G" \
+			# Debian's kernels have no function profiler and no latency
+			# tracer; the lab's have both (lab/config/lab.config)
+			lack=""
+			case $k in debian-*) lack=profiler:latency ;; esac
+			FGT_EXTRA_CPIO=$sid run "trig-$k" "$k" act "rounds=7 may_lack=$lack" -s tool-act -- \
+				"ROUNDS=1000:bt-kretprobe 1000:bt-probe 1000:bt-pair 1000:fprobe 1000:perf-G 1000:profiler 1000:latency" \
 				FILTER=bpf_fentry_test1 EXPLAIN=1
 		done
 	else
