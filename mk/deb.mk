@@ -3,6 +3,10 @@
 #   make deb ARCH=arm64
 #                    build/arm64/fgraphtop_<version>_arm64.deb, cross-built
 #                    (dpkg-buildpackage -a arm64), lintian-checked
+#   make test-deb-arm64
+#                    both packages: the arm64 one's binary is aarch64, runs
+#                    under qemu-aarch64-static, and all else in it is the
+#                    amd64 one's (tests/deb/test-deb-arm64.sh)
 #   make test-rules  promtool on dist/prometheus/ (alert rules and their tests)
 #   make test-deb    dpkg -i, the check from /usr/sbin, the units verified,
 #                    dpkg -r and purge leave nothing (tests/deb/test-deb.sh)
@@ -59,6 +63,17 @@ test-deb: $(DEB_FILE)
 
 CHECK_TARGETS += test-rules
 TEST_TARGETS += test-deb
+
+# The arm64 package beside the amd64 one, whatever ARCH this make has: each is
+# its own make (its own BUILD, CC), then the two are compared. Nothing is
+# installed: the binary runs under qemu-aarch64-static.
+.PHONY: test-deb-arm64
+test-deb-arm64:
+	$(MAKE) --no-print-directory ARCH=x86 deb
+	$(MAKE) --no-print-directory ARCH=arm64 deb
+	tests/deb/test-deb-arm64.sh $(call DEB_FILE_FOR,arm64) $(call DEB_FILE_FOR,x86)
+
+TEST_TARGETS += test-deb-arm64
 
 # fgraphtop-check.service's CapabilityBoundingSet, in the lab (no systemd
 # there): fgt-capbound runs the check with exactly those capabilities, on
