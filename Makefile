@@ -15,10 +15,14 @@ ARCH       ?= x86
 ifeq ($(ARCH),x86_64)
 override ARCH := x86
 endif
+# Each ARCH's build directory, by name: make test-deb-arm64 (mk/deb.mk) needs
+# both packages, whatever ARCH its own make has.
+BUILD_x86   := build
+BUILD_arm64 := build/arm64
 ifeq ($(ARCH),x86)
-BUILD      := build
+BUILD      := $(BUILD_x86)
 else ifeq ($(ARCH),arm64)
-BUILD      := build/arm64
+BUILD      := $(BUILD_arm64)
 CROSS_COMPILE ?= aarch64-linux-gnu-
 CC         := $(CROSS_COMPILE)gcc
 else

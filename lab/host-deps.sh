@@ -21,7 +21,10 @@ PKGS=(
 	e2fsprogs
 	# make ARCH=arm64 (build/arm64/fgraphtop) and the arm64 static table:
 	# the cross compiler, the arm64 libraries as static archives (multiarch),
-	# aarch64 objdump for the table's cross-check, qemu to run and boot it
+	# aarch64 objdump for the table's cross-check, qemu to run and boot it.
+	# make deb ARCH=arm64 needs no more (dpkg-buildpackage -a arm64 checks
+	# build-essential:native; dh_strip uses aarch64-linux-gnu-strip): not
+	# crossbuild-essential-arm64, whose g++ and dpkg-cross it never runs
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64
 	liblzma-dev:arm64 libzstd-dev:arm64

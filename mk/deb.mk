@@ -1,5 +1,12 @@
 # mk/deb.mk: the Debian package (debian/) and the tests of what it ships.
 #   make deb         build/fgraphtop_<version>_amd64.deb, lintian-checked
+#   make deb ARCH=arm64
+#                    build/arm64/fgraphtop_<version>_arm64.deb, cross-built
+#                    (dpkg-buildpackage -a arm64), lintian-checked
+#   make test-deb-arm64
+#                    both packages: the arm64 one's binary is aarch64, runs
+#                    under qemu-aarch64-static, and all else in it is the
+#                    amd64 one's (tests/deb/test-deb-arm64.sh)
 #   make test-rules  promtool on dist/prometheus/ (alert rules and their tests)
 #   make test-deb    dpkg -i, the check from /usr/sbin, the units verified,
 #                    dpkg -r and purge leave nothing (tests/deb/test-deb.sh)
@@ -7,8 +14,21 @@
 # dpkg-buildpackage writes (debian/ outputs, ../*.changes) lands in the tree.
 
 DEB_VERSION := $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
-DEB_FILE    := $(BUILD)/fgraphtop_$(DEB_VERSION)_amd64.deb
+# Debian's name for the Makefile's ARCH; each has its own $(BUILD)
+DEB_ARCH_x86   := amd64
+DEB_ARCH_arm64 := arm64
+DEB_ARCH    := $(DEB_ARCH_$(ARCH))
+DEB_FILE_FOR = $(BUILD_$(1))/fgraphtop_$(DEB_VERSION)_$(DEB_ARCH_$(1)).deb
+DEB_FILE    := $(call DEB_FILE_FOR,$(ARCH))
 DEB_WORK    := $(BUILD)/deb
+# A cross build (arm64 here, on amd64) says so as sbuild does: the cross
+# profile, nocheck (debian/rules runs no tests anyway; dh warns otherwise),
+# and CC, which dpkg-architecture checks against the host's GNU type.
+DEB_BUILD_ARCH := $(shell dpkg-architecture -qDEB_BUILD_ARCH 2>/dev/null)
+ifneq ($(DEB_ARCH),$(DEB_BUILD_ARCH))
+DEB_CROSS   := CC=$(CC) DEB_BUILD_OPTIONS="$(strip $(DEB_BUILD_OPTIONS) nocheck)"
+DEB_CROSS_OPTS := -Pcross,nocheck
+endif
 # tags lintian may show at all; each override in debian/ says why
 LINTIAN     := lintian --fail-on error,warning,info --info --display-info
 
@@ -24,10 +44,12 @@ $(DEB_FILE): $(DEB_INPUTS)
 	rm -rf $(DEB_WORK)
 	mkdir -p $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
 	tar -cf - --exclude=./build --exclude=./.git . | tar -xf - -C $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
-	cd $(DEB_WORK)/fgraphtop-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
+	cd $(DEB_WORK)/fgraphtop-$(DEB_VERSION) && \
+		$(DEB_CROSS) dpkg-buildpackage -us -uc -b -a $(DEB_ARCH) $(DEB_CROSS_OPTS) \
+		> ../build.log 2>&1 || \
 		{ tail -30 $(CURDIR)/$(DEB_WORK)/build.log; exit 1; }
-	$(LINTIAN) $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_amd64.changes
-	mv $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_amd64.deb $@
+	$(LINTIAN) $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_$(DEB_ARCH).changes
+	mv $(DEB_WORK)/fgraphtop_$(DEB_VERSION)_$(DEB_ARCH).deb $@
 	rm -rf $(DEB_WORK)/fgraphtop-$(DEB_VERSION)
 
 .PHONY: test-rules
@@ -41,6 +63,17 @@ test-deb: $(DEB_FILE)
 
 CHECK_TARGETS += test-rules
 TEST_TARGETS += test-deb
+
+# The arm64 package beside the amd64 one, whatever ARCH this make has: each is
+# its own make (its own BUILD, CC), then the two are compared. Nothing is
+# installed: the binary runs under qemu-aarch64-static.
+.PHONY: test-deb-arm64
+test-deb-arm64:
+	$(MAKE) --no-print-directory ARCH=x86 deb
+	$(MAKE) --no-print-directory ARCH=arm64 deb
+	tests/deb/test-deb-arm64.sh $(call DEB_FILE_FOR,arm64) $(call DEB_FILE_FOR,x86)
+
+TEST_TARGETS += test-deb-arm64
 
 # fgraphtop-check.service's CapabilityBoundingSet, in the lab (no systemd
 # there): fgt-capbound runs the check with exactly those capabilities, on
