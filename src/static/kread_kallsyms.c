@@ -503,8 +503,18 @@ static uint64_t rela_base(struct kas *k, size_t at)
 	return 0;
 }
 
-/* Place the offsets and pick the reading, among the layouts of the file header
- * comment: of those that pass, the one with the fewest entries out of order. */
+/*
+ * Place the offsets and pick the reading, among the layouts of the file header
+ * comment: of those that pass, the one with the fewest entries out of order,
+ * and of equals the one placed first. A reading one entry late (the 8-aligned
+ * place 4 bytes after a 4-aligned table: 7.x aligns its labels to 4) is the
+ * true one shifted, plus one word read past the table, so it ties whenever
+ * that word reads as an address past the last symbol: seen on the 7.2 lab
+ * kernels once a block layer made the true table keep one entry out of
+ * order, every name then paired with the next symbol's address. A reading
+ * one early starts with token_index's last word, far past _text, so it is
+ * out of order once more and loses.
+ */
 static int file_reading(const struct fgt_kimage *im, struct kas *k, struct ktab *t,
 			size_t *off_pos, size_t *base_at)
 {
@@ -553,7 +563,8 @@ static int file_reading(const struct fgt_kimage *im, struct kas *k, struct ktab 
 					t->base = rela_base(k, base_pos);
 			}
 			u = ktab_reading(t, (uint32_t)idx, reading_want(im, t, (uint32_t)idx, off, want));
-			if (u >= 0 && (best_unsorted < 0 || u < best_unsorted)) {
+			if (u >= 0 && (best_unsorted < 0 || u < best_unsorted ||
+				       (u == best_unsorted && cand[c] < *off_pos))) {
 				best = *t;
 				best_unsorted = u;
 				*off_pos = cand[c];
