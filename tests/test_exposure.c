@@ -331,6 +331,17 @@ static void test_live(void **state)
 	assert_int_equal(l.calib_ns, 30 * s);
 	assert_int_equal(fgt_exp_live_estimate(&l, &e), 0);
 	assert_true(e.ns_per_visit == 8000000.0 / idle.visits);
+
+	/* an idle scan before the next one, and one taken after it began but
+	 * before its first record was read (not known busy): the one before
+	 * models it, not the fallback */
+	fgt_exp_walk_lacking_first(1048, 1048, &idle);
+	fgt_exp_live_scan(&l, &idle, 40 * s, false);
+	fgt_exp_walk_lacking_first(1047, 1047, &busy);
+	fgt_exp_live_scan(&l, &busy, 41 * s + 2, false);
+	fgt_exp_live_activation(&l, 41 * s, 33, 3210125, 1047, 1047);
+	assert_int_equal(l.calib.visits, idle.visits);
+	assert_true(idle.visits != busy.visits);
 }
 
 int main(void)

@@ -99,9 +99,13 @@ int fgt_exp_estimate_text(const struct fgt_exp_walk *w, const struct fgt_exp_est
  * unfixed activations since. The estimate prices the last scan's walk.
  */
 struct fgt_exp_live {
-	bool known, idle_known;
+	bool known, idle_known, prev_known;
 	struct fgt_exp_walk now, idle;	/* the last scan, the last idle one */
 	uint64_t now_ns, idle_ns;	/* when they were taken (CLOCK_MONOTONIC) */
+	/* the idle one before: a scan called idle may have landed after an
+	 * activation began, before its first record was read */
+	struct fgt_exp_walk prev;
+	uint64_t prev_ns;
 	struct fgt_exp_calib calib;	/* the latest activation that can price a visit */
 	uint64_t calib_ns;		/* its start, 0 when none */
 	uint64_t last_begin_ns;		/* the last activation's start */
