@@ -5,7 +5,8 @@
 # fgt_sid BINARY ARGS...), so sid's glibc never meets the base image's
 # bookworm one, and the process is the real binary: comm bpftrace, perf.
 #
-#   lab/guest/mksid.sh [SUITE]         (default sid)
+#   lab/guest/mksid.sh [SUITE]         (default sid; bookworm and trixie give
+#                                      the perf of Debian's 6.1 and 6.12)
 #
 # The userland comes from mmdebstrap (essential + bpftrace + linux-perf; the
 # mirror from the machine's apt configuration, lab/debian-apt.sh mirror); only
@@ -38,7 +39,7 @@ if [ -z "$want" ]; then
 fi
 [ -n "$want" ] || { note "apt resolves nothing for $PKGS in $SUITE"; exit 1; }
 key=$( { echo "$SUITE"; echo "$want"; cat "$0" "$HERE/stage-lib.sh"; } | sha256sum | cut -c1-16)
-out=$CACHE/guest/sid-$key.cpio
+out=$CACHE/guest/$SUITE-$key.cpio
 if [ -s "$out" ]; then
 	touch "$out"
 	echo "$out"
@@ -47,7 +48,7 @@ fi
 [ "$(id -u)" -eq 0 ] || { note "needs root (mmdebstrap)"; exit 1; }
 command -v mmdebstrap > /dev/null || { note "mmdebstrap is missing (make deps)"; exit 1; }
 mkdir -p "$CACHE/guest"
-tmp=$(mktemp -d "$CACHE/guest/stage-sid.XXXXXX")
+tmp=$(mktemp -d "$CACHE/guest/stage-$SUITE.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tree=$tmp/root
 if [ -n "${FGT_SID_TREE:-}" ]; then	# a tree made before (debugging this script)
@@ -109,7 +110,7 @@ done
 	cpio --null -o -H newc -R 0:0 --quiet) > "$out.tmp.$$"
 mv "$out.tmp.$$" "$out"
 grep -E '^(bpftrace|linux-perf) ' "$stage/fgt-versions" > "${out%.cpio}.versions"
-find "$CACHE/guest" -maxdepth 1 -name "sid-*.cpio" ! -name "sid-$key.cpio" -mmin +1440 \
+find "$CACHE/guest" -maxdepth 1 -name "$SUITE-*.cpio" ! -name "$SUITE-$key.cpio" -mmin +1440 \
 	-exec sh -c 'rm -f "$1" "${1%.cpio}.versions"' _ {} \;
 note "$(tr '\n' ' ' < "${out%.cpio}.versions")-> $out ($(du -m "$out" | cut -f1) MB)"
 echo "$out"

@@ -104,6 +104,18 @@ fgt_triggers() {
 	echo "$t"
 }
 
+# function_graph in a tracefs instance: an instance's available_tracers lists
+# only the tracers that allow instances, and function_graph does once fgraph
+# takes more than one user (6.9); on 6.1 only the top level can have it.
+fgt_instance_graph() {
+	local d="$TRACEFS/instances/fgt-probe-$$" r=1
+	fgt_has_tracer function_graph || return 1
+	mkdir "$d" 2>/dev/null || return 1
+	grep -qw function_graph "$d/available_tracers" 2>/dev/null && r=0
+	rmdir "$d"
+	return $r
+}
+
 fgt_park() {
 	local n=$1
 	rm -f $FGT_RUN/park.ready

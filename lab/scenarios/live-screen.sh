@@ -4,7 +4,7 @@
 # screen on a pseudo-terminal (fgt-pty, from the test's extra archive) with
 # `fgraphtop -j -i 1` and `fgraphtop --no-screen -i 1` beside it, through one boot:
 #   park U idle threads; function_graph at the top level (the 0->1 step over
-#   them: the stall watched); a tracefs instance with function_graph; a BPF
+#   them: the stall watched); a tracefs instance with function_graph (6.9+); a BPF
 #   kretprobe.multi link (6.14+); the terminal resized to SMALL; everything
 #   off; function_graph on and off again (a second, small activation); q.
 #   Then two short runs stopped by Ctrl-C and by SIGTERM.
@@ -15,7 +15,8 @@
 #   {"type":"lines","line":"..."}           `fgraphtop --no-screen`'s lines, stdout and stderr
 #   {"type":"explain_holders","line":"..."}  `fgraphtop --explain`'s holders part, first
 #   {"type":"fgt","name":"explain","rec":{...}}  `fgraphtop --explain -j`, first
-#   {"type":"live","parked":N,"u":U,"on_ns":NS,"kret_pid":P,"triggers":"..."}
+#   {"type":"live","parked":N,"u":U,"on_ns":NS,"kret_pid":P,"triggers":"...",
+#    "instance":BOOL}   (instance: function_graph allowed in an instance)
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 # shellcheck source=lab/scenarios/tool-lib.sh
@@ -27,6 +28,8 @@ rows=$(fgt_arg ROWS 50 "$@")
 small=$(fgt_arg SMALL "80 30" "$@")
 filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
 triggers=$(fgt_triggers)
+inst=false
+fgt_instance_graph && inst=true
 command -v fgt-pty > /dev/null || fgt_die "no fgt-pty (tests/lab/live.sh adds it)"
 mkdir -p /dev/pts
 grep -q ' /dev/pts ' /proc/mounts || mount -t devpts devpts /dev/pts || fgt_die "no devpts"
@@ -123,7 +126,7 @@ fgt_log "on: $on"
 step toplevel-done
 sleep 3
 step instance-on
-fgt-trigger -f "$filter" -i live tracefs on > /dev/null || status=1
+[ $inst = false ] || fgt-trigger -f "$filter" -i live tracefs on > /dev/null || status=1
 sleep 3
 kret_pid=0
 case " $triggers " in
@@ -142,9 +145,12 @@ step all-off
 case " $triggers " in
 *" kretmulti "*) fgt-trigger kretmulti off > /dev/null || status=1 ;;
 esac
-fgt-trigger -f "$filter" -i live tracefs off > /dev/null || status=1
+[ $inst = false ] || fgt-trigger -f "$filter" -i live tracefs off > /dev/null || status=1
 fgt-trigger -f "$filter" tracefs off > /dev/null || status=1
-sleep 3
+# the three offs take seconds under a loaded TCG host: until the last is
+# done, a frame rightly shows those still on
+step all-off-done
+sleep 4
 step second-on
 fgt-trigger -f "$filter" tracefs on > /dev/null || status=1
 sleep 2
@@ -175,7 +181,7 @@ done
 
 fgt_result "$(fgt_json type live parked "$(field "$park" threads)" u "$(field "$on" u)" \
 	threads "$(field "$on" threads)" on_ns "$(field "$on" ns)" kret_pid "$kret_pid" \
-	triggers "$triggers" cols "$cols" rows "$rows" small "$small" lines_status "$lines_rc")"
+	triggers "$triggers" instance "$inst" cols "$cols" rows "$rows" small "$small" lines_status "$lines_rc")"
 while IFS= read -r line; do
 	fgt_result "$(fgt_json type lines line "$line")" > /dev/null
 done < "$FGT_RUN/lines.txt"

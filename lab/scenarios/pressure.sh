@@ -1,5 +1,6 @@
 #!/bin/sh
 # pressure U=N [WSF=N] [MINFREE=KB] [TOOL=0|1] [FILTER=FUNC] [BUF_KB=N] [READS=N]
+#          [CHECK=0|1]
 # Real memory pressure, no failslab (lab/run.sh -d with lab/guest/mkdisk.sh's
 # disk, mounted read-only from /dev/vda): park U idle threads, start
 # fgraphtop -j (TOOL=1) and the oracle, then read the disk's files so that
@@ -11,7 +12,10 @@
 # beside the walk; the walk's GFP_KERNEL reserve reclaims directly.
 # WSF sets vm.watermark_scale_factor and MINFREE vm.min_free_kbytes before
 # anything else (empty: the kernel's defaults). READS: how many times the
-# files are read (the last read right before the trigger).
+# files are read (the last read right before the trigger). CHECK=1: the
+# trigger is `fgraphtop check --trigger --json --prometheus FILE` instead of
+# function_graph: check's own activation under the same pressure, its status,
+# answer and textfile recorded ({"type":"pressure_check"}).
 #
 # The oracle counts the sweep's allocations itself, without BPF: the kernel's
 # own kmem trace events (kmem_cache_alloc, kmalloc, kmem_cache_free, kfree) in
@@ -28,6 +32,8 @@
 #    "oracle":{"nb_ok":..,"nb_failed":..,"blk_ok":..,"blk_failed":..,
 #    "other":..,"freed":..,"reserve_runs":..,"events":..,"lost":..,
 #    "sizes":{BYTES_REQ:N}},"on":{..}}   (sizes: the stacks' allocations, both gfps)
+#   {"type":"pressure_check","status":N,"answer":{check's JSON},
+#    "prom":{METRIC:VALUE,..}}   (CHECK=1; prom: the textfile's unlabelled gauges)
 # and fgraphtop's records (name "pressure", tool-lib.sh) with TOOL=1.
 # meminfo figures are in KiB.
 # shellcheck source=lab/scenarios/lib.sh
@@ -42,6 +48,7 @@ tool=$(fgt_arg TOOL 1 "$@")
 filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
 buf_kb=$(fgt_arg BUF_KB 8192 "$@")
 reads=$(fgt_arg READS 1 "$@")
+check=$(fgt_arg CHECK 0 "$@")
 DISK=/mnt/disk
 ORI=$TRACEFS/instances/fgt-pressure
 
@@ -167,12 +174,30 @@ done
 mem_trigger=$(meminfo)
 zs=$(zones)
 fgt_log "before: $mem_before; at the trigger: $mem_trigger; zones: $zs"
-on=$(fgt-trigger -f "$filter" tracefs on) || status=1
-fgt_log "on: $on"
-sleep 1
-oracle=$(oracle_stop)
-mem_after=$(meminfo)
-fgt-trigger -f "$filter" tracefs off > /dev/null || status=1
+if [ "$check" = 1 ]; then
+	# fgt-oracle count as fgt-trigger's "on" gives it: U and the threads
+	on=$(fgt-oracle count) || status=1
+	crc=0
+	fgraphtop check --trigger --timeout 120 --json --prometheus "$FGT_RUN"/pressure.prom \
+		> "$FGT_RUN"/pressure-check.json 2> "$FGT_RUN"/pressure-check.err || crc=$?
+	fgt_log "check: status $crc: $(head -c 2000 "$FGT_RUN"/pressure-check.json)"
+	answer=$(cat "$FGT_RUN"/pressure-check.json)
+	case $answer in \{*) ;; *) answer=null ;; esac
+	prom=$(awk 'BEGIN { printf "{" }
+		$1 ~ /^fgraphtop_[a-z_]+$/ && NF == 2 { printf "%s\"%s\":%s", (n++ ? "," : ""), $1, $2 }
+		END { printf "}" }' "$FGT_RUN"/pressure.prom 2>/dev/null)
+	fgt_result "$(fgt_json type pressure_check status "$crc" answer "$answer" prom "${prom:-null}")"
+	sleep 1
+	oracle=$(oracle_stop)
+	mem_after=$(meminfo)
+else
+	on=$(fgt-trigger -f "$filter" tracefs on) || status=1
+	fgt_log "on: $on"
+	sleep 1
+	oracle=$(oracle_stop)
+	mem_after=$(meminfo)
+	fgt-trigger -f "$filter" tracefs off > /dev/null || status=1
+fi
 fgt_log "oracle: $oracle; after: $mem_after"
 oom=$(dmesg | grep -c -E 'invoked oom-killer|Out of memory|oom-kill:')
 afail=$(dmesg | grep -c 'page allocation failure')

@@ -6,11 +6,7 @@
 fg=false
 fgt_has_tracer function_graph && fg=true
 inst_fg=false
-if mkdir $TRACEFS/instances/fgt-smoke 2>/dev/null; then
-	grep -qw function_graph $TRACEFS/instances/fgt-smoke/available_tracers 2>/dev/null &&
-		inst_fg=true
-	rmdir $TRACEFS/instances/fgt-smoke
-fi
+fgt_instance_graph && inst_fg=true
 ars=false
 grep -q ' alloc_retstack_tasklist$' /proc/kallsyms && ars=true
 btf=false

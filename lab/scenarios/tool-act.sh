@@ -94,7 +94,7 @@ for spec in $rounds; do
 		ok "$( [ $on_rc -eq 0 ] && [ $off_rc -eq 0 ] && echo true || echo false)" \
 		on_ns "$(field "$on" ns)" created "$(field "$ev" created)" \
 		trigger_pid "$(field "$on" pid)" trigger_comm "$(field "$on" comm | tr -d '"')" \
-		tracer "$(field "$on" tracer | tr -d '"')" \
+		tracer "$(field "$on" tracer | tr -d '"')" instance "$(field "$on" instance | tr -d '"')" \
 		exited "$(field "$ev" exited)" oracle "$oracle")"
 	[ $on_rc -eq 0 ] && [ $off_rc -eq 0 ] || status=1
 	sleep 1

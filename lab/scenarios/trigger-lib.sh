@@ -3,7 +3,9 @@
 #   fgt_trig TRIGGER on|off        one of the triggers below, on or off; prints
 #                                  one JSON line as fgt-trigger does
 #                                  ({"type":"trigger","trigger","action","ok","ns",
-#                                  on: "u","threads","first","pid","comm"; off:
+#                                  on: "u","threads","first","pid","comm",
+#                                  "tracer" (latency), "instance" (perf-*: its
+#                                  tracefs instance, "" for the top level); off:
 #                                  "snapshot_threads"}); status 0, 1 failed, 3
 #                                  unsupported here
 #   fgt_trig_supported TRIGGER     0 when this kernel and guest have it
@@ -24,9 +26,9 @@
 #   bt-pair       bpftrace with kprobe:vfs_* and kretprobe:vfs_* (many functions):
 #                 a kprobe_multi link per side, or one kprobe.session link where
 #                 bpftrace merges the two
-#   perf-G        sid's perf ftrace -a -G FUNC -T FUNC: function_graph in a tracefs
+#   perf-G        perf ftrace -a -G FUNC -T FUNC: function_graph in a tracefs
 #                 instance of perf's own (perf-ftrace-XXXXXX; perf 7.2 never
-#                 touches the top level). -T alone makes perf pick the function
+#                 touches the top level; 6.12's and 6.1's trace at the top level). -T alone makes perf pick the function
 #                 tracer (no fgraph user), whatever --tracer says
 #   perf-graph    perf ftrace -a -G FUNC: the same, every function patched
 #   fprobe        dynamic_events: f:fgt/fgtret FUNC%return, enabled; from 6.14
@@ -149,11 +151,16 @@ fgt_trig_bg_stop() {	# TRIGGER
 	rm -f "$FGT_RUN/trig-$1.pid"
 }
 
-# function_graph in perf ftrace's instance (or at the top level, older perf)
+# function_graph in perf ftrace's instance (or at the top level, older perf:
+# 6.12's perf still traces there); prints the instance, "" for the top level
 fgt_trig_perf_graph() {
 	local f
 	for f in "$TRACEFS/current_tracer" "$TRACEFS"/instances/perf-ftrace-*/current_tracer; do
-		[ "$(cat "$f" 2>/dev/null)" = function_graph ] && return 0
+		if [ "$(cat "$f" 2>/dev/null)" = function_graph ]; then
+			f=${f%/current_tracer}
+			[ "$f" = "$TRACEFS" ] || echo "${f##*/}"
+			return 0
+		fi
 	done
 	return 1
 }
@@ -163,7 +170,7 @@ fgt_trig_write() {	# FILE VALUE: one write, its error on stderr
 }
 
 fgt_trig() {
-	local t=$1 act=$2 uc='' rc=0 t0 t1 pid='' comm='' err='' snap
+	local t=$1 act=$2 uc='' rc=0 t0 t1 pid='' comm='' err='' snap inst=
 	case $t in
 	tracefs | trace-cmd | kretmulti)
 		fgt-trigger -f "$FGT_TRIG_FUNC" "$t" "$act"
@@ -215,12 +222,12 @@ fgt_trig() {
 		pid=$(cat "$FGT_RUN/trig-$t.pid")
 		# current_tracer reads under trace_types_lock: it answers once the switch is done
 		local n=120
-		while ! fgt_trig_perf_graph && [ "$n" -gt 0 ]; do
+		while ! fgt_trig_perf_graph > /dev/null && [ "$n" -gt 0 ]; do
 			fgt_alive "$pid" || break
 			sleep 1
 			n=$((n - 1))
 		done
-		fgt_trig_perf_graph ||
+		inst=$(fgt_trig_perf_graph) ||
 			{ rc=1; err="perf ftrace did not set function_graph: $(tail -c 600 "$FGT_RUN/trig-$t.out")"; }
 		;;
 	fprobe)
@@ -251,6 +258,7 @@ fgt_trig() {
 		threads "$(echo "$uc" | sed -n 's/.*"threads":\([0-9]*\).*/\1/p')" \
 		first "$(echo "$uc" | sed -n 's/.*"first":\([a-z]*\).*/\1/p')" \
 		pid "$pid" comm "$comm" tracer "$([ "$t" = latency ] && fgt_latency_tracer)" \
+		instance "$inst" \
 		${err:+error "$err"}
 	return $rc
 }

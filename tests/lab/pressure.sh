@@ -4,7 +4,11 @@
 # is enough (about 2 minutes each under TCG):
 #   lab-fixed       the series: non-blocking failures, 1 + floor(K/33)-style
 #                   extra sweeps of a 32-stack reserve;
-#   lab-fixed-plus  the same pressure, the reserve doubling on each -EAGAIN.
+#   lab-fixed-plus  the same pressure, the reserve doubling on each -EAGAIN;
+#   lab-fixed again (lab-fixed-check), with `fgraphtop check --trigger` as the
+#                   trigger: fixed, status 1, its JSON and textfile exact
+#                   (FGT_PRESSURE_CHECK: the kernels given this run, default
+#                   lab-fixed).
 # Checks (tests/lab/pressure_check.py): failures really happened, no OOM kill,
 # fgraphtop's counts equal the oracle's (the kernel's own kmem trace events,
 # no BPF) exactly, the verdict is fixed with the degraded evidence, and on
@@ -19,25 +23,32 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 lab_opts pressure ok "$@"
 [ ${#only[@]} -gt 0 ] || only=(lab-fixed lab-fixed-plus)
+runs=()
+for k in "${only[@]}"; do
+	runs+=("$k")
+	case " ${FGT_PRESSURE_CHECK-lab-fixed} " in *" $k "*) runs+=("$k:check") ;; esac
+done
 u=${FGT_PRESSURE_U:-30000}
 mem=${FGT_PRESSURE_MEM:-1536}
 disk=$("$ROOT/lab/guest/mkdisk.sh") || { echo "pressure: no disk image" >&2; exit 1; }
 fail=0
-for k in "${only[@]}"; do
-	t0=$SECONDS rc=0
+for run in "${runs[@]}"; do
+	k=${run%:check} t0=$SECONDS rc=0 extra=""
+	[ "$k" = "$run" ] || extra=CHECK=1
+	run=${run/:/-}
 	# shellcheck disable=SC2086 # FGT_PRESSURE_ARGS: words
 	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s pressure -m "$mem" -t 900 -d "$disk" \
-		-o "$out/$k" -- U="$u" ${FGT_PRESSURE_ARGS:-} > /dev/null 2> "$out/$k.log" || rc=$?
-	echo "pressure: $k: status $rc, $((SECONDS - t0)) s" >&2
-	if python3 "$ROOT/tests/lab/pressure_check.py" "$k" "$out/$k/results.jsonl" > "$out/$k.check" 2>&1; then
-		grep '^     ' "$out/$k.check" >&2
+		-o "$out/$run" -- U="$u" $extra ${FGT_PRESSURE_ARGS:-} > /dev/null 2> "$out/$run.log" || rc=$?
+	echo "pressure: $run: status $rc, $((SECONDS - t0)) s" >&2
+	if python3 "$ROOT/tests/lab/pressure_check.py" "$k" "$out/$run/results.jsonl" > "$out/$run.check" 2>&1; then
+		grep '^     ' "$out/$run.check" >&2
 	else
-		grep -v '^ok' "$out/$k.check" >&2
+		grep -v '^ok' "$out/$run.check" >&2
 		fail=1
 	fi
-	python3 "$ROOT/tests/json_schema.py" "$out/$k/results.jsonl" > "$out/$k.schema" 2>&1 || {
-		echo "pressure: $k: records off the schema (docs/json.md):" >&2
-		tail -n 5 "$out/$k.schema" >&2
+	python3 "$ROOT/tests/json_schema.py" "$out/$run/results.jsonl" > "$out/$run.schema" 2>&1 || {
+		echo "pressure: $run: records off the schema (docs/json.md):" >&2
+		tail -n 5 "$out/$run.schema" >&2
 		fail=1
 	}
 done

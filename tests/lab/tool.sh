@@ -39,6 +39,9 @@
 #     stack), counted against the oracle, and its link or event listed in
 #     fgraphtop's HOLDERS with its pid and how to end it. About 3 minutes a
 #     kernel.
+#   trig on debian-6.1 and lab-6.1-stock with bookworm's perf (6.1), on
+#     debian-6.12 and lab-6.12-fixed with trixie's (6.12): perf ftrace -G, and
+#     on the two lab kernels the function profiler and a latency tracer.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
 # lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
@@ -174,6 +177,22 @@ if want debian-7.2 || want lab-stock || want lab-fixed; then
 		fail=1
 	fi
 fi
+# The 6.1 and 6.12 families: each one's own Debian perf (bookworm's 6.1,
+# trixie's 6.12) on Debian's kernel and on a lab kernel of the family, and
+# there also the function profiler and a latency tracer. No bpftrace or fprobe
+# trigger: kprobe_multi and fprobe are on fgraph from 6.14 only.
+for kv in debian-6.1:bookworm lab-6.1-stock:bookworm debian-6.12:trixie lab-6.12-fixed:trixie; do
+	k=${kv%%:*} suite=${kv#*:} r="1000:perf-G"
+	want "$k" || continue
+	case $k in lab-*) r="$r 1000:profiler 1000:latency" ;; esac
+	if arc=$("$ROOT/lab/guest/mksid.sh" "$suite" 2> "$out/mksid-$suite.log"); then
+		FGT_EXTRA_CPIO=$arc run "trig-$k" "$k" act "rounds=$(wc -w <<<"$r") may_lack=" \
+			-s tool-act -- "ROUNDS=$r" FILTER=bpf_fentry_test1 EXPLAIN=1
+	else
+		note "FAIL trig-$k: no $suite userland: $(tail -1 "$out/mksid-$suite.log")"
+		fail=1
+	fi
+done
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
 

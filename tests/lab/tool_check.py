@@ -145,7 +145,10 @@ def check_holders(t, trigger, o, by):
     m = [h for h in hs if h["kind"] == want[0] and (not want[1] or h["name"] == want[1])]
     if trigger.startswith("perf-"):
         # perf ftrace traces in an instance of its own, named as perf's
-        m = [h for h in m if h["instance"].startswith("perf-ftrace-") and "(perf ftrace's)" in h["text"]]
+        # (7.2), or at the top level (6.12, 6.1), where nothing says whose
+        inst = o.get("instance") or ""
+        m = [h for h in m if h["instance"] == inst and
+             (not inst or inst.startswith("perf-ftrace-") and "(perf ftrace's)" in h["text"])]
     ok(m and not m[0]["maybe"], f"{t}: holders list the {want[0]} {want[1]}: " +
        ("; ".join(f"{h['text']}, off: {h['undo']}" for h in m[:1]) or "none"))
 
