@@ -22,6 +22,8 @@ ref=${2:?usage: $0 ARM64.deb AMD64.deb}
 fail=0
 note() { echo "test-deb-arm64: $*"; }
 bad() { note "FAIL $*"; fail=1; }
+# shellcheck source=tests/deb/built-using.sh
+. "$(dirname "$0")/built-using.sh"
 
 for f in "$deb" "$ref"; do [ -f "$f" ] || { note "no package $f"; exit 1; }; done
 command -v qemu-aarch64-static > /dev/null ||
@@ -102,15 +104,7 @@ diff <(strip_ctl "$tmp/amd64/DEBIAN/control") <(strip_ctl "$tmp/arm64/DEBIAN/con
 	bad "control differs from $ref's beyond Architecture, Installed-Size, Built-Using: $(tr '\n' ' ' < "$tmp/ctl.diff")"
 
 # --- 4. Built-Using: the arm64 libraries' sources -----------------------------
-bu=$(dpkg-deb -f "$deb" Built-Using)
-note "Built-Using: $bu"
-for dev in libbpf-dev libcapstone-dev libelf-dev liblzma-dev libzstd-dev zlib1g-dev libc6-dev; do
-	src=$(dpkg-query -W -f '${source:Package} (= ${source:Version})' "$dev:arm64" 2>/dev/null)
-	case ", $bu, " in
-	*", $src, "*) ;;
-	*) bad "Built-Using does not name ${src:-the source of $dev:arm64} (linked in statically)" ;;
-	esac
-done
+built_using_check "$deb" arm64
 
 # --- 5. the packaged binary, under qemu-user ----------------------------------
 version=$(dpkg-deb -f "$deb" Version)

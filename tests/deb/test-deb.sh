@@ -26,6 +26,8 @@ tfdir=/var/lib/prometheus/node-exporter
 fail=0
 note() { echo "test-deb: $*"; }
 bad() { note "FAIL $*"; fail=1; }
+# shellcheck source=tests/deb/built-using.sh
+. "$(dirname "$0")/built-using.sh"
 
 [ "$(id -u)" -eq 0 ] || { note "needs root (dpkg -i)"; exit 1; }
 [ -f "$deb" ] || { note "no package $deb"; exit 1; }
@@ -85,17 +87,9 @@ got=$(/usr/sbin/fgraphtop --version)
 grep -qaF '.%s.%d.%08lx' /usr/sbin/fgraphtop ||
 	bad "/usr/sbin/fgraphtop names its textfile's temporary files otherwise than .NAME.PID.HEX (prom.c): update postrm and this test"
 
-# Built-Using (Debian Policy 7.8): every library linked in statically, at the
-# version of its -dev package here (the package was built on this machine)
-bu=$(dpkg-deb -f "$deb" Built-Using)
-note "Built-Using: $bu"
-for dev in libbpf-dev libcapstone-dev libelf-dev liblzma-dev libzstd-dev zlib1g-dev libc6-dev; do
-	src=$(dpkg-query -W -f '${source:Package} (= ${source:Version})' "$dev:amd64" 2>/dev/null)
-	case ", $bu, " in
-	*", $src, "*) ;;
-	*) bad "Built-Using does not name ${src:-the source of $dev} (linked in statically)" ;;
-	esac
-done
+# Built-Using: every library linked in statically (tests/deb/built-using.sh)
+built_using_check "$deb" amd64
+bu=$BUILT_USING
 # ... and the copyright file covers each of them (its header: "(DEV, source SRC)")
 sed 's/ (= [^)]*)//g; s/, /\n/g' <<<"$bu" > "$tmp/built-using"
 while read -r src; do
