@@ -70,8 +70,9 @@ def main(kernel, path):
     check(o["lost"] == 0 and o["events"] > 0, f"{kernel}: the oracle lost no event ({o['events']} seen)")
     if k == 0 and kernel == "lab-fixed-plus":
         # kswapd kept up with this boot's walk: seen on 1 of the 3 boots of
-        # lab-fixed-plus recorded here (0, 26, 0 failures; lab-fixed: 66, 99,
-        # 99, 231): the counts are still checked, the doubling is not
+        # lab-fixed-plus at the default watermarks recorded on 2026-12-02
+        # (0, 26, 2022 failures; lab-fixed: 66, 99, 231, 264, 165): the
+        # counts are still checked, the doubling is not
         print(f"     {kernel}: no non-blocking failure this boot (kswapd kept up): "
               "the reserve's doubling not exercised")
     else:
@@ -94,7 +95,6 @@ def main(kernel, path):
     u = p["u"]
     if pc:
         # check parks threads of its own before it triggers: its scan, just
-        # before, counts the threads lacking a stack
         # before, counts the threads lacking a stack; the thread it then
         # triggers from is one more
         u = (((pc[0]["answer"] or {}).get("trigger") or {}).get("unfixed_estimate") or {}).get("lacking")
