@@ -33,6 +33,7 @@ enum fgt_ev_type {
 	FGT_EV_TASK_NEW		= 7,	/* a task created while fgraph was active; ok = has a stack */
 	FGT_EV_TASK_EXIT	= 8,	/* a task with a shadow stack exited (stack freed) */
 	FGT_EV_LOG		= 9,	/* wake-up only: the activation log is a quarter full */
+	FGT_EV_SWEEP_DONE	= 10,	/* a finished sweep, aggregated by BPF (bpf/agg_abi.h) */
 };
 
 /* Where a shadow-stack allocation came from. */
@@ -134,4 +135,4 @@ struct fgt_rec {
 	__u32 cpu;
 };
 
-#endif /* FGRAPHTOP_H */
+#endif /* FGT_EVENTS_ABI_H */

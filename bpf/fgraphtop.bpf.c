@@ -25,13 +25,17 @@
  * trampoline needs ftrace_lock, which the activation holds. The sweep path's
  * per-allocation latency therefore comes from the tracepoints' own timestamps
  * (src/model/activation.c). Inside an activation, the thread making the 0->1 step
- * writes its records to the activation log, not to the ring buffer (log_rec()).
+ * aggregates what it sees itself (bpf/agg.h: the assembler's logic, in struct
+ * fgt_agg): one ring-buffer message per finished sweep and one at the end,
+ * none per thread served. Only with --events does it also write a record per
+ * allocation, to the activation log (log_rec()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "events_abi.h"
+#include "agg_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -45,6 +49,12 @@ const volatile struct fgt_kconf kconf = {};
  * a free from anywhere else, nearly every free of the system, is rejected by
  * two comparisons instead of three range tests. */
 const volatile __u64 frees_lo = 0, frees_hi = 0;
+/* --events: every allocation of an activation as a record, in the activation
+ * log (the aggregation runs either way and makes the activation's figures). */
+const volatile __u8 log_on = 0;
+/* The ring buffer's size / 4: the sweeps' messages wake nobody until this
+ * much waits (src/watch/session.c drains once a second during an activation). */
+const volatile __u64 ring_wake_bytes = 1 << 18;
 
 /* ---- maps ---- */
 
@@ -69,6 +79,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fgt_rec);
 } actlog SEC(".maps");
+
+/* The latest sweep's reserve, by pointer (bpf/agg_abi.h): kernel memory,
+ * never mapped by userspace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FGT_AGG_SLOTS);
+	__type(key, __u32);
+	__type(value, struct fgt_agg_slot);
+} agg_res SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -118,6 +137,9 @@ __u32 act_seq;			/* activations begun */
 __u32 act_lost;
 __u64 log_head;			/* records written to actlog (here) */
 __u64 log_tail;			/* records consumed (by userspace) */
+/* The activation's figures as they grow (bpf/agg.h): written by the thread
+ * inside the 0->1 step only; the live view reads them (src/watch/session.c). */
+struct fgt_agg agg;
 
 static __always_inline __u32 shadow_size(void)
 {
@@ -177,9 +199,46 @@ static struct fgt_event *reserve(__u32 type, __u32 src)
 	return e;
 }
 
+/* ---- bpf/agg.h's hooks: where the aggregation's results go ---- */
+
+static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
+{
+	return bpf_map_lookup_elem(&agg_res, &i);
+}
+
+/* Wake the consumer only when a quarter of the ring waits: a sweep is no
+ * reason to run it on the CPU of the walk being timed. */
+static __always_inline __u64 agg_wake(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ring_wake_bytes ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __noinline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+{
+	struct fgt_sweep_msg *m;
+
+	m = bpf_ringbuf_reserve(&events, sizeof(*m), 0);
+	if (!m) {
+		count_lost();	/* the consumer counts it as the activation's */
+		return;
+	}
+	__builtin_memset(&m->ev, 0, sizeof(m->ev));
+	m->ev.type = FGT_EV_SWEEP_DONE;
+	m->ev.ts_ns = s->end_ns;
+	m->ev.act_seq = s->seq;
+	m->s = *s;
+	bpf_ringbuf_submit(m, agg_wake());
+}
+
+static __noinline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a);
+
+#define FGT_AGG_COLD __noinline
+#include "agg.h"
+
 /*
- * An activation makes one record per thread lacking a stack: they go to the
- * activation log, not the ring buffer (bpf/events_abi.h). Only the thread
+ * An activation makes one record per thread lacking a stack: with --events
+ * they go to the activation log, not the ring buffer (bpf/events_abi.h). Only the thread
  * inside the 0->1 step writes here, so the slot at log_head is ours.
  */
 static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
@@ -197,7 +256,7 @@ static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
 	r = bpf_map_lookup_elem(&actlog, &idx);
 	if (!r)
 		return NULL;
-	r->ts_ns = bpf_ktime_get_ns();
+	r->ts_ns = 0;		/* the caller's: the same clock read as the aggregation's */
 	r->ptr = 0;
 	r->dur_ns = 0;
 	r->gfp = 0;
@@ -261,50 +320,81 @@ static __always_inline void read_cachep(void)
 		cachep_seen = c;
 }
 
-static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
+static __noinline void act_begin(void *ctx, __u32 src, __u64 list)
 {
+	struct fgt_agg_begin b = { .src = src, .has_who = 1 };
 	struct fgt_event *e;
-	__u64 n = 0;
+	__u64 id = bpf_get_current_pid_tgid();
 
 	read_cachep();
-	act_tid = cur_tid();
+	act_tid = (__u32)id;
 	act_list = list;
-	act_begin_ns = bpf_ktime_get_ns();
 	act_lost = 0;
 	act_seq++;
-	e = reserve(FGT_EV_ACT_BEGIN, src);
-	if (!e)
-		return;
-	e->act_seq = act_seq;
 	if (kconf.nr_threads_addr) {
 		int v = 0;
 
 		bpf_probe_read_kernel(&v, sizeof(v), (void *)kconf.nr_threads_addr);
-		n = v;
+		b.nr_threads = v;
 	}
-	e->nr_threads = n;
+	b.stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	b.who.pid = id >> 32;
+	b.who.tid = (__u32)id;
+	bpf_get_current_comm(b.who.comm, sizeof(b.who.comm));
+	b.ts = act_begin_ns = bpf_ktime_get_ns();
+	fgt_agg_touch(&agg, b.ts);
+	fgt_agg_act_begin(&agg, NULL, &b);
+	agg.act.seq = agg.seq = act_seq;	/* one count: the log's and the messages' */
+	e = reserve(FGT_EV_ACT_BEGIN, src);
+	if (!e)
+		return;
+	e->ts_ns = b.ts;
+	e->act_seq = act_seq;
+	e->nr_threads = b.nr_threads;
 	e->ptr = list;
-	e->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	e->stack_id = b.stack_id;
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void act_end(__u32 src, int ret)
+/*
+ * The activation's end, with its totals: no wake-up. The tracer switch goes
+ * on after the 0->1 step (register_ftrace_graph() patches call sites), and a
+ * consumer woken now, on the same CPU, would finish the record inside the
+ * time we measure; its next poll (100 ms at most) picks it up.
+ */
+static __noinline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
 {
-	struct fgt_event *e;
+	struct fgt_act_msg *m;
 
-	e = reserve(FGT_EV_ACT_END, src);
-	if (e) {
-		e->ret = ret;
-		e->ptr = act_list;
-		e->act_seq = act_seq;
-		e->lost = act_lost;
-		e->dur_ns = e->ts_ns - act_begin_ns;
-		/* No wake-up: the tracer switch goes on after the 0->1 step
-		 * (register_ftrace_graph() patches call sites), and a consumer
-		 * woken now, on the same CPU, would finish the record inside the
-		 * time we measure; its next poll (100 ms at most) picks it up. */
-		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	m = bpf_ringbuf_reserve(&events, sizeof(*m), 0);
+	if (!m) {
+		count_lost();
+		return;
 	}
+	__builtin_memset(&m->ev, 0, sizeof(m->ev));
+	m->ev.type = FGT_EV_ACT_END;
+	m->ev.src = a->src;
+	m->ev.ts_ns = a->end_ns;
+	m->ev.dur_ns = a->end_ns - a->begin_ns;
+	m->ev.ret = a->ret;
+	m->ev.ptr = act_list;
+	m->ev.act_seq = a->seq;
+	m->ev.lost = act_lost;
+	m->ev.pid = a->pid;
+	m->ev.tid = a->tid;
+	m->ev.cpu = bpf_get_smp_processor_id();
+	m->ev.stack_id = -1;
+	__builtin_memcpy(m->ev.comm, a->comm, sizeof(m->ev.comm));
+	m->a = *a;
+	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
+}
+
+static __noinline void act_end(__u32 src, int ret)
+{
+	__u64 ts = bpf_ktime_get_ns();
+
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_act_end(&agg, NULL, ts, ret, 0);
 	act_tid = 0;
 	act_list = 0;
 }
@@ -389,29 +479,52 @@ static __always_inline __u32 classify(__u64 call_site)
 	return FGT_SITE_UNKNOWN;
 }
 
+/* --events: the allocation as a record of the activation log. */
+static __always_inline void log_alloc(__u64 ts, __u64 ptr, __u32 site, __u32 gfp, __u32 size)
+{
+	struct fgt_rec *r = log_rec(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
+
+	if (!r)
+		return;
+	r->ts_ns = ts;
+	r->ptr = ptr;
+	r->site = site;
+	r->gfp = gfp;
+	r->size = size;
+	r->ok = ptr != 0;
+	log_commit();
+}
+
 static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __u32 gfp,
 				       __u32 size)
 {
 	struct fgt_event *e;
 	struct inflight *f;
 	__u32 site, tid;
-	__u64 dur = 0;
+	__u64 dur = 0, wake = 0;
+	bool act;
 
 	site = classify(real_call_site(ctx, call_site));
 	if (site == FGT_SITE_UNKNOWN)
 		return;
-	if (in_act()) {		/* the sweep, or the idle tasks before it */
-		struct fgt_rec *r = log_rec(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
+	act = in_act();
+	if (act && site == FGT_SITE_SWEEP) {
+		__u64 ts = bpf_ktime_get_ns();
 
-		if (r) {
-			r->ptr = ptr;
-			r->site = site;
-			r->gfp = gfp;
-			r->size = size;
-			r->ok = ptr != 0;
-			log_commit();
-		}
+		fgt_agg_touch(&agg, ts);
+		fgt_agg_alloc(&agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0);
+		if (log_on)
+			log_alloc(ts, ptr, site, gfp, size);
 		return;
+	}
+	/* the idle tasks' stacks, before the first sweep: the fork path's
+	 * figures, through the ring buffer as outside an activation */
+	if (act && site == FGT_SITE_IDLE) {
+		__u64 ts = bpf_ktime_get_ns();
+
+		fgt_agg_touch(&agg, ts);
+		fgt_agg_idle(&agg, ts);
+		wake = BPF_RB_NO_WAKEUP;	/* not inside the step being timed */
 	}
 	/*
 	 * The kmem tracepoints fire as the allocator returns, so with its fentry
@@ -436,7 +549,7 @@ static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 	e->size = size;
 	e->ok = ptr != 0;
 	e->dur_ns = dur;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wake);
 }
 
 /* ================= attributed path: kmem tracepoints =================
@@ -507,6 +620,8 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 {
 	struct fgt_event *e;
 	struct fgt_rec *r;
+	__u32 src;
+	__u64 ts;
 
 	if (call_site < frees_lo || call_site >= frees_hi)
 		return;
@@ -531,8 +646,15 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 			act_end(FGT_SRC_ATTRIBUTED, 0);
 		return;
 	}
-	r = log_rec(FGT_EV_FREE, kconf.direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED);
+	src = kconf.direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED;
+	ts = bpf_ktime_get_ns();
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_free(&agg, NULL, ts, src, NULL, ptr);
+	if (!log_on)
+		return;
+	r = log_rec(FGT_EV_FREE, src);
 	if (r) {
+		r->ts_ns = ts;
 		r->ptr = ptr;
 		r->site = FGT_SITE_SWEEP;
 		log_commit();
@@ -737,14 +859,21 @@ int BPF_PROG(d_reg_exit, void *gops, int ret)
 SEC("fentry/alloc_retstack_tasklist")
 int BPF_PROG(d_sweep_enter)
 {
+	__u64 ts = bpf_ktime_get_ns();
 	struct fgt_rec *r;
 
-	sweep_begin_ns = bpf_ktime_get_ns();
+	sweep_begin_ns = ts;
 	if (!in_act())
 		return 0;	/* began before we did: the next ACT_BEGIN resyncs */
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_sweep_begin(&agg, NULL, ts, FGT_SRC_DIRECT, NULL);
+	if (!log_on)
+		return 0;
 	r = log_rec(FGT_EV_SWEEP_BEGIN, FGT_SRC_DIRECT);
-	if (r)
+	if (r) {
+		r->ts_ns = ts;
 		log_commit();
+	}
 	return 0;
 }
 
@@ -752,13 +881,20 @@ SEC("fexit/alloc_retstack_tasklist")
 int BPF_PROG(d_sweep_exit, void *list, int ret)
 {
 	struct fgt_rec *r;
+	__u64 ts;
 
 	if (!in_act())
 		return 0;
+	ts = bpf_ktime_get_ns();
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_sweep_end(&agg, NULL, ts, ret);
+	if (!log_on)
+		return 0;
 	r = log_rec(FGT_EV_SWEEP_END, FGT_SRC_DIRECT);
 	if (r) {
+		r->ts_ns = ts;
 		r->ret = ret;
-		r->dur_ns = r->ts_ns - sweep_begin_ns;
+		r->dur_ns = ts - sweep_begin_ns;
 		log_commit();
 	}
 	return 0;

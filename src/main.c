@@ -239,7 +239,7 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 	}
 	/* the final report needs the assembler: flush it, report, then close */
 	fgt_session_poll(s, 0);
-	fgt_assembler_flush(s->as);
+	fgt_session_flush(s);
 	fgt_session_status(s, &st);
 	fgt_term_close();
 	fgt_out_final(out, &st);

@@ -145,14 +145,21 @@ static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
 
 /* rodata and program choices from the plan: between open and load. */
 static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
-		     bool want_exits)
+		     bool events)
 {
 	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
 	struct bpf_program *prog;
 	int err;
 
 	skel->rodata->kconf = p->kconf;
-	skel->rodata->kconf.want_exits = want_exits;
+	skel->rodata->kconf.want_exits = events;
+	/* --events: every allocation of an activation as a record; else the
+	 * activation log is not written, nor mapped, and holds one slot */
+	skel->rodata->log_on = events;
+	skel->rodata->ring_wake_bytes = rb_bytes / 4;
+	err = bpf_map__set_max_entries(skel->maps.actlog, events ? FGT_LOG_ENTRIES : 1);
+	if (err)
+		return err;
 	frees_range(&p->kconf, (__u64 *)&skel->rodata->frees_lo, (__u64 *)&skel->rodata->frees_hi);
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
@@ -333,17 +340,25 @@ static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
 	return n;
 }
 
+/* --events: the event as it came (ACT_BEGIN with its stack). */
+static void show(struct fgt_session *s, const struct fgt_event *e)
+{
+	struct fgt_frame frames[FGT_MAX_STACK_DEPTH];
+	uint64_t ips[FGT_MAX_STACK_DEPTH];
+	int n = 0;
+
+	if (!s->on_event)
+		return;
+	if (e->type == FGT_EV_ACT_BEGIN)
+		n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
+	s->on_event(e, frames, n, s->event_ctx);
+}
+
+/* An event outside the aggregation (the fork path, a sweep seen without its
+ * ACT_BEGIN): shown, then to the assembler. */
 static void feed(struct fgt_session *s, const struct fgt_event *e)
 {
-	if (s->on_event) {
-		struct fgt_frame frames[FGT_MAX_STACK_DEPTH];
-		uint64_t ips[FGT_MAX_STACK_DEPTH];
-		int n = 0;
-
-		if (e->type == FGT_EV_ACT_BEGIN)
-			n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
-		s->on_event(e, frames, n, s->event_ctx);
-	}
+	show(s, e);
 	fgt_assembler_feed(s->as, e);
 	s->fed++;
 }
@@ -359,9 +374,14 @@ static size_t log_bytes(void)
 	return page > 0 ? (n + page - 1) / page * page : n;
 }
 
+/* The activation log's records (--events only): shown, not assembled: BPF
+ * aggregated them already. */
 static void feed_cb(const struct fgt_event *e, void *ctx)
 {
-	feed(ctx, e);
+	struct fgt_session *s = ctx;
+
+	show(s, e);
+	s->fed++;
 }
 
 /* Feed the activation log's records of activations up to `upto`, then hand
@@ -377,6 +397,11 @@ static void log_drain(struct fgt_session *s, uint32_t upto)
 	__atomic_store_n(&s->skel->bss->log_tail, tail, __ATOMIC_RELEASE);
 }
 
+/*
+ * BPF's messages: its events (struct fgt_event), and the aggregation's
+ * finished sweeps and activations behind an event header (bpf/agg_abi.h).
+ * A message shorter than its type says is dropped.
+ */
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fgt_session *s = ctx;
@@ -394,10 +419,24 @@ static int handle_event(void *ctx, void *data, size_t size)
 		s->who.pid = e->pid;
 		s->who.tid = e->tid;
 		memcpy(s->who.comm, e->comm, sizeof(s->who.comm));
-		break;
+		/* sweeps seen before it, without theirs, end here (as the
+		 * assembler ends them at an ACT_BEGIN) */
+		fgt_assembler_flush(s->as);
+		show(s, e);
+		s->fed++;
+		return 0;
+	case FGT_EV_SWEEP_DONE:
+		if (size >= sizeof(struct fgt_sweep_msg))
+			fgt_aggact_sweep(s->agg, &((const struct fgt_sweep_msg *)data)->s);
+		s->fed++;
+		return 0;
 	case FGT_EV_ACT_END:
 		log_drain(s, e->act_seq);
-		break;
+		show(s, e);
+		if (size >= sizeof(struct fgt_act_msg))
+			fgt_aggact_act(s->agg, &((const struct fgt_act_msg *)data)->a);
+		s->fed++;
+		return 0;
 	}
 	feed(s, e);
 	return 0;
@@ -517,10 +556,13 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 
 /* A finished activation: its walk may price a visit on this host (whole
  * ones only: a lost event makes its figures a lower bound), then its record. */
-static void on_activation(const struct fgt_activation *act, void *ctx)
+static void on_activation(const struct fgt_activation *rec, void *ctx)
 {
 	struct fgt_session *s = ctx;
+	struct fgt_activation a = *rec, *act = &a;
 
+	/* the kernel's and the assembler's, numbered as they come */
+	a.seq = ++s->reported;
 	if (act->complete && !act->lost)
 		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
 					act->nr_threads, act->served);
@@ -558,12 +600,14 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
-	s->log = mmap(NULL, log_bytes(), PROT_READ, MAP_SHARED,
-		      bpf_map__fd(s->skel->maps.actlog), 0);
-	if (s->log == MAP_FAILED) {
-		s->log = NULL;
-		snprintf(msg, len, "cannot map the activation log: %s", strerror(errno));
-		return FGT_EXIT_ERROR;
+	if (s->on_event) {
+		s->log = mmap(NULL, log_bytes(), PROT_READ, MAP_SHARED,
+			      bpf_map__fd(s->skel->maps.actlog), 0);
+		if (s->log == MAP_FAILED) {
+			s->log = NULL;
+			snprintf(msg, len, "cannot map the activation log: %s", strerror(errno));
+			return FGT_EXIT_ERROR;
+		}
 	}
 	/* fgraph_stack_cachep, if fgraph created it before we started: the kmem
 	 * programs reject every allocation until it is known (cache_is_fgraph()) */
@@ -580,7 +624,8 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	}
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
 	s->as = fgt_assembler_new(on_activation, s);
-	if (!s->as) {
+	s->agg = fgt_aggact_new(on_activation, s);
+	if (!s->as || !s->agg) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
 	}
@@ -605,11 +650,17 @@ int fgt_session_poll(struct fgt_session *s, int ms)
 {
 	int err = ring_buffer__poll(s->rb, ms);
 	uint64_t now = now_ms();
+	uint32_t seq = s->skel->bss->act_seq;
+	bool in = s->skel->bss->act_tid;
 
-	if (err >= 0 && (!s->skel->bss->act_tid || now - s->last_drain_ms >= FGT_DRAIN_MS)) {
+	if (err >= 0 && (!in || now - s->last_drain_ms >= FGT_DRAIN_MS)) {
 		err = ring_buffer__consume(s->rb);
 		log_drain(s, s->begin_seq);
 		s->last_drain_ms = now;
+		/* BPF put an activation's end before it cleared act_tid: read
+		 * now, or lost (then counted), it is no longer under way */
+		if (!in)
+			s->done_seq = seq;
 	}
 	lazy_update(s);
 	return err < 0 ? err : 0;
@@ -655,9 +706,28 @@ static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activat
 					     cur->nr_threads);
 }
 
+/*
+ * The activation under way: BPF's aggregation as it stands (a copy of its
+ * state, read here, at the live view's pace: at most once a second during a
+ * stall), with the sweeps read from the ring buffer so far; else the
+ * assembler's, of sweeps seen without their ACT_BEGIN.
+ */
+static const struct fgt_activation *current(struct fgt_session *s)
+{
+	const struct fgt_activation *cur = NULL;
+
+	if (s->skel && s->skel->bss->act_tid) {
+		memcpy(&s->agg_snap, (const void *)&s->skel->bss->agg, sizeof(s->agg_snap));
+		cur = fgt_aggact_current(s->agg, &s->agg_snap);
+		if (cur)
+			((struct fgt_activation *)cur)->seq = s->reported + 1;
+	}
+	return cur ? cur : fgt_assembler_current(s->as);
+}
+
 void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 {
-	const struct fgt_activation *cur = fgt_assembler_current(s->as);
+	const struct fgt_activation *cur = current(s);
 
 	memset(st, 0, sizeof(*st));
 	st->now_ns = fgt_mono_ns();
@@ -706,8 +776,7 @@ uint64_t fgt_session_changes(struct fgt_session *s, bool events)
 	 * interval or on a change only: an activation ending between two calls
 	 * left the reader busy (no read, so no change) until the next interval
 	 * (-i 3600: a bpftrace link never listed). This is called every pass. */
-	fgt_holders_watch_busy(s->hw, fgt_assembler_current(s->as) ||
-			       (s->skel && s->skel->bss->act_tid));
+	fgt_holders_watch_busy(s->hw, fgt_session_busy(s));
 	fgt_holders_watch_get(s->hw, NULL, &ns, &gen);
 	/* a list read before fgraph's user count changed is not shown; its
 	 * re-read may find the same holders (no new generation), and is a
@@ -720,9 +789,27 @@ uint64_t fgt_session_changes(struct fgt_session *s, bool events)
 	return (events ? s->fed : 0) + ((uint64_t)s->holders_fresh << 32) + ((uint64_t)gen << 40);
 }
 
+/* Under way: BPF is inside a 0->1 step, or its end is not read yet, or the
+ * assembler has sweeps without their ACT_BEGIN. */
 bool fgt_session_busy(const struct fgt_session *s)
 {
-	return fgt_assembler_current(s->as) || (s->skel && s->skel->bss->act_tid);
+	return fgt_assembler_current(s->as) ||
+	       (s->skel && (s->skel->bss->act_tid || s->skel->bss->act_seq != s->done_seq));
+}
+
+void fgt_session_flush(struct fgt_session *s)
+{
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	/* BPF's state is BPF's: a copy is flushed, once per activation */
+	if (s->skel && s->skel->bss->agg.act.active &&
+	    s->skel->bss->agg.act.seq != s->flushed_seq) {
+		memcpy(&s->agg_snap, (const void *)&s->skel->bss->agg, sizeof(s->agg_snap));
+		s->flushed_seq = s->agg_snap.act.seq;
+		fgt_aggact_flush_snap(s->agg, &s->agg_snap);
+	}
+	if (s->as)
+		fgt_assembler_flush(s->as);
 }
 
 void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns)
@@ -741,14 +828,15 @@ void fgt_session_close(struct fgt_session *s)
 	if (s->log)
 		munmap((void *)s->log, log_bytes());
 	s->log = NULL;
-	if (s->as)
-		fgt_assembler_flush(s->as);
+	fgt_session_flush(s);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
 	fgt_assembler_free(s->as);
 	s->as = NULL;
+	fgt_aggact_free(s->agg);
+	s->agg = NULL;
 	free(s->plan);
 	s->plan = NULL;
 	fgt_ksyms_free(s->own_ks);
@@ -788,9 +876,7 @@ static int w_poll(void *priv, int ms)
 
 static bool w_busy(void *priv)
 {
-	struct fgt_session *s = priv;
-
-	return s->as && fgt_assembler_current(s->as) != NULL;
+	return fgt_session_busy(priv);
 }
 
 static uint64_t w_lost(void *priv)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One BPF watching session: preflight, plan, open -> set rodata -> load ->
- * attach, the ring buffer feeding the activation assembler. Used by the live
+ * attach; the activations' figures aggregated by BPF (bpf/agg.h) read from
+ * the ring buffer, the fork path's events fed to the assembler. Used by the live
  * tool (src/main.c) and, through struct fgt_watch_ops, by `fgraphtop check`.
  */
 #ifndef FGT_SESSION_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include "model/activation.h"
 #include "model/actlog.h"
+#include "model/aggact.h"
 #include "watch/watch.h"
 #include "bpf/events_abi.h"
 #include "host/ksyms.h"
@@ -48,7 +50,12 @@ struct fgt_session {
 	struct fgt_plan *plan;
 	struct fgraphtop_bpf *skel;
 	struct ring_buffer *rb;
-	struct fgt_assembler *as;
+	struct fgt_assembler *as;	/* the fork path, and sweeps seen without their ACT_BEGIN */
+	struct fgt_aggact *agg;		/* the activations BPF aggregated */
+	uint32_t done_seq;		/* BPF's act_seq whose end has been read */
+	uint32_t reported;		/* activation records reported: their seq */
+	uint32_t flushed_seq;		/* BPF's activation reported incomplete at exit */
+	struct fgt_agg agg_snap;	/* BPF's aggregation, as the live view last read it */
 	struct fgt_recorder rec;	/* activations to records: the one judge */
 	struct fgt_watch_ops ops;
 	struct bpf_link *lazy_links[FGT_ROLE__NR][FGT_MAX_PROGS];	/* the lazy rows' */
@@ -59,7 +66,7 @@ struct fgt_session {
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */
 	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
 	struct fgt_log_who who;		/* ... and its thread, for the log's records */
-	uint64_t fed;			/* events fed to the assembler so far */
+	uint64_t fed;			/* events and BPF's aggregates read so far */
 	/* the live view's status (fgt_session_status) */
 	struct fgt_holders_watch *hw;
 	struct fgt_holders holders;
@@ -109,7 +116,9 @@ uint64_t fgt_session_changes(struct fgt_session *s, bool events);
 void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns);
 /* An activation is under way, or its 0->1 step has begun: no time to scan. */
 bool fgt_session_busy(const struct fgt_session *s);
-/* Flush the assembler (unfinished activation reported incomplete), detach, free. */
+/* The activation under way reported, incomplete (at exit, before the final status). */
+void fgt_session_flush(struct fgt_session *s);
+/* Flush (fgt_session_flush()), detach, free. */
 void fgt_session_close(struct fgt_session *s);
 /* The session as `fgraphtop check` drives it; s must outlive the ops. */
 const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s);
