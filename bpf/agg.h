@@ -67,35 +67,35 @@ static __always_inline __u64 fgt_agg_span(__u64 from, __u64 to)
 	return to > from ? to - from : 0;
 }
 
-/* fgt_hist_slot() without clz: BPF has no such instruction on every kernel. */
+/* floor(log2(v)) of a 32-bit v > 0, without branches (libbpf-tools' log2()). */
+static __always_inline __u32 fgt_agg_log2_32(__u32 v)
+{
+	__u32 shift, r;
+
+	r = (v > 0xFFFF) << 4;
+	v >>= r;
+	shift = (v > 0xFF) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xF) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+/* fgt_hist_slot() without clz: BPF has no such instruction on every kernel.
+ * Runs once per allocation: a handful of instructions, one branch. */
 static __always_inline __u32 fgt_agg_hist_slot(__u64 v)
 {
-	__u32 s = 1;
+	__u32 hi = v >> 32, s;
 
 	if (!v)
 		return 0;
-	if (v >> 32) {
-		s += 32;
-		v >>= 32;
-	}
-	if (v >> 16) {
-		s += 16;
-		v >>= 16;
-	}
-	if (v >> 8) {
-		s += 8;
-		v >>= 8;
-	}
-	if (v >> 4) {
-		s += 4;
-		v >>= 4;
-	}
-	if (v >> 2) {
-		s += 2;
-		v >>= 2;
-	}
-	if (v >> 1)
-		s += 1;
+	s = (hi ? fgt_agg_log2_32(hi) + 32 : fgt_agg_log2_32((__u32)v)) + 1;
 	return s < FGT_AGG_HIST_SLOTS ? s : FGT_AGG_HIST_SLOTS - 1;
 }
 
@@ -219,11 +219,23 @@ static FGT_AGG_COLD void fgt_agg_act_start(struct fgt_agg *st, const struct fgt_
 	act->active = 1;
 }
 
+/*
+ * Served = handed out = allocated - freed; lost events must not make it wrap.
+ * Not kept up to date per allocation (the assembler's update_served()): the
+ * open sweep's is worked out when it closes, and by whoever reads the state
+ * under way (src/model/aggact.c); act.served holds the closed sweeps'.
+ */
+static __always_inline __u32 fgt_agg_served_of(const struct fgt_agg_sweep *s)
+{
+	__u64 have = (__u64)s->batch + s->nonblocking;
+
+	return have > s->freed ? (__u32)(have - s->freed) : 0;
+}
+
 static __always_inline void fgt_agg_update_served(struct fgt_agg *st)
 {
 	struct fgt_agg_sweep *s = &st->sweep;
-	__u64 have = (__u64)s->batch + s->nonblocking;
-	__u32 served = have > s->freed ? (__u32)(have - s->freed) : 0;
+	__u32 served = fgt_agg_served_of(s);
 
 	st->act.served = st->act.served - s->served + served;
 	s->served = served;
@@ -244,6 +256,7 @@ static FGT_AGG_COLD int fgt_agg_sweep_close(struct fgt_agg *st, __u64 end_ns, in
 
 	if (!st->open || !st->act.nr_sweeps)
 		return 0;
+	fgt_agg_update_served(st);
 	s->end_ns = end_ns > s->begin_ns ? end_ns : s->begin_ns;
 	walk_from = st->batch_end ? st->batch_end : s->begin_ns;
 	walk_to = st->walk_end ? st->walk_end : s->end_ns;
@@ -302,18 +315,25 @@ static FGT_AGG_COLD void fgt_agg_act_finish(struct fgt_agg *st, void *out, __u64
 	fgt_agg_put_act(out, act);
 }
 
-static __always_inline void fgt_agg_ensure_active(struct fgt_agg *st, __u64 ts, __u32 src,
-						  const struct fgt_agg_who *who)
+/* An event without its ACT_BEGIN starts an activation (never in BPF, where
+ * only the thread inside one feeds this). */
+static FGT_AGG_COLD void fgt_agg_implicit(struct fgt_agg *st, __u64 ts, __u32 src,
+					  const struct fgt_agg_who *who)
 {
 	struct fgt_agg_begin b = { .ts = ts, .src = src, .stack_id = -1, .implicit = 1 };
 
-	if (st->act.active)
-		return;
 	if (who) {
 		b.has_who = 1;
 		b.who = *who;
 	}
 	fgt_agg_act_start(st, &b);
+}
+
+static __always_inline void fgt_agg_ensure_active(struct fgt_agg *st, __u64 ts, __u32 src,
+						  const struct fgt_agg_who *who)
+{
+	if (!st->act.active)
+		fgt_agg_implicit(st, ts, src, who);
 }
 
 static __always_inline int fgt_agg_starts_sweep(const struct fgt_agg *st)
@@ -412,7 +432,6 @@ static __always_inline void fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 t
 			act->failed_blocking++;
 		}
 	}
-	fgt_agg_update_served(st);
 }
 
 static __always_inline void fgt_agg_free(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
@@ -431,7 +450,6 @@ static __always_inline void fgt_agg_free(struct fgt_agg *st, void *out, __u64 ts
 		st->walk_end = ts;
 	st->sweep.freed++;
 	st->act.freed++;
-	fgt_agg_update_served(st);
 }
 
 /* An idle task's stack: start_graph_tracing() serves them before the first

@@ -14,7 +14,9 @@
 # "stopped" runs fgraphtop with its process stopped (SIGSTOP) during the
 # trigger: what its BPF programs cost, without its consumer draining the log
 # on the same CPU (lost records would show in its record; under 16,384 there
-# are none).
+# are none). Modes "base" and "base-stopped" do the same with /bin/fgraphtop-base,
+# another build of fgraphtop (an archive in FGT_EXTRA_CPIO), so that a change is
+# measured against what it replaces in one guest run.
 # REPS_LARGE (default REPS) applies from U = 20,000: parking 30,000 threads takes
 # about a minute under TCG.
 # One result line per activation:
@@ -45,6 +47,7 @@ one() {	# U REP MODE
 		case $mode in
 		floor) set -- fgt-floor ;;
 		floor-ts) set -- fgt-floor -t ;;
+		base | base-stopped) set -- fgraphtop-base -j -i 3600 ;;
 		*) set -- fgraphtop -j -i 3600 ;;
 		esac
 		fgt-load run -r "$FGT_RUN/fgt.ready" -p '"type":"start"' -o "$FGT_RUN/fgt.out" -- "$@" &
@@ -56,10 +59,10 @@ one() {	# U REP MODE
 		sleep 1
 	fi
 	fgt_oracle_bpf_start || true
-	[ "$mode" = stopped ] && kill -STOP "$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$FGT_RUN/fgt.ready")"
+	case $mode in *stopped) kill -STOP "$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$FGT_RUN/fgt.ready")" ;; esac
 	on=$(fgt-trigger -f "$filter" tracefs on)
 	rc=$?
-	[ "$mode" = stopped ] && kill -CONT "$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$FGT_RUN/fgt.ready")"
+	case $mode in *stopped) kill -CONT "$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$FGT_RUN/fgt.ready")" ;; esac
 	sleep "$wait_s"
 	off=$(fgt-trigger -f "$filter" tracefs off)
 	oracle=$(fgt_oracle_bpf_stop)
@@ -68,7 +71,7 @@ one() {	# U REP MODE
 		kill -INT "$pid"
 		wait "$(cat "$FGT_RUN/fgt.pid")"
 	fi
-	if [ "$mode" = with ] || [ "$mode" = stopped ]; then
+	if [ "$mode" != without ] && [ "$mode" != floor ] && [ "$mode" != floor-ts ]; then
 		act=$(grep '"type":"activation"' "$FGT_RUN/fgt.out" | tail -n1)
 		summ=$(grep '"type":"summary"' "$FGT_RUN/fgt.out" | tail -n1)
 		[ -n "$act" ] || act=null

@@ -182,11 +182,17 @@ static const struct fgt_activation *build(struct fgt_aggact *c, const struct fgt
 		memset(&r->sweeps[i], 0, sizeof(r->sweeps[i]));
 		missing++;
 	}
-	/* the open sweep: fresher than any copy of it put before */
+	/* the open sweep: fresher than any copy of it put before; its served
+	 * is not kept by BPF while it is open (bpf/agg.h) */
 	if (open && nr && open->seq == a->seq && open->index == nr - 1) {
+		struct fgt_sweep *o = &r->sweeps[nr - 1];
+		uint64_t have = (uint64_t)open->batch + open->nonblocking;
+
 		if (!(c->seq == a->seq && nr - 1 < c->n && c->have[nr - 1]))
 			missing--;
-		sweep_of(&r->sweeps[nr - 1], open);
+		sweep_of(o, open);
+		o->served = have > open->freed ? (uint32_t)(have - open->freed) : 0;
+		r->served = r->served - open->served + o->served;
 	}
 	/* a finished one's missing sweeps were lost; under way, not drained yet */
 	if (finished)
