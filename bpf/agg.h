@@ -39,6 +39,50 @@
 #define FGT_AGG_COLD __always_inline
 #endif
 
+/* fgt_agg_alloc()'s cold part: BPF calls it through a subprogram of its own
+ * (nine arguments are more than a subprogram takes, and most are constants). */
+#ifndef FGT_AGG_ALLOC_COLD
+#define FGT_AGG_ALLOC_COLD fgt_agg_alloc_cold
+#endif
+
+/* fgt_agg_sweep_open(), called through this: BPF's is a global function of
+ * its own, so that the verifier goes through it once, not on every path
+ * that leads to it. */
+#ifndef FGT_AGG_SWEEP_OPEN
+#define FGT_AGG_SWEEP_OPEN fgt_agg_sweep_open
+#endif
+
+/* May an event start an activation without its ACT_BEGIN? In the replay
+ * (fgraphtop started during one); never in BPF, which feeds only events of
+ * the thread inside the activation it began (act_begin()). */
+#ifndef FGT_AGG_IMPLICIT
+#define FGT_AGG_IMPLICIT 1
+#endif
+
+/*
+ * fgt_agg_act_finish(st, out, end_ns, complete, ret) at an activation's end
+ * (or at the next ACT_BEGIN when its END was lost), called through this: the
+ * includer may send the state whole to be finished elsewhere, as BPF does
+ * (the consumer finishes a copy with the same function: src/model/aggact.c
+ * fgt_aggact_end()). Then it leaves the state inactive. fgt_agg_flush()
+ * finishes in place, always. FGT_AGG_NO_FINISH: the includer finishes
+ * nothing itself (BPF), and needs no fgt_agg_put_act().
+ */
+#ifndef FGT_AGG_FINISH
+#define FGT_AGG_FINISH fgt_agg_act_finish
+#endif
+
+/* Is the fast path off (BPF: --events, which logs in the cold path)? */
+#ifndef FGT_AGG_NO_FAST
+#define FGT_AGG_NO_FAST 0
+#endif
+
+/* Are the frees fed all the reserve's (struct fgt_agg res_trust)? BPF says
+ * it from its read-only facts, so that the verifier drops the set's code. */
+#ifndef FGT_AGG_RES_TRUST
+#define FGT_AGG_RES_TRUST(st) ((st)->res_trust)
+#endif
+
 #define FGT_AGG_EAGAIN	11
 #define FGT_AGG_ENOMEM	12
 
@@ -60,57 +104,96 @@ struct fgt_agg_begin {
 
 static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i);
 static FGT_AGG_COLD void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s);
+#ifndef FGT_AGG_NO_FINISH
 static FGT_AGG_COLD void fgt_agg_put_act(void *out, const struct fgt_agg_act *a);
+#endif
 
 static __always_inline __u64 fgt_agg_span(__u64 from, __u64 to)
 {
 	return to > from ? to - from : 0;
 }
 
-/* floor(log2(v)) of a 32-bit v > 0, without branches (libbpf-tools' log2()). */
-static __always_inline __u32 fgt_agg_log2_32(__u32 v)
-{
-	__u32 shift, r;
+/*
+ * An opaque copy of v: the compiler may not turn the arithmetic around it
+ * back into a comparison (a branch in BPF).
+ */
+#ifdef __bpf__
+#define fgt_agg_opaque(v) ({ __u64 __o = (v); asm volatile("" : "+r"(__o)); __o; })
+#else
+#define fgt_agg_opaque(v) (v)
+#endif
 
-	r = (v > 0xFFFF) << 4;
+/* 1 if v > c (both below 2^63), by arithmetic: the top bit of c - v. */
+#define fgt_agg_gt(v, c) (fgt_agg_opaque((__u64)(c) - (v)) >> 63)
+
+/*
+ * floor(log2(v)) of a 32-bit v > 0 (libbpf-tools' log2()), without a branch:
+ * with one per step the verifier goes through 2^5 paths, each with its own
+ * constants, and through all that follows them once for each.
+ */
+static __always_inline __u64 fgt_agg_log2_32(__u32 x)
+{
+	__u64 v = x, r, s;
+
+	r = fgt_agg_gt(v, 0xFFFF) << 4;
 	v >>= r;
-	shift = (v > 0xFF) << 3;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xF) << 2;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0x3) << 1;
-	v >>= shift;
-	r |= shift;
-	r |= (v >> 1);
+	s = fgt_agg_gt(v, 0xFF) << 3;
+	v >>= s;
+	r |= s;
+	s = fgt_agg_gt(v, 0xF) << 2;
+	v >>= s;
+	r |= s;
+	s = fgt_agg_gt(v, 0x3) << 1;
+	v >>= s;
+	r |= s;
+	r |= v >> 1;
 	return r;
 }
 
 /* fgt_hist_slot() without clz: BPF has no such instruction on every kernel.
- * Runs once per allocation: a handful of instructions, one branch. */
-static __always_inline __u32 fgt_agg_hist_slot(__u64 v)
+ * 64-bit all through: a 32-bit slot's zero extension would part the bound the
+ * verifier learns from the comparison from the register that indexes. */
+static __always_inline __u64 fgt_agg_hist_slot(__u64 v)
 {
-	__u32 hi = v >> 32, s;
+	__u64 hi = v >> 32, s;
 
 	if (!v)
 		return 0;
-	s = (hi ? fgt_agg_log2_32(hi) + 32 : fgt_agg_log2_32((__u32)v)) + 1;
+	s = (hi ? fgt_agg_log2_32(hi) + 32 : fgt_agg_log2_32(v)) + 1;
 	return s < FGT_AGG_HIST_SLOTS ? s : FGT_AGG_HIST_SLOTS - 1;
 }
 
+/*
+ * fgt_hist_add(), less what the fast path leaves to the cold code: while an
+ * activation is under way, count is not kept (fgt_agg_hist_final() adds up
+ * the slots), min starts at ~0 (fgt_agg_act_start()), and the sum leaves out
+ * the fast path's run (fgt_agg_sync()).
+ */
 static __always_inline void fgt_agg_hist_add(struct fgt_agg_hist *h, __u64 v)
 {
-	__u32 s = fgt_agg_hist_slot(v);
+	__u64 s = fgt_agg_hist_slot(v);
 
 	if (s < FGT_AGG_HIST_SLOTS)	/* for the verifier */
 		h->slots[s]++;
-	if (!h->count || v < h->min)
+	if (v < h->min)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
-	h->count++;
 	h->sum += v;
+}
+
+/* The histogram as fgt_hist_add() keeps it, from the aggregation's: by the
+ * consumer (a loop, which BPF need not run). */
+static __always_inline void fgt_agg_hist_final(struct fgt_agg_hist *h)
+{
+	__u64 n = 0;
+	__u32 i;
+
+	for (i = 0; i < FGT_AGG_HIST_SLOTS; i++)
+		n += h->slots[i];
+	h->count = n;
+	if (!n)
+		h->min = 0;
 }
 
 /* ---- the latest sweep's reserve, by pointer (bpf/agg_abi.h) ---- */
@@ -124,7 +207,7 @@ static __always_inline void fgt_agg_res_add(struct fgt_agg *st, void *out, __u64
 {
 	__u32 j = fgt_agg_hash(p), i;
 
-	if (!p || st->res_overflow)
+	if (FGT_AGG_RES_TRUST(st) || !p || st->res_overflow)
 		return;
 	if ((st->res_n + 1) * 2 > FGT_AGG_SLOTS) {
 		st->res_overflow = 1;
@@ -152,7 +235,7 @@ static __always_inline int fgt_agg_res_has(struct fgt_agg *st, void *out, __u64 
 {
 	__u32 j = fgt_agg_hash(p), i;
 
-	if (!p || !st->res_n || st->res_overflow)
+	if (FGT_AGG_RES_TRUST(st) || !p || !st->res_n || st->res_overflow)
 		return 1;
 	for (i = 0; i < FGT_AGG_PROBES; i++) {
 		struct fgt_agg_slot *sl = fgt_agg_slot(out, (j + i) & (FGT_AGG_SLOTS - 1));
@@ -190,6 +273,58 @@ static __always_inline void fgt_agg_cur_reset(struct fgt_agg *st)
 	st->gap_from = 0;
 }
 
+/*
+ * When may the next successful allocation take fgt_agg_alloc_fast()? When
+ * fgt_agg_alloc() would neither open a sweep nor start one for it: an
+ * activation under way, a sweep open with a gap to measure from and, for a
+ * blocking one, no reason in fgt_agg_starts_sweep() to begin the next (a
+ * batch below blk_limit). Worked out by whatever else changes the state:
+ * every entry point but the fast path ends here, and a run of the fast path
+ * begins at sum_from.
+ */
+static __always_inline void fgt_agg_fast_set(struct fgt_agg *st)
+{
+	const struct fgt_agg_sweep *s = &st->sweep;
+	__u32 lim = ~0u;
+
+	st->fast = !FGT_AGG_NO_FAST && st->act.active && st->open && st->act.nr_sweeps &&
+		   st->gap_from;
+	st->sum_from = st->gap_from;
+	st->run_batch = s->batch;
+	st->run_nb = s->nonblocking;
+	if (!st->fast)
+		lim = 0;
+	else if (st->expl)
+		;	/* a SWEEP_BEGIN opened it: only SWEEP_END closes it */
+	else if (s->failed_blocking || s->nonblocking || s->failed_nonblocking || s->freed)
+		lim = 0;
+	else if (!st->act.nonblocking && !st->act.failed_nonblocking)
+		lim = FGT_RETSTACK_BATCH;	/* a full batch: the walk follows */
+	st->blk_limit = lim;
+}
+
+/*
+ * What the fast path leaves for the next other event, folded in: the
+ * activation's latest time, its totals of allocations (the run's share of
+ * the sweep's counts), and the sum of its run's gaps. Each gap of the
+ * run begins where the one before ended (gap_from), so they add up to the
+ * run's span. Every entry point but the fast path begins here
+ * (fgt_agg_touch()), as does whoever reads the state under way.
+ */
+static __always_inline void fgt_agg_sync(struct fgt_agg *st)
+{
+	if (!st->fast)
+		return;
+	st->act.lat.sum += st->gap_from - st->sum_from;
+	st->sum_from = st->gap_from;
+	st->act.blocking += st->sweep.batch - st->run_batch;
+	st->act.nonblocking += st->sweep.nonblocking - st->run_nb;
+	st->run_batch = st->sweep.batch;
+	st->run_nb = st->sweep.nonblocking;
+	if (st->gap_from > st->last_ts)
+		st->last_ts = st->act.last_ns = st->gap_from;
+}
+
 static FGT_AGG_COLD void fgt_agg_act_start(struct fgt_agg *st, const struct fgt_agg_begin *b)
 {
 	struct fgt_agg_act *act = &st->act;
@@ -197,6 +332,7 @@ static FGT_AGG_COLD void fgt_agg_act_start(struct fgt_agg *st, const struct fgt_
 
 	__builtin_memset(act, 0, sizeof(*act));
 	__builtin_memset(&st->sweep, 0, sizeof(st->sweep));
+	act->lat.min = ~0ull;	/* none yet (fgt_agg_hist_add()) */
 	fgt_agg_cur_reset(st);
 	act->seq = ++st->seq;
 	act->src = b->src;
@@ -217,6 +353,7 @@ static FGT_AGG_COLD void fgt_agg_act_start(struct fgt_agg *st, const struct fgt_
 			st->gap_from = ts;
 	}
 	act->active = 1;
+	fgt_agg_fast_set(st);
 }
 
 /*
@@ -266,6 +403,7 @@ static FGT_AGG_COLD int fgt_agg_sweep_close(struct fgt_agg *st, __u64 end_ns, in
 	st->act.walk_ns += s->walk_ns;
 	fgt_agg_infer_ret(s, followed);
 	st->open = 0;
+	fgt_agg_fast_set(st);
 	return 1;
 }
 
@@ -281,14 +419,17 @@ static FGT_AGG_COLD void fgt_agg_sweep_open(struct fgt_agg *st, void *out, __u64
 	st->open = 1;
 	st->expl = expl;
 	st->gap_from = gap_from;
-	if (act->nr_sweeps >= FGT_AGG_MAX_SWEEPS)
-		return;		/* keep counting into the last, as the assembler does */
-	__builtin_memset(&st->sweep, 0, sizeof(st->sweep));
-	st->sweep.begin_ns = begin_ns;
-	st->sweep.seq = act->seq;
-	st->sweep.index = act->nr_sweeps++;
+	/* beyond the last, keep counting into it, as the assembler does */
+	if (act->nr_sweeps < FGT_AGG_MAX_SWEEPS) {
+		__builtin_memset(&st->sweep, 0, sizeof(st->sweep));
+		st->sweep.begin_ns = begin_ns;
+		st->sweep.seq = act->seq;
+		st->sweep.index = act->nr_sweeps++;
+	}
+	fgt_agg_fast_set(st);
 }
 
+#ifndef FGT_AGG_NO_FINISH
 static FGT_AGG_COLD void fgt_agg_act_finish(struct fgt_agg *st, void *out, __u64 end_ns,
 					       int complete, __s32 ret)
 {
@@ -312,8 +453,10 @@ static FGT_AGG_COLD void fgt_agg_act_finish(struct fgt_agg *st, void *out, __u64
 	if (put)
 		fgt_agg_put_sweep(out, last);
 	act->active = 0;
-	fgt_agg_put_act(out, act);
+	fgt_agg_fast_set(st);
+	fgt_agg_put_act(out, act);	/* its histogram for fgt_agg_hist_final() */
 }
+#endif
 
 /* An event without its ACT_BEGIN starts an activation (never in BPF, where
  * only the thread inside one feeds this). */
@@ -332,7 +475,7 @@ static FGT_AGG_COLD void fgt_agg_implicit(struct fgt_agg *st, __u64 ts, __u32 sr
 static __always_inline void fgt_agg_ensure_active(struct fgt_agg *st, __u64 ts, __u32 src,
 						  const struct fgt_agg_who *who)
 {
-	if (!st->act.active)
+	if (FGT_AGG_IMPLICIT && !st->act.active)
 		fgt_agg_implicit(st, ts, src, who);
 }
 
@@ -361,9 +504,11 @@ static __always_inline __u64 fgt_agg_sweep_lat(const struct fgt_agg *st, __u64 t
 
 /* ---- entry points: one per event the assembler takes ---- */
 
-/* Every event: the activation's latest time (fgt_assembler_feed()). */
+/* Every event but the fast path's: the activation's latest time
+ * (fgt_assembler_feed()). */
 static __always_inline void fgt_agg_touch(struct fgt_agg *st, __u64 ts)
 {
+	fgt_agg_sync(st);
 	if (st->act.active && ts > st->last_ts)
 		st->last_ts = st->act.last_ns = ts;
 }
@@ -373,7 +518,7 @@ static FGT_AGG_COLD void fgt_agg_act_begin(struct fgt_agg *st, void *out,
 					   const struct fgt_agg_begin *b)
 {
 	if (st->act.active)	/* its END was lost: report what we have */
-		fgt_agg_act_finish(st, out, b->ts, 0, 0);
+		FGT_AGG_FINISH(st, out, b->ts, 0, 0);
 	fgt_agg_act_start(st, b);
 }
 
@@ -383,13 +528,18 @@ static FGT_AGG_COLD void fgt_agg_act_end(struct fgt_agg *st, void *out, __u64 ts
 	if (!st->act.active)
 		return;
 	st->act.lost += lost;
-	fgt_agg_act_finish(st, out, ts, 1, ret);
+	FGT_AGG_FINISH(st, out, ts, 1, ret);
 }
 
-/* A sweep-site allocation; dur 0 when not measured (the gap is taken). */
-static __always_inline void fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
-					  const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
-					  int ok, __u64 dur)
+/* The rest of fgt_agg_alloc(), for what the fast path does not take. */
+static __always_inline void fgt_agg_alloc_cold(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					       const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
+					       int ok, __u64 dur);
+
+/* fgt_agg_alloc() whatever the state. */
+static __always_inline void fgt_agg_alloc_slow(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					       const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
+					       int ok, __u64 dur)
 {
 	struct fgt_agg_act *act = &st->act;
 	struct fgt_agg_sweep *s = &st->sweep;
@@ -403,7 +553,7 @@ static __always_inline void fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 t
 
 		st->gap_from = from;
 		lat = fgt_agg_sweep_lat(st, ts, dur);
-		fgt_agg_sweep_open(st, out, ts - (lat <= ts ? lat : 0), 0, from);
+		FGT_AGG_SWEEP_OPEN(st, out, ts - (lat <= ts ? lat : 0), 0, from);
 	} else {
 		lat = fgt_agg_sweep_lat(st, ts, dur);
 	}
@@ -434,6 +584,78 @@ static __always_inline void fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 t
 	}
 }
 
+/*
+ * fgt_agg_alloc() of a successful allocation whose latency is the gap, in
+ * the state fgt_agg_fast_set() allows: nearly every allocation of a walk.
+ * The same steps, less the tests they need not make and what the cold code
+ * works out later (fgt_agg_sync(), fgt_agg_hist_final()). 1 if taken.
+ */
+static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u64 ts,
+					      __u64 ptr, __u32 gfp)
+{
+	/* fgt_agg_sweep_lat() (gap_from is set where the path may run); a
+	 * gap of 4 s or more, or a clock that went back, is not the fast
+	 * path's */
+	__u64 lat = ts - st->gap_from, slot;
+
+	if (lat >> 32)
+		return 0;
+	if (gfp & FGT_GFP_DIRECT_RECLAIM) {
+		if (st->sweep.batch >= st->blk_limit)	/* 0 unless fast */
+			return 0;
+		st->sweep.batch++;	/* act.blocking's share: fgt_agg_sync() */
+		st->batch_end = ts;
+		fgt_agg_res_add(st, out, ptr);
+	} else {
+		if (!st->fast)
+			return 0;
+		if (!st->expl)	/* the next blocking one starts a sweep */
+			st->blk_limit = 0;
+		st->sweep.nonblocking++;
+		st->inline_ns += lat;
+	}
+	st->gap_from = ts;
+	if (!lat)
+		return 1;
+	/* the walk's gaps are much alike: the last one's slot, if it holds */
+	if (lat - st->slot_lo < st->slot_lo) {
+		slot = st->slot & 31;
+	} else {
+		/* opaque: the mask must stay where the verifier sees it (clang,
+		 * knowing the bits, would drop it; 6.1's verifier does not) */
+		slot = (fgt_agg_opaque(fgt_agg_log2_32((__u32)lat)) & 31) + 1;
+		st->slot = slot;
+		st->slot_lo = 1ull << (slot - 1);
+	}
+	st->act.lat.slots[slot]++;
+	if (lat < st->act.lat.min)
+		st->act.lat.min = lat;
+	if (lat > st->act.lat.max)
+		st->act.lat.max = lat;
+	return 1;
+}
+
+static __always_inline void fgt_agg_alloc_cold(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					       const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
+					       int ok, __u64 dur)
+{
+	fgt_agg_touch(st, ts);
+	fgt_agg_alloc_slow(st, out, ts, src, who, ptr, gfp, ok, dur);
+	fgt_agg_fast_set(st);
+}
+
+/* A sweep-site allocation; dur 0 when not measured (the gap is taken).
+ * 1 if the fast path took it (the replay counts them for its tests). */
+static __always_inline int fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					 const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
+					 int ok, __u64 dur)
+{
+	if (ok && !dur && fgt_agg_alloc_fast(st, out, ts, ptr, gfp))
+		return 1;
+	FGT_AGG_ALLOC_COLD(st, out, ts, src, who, ptr, gfp, ok, dur);
+	return 0;
+}
+
 static __always_inline void fgt_agg_free(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
 					 const struct fgt_agg_who *who, __u64 ptr)
 {
@@ -442,7 +664,7 @@ static __always_inline void fgt_agg_free(struct fgt_agg *st, void *out, __u64 ts
 	if (st->act.nr_sweeps && !fgt_agg_res_has(st, out, ptr))
 		return;
 	if (!st->open)
-		fgt_agg_sweep_open(st, out, ts, 0, 0);
+		FGT_AGG_SWEEP_OPEN(st, out, ts, 0, 0);
 	if (!st->act.nr_sweeps)
 		return;
 	st->gap_from = 0;	/* nothing is allocated after the free loop */
@@ -450,6 +672,7 @@ static __always_inline void fgt_agg_free(struct fgt_agg *st, void *out, __u64 ts
 		st->walk_end = ts;
 	st->sweep.freed++;
 	st->act.freed++;
+	fgt_agg_fast_set(st);
 }
 
 /* An idle task's stack: start_graph_tracing() serves them before the first
@@ -464,7 +687,7 @@ static __always_inline void fgt_agg_sweep_begin(struct fgt_agg *st, void *out, _
 						__u32 src, const struct fgt_agg_who *who)
 {
 	fgt_agg_ensure_active(st, ts, src, who);
-	fgt_agg_sweep_open(st, out, ts, 1, st->act.nr_sweeps ? 0 : ts);
+	FGT_AGG_SWEEP_OPEN(st, out, ts, 1, st->act.nr_sweeps ? 0 : ts);
 }
 
 static FGT_AGG_COLD void fgt_agg_sweep_end(struct fgt_agg *st, void *out, __u64 ts, __s32 ret)
@@ -485,10 +708,13 @@ static __always_inline void fgt_agg_lost(struct fgt_agg *st, __u64 n)
 }
 
 /* An activation that never saw its END: reported incomplete. */
+#ifndef FGT_AGG_NO_FINISH
 static __always_inline void fgt_agg_flush(struct fgt_agg *st, void *out)
 {
+	fgt_agg_sync(st);
 	if (st->act.active)
 		fgt_agg_act_finish(st, out, st->last_ts, 0, 0);
 }
+#endif
 
 #endif /* FGT_AGG_H */

@@ -71,34 +71,56 @@ struct fgt_agg_act {
 
 /* Everything the aggregation keeps: one activation at a time. */
 struct fgt_agg {
+	/* The headers of the two ring-buffer messages, each leading what it
+	 * carries, so that BPF sends either with one copy (bpf_ringbuf_output()),
+	 * not field by field: act_ev (an ACT_END event; ok = the END was seen)
+	 * leads the whole state, which the consumer finishes (src/model/aggact.c
+	 * fgt_aggact_end()); sweep_ev leads a finished sweep (struct
+	 * fgt_sweep_msg). */
+	struct fgt_event act_ev;
 	struct fgt_agg_act act;
+	struct fgt_event sweep_ev;
 	struct fgt_agg_sweep sweep;	/* the latest sweep (open when `open`) */
 	__u64 batch_end;	/* end of the open sweep's last blocking allocation, 0 if none */
 	__u64 walk_end;		/* its first FREE, 0 if none */
 	__u64 inline_ns;	/* latencies of its non-blocking allocations */
 	__u64 gap_from;		/* its previous event, 0 if a gap would hold a walk */
 	__u64 last_ts;		/* the activation's latest event */
+	__u64 sum_from;		/* gap_from when the fast path's run began */
+	/* The fast path's last slot: 2^(slot-1) <= gap < 2^slot, slot_lo the
+	 * first (0: none yet). A cache of fgt_agg_hist_slot(), nothing more. */
+	__u64 slot_lo;
+	__u32 slot;
+	/* the sweep's batch and nonblocking when the fast path's run began */
+	__u32 run_batch, run_nb, run_pad;
 	__u32 seq;		/* activations begun */
 	__u32 res_gen, res_n;	/* the reserve set: its generation, its size */
+	/* The fast path takes a blocking allocation while the sweep's batch is
+	 * below this (bpf/agg.h fgt_agg_fast_set()): the next would start one. */
+	__u32 blk_limit;
 	__u8 open, expl;	/* a sweep is open; opened by SWEEP_BEGIN */
 	__u8 res_overflow;
-	__u8 pad[5];
+	__u8 fast;		/* the fast path may take a successful allocation */
+	/* Every FREE the programs pass on is a stack of the sweep's reserve
+	 * (a kernel whose stacks come from their own cache): no set is kept. */
+	__u8 res_trust;
+	__u8 pad[3];
 };
 
 /*
  * Ring-buffer messages of the aggregation (bpf/fgraphtop.bpf.c), each behind
  * a struct fgt_event header whose type says which: FGT_EV_SWEEP_DONE, one per
  * finished sweep; FGT_EV_ACT_END, the activation's end as before (what
- * --events prints), with its totals behind it.
+ * --events prints), and behind it the rest of BPF's whole state: the message
+ * is struct fgt_agg itself, act_ev its first member.
  */
 struct fgt_sweep_msg {
 	struct fgt_event ev;
 	struct fgt_agg_sweep s;
 };
 
-struct fgt_act_msg {
-	struct fgt_event ev;
-	struct fgt_agg_act a;
-};
+_Static_assert(__builtin_offsetof(struct fgt_agg, act_ev) == 0, "act_ev must lead the state");
+_Static_assert(__builtin_offsetof(struct fgt_agg, sweep) - __builtin_offsetof(struct fgt_agg, sweep_ev) ==
+	       __builtin_offsetof(struct fgt_sweep_msg, s), "sweep_ev must lead sweep as in its message");
 
 #endif /* FGT_AGG_ABI_H */

@@ -49,6 +49,11 @@ const volatile struct fgt_kconf kconf = {};
  * a free from anywhere else, nearly every free of the system, is rejected by
  * two comparisons instead of three range tests. */
 const volatile __u64 frees_lo = 0, frees_hi = 0;
+/* ... and of the sweep, start, fork and idle ranges: the first frame of the
+ * stack in fgraph's code is an allocation's caller (stack_call_site()). One
+ * comparison a frame: with known_site()'s four the verifier went through
+ * about 1,500 instructions of its loop, 16 frames of 4 tests. */
+const volatile __u64 sites_lo = 0, sites_hi = 0;
 /* --events: every allocation of an activation as a record, in the activation
  * log (the aggregation runs either way and makes the activation's figures). */
 const volatile __u8 log_on = 0;
@@ -135,6 +140,9 @@ __u32 act_seq;			/* activations begun */
  * losses, which ACT_END reports. Runs the kernel skipped in other contexts
  * (an interrupt's kfree inside ours) never were the activation's events. */
 __u32 act_lost;
+/* While an activation is under way, the sweep's code, [walk_lo, walk_lo +
+ * walk_span): an empty range outside one (walk_site(): one comparison). */
+__u64 walk_lo, walk_span;
 __u64 log_head;			/* records written to actlog (here) */
 __u64 log_tail;			/* records consumed (by userspace) */
 /* The activation's figures as they grow (bpf/agg.h): written by the thread
@@ -214,26 +222,42 @@ static __always_inline __u64 agg_wake(void)
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-static __noinline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+/* A finished sweep: s is agg.sweep, behind its message header (bpf/agg_abi.h). */
+static __always_inline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
 {
-	struct fgt_sweep_msg *m;
-
-	m = bpf_ringbuf_reserve(&events, sizeof(*m), 0);
-	if (!m) {
+	agg.sweep_ev.type = FGT_EV_SWEEP_DONE;
+	agg.sweep_ev.ts_ns = agg.sweep.end_ns;
+	agg.sweep_ev.act_seq = agg.sweep.seq;
+	if (bpf_ringbuf_output(&events, &agg.sweep_ev, sizeof(struct fgt_sweep_msg), agg_wake()))
 		count_lost();	/* the consumer counts it as the activation's */
-		return;
-	}
-	__builtin_memset(&m->ev, 0, sizeof(m->ev));
-	m->ev.type = FGT_EV_SWEEP_DONE;
-	m->ev.ts_ns = s->end_ns;
-	m->ev.act_seq = s->seq;
-	m->s = *s;
-	bpf_ringbuf_submit(m, agg_wake());
 }
 
-static __noinline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a);
+static __always_inline void agg_send_end(__u64 end_ns, int complete, __s32 ret);
 
-#define FGT_AGG_COLD __noinline
+/*
+ * bpf/agg.h's cold code runs only inside the global functions below (agg_*):
+ * the verifier goes through a global function once, where it goes through a
+ * static one again at every call with the caller's state (tp_kmem_cache_alloc
+ * took 25,749 verified instructions so, 2,324 before the aggregation). They
+ * take scalars only; the state is the global agg.
+ */
+/* stacks of their own cache: free_seen() passes on only theirs */
+#define FGT_AGG_RES_TRUST(st) (kconf.cachep_addr != 0)
+/* --events: every allocation through the cold path, which logs it */
+#define FGT_AGG_NO_FAST log_on
+/* fed only inside an activation act_begin() began */
+#define FGT_AGG_IMPLICIT 0
+/* the consumer finishes the activation from the state sent whole */
+#define FGT_AGG_FINISH(st, out, end_ns, complete, ret) agg_send_end(end_ns, complete, ret)
+#define FGT_AGG_NO_FINISH
+__noinline int agg_sweep_open(__u64 begin_ns, int expl, __u64 gap_from);
+#define FGT_AGG_SWEEP_OPEN(st, out, begin_ns, expl, gap_from) \
+	agg_sweep_open(begin_ns, expl, gap_from)
+/* only the walk's own allocations come to the aggregation: attributed, with
+ * no latency of their own; ok is ptr != 0 */
+__noinline int agg_alloc_cold(__u64 ts, __u64 ptr, __u32 gfp);
+#define FGT_AGG_ALLOC_COLD(st, out, ts, src, who, ptr, gfp, ok, dur) \
+	agg_alloc_cold(ts, ptr, gfp)
 #include "agg.h"
 
 /*
@@ -320,15 +344,17 @@ static __always_inline void read_cachep(void)
 		cachep_seen = c;
 }
 
-static __noinline void act_begin(void *ctx, __u32 src, __u64 list)
+__noinline int agg_act_begin(__u32 src, __u64 list, __s32 stack_id)
 {
-	struct fgt_agg_begin b = { .src = src, .has_who = 1 };
+	struct fgt_agg_begin b = { .src = src, .has_who = 1, .stack_id = stack_id };
 	struct fgt_event *e;
 	__u64 id = bpf_get_current_pid_tgid();
 
 	read_cachep();
 	act_tid = (__u32)id;
 	act_list = list;
+	walk_lo = kconf.sweep_lo;
+	walk_span = kconf.sweep_lo ? kconf.sweep_hi - kconf.sweep_lo : 0;
 	act_lost = 0;
 	act_seq++;
 	if (kconf.nr_threads_addr) {
@@ -337,66 +363,88 @@ static __noinline void act_begin(void *ctx, __u32 src, __u64 list)
 		bpf_probe_read_kernel(&v, sizeof(v), (void *)kconf.nr_threads_addr);
 		b.nr_threads = v;
 	}
-	b.stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	b.who.pid = id >> 32;
 	b.who.tid = (__u32)id;
 	bpf_get_current_comm(b.who.comm, sizeof(b.who.comm));
 	b.ts = act_begin_ns = bpf_ktime_get_ns();
 	fgt_agg_touch(&agg, b.ts);
+	agg.res_trust = kconf.cachep_addr != 0;	/* FGT_AGG_RES_TRUST(), for readers */
 	fgt_agg_act_begin(&agg, NULL, &b);
 	agg.act.seq = agg.seq = act_seq;	/* one count: the log's and the messages' */
 	e = reserve(FGT_EV_ACT_BEGIN, src);
 	if (!e)
-		return;
+		return 0;
 	e->ts_ns = b.ts;
 	e->act_seq = act_seq;
 	e->nr_threads = b.nr_threads;
 	e->ptr = list;
 	e->stack_id = b.stack_id;
 	bpf_ringbuf_submit(e, 0);
+	return 0;
 }
 
-/*
- * The activation's end, with its totals: no wake-up. The tracer switch goes
- * on after the 0->1 step (register_ftrace_graph() patches call sites), and a
- * consumer woken now, on the same CPU, would finish the record inside the
- * time we measure; its next poll (100 ms at most) picks it up.
- */
-static __noinline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
+/* The 0->1 step began: its stack (which needs the program's context), then
+ * the rest. */
+static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
 {
-	struct fgt_act_msg *m;
+	agg_act_begin(src, list, bpf_get_stackid(ctx, &stacks, 0));
+}
 
-	m = bpf_ringbuf_reserve(&events, sizeof(*m), 0);
-	if (!m) {
+
+/*
+ * The activation's end (complete) or, at the next ACT_BEGIN, its lost END:
+ * the state goes out whole, led by its header (agg.act_ev, at offset 0: an
+ * ACT_END event as --events prints it, ok = complete), and the consumer
+ * finishes it with bpf/agg.h's own code (src/model/aggact.c fgt_aggact_end()),
+ * so that none of that code is in the programs: the verifier's time goes by
+ * their instructions. No wake-up: the tracer switch goes on after the 0->1
+ * step (register_ftrace_graph() patches call sites), and a consumer woken
+ * now, on the same CPU, would finish the record inside the time we measure;
+ * its next poll (100 ms at most) picks it up. With no room in the ring the
+ * state stays as it is: the next ACT_BEGIN, or fgraphtop's exit, finds it
+ * under way and reports what it has.
+ */
+static __always_inline void agg_send_end(__u64 end_ns, int complete, __s32 ret)
+{
+	struct fgt_event *e = &agg.act_ev;
+
+	e->type = FGT_EV_ACT_END;
+	e->src = agg.act.src;
+	e->ts_ns = end_ns;
+	e->dur_ns = end_ns - agg.act.begin_ns;
+	e->ret = ret;
+	e->ok = complete;
+	e->ptr = act_list;
+	e->act_seq = agg.act.seq;
+	e->lost = act_lost;
+	e->pid = agg.act.pid;
+	e->tid = agg.act.tid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->stack_id = -1;
+	__builtin_memcpy(e->comm, agg.act.comm, sizeof(e->comm));
+	if (bpf_ringbuf_output(&events, &agg, sizeof(agg), BPF_RB_NO_WAKEUP)) {
 		count_lost();
 		return;
 	}
-	__builtin_memset(&m->ev, 0, sizeof(m->ev));
-	m->ev.type = FGT_EV_ACT_END;
-	m->ev.src = a->src;
-	m->ev.ts_ns = a->end_ns;
-	m->ev.dur_ns = a->end_ns - a->begin_ns;
-	m->ev.ret = a->ret;
-	m->ev.ptr = act_list;
-	m->ev.act_seq = a->seq;
-	m->ev.lost = act_lost;
-	m->ev.pid = a->pid;
-	m->ev.tid = a->tid;
-	m->ev.cpu = bpf_get_smp_processor_id();
-	m->ev.stack_id = -1;
-	__builtin_memcpy(m->ev.comm, a->comm, sizeof(m->ev.comm));
-	m->a = *a;
-	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
+	agg.act.active = 0;
+	fgt_agg_fast_set(&agg);
 }
 
-static __noinline void act_end(__u32 src, int ret)
+__noinline int agg_act_end(int ret)
 {
 	__u64 ts = bpf_ktime_get_ns();
 
 	fgt_agg_touch(&agg, ts);
 	fgt_agg_act_end(&agg, NULL, ts, ret, 0);
+	walk_span = 0;
 	act_tid = 0;
 	act_list = 0;
+	return 0;
+}
+
+static __always_inline void act_end(__u32 src, int ret)
+{
+	agg_act_end(ret);
 }
 
 static __always_inline bool known_site(__u64 a)
@@ -409,8 +457,12 @@ static __always_inline bool known_site(__u64 a)
 
 #define CALLER_DEPTH 16
 
+
 /*
- * The first fgraph frame on the stack, 0 if none. Out of real_call_site():
+ * The first fgraph frame on the stack, 0 if none: the first frame in the
+ * union of the sites' ranges, if it is one of the sites. Nothing of fgraph's
+ * runs between an allocator and its caller, so that frame is the caller; and
+ * the loop makes one comparison a frame. Out of real_call_site():
  * zeroing ips[] on every shadow-stack allocation cost 17 stores before the
  * common case (call_site itself in range) returned. A loop, not unrolled:
  * unrolled it was 457 instructions, copied into each program that calls it,
@@ -422,6 +474,7 @@ static __always_inline bool known_site(__u64 a)
 static __noinline __u64 stack_call_site(void *ctx)
 {
 	__u64 ips[CALLER_DEPTH] = {};
+	__u64 span = sites_hi - sites_lo, ip = 0;
 	long n;
 
 	n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
@@ -429,12 +482,13 @@ static __noinline __u64 stack_call_site(void *ctx)
 	for (int i = 0; i < CALLER_DEPTH; i++) {
 		if (i * 8 >= n)
 			break;
-		if (known_site(ips[i]))
-			return ips[i];
+		if (ips[i] - sites_lo < span) {
+			ip = ips[i];
+			break;
+		}
 	}
-	return 0;
+	return ip && known_site(ip) ? ip : 0;
 }
-
 /*
  * The tracepoints' call_site is the allocator's _RET_IP_. It is not its caller
  * when a BPF trampoline called the allocator (our own lat_* fentry/fexit while
@@ -495,7 +549,75 @@ static __always_inline void log_alloc(__u64 ts, __u64 ptr, __u32 site, __u32 gfp
 	log_commit();
 }
 
-static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __u32 gfp,
+__noinline int agg_sweep_open(__u64 begin_ns, int expl, __u64 gap_from)
+{
+	fgt_agg_sweep_open(&agg, NULL, begin_ns, expl, gap_from);
+	return 0;
+}
+
+/* fgt_agg_alloc()'s cold part (FGT_AGG_ALLOC_COLD). */
+__noinline int agg_alloc_cold(__u64 ts, __u64 ptr, __u32 gfp)
+{
+	fgt_agg_alloc_cold(&agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0);
+	return 0;
+}
+
+__noinline int agg_idle(__u64 ts)
+{
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_idle(&agg, ts);
+	return 0;
+}
+
+__noinline int agg_free(__u64 ts, __u64 ptr)
+{
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_free(&agg, NULL, ts, 0, NULL, ptr);	/* no src: never an implicit start */
+	return 0;
+}
+
+__noinline int agg_sweep_begin(__u64 ts)
+{
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_sweep_begin(&agg, NULL, ts, FGT_SRC_DIRECT, NULL);
+	return 0;
+}
+
+__noinline int agg_sweep_end(__u64 ts, int ret)
+{
+	fgt_agg_touch(&agg, ts);
+	fgt_agg_sweep_end(&agg, NULL, ts, ret);
+	return 0;
+}
+
+/* A shadow stack of the walk: into the activation's figures (bpf/agg.h),
+ * its fast path inline. */
+static __always_inline void sweep_alloc(__u64 ptr, __u32 gfp)
+{
+	__u64 ts = bpf_ktime_get_ns();
+
+	if (fgt_agg_alloc(&agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0))
+		return;		/* the fast path: never with --events (FGT_AGG_NO_FAST) */
+	if (log_on)
+		log_alloc(ts, ptr, FGT_SITE_SWEEP, gfp, shadow_size());
+}
+
+/*
+ * The walk's own allocations, nearly all an activation makes, are known
+ * before anything else, with no helper: their call site is the sweep's code,
+ * so real_call_site() and classify() would say SWEEP; and that code runs only
+ * inside the 0->1 step (under ftrace_lock), so while one is under way its
+ * thread is the only one to get here (in_act()).
+ */
+static __always_inline bool walk_site(__u64 call_site)
+{
+	return call_site - walk_lo < walk_span;
+}
+
+/* A shadow-stack-sized allocation walk_site() did not know: true if it is
+ * the walk's after all (the caller feeds it to sweep_alloc(), whose fast path
+ * is then in the program once). */
+static __always_inline bool alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __u32 gfp,
 				       __u32 size)
 {
 	struct fgt_event *e;
@@ -506,24 +628,16 @@ static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 
 	site = classify(real_call_site(ctx, call_site));
 	if (site == FGT_SITE_UNKNOWN)
-		return;
+		return false;
 	act = in_act();
-	if (act && site == FGT_SITE_SWEEP) {
-		__u64 ts = bpf_ktime_get_ns();
-
-		fgt_agg_touch(&agg, ts);
-		fgt_agg_alloc(&agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0);
-		if (log_on)
-			log_alloc(ts, ptr, site, gfp, size);
-		return;
-	}
+	if (act && site == FGT_SITE_SWEEP)
+		return true;
 	/* the idle tasks' stacks, before the first sweep: the fork path's
 	 * figures, through the ring buffer as outside an activation */
 	if (act && site == FGT_SITE_IDLE) {
 		__u64 ts = bpf_ktime_get_ns();
 
-		fgt_agg_touch(&agg, ts);
-		fgt_agg_idle(&agg, ts);
+		agg_idle(ts);
 		wake = BPF_RB_NO_WAKEUP;	/* not inside the step being timed */
 	}
 	/*
@@ -542,7 +656,7 @@ static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 	}
 	e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
 	if (!e)
-		return;
+		return false;
 	e->ptr = ptr;
 	e->site = site;
 	e->gfp = gfp;
@@ -550,6 +664,7 @@ static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 	e->ok = ptr != 0;
 	e->dur_ns = dur;
 	bpf_ringbuf_submit(e, wake);
+	return false;
 }
 
 /* ================= attributed path: kmem tracepoints =================
@@ -564,23 +679,45 @@ static __always_inline void alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
  *   kmem_cache_free(call_site, ptr, s)
  */
 
+/* The ret_stack_list's kmalloc: the activation begins (attributed). No
+ * stack walk for it: 256-byte kmallocs from modules are common, and no
+ * trampoline of ours is on kmalloc during a 0->1 step. */
+static __always_inline void list_seen(void *ctx, __u64 call_site, __u64 ptr, __u64 bytes_req)
+{
+	if (bytes_req != kconf.list_bytes || !ptr ||
+	    !in_range(call_site, kconf.start_lo, kconf.start_hi))
+		return;
+	if (!kconf.direct_act)
+		act_begin(ctx, FGT_SRC_ATTRIBUTED, ptr);
+	else if (act_tid == cur_tid())
+		act_list = ptr;	/* so that its kfree is not taken for a stack */
+}
+
 SEC("raw_tp/kmalloc")
 int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 	     size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags)
 {
 	if (bytes_req == shadow_size() && !kconf.cachep_addr) {
-		alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, bytes_req);
+		if (walk_site(call_site) ||
+		    alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, bytes_req))
+			sweep_alloc((__u64)ptr, gfp_flags);
 		return 0;
 	}
-	/* No stack walk for the list: 256-byte kmallocs from modules are common,
-	 * and no trampoline of ours is on kmalloc during a 0->1 step. */
-	if (bytes_req != kconf.list_bytes || !ptr ||
-	    !in_range(call_site, kconf.start_lo, kconf.start_hi))
-		return 0;
-	if (!kconf.direct_act)
-		act_begin(ctx, FGT_SRC_ATTRIBUTED, (__u64)ptr);
-	else if (act_tid == cur_tid())
-		act_list = (__u64)ptr;	/* so that its kfree is not taken for a stack */
+	list_seen(ctx, call_site, (__u64)ptr, bytes_req);
+	return 0;
+}
+
+/*
+ * tp_kmalloc where stacks have their own cache (6.13+; the plan loads it
+ * instead: fgt_probe_rows' cache_progs): a kmalloc is only ever the list, so
+ * none of the stacks' code is in it. The verifier's time goes by all of a
+ * program's instructions, the dead ones too (7.2's passes over the whole
+ * program): 2,100 of them made tp_kmalloc the slowest to load.
+ */
+SEC("raw_tp/kmalloc")
+int BPF_PROG(tp_kmalloc_list, unsigned long call_site, const void *ptr, size_t bytes_req)
+{
+	list_seen(ctx, call_site, (__u64)ptr, bytes_req);
 	return 0;
 }
 
@@ -611,12 +748,23 @@ SEC("raw_tp/kmem_cache_alloc")
 int BPF_PROG(tp_kmem_cache_alloc, unsigned long call_site, const void *ptr,
 	     struct kmem_cache *s, gfp_t gfp_flags)
 {
-	if (cache_is_fgraph(s))
-		alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, shadow_size());
+	if (!cache_is_fgraph(s))
+		return 0;
+	if (walk_site(call_site) ||
+	    alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, shadow_size()))
+		sweep_alloc((__u64)ptr, gfp_flags);
 	return 0;
 }
 
-static __always_inline void free_seen(__u64 call_site, __u64 ptr)
+/*
+ * A free from fgraph's code. `stack`: it may be a shadow stack's. Where stacks
+ * have their own cache (6.13+) only that cache's frees are, so that the
+ * aggregation trusts every one it is given (bpf/agg.h res_trust) and keeps
+ * no set of the reserve's pointers; a kfree() there can only be the
+ * ret_stack_list's, or lab-fixed-plus's kvfree() of its reserve array.
+ * `list`: it may be the ret_stack_list's, kmalloc'd (a kfree()).
+ */
+static __always_inline void free_seen(__u64 call_site, __u64 ptr, bool stack, bool list)
 {
 	struct fgt_event *e;
 	struct fgt_rec *r;
@@ -626,7 +774,7 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 	if (call_site < frees_lo || call_site >= frees_hi)
 		return;
 	if (in_range(call_site, kconf.exit_lo, kconf.exit_hi)) {
-		if (!kconf.want_exits)
+		if (!kconf.want_exits || !stack)
 			return;
 		e = reserve(FGT_EV_TASK_EXIT, FGT_SRC_ATTRIBUTED);
 		if (e) {
@@ -641,15 +789,16 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 		return;
 	if (!ptr || !in_act())
 		return;
-	if (ptr == act_list) {
+	if (list && ptr == act_list) {
 		if (!kconf.direct_act)
 			act_end(FGT_SRC_ATTRIBUTED, 0);
 		return;
 	}
+	if (!stack)
+		return;
 	src = kconf.direct_act ? FGT_SRC_DIRECT : FGT_SRC_ATTRIBUTED;
 	ts = bpf_ktime_get_ns();
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_free(&agg, NULL, ts, src, NULL, ptr);
+	agg_free(ts, ptr);
 	if (!log_on)
 		return;
 	r = log_rec(FGT_EV_FREE, src);
@@ -664,16 +813,30 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr)
 SEC("raw_tp/kfree")
 int BPF_PROG(tp_kfree, unsigned long call_site, const void *ptr)
 {
-	free_seen(call_site, (__u64)ptr);
+	free_seen(call_site, (__u64)ptr, true, true);
 	return 0;
 }
 
-SEC("raw_tp/kmem_cache_free")
-int BPF_PROG(tp_kmem_cache_free, unsigned long call_site, const void *ptr)
+/* tp_kfree where stacks have their own cache (cache_progs, as
+ * tp_kmalloc_list): a kfree() from fgraph's code is never a stack there. */
+SEC("raw_tp/kfree")
+int BPF_PROG(tp_kfree_list, unsigned long call_site, const void *ptr)
 {
-	if (!kconf.cachep_addr)
+	free_seen(call_site, (__u64)ptr, false, true);
+	return 0;
+}
+
+/* Only fgraph_stack_cachep's: once it is known (the activation read it
+ * before any stack of its was freed), every other cache's free is no stack. */
+SEC("raw_tp/kmem_cache_free")
+int BPF_PROG(tp_kmem_cache_free, unsigned long call_site, const void *ptr,
+	     struct kmem_cache *s)
+{
+	__u64 c = cachep_seen;
+
+	if (!kconf.cachep_addr || (c && (__u64)s != c))
 		return 0;
-	free_seen(call_site, (__u64)ptr);
+	free_seen(call_site, (__u64)ptr, true, false);	/* the list is kmalloc'd */
 	return 0;
 }
 
@@ -865,8 +1028,7 @@ int BPF_PROG(d_sweep_enter)
 	sweep_begin_ns = ts;
 	if (!in_act())
 		return 0;	/* began before we did: the next ACT_BEGIN resyncs */
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_sweep_begin(&agg, NULL, ts, FGT_SRC_DIRECT, NULL);
+	agg_sweep_begin(ts);
 	if (!log_on)
 		return 0;
 	r = log_rec(FGT_EV_SWEEP_BEGIN, FGT_SRC_DIRECT);
@@ -886,8 +1048,7 @@ int BPF_PROG(d_sweep_exit, void *list, int ret)
 	if (!in_act())
 		return 0;
 	ts = bpf_ktime_get_ns();
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_sweep_end(&agg, NULL, ts, ret);
+	agg_sweep_end(ts, ret);
 	if (!log_on)
 		return 0;
 	r = log_rec(FGT_EV_SWEEP_END, FGT_SRC_DIRECT);

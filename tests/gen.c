@@ -143,7 +143,8 @@ static void free_array(struct gen *g, unsigned int size)
 	struct fgt_event ev = { .type = FGT_EV_FREE, .site = FGT_SITE_SWEEP, .ts_ns = g->ts,
 				.ptr = 0xffffc90000000000ull + size };
 
-	emit(g, &ev);
+	if (!g->c->cache)
+		emit(g, &ev);
 }
 
 static int sweep(struct gen *g, unsigned int size)

@@ -19,6 +19,9 @@ struct gen_cfg {
 	bool fixed;		/* the lab's fix: inline GFP_NOWAIT, 32-stack reserve */
 	bool grow;		/* with fixed: lab-fixed-plus, the reserve doubling on -EAGAIN */
 	bool direct;		/* emit SWEEP_BEGIN/END and src=direct */
+	/* stacks from their own cache (6.13+): as BPF passes frees on there, only
+	 * kmem_cache_free()s of the cache, never fixed-plus's kvfree() of its array */
+	bool cache;
 	unsigned int before;	/* threads already holding a stack, walked first */
 	unsigned int lacking;	/* U: threads lacking one */
 	unsigned int after;	/* threads holding one, walked last */

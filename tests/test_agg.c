@@ -279,18 +279,62 @@ static void test_recorded(void **state)
 
 /* ---- generated runs: every shape the assembler's tests make ---- */
 
-static void gen_both(const struct gen_cfg *cfg, const char *what)
+/*
+ * Each shape both ways, and as a kernel whose stacks have their own cache:
+ * there BPF passes on only the cache's frees, which are all the reserve's,
+ * and trusts them. Returns the fast path's share of the last run.
+ */
+static uint64_t gen_both(const struct gen_cfg *cfg, const char *what)
 {
 	struct gen_cfg g = *cfg;
 	struct pair p;
+	uint64_t fast = 0, untrusted[2] = { 0, 0 };
 
-	for (int direct = 0; direct < 2; direct++) {
-		g.direct = direct;
+	for (int run = 0; run < 4; run++) {
+		g.direct = run & 1;
+		g.cache = run >= 2;
 		pair_init(&p);
+		fgt_aggact_trust_frees(p.g, g.cache);
 		gen_activation(&g, pair_feed, &p);
 		pair_flush(&p);
 		assert_int_equal(pair_same(&p, what), 1);
+		fast = fgt_aggact_fast(p.g);
+		if (run < 2)
+			untrusted[g.direct] = fast;
+		else if (fast != untrusted[g.direct])	/* the same path, set or not */
+			fail_msg("%s: fast path %llu times trusted, %llu not", what,
+				 (unsigned long long)fast, (unsigned long long)untrusted[g.direct]);
 		pair_fini(&p);
+	}
+	return fast;
+}
+
+/*
+ * The fast path takes every allocation of a clean walk but the one that
+ * opens each sweep (attributed: the first opens the first; direct: the
+ * SWEEP_BEGIN does, with a gap to measure from).
+ */
+static void test_fast_share(void **state)
+{
+	struct gen_cfg u = { .lacking = 10000, .idle_cpus = 2, .ts0 = 1000000 };
+	struct gen_cfg f = { .fixed = true, .lacking = 10000, .ts0 = 5000 };
+	struct gen_cfg *cfgs[] = { &u, &f };
+
+	for (unsigned int i = 0; i < 2; i++) {
+		for (int direct = 0; direct < 2; direct++) {
+			struct pair p;
+			const struct fgt_activation *a;
+
+			cfgs[i]->direct = direct;
+			pair_init(&p);
+			gen_activation(cfgs[i], pair_feed, &p);
+			pair_flush(&p);
+			assert_int_equal(pair_same(&p, "fast share"), 1);
+			a = &p.ref.acts[0];
+			assert_int_equal(fgt_aggact_fast(p.g),
+					 a->blocking + a->nonblocking - a->nr_sweeps + direct);
+			pair_fini(&p);
+		}
 	}
 }
 
@@ -524,6 +568,30 @@ static void test_hostile_messages(void **state)
 	fgt_aggact_free(c);
 }
 
+/* BPF's end message: the whole state, finished here. Garbage in it is
+ * bounded as the rest is; a state with no activation under way is refused. */
+static void test_end_message(void **state)
+{
+	struct side sd = { 0 };
+	struct fgt_aggact *c = fgt_aggact_new(side_cb, &sd);
+	struct fgt_agg st;
+
+	assert_non_null(c);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(fgt_aggact_end(c, &st), -EINVAL);
+	assert_int_equal(fgt_aggact_end(c, NULL), -EINVAL);
+	assert_int_equal(sd.n, 0);
+	memset(&st, 0xa5, sizeof(st));	/* every field hostile */
+	st.act.active = 1;
+	st.act_ev.ok = 1;
+	assert_int_equal(fgt_aggact_end(c, &st), 0);
+	assert_int_equal(sd.n, 1);
+	assert_true(sd.acts[0].nr_sweeps <= FGT_AGG_MAX_SWEEPS);
+	assert_int_equal(strlen(sd.acts[0].comm), FGT_COMM_LEN - 1);
+	side_fini(&sd);
+	fgt_aggact_free(c);
+}
+
 /* At exit, the activation under way in BPF's state: reported incomplete. */
 static void test_flush_snapshot(void **state)
 {
@@ -551,12 +619,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_fast_share),
 		cmocka_unit_test(test_in_a_row),
 		cmocka_unit_test(test_lossy),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_hist_slot),
 		cmocka_unit_test(test_reserve_set),
 		cmocka_unit_test(test_hostile_messages),
+		cmocka_unit_test(test_end_message),
 		cmocka_unit_test(test_flush_snapshot),
 	};
 

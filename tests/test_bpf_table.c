@@ -49,6 +49,14 @@ static int named(const char *prog, const char **target, enum fgt_probe_kind *kin
 				    !fgt_row_cand(row, 1))
 					*target = fgt_row_cand(row, 0)->target;
 			}
+		/* the cache kernels' variants: the same hook as the row's own */
+		for (int i = 0; i < FGT_MAX_PROGS && row->cache_progs[i]; i++)
+			if (!strcmp(row->cache_progs[i], prog)) {
+				n++;
+				*kind = row->kind;
+				if (fgt_row_cand(row, 0) && !fgt_row_cand(row, 1))
+					*target = fgt_row_cand(row, 0)->target;
+			}
 		for (int c = 0; fgt_row_cand(row, c); c++) {
 			const struct fgt_cand *cd = fgt_row_cand(row, c);
 
@@ -96,6 +104,9 @@ static void test_every_table_program_exists(void **state)
 		for (int i = 0; i < FGT_MAX_PROGS && row->progs[i]; i++)
 			if (!bpf_object__find_program_by_name(obj, row->progs[i]))
 				fail_msg("row %s: no program %s", row->what, row->progs[i]);
+		for (int i = 0; i < FGT_MAX_PROGS && row->cache_progs[i]; i++)
+			if (!bpf_object__find_program_by_name(obj, row->cache_progs[i]))
+				fail_msg("row %s: no program %s", row->what, row->cache_progs[i]);
 		for (int c = 0; fgt_row_cand(row, c); c++)
 			for (int i = 0; i < FGT_MAX_PROGS && fgt_row_cand(row, c)->progs[i]; i++)
 				if (!bpf_object__find_program_by_name(obj,

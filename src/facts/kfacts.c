@@ -299,6 +299,9 @@ const struct fgt_probe_row fgt_probe_rows[FGT_ROLE__NR] = {
 		.kind = FGT_PK_RAW_TP, .attributed_needs = true, .alloc_shape = -1,
 		.cand = { { "kmalloc", "call_site, ptr, bytes_req, gfp_flags" } },
 		.progs = { "tp_kmalloc" },
+		/* 6.13: 434098485bfc (fgraph: Give ret_stack its own kmem cache):
+		 * a kmalloc there is only ever the list */
+		.cache_progs = { "tp_kmalloc_list" },
 	},
 	[FGT_ROLE_TP_CACHE_ALLOC] = {
 		.role = FGT_ROLE_TP_CACHE_ALLOC, .what = "kmem_cache_alloc: cached stacks",
@@ -313,6 +316,7 @@ const struct fgt_probe_row fgt_probe_rows[FGT_ROLE__NR] = {
 		.kind = FGT_PK_RAW_TP, .attributed_needs = true, .alloc_shape = -1,
 		.cand = { { "kfree", "call_site, ptr" } },
 		.progs = { "tp_kfree" },
+		.cache_progs = { "tp_kfree_list" },	/* 6.13: 434098485bfc, as kmalloc's */
 	},
 	[FGT_ROLE_TP_CACHE_FREE] = {
 		.role = FGT_ROLE_TP_CACHE_FREE, .what = "kmem_cache_free: unused cached stacks",

@@ -283,6 +283,9 @@ struct fgt_probe_row {
 	struct fgt_cand cand[FGT_MAX_CANDS];
 	int alloc_shape;		/* enum fgt_alloc_shape, or -1 */
 	const char *progs[FGT_MAX_PROGS];	/* the row's programs, NULL-ended */
+	/* ... instead, where stacks have their own cache (kconf.cachep_addr):
+	 * programs without the kmalloc'd stacks' code, none: the same */
+	const char *cache_progs[FGT_MAX_PROGS];
 	bool direct;			/* the direct path (fgraph itself) */
 	bool lazy;			/* attached by the session only while fgraph is active */
 	bool attributed_needs;		/* the attributed path cannot work without it */

@@ -28,9 +28,16 @@ struct fgt_aggact {
 	uint32_t out_cap;
 	/* the replay (fgt_aggact_feed()) */
 	struct fgt_agg st;
+	uint64_t fast_n;		/* allocations the fast path took */
 	struct fgt_agg_slot *slots;
 	bool no_slots;
 };
+
+/* The replay ends an activation as BPF does: its state goes out whole and is
+ * finished from the copy (fgt_aggact_end()), so that every replay runs the
+ * consumer's side of it too. */
+static void end_by_message(struct fgt_agg *st, void *out, __u64 end_ns, int complete, __s32 ret);
+#define FGT_AGG_FINISH end_by_message
 
 #include "bpf/agg.h"
 
@@ -200,11 +207,15 @@ static const struct fgt_activation *build(struct fgt_aggact *c, const struct fgt
 	return r;
 }
 
-int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *a)
+int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *msg)
 {
-	if (!c)
+	struct fgt_agg_act a;
+
+	if (!c || !msg)
 		return -EINVAL;
-	build(c, a, NULL, true);
+	a = *msg;
+	fgt_agg_hist_final(&a.lat);
+	build(c, &a, NULL, true);
 	held_reset(c, 0);
 	if (c->cb)
 		c->cb(&c->out, c->ctx);
@@ -213,9 +224,14 @@ int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *a)
 
 const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const struct fgt_agg *snap)
 {
+	struct fgt_agg st;
+
 	if (!c || !snap || !snap->act.active)
 		return NULL;
-	return build(c, &snap->act, snap->open ? &snap->sweep : NULL, false);
+	st = *snap;	/* what the fast path left for later, worked out (bpf/agg.h) */
+	fgt_agg_sync(&st);
+	fgt_agg_hist_final(&st.act.lat);
+	return build(c, &st.act, st.open ? &st.sweep : NULL, false);
 }
 
 void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap)
@@ -241,7 +257,10 @@ void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
 	who.pid = ev->pid;
 	who.tid = ev->tid;
 	memcpy(who.comm, ev->comm, sizeof(who.comm));
-	fgt_agg_touch(st, ev->ts_ns);
+	/* as BPF feeds it: the fast path takes the walk's allocations without
+	 * the touch every other event begins with (bpf/agg.h) */
+	if (ev->type != FGT_EV_ALLOC || ev->site != FGT_SITE_SWEEP)
+		fgt_agg_touch(st, ev->ts_ns);
 	switch (ev->type) {
 	case FGT_EV_ACT_BEGIN:
 		fgt_agg_act_begin(st, c, &(struct fgt_agg_begin){
@@ -259,8 +278,8 @@ void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
 		break;
 	case FGT_EV_ALLOC:
 		if (ev->site == FGT_SITE_SWEEP)
-			fgt_agg_alloc(st, c, ev->ts_ns, ev->src, &who, ev->ptr, ev->gfp, ev->ok != 0,
-				      ev->dur_ns);
+			c->fast_n += fgt_agg_alloc(st, c, ev->ts_ns, ev->src, &who, ev->ptr, ev->gfp,
+						   ev->ok != 0, ev->dur_ns);
 		else if (ev->site == FGT_SITE_IDLE)
 			fgt_agg_idle(st, ev->ts_ns);
 		break;
@@ -270,6 +289,31 @@ void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
 	default:
 		break;	/* the fork path's and the rest: not the aggregation's */
 	}
+}
+
+/* BPF's end message: what its FGT_AGG_FINISH() sends (bpf/fgraphtop.bpf.c
+ * agg_send_end()), the header's ts_ns, ok and ret its arguments. */
+int fgt_aggact_end(struct fgt_aggact *c, const struct fgt_agg *msg)
+{
+	struct fgt_agg st;
+
+	if (!c || !msg || !msg->act.active)
+		return -EINVAL;
+	st = *msg;
+	fgt_agg_act_finish(&st, c, msg->act_ev.ts_ns, msg->act_ev.ok != 0, msg->act_ev.ret);
+	return 0;
+}
+
+static void end_by_message(struct fgt_agg *st, void *out, __u64 end_ns, int complete, __s32 ret)
+{
+	struct fgt_agg msg = *st;
+
+	msg.act_ev.ts_ns = end_ns;
+	msg.act_ev.ok = complete;
+	msg.act_ev.ret = ret;
+	st->act.active = 0;
+	fgt_agg_fast_set(st);
+	fgt_aggact_end(out, &msg);
 }
 
 void fgt_aggact_lost(struct fgt_aggact *c, uint64_t n)
@@ -287,4 +331,15 @@ void fgt_aggact_flush(struct fgt_aggact *c)
 const struct fgt_agg *fgt_aggact_state(const struct fgt_aggact *c)
 {
 	return c ? &c->st : NULL;
+}
+
+void fgt_aggact_trust_frees(struct fgt_aggact *c, bool on)
+{
+	if (c)
+		c->st.res_trust = on;
+}
+
+uint64_t fgt_aggact_fast(const struct fgt_aggact *c)
+{
+	return c ? c->fast_n : 0;
 }

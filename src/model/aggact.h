@@ -13,6 +13,7 @@
 #ifndef FGT_AGGACT_H
 #define FGT_AGGACT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include "bpf/agg_abi.h"
@@ -32,6 +33,13 @@ int fgt_aggact_sweep(struct fgt_aggact *c, const struct fgt_agg_sweep *s);
  * counted in its `lost` and left zero. 0, or -EINVAL.
  */
 int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *a);
+/*
+ * BPF's end message: its whole state at an activation's end (act_ev.ok 1) or
+ * at the next ACT_BEGIN when the END was lost (ok 0), act_ev.ts_ns the end;
+ * finished here with bpf/agg.h's own code (its last sweep and its record go
+ * to the callback). -EINVAL unless the state is of an activation under way.
+ */
+int fgt_aggact_end(struct fgt_aggact *c, const struct fgt_agg *msg);
 
 /*
  * The activation under way in `snap` (a copy of BPF's struct fgt_agg), with
@@ -50,5 +58,10 @@ void fgt_aggact_lost(struct fgt_aggact *c, uint64_t n);
 void fgt_aggact_flush(struct fgt_aggact *c);
 /* The replay's own state (tests). */
 const struct fgt_agg *fgt_aggact_state(const struct fgt_aggact *c);
+/* As BPF on a kernel whose stacks have their own cache: every FREE fed is a
+ * stack of the latest sweep's reserve, so no set is kept (bpf/agg.h). */
+void fgt_aggact_trust_frees(struct fgt_aggact *c, bool on);
+/* Allocations the replay's fast path took (bpf/agg.h fgt_agg_alloc_fast()). */
+uint64_t fgt_aggact_fast(const struct fgt_aggact *c);
 
 #endif

@@ -96,9 +96,14 @@ static struct bpf_program *table_prog(struct fgraphtop_bpf *skel, const char *na
 /* The programs a chosen row enables: its candidate's, else the row's own. */
 static const char *const *row_progs(const struct fgt_plan *p, enum fgt_role r)
 {
-	const struct fgt_cand *c = fgt_row_cand(&fgt_probe_rows[r], p->chosen[r]);
+	const struct fgt_probe_row *row = &fgt_probe_rows[r];
+	const struct fgt_cand *c = fgt_row_cand(row, p->chosen[r]);
 
-	return c && c->progs[0] ? c->progs : fgt_probe_rows[r].progs;
+	if (c && c->progs[0])
+		return c->progs;
+	if (p->kconf.cachep_addr && row->cache_progs[0])
+		return row->cache_progs;
+	return row->progs;
 }
 
 /* Load a chosen row's programs; its attach target is the chosen candidate's. */
@@ -124,16 +129,13 @@ static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum
 	return err;
 }
 
-/* The union of the ranges the free programs test (free_seen() in
- * bpf/fgraphtop.bpf.c): one comparison pair rejects nearly every free. */
-static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
+/* The union of some of kconf's [lo, hi) ranges (absent ones are 0), for a
+ * BPF program's one comparison pair: the free programs' (free_seen(): nearly
+ * every free is rejected by it) and the stack walk's (stack_call_site()). */
+static void union_range(const __u64 (*r)[2], size_t n, __u64 *lo, __u64 *hi)
 {
-	const __u64 r[][2] = {
-		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi }, { k->exit_lo, k->exit_hi },
-	};
-
 	*lo = *hi = 0;
-	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (!r[i][0])
 			continue;
 		if (!*lo || r[i][0] < *lo)
@@ -141,6 +143,25 @@ static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
 		if (r[i][1] > *hi)
 			*hi = r[i][1];
 	}
+}
+
+static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
+{
+	const __u64 r[][2] = {
+		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi }, { k->exit_lo, k->exit_hi },
+	};
+
+	union_range(r, sizeof(r) / sizeof(r[0]), lo, hi);
+}
+
+static void sites_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
+{
+	const __u64 r[][2] = {
+		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi },
+		{ k->fork_lo, k->fork_hi }, { k->idle_lo, k->idle_hi },
+	};
+
+	union_range(r, sizeof(r) / sizeof(r[0]), lo, hi);
 }
 
 /* rodata and program choices from the plan: between open and load. */
@@ -161,6 +182,7 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	if (err)
 		return err;
 	frees_range(&p->kconf, (__u64 *)&skel->rodata->frees_lo, (__u64 *)&skel->rodata->frees_hi);
+	sites_range(&p->kconf, (__u64 *)&skel->rodata->sites_lo, (__u64 *)&skel->rodata->sites_hi);
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
 	for (int r = 0; r < FGT_ROLE__NR; r++) {
@@ -430,11 +452,12 @@ static int handle_event(void *ctx, void *data, size_t size)
 			fgt_aggact_sweep(s->agg, &((const struct fgt_sweep_msg *)data)->s);
 		s->fed++;
 		return 0;
-	case FGT_EV_ACT_END:
+	case FGT_EV_ACT_END:	/* BPF's state, whole, behind it (bpf/fgraphtop.bpf.c agg_send_end()) */
 		log_drain(s, e->act_seq);
-		show(s, e);
-		if (size >= sizeof(struct fgt_act_msg))
-			fgt_aggact_act(s->agg, &((const struct fgt_act_msg *)data)->a);
+		if (e->ok)	/* else an END never seen, reported at the next ACT_BEGIN */
+			show(s, e);
+		if (size >= sizeof(struct fgt_agg))
+			fgt_aggact_end(s->agg, data);
 		s->fed++;
 		return 0;
 	}
