@@ -11,7 +11,8 @@ degraded evidence, and the sweeps those of the kernel's code: the series'
 reserve of 32 (1 + floor(K / 33) sweeps, each but the last ended by its 33rd
 failure), or lab-fixed-plus's doubling one (at most 1 + ceil(log2(K/32 + 1))).
 With CHECK=1 (a pressure_check record), `fgraphtop check --trigger` caused the
-activation: it must answer fixed with status 1 and carry the same figures in
+activation: it must answer fixed with status 1 (0 on a boot whose walk saw
+no failure: then that is the right answer) and carry the same figures in
 its JSON and its textfile. Prints "ok ..." lines, figures on lines starting with five spaces; exit 1 on
 any failed check.
 """
@@ -37,18 +38,19 @@ def check_answer(kernel, pc, a, o):
     act = ans.get("activation") or {}
     k, s = o["nb_failed"], a["sweeps"]
     reserve = a["served"] - a["allocations"]["nonblocking"]
-    check(pc["status"] == 1 and ans.get("status") == 1 and ans.get("verdict") == "fixed",
-          f"{kernel}: check --trigger: fixed with status 1 (status {pc['status']}, "
+    status = 1 if k > 0 else 0
+    check(pc["status"] == status and ans.get("status") == status and ans.get("verdict") == "fixed",
+          f"{kernel}: check --trigger: fixed with status {status} (status {pc['status']}, "
           f"{ans.get('verdict')}: {ans.get('reason')!r})")
     check(act.get("triggered_by_check") is True, f"{kernel}: check judged its own activation")
     check(ans.get("lost_events") == 0, f"{kernel}: check lost no event ({ans.get('lost_events')})")
     for mine, want in (("failed_nonblocking", k), ("reserve_served", reserve),
                        ("extra_sweeps", s - 1), ("sweeps", s), ("threads_served", a["served"])):
         check(act.get(mine) == want, f"{kernel}: check's activation.{mine} {act.get(mine)} == {want}")
-    for metric, want in (("fgraphtop_check_status", 1), ("fgraphtop_activation_sweeps", s),
-                         ("fgraphtop_activation_nonblocking_failures", k),
-                         ("fgraphtop_activation_extra_sweeps", s - 1)):
-        check(prom.get(metric) == want, f"{kernel}: textfile {metric} {prom.get(metric)} == {want}")
+    for metric, v in (("fgraphtop_check_status", status), ("fgraphtop_activation_sweeps", s),
+                      ("fgraphtop_activation_nonblocking_failures", k),
+                      ("fgraphtop_activation_extra_sweeps", s - 1)):
+        check(prom.get(metric) == v, f"{kernel}: textfile {metric} {prom.get(metric)} == {v}")
     print(f"     {kernel}: check --trigger: status {pc['status']}: {ans.get('reason')}")
 
 
@@ -68,13 +70,17 @@ def main(kernel, path):
     k = o["nb_failed"]
     check(p["oom_kills"] == 0, f"{kernel}: no OOM kill")
     check(o["lost"] == 0 and o["events"] > 0, f"{kernel}: the oracle lost no event ({o['events']} seen)")
-    if k == 0 and kernel == "lab-fixed-plus":
+    pc = [r for r in recs if r.get("type") == "pressure_check"]
+    if k == 0 and (kernel == "lab-fixed-plus" or pc):
         # kswapd kept up with this boot's walk: seen on 1 of the 3 boots of
         # lab-fixed-plus at the default watermarks recorded on 2026-12-02
-        # (0, 26, 2022 failures; lab-fixed: 66, 99, 231, 264, 165): the
-        # counts are still checked, the doubling is not
+        # (0, 26, 2022 failures; lab-fixed: 66, 99, 231, 264, 165), and on
+        # lab-fixed's check run of 2026-12-02 15:20 on a loaded host (its
+        # walk took 523 ms, kswapd freed 11 MiB meanwhile): the counts are
+        # still checked, the doubling or check's status 1 is not
         print(f"     {kernel}: no non-blocking failure this boot (kswapd kept up): "
-              "the reserve's doubling not exercised")
+              f"{'the reserve doubling' if kernel == 'lab-fixed-plus' else 'check status 1'} "
+              "not exercised")
     else:
         check(k > 0, f"{kernel}: real non-blocking failures under pressure (oracle: {k})")
     mt = p["mem_trigger"]
@@ -91,7 +97,6 @@ def main(kernel, path):
         check(al[mine] == o[theirs], f"{kernel}: {mine} {al[mine]} == oracle {o[theirs]}")
     check(a["sweeps"] == o["reserve_runs"],
           f"{kernel}: sweeps {a['sweeps']} == oracle's reserves {o['reserve_runs']}")
-    pc = [r for r in recs if r.get("type") == "pressure_check"]
     u = p["u"]
     if pc:
         # check parks threads of its own before it triggers: its scan, just
