@@ -1068,8 +1068,9 @@ def consumer_md(res):
           "while the previous 400,000 threads' memory was still being freed, and the consumer, "
           "sharing the CPU with that work, lost 36,449 records, counted in the activation's "
           "`lost` and its verdict (\"figures are a lower bound\"), never silently; the scale part "
-          "now waits for that memory to come back. Keeping the per-sweep counts in the kernel "
-          "would make such losses impossible by construction.", ""]
+          "now waits for that memory to come back. Since the activation's figures are kept in "
+          "the kernel (bpf/agg.h, 2026-12-02) the log is written only with --events: a loss "
+          "there takes printed records, never the figures.", ""]
     return L
 
 
@@ -1230,11 +1231,10 @@ def perturb_md(res):
           "theirs: the least a tool giving the served count and the per-allocation latency "
           "does per allocation, with no record and no consumer. *BPF only*: "
           "fgraphtop stopped (SIGSTOP) during the trigger, so its programs run and its consumer "
-          "does not (at 30,000 on fixed its log then overflows: the cheaper lost-record path "
-          "runs for the rest, so that share is a lower bound there). *fgraphtop*: as a user runs "
-          "it; on one CPU its consumer, woken each time a quarter of the log fills, drains it "
-          "inside the walk (with a second CPU it would run beside it; under icount the clock is "
-          "total instructions either way).", "",
+          "does not. The programs keep the activation's figures themselves (bpf/agg.h), so "
+          "*fgraphtop* as a user runs it adds only its consumer reading finished sweeps, once "
+          "a second, on the same CPU here (with a second CPU it would run beside it; under "
+          "icount the clock is total instructions either way).", "",
           "| kernel | U | without, ms | floor | answers' floor | BPF only | fgraphtop | sweeps / served (fgraphtop) | lost |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
@@ -1300,14 +1300,16 @@ def reading_md(res):
         served = max([x for x in r["served"] if x] or [r["u"]])
         per = lambda a, b: (b - a) * w / served if a is not None and b is not None else None
         fl, sp, wi = ratio_pct(r["floor"]), ratio_pct(r["stopped"]), ratio_pct(r["with"])
+        ts = per(fl, ratio_pct(r.get("floor_ts")))
+        answers = f"{ts:.0f}" if ts is not None else "-"
         L.append(f"- **The activation pays per thread served**, {r['kernel']}, U = {r['u']:,}: the "
                  f"floor adds {pct(fl)} ({per(0, fl):.0f} instructions per thread served: the "
                  f"kmem tracepoint calling into BPF), fgraphtop's programs with its consumer "
-                 f"stopped {pct(sp)} ({per(fl, sp):.0f} more: classifying the allocation and "
-                 f"writing its record), fgraphtop as run {pct(wi)} ({per(sp, wi):.0f} more: its "
-                 "consumer draining the log on the same CPU during the walk; natively, callgrind "
-                 "counts 166 instructions a record for fgt_log_drain and the assembler, "
-                 "tests/bench/consumer.c).")
+                 f"stopped {pct(sp)} ({per(fl, sp):.0f} more: telling the walk's allocation "
+                 "from the rest and aggregating it, bpf/agg.h's fast path; the answers' floor "
+                 f"takes {answers} for a clock read, a histogram slot and a count), fgraphtop "
+                 f"as run {pct(wi)} ({per(sp, wi):.0f} more: its consumer reading finished "
+                 "sweeps).")
     if pr:
         L.append("- **icount counts instructions, not memory stalls**, so it weighs this "
                  "per-thread work heavily: here a stock walk costs a few instructions per thread "
@@ -1316,9 +1318,11 @@ def reading_md(res):
                  "perturbation figures are therefore the work fgraphtop adds, in the kernel's "
                  "own currency, not the slowdown a memory-bound walk would show on hardware; "
                  "the floor shows what any tool on these tracepoints adds in the same currency. "
-                 "Keeping the per-sweep counts and the histogram in the kernel (as libbpf-tools "
-                 "do) would remove the consumer's share and part of the programs'; it is not done "
-                 "here (the consumer keeps up, which was that change's condition).")
+                 "The per-sweep counts and the histogram are kept in the kernel, as libbpf-tools "
+                 "keep theirs (bpf/agg.h, 2026-12-02): the consumer's share is gone, and what "
+                 "is left over the answers' floor is the filter (the fgraph_stack cache, the "
+                 "sweep's range) and what exact answers need beyond a count and a histogram: "
+                 "each sweep's end, the batch, the non-blocking allocations, max and min.")
     L += ["- **Start-up**, broken down under icount with a profiling build (lab-stock, "
           "2026-12-01; not part of `make bench`; `fgraphtop -vv` logs the phases): 305 ms "
           "were /proc/kallsyms 143 (118 of them the kernel writing it out), the plan 40 "
@@ -1330,10 +1334,13 @@ def reading_md(res):
           "plan's symbols come from the kernel's kallsyms tables through /proc/kcore (8 ms; "
           "the whole /proc/kallsyms is read after the start line, for stacks and the static "
           "verdict), and the stack walk shared by two programs is a loop, not 457 unrolled "
-          "instructions in each (-16 ms of verifier). What is left beyond the floor: the "
-          "separate probe phase and its BTF parse, libbpf's own parse and searches, and the "
-          "verifier's time per instruction loaded (tp_kmalloc carries the kmalloc'd-stack "
-          "path that a kernel with fgraph_stack_cachep never runs).",
+          "instructions in each (-16 ms of verifier). The in-kernel aggregation (2026-12-02) "
+          "first made the load phase 180 ms (tp_kmem_cache_alloc: 25,749 instructions "
+          "verified); its cold code now runs in global functions, verified once, its end is "
+          "finished by the consumer, and a kernel with fgraph_stack_cachep loads kmalloc and "
+          "kfree programs that hold only the list's path: 91.9 ms, against 71.5 before it. "
+          "What is left beyond the floor: the separate probe phase and its BTF parse, "
+          "libbpf's own parse and searches, and the verifier's time per instruction loaded.",
           "- **Peak RSS** is set while vmlinux BTF is parsed (same profiling build: kallsyms "
           "loaded, VmHWM 4.5 MB; the plan's probes parse BTF, 9.4 MB; libbpf's load parses it "
           "again, 9.6 MB), not by the ring buffer or the activation log, which are mapped after "
@@ -1434,10 +1441,12 @@ def readme_snippet(res):
                    "in the kernel, the least the served count and the latency\n  need; empty programs "
                    f"alone: {pct(ratio_pct(st30['floor']))} at lab-stock, U = 30,000). There fgraphtop's "
                    f"programs, its consumer stopped, cost\n  {pct(ratio_pct(st30['stopped']))} against "
-                   f"that floor's {pct(ratio_pct(st30['floor_ts']))}; the other "
-                   f"{(ratio_pct(st30['with']) - ratio_pct(st30['stopped'])) * 100:.1f} points are its "
-                   "consumer turning each record into the\n  activation on the same CPU, which keeping "
-                   "the per-sweep counts and the histogram in BPF maps would\n  leave out.")
+                   f"that floor's {pct(ratio_pct(st30['floor_ts']))}, and as run "
+                   f"{pct(ratio_pct(st30['with']))}: the programs keep the\n  per-sweep counts and "
+                   "the histogram in the kernel (bpf/agg.h), so its consumer only reads finished\n  "
+                   "sweeps; the rest over the floor is the filter and what exact answers need beyond "
+                   "a count\n  and a histogram (each sweep's end, the batch, the non-blocking "
+                   "allocations, max and min).")
     return f"""`make bench` boots the lab's Linux {version} kernels, stock and with the fix, under
 qemu; `make bench BENCH_PARTS=scale` repeats the fix at the series' own scale. The
 results, the machine and the spreads: [docs/bench/results.md](docs/bench/results.md).
@@ -1455,11 +1464,12 @@ results, the machine and the spreads: [docs/bench/results.md](docs/bench/results
   at every U from 1,000 to 30,000; the stock walk it timed grows as
   U^{sc['fits']['lab-stock']['walk_ns']:.2f} over 50k..400k.
   ![first activation, stock vs fixed](docs/bench/fix.png)
-- **The consumer keeps up with bare metal.** Natively, fgraphtop turns the activation log
-  into the finished record at {con['min_rate'] / 1e6:,.0f} million records per CPU-second (the
-  slowest shape; the series' fixed kernel makes 4.35 million per second), so the
-  16,384-record log leaves a wake-up {con['headroom']['latency_budget_ms']:.1f} ms to be served before
-  a record is lost; lost records are counted in the activation and in check's answer.
+- **The consumer keeps up with bare metal.** The activation's figures are kept in the
+  kernel; with `--events` fgraphtop also reads a record per shadow stack, at
+  {con['min_rate'] / 1e6:,.0f} million records per CPU-second natively (the slowest shape;
+  the series' fixed kernel makes 4.35 million per second), so the 16,384-record log leaves
+  a wake-up {con['headroom']['latency_budget_ms']:.1f} ms to be served before a printed
+  record is lost (counted, and the figures are whole).
 - **Cost**, under qemu's instruction counting (guest time = instructions executed: the
   same load repeats within {spread.get('openclose', 0) * 100:.2f} % (open/close), {spread.get('exec', 0) * 100:.2f} % (a shell-heavy
   script) and {spread.get('fork', 0) * 100:.2f} % (fork/exit); the targets are judged on
