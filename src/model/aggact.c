@@ -193,12 +193,11 @@ static const struct fgt_activation *build(struct fgt_aggact *c, const struct fgt
 	 * is not kept by BPF while it is open (bpf/agg.h) */
 	if (open && nr && open->seq == a->seq && open->index == nr - 1) {
 		struct fgt_sweep *o = &r->sweeps[nr - 1];
-		uint64_t have = (uint64_t)open->batch + open->nonblocking;
 
 		if (!(c->seq == a->seq && nr - 1 < c->n && c->have[nr - 1]))
 			missing--;
 		sweep_of(o, open);
-		o->served = have > open->freed ? (uint32_t)(have - open->freed) : 0;
+		o->served = fgt_agg_served_of(open);
 		r->served = r->served - open->served + o->served;
 	}
 	/* a finished one's missing sweeps were lost; under way, not drained yet */
