@@ -84,7 +84,8 @@ static bool alloc(struct gen *g, uint32_t site, uint32_t gfp)
 	if (gfp & FGT_GFP_DIRECT_RECLAIM) {
 		if (++g->blocking_attempts == c->fail_blocking_nth)
 			ev.ok = 0;
-	} else if (g->nb_failed < c->fail_nb && ++g->nb_attempts % every == 0) {
+	} else if (g->nb_failed < c->fail_nb && ++g->nb_attempts > c->fail_after &&
+		   (g->nb_attempts - c->fail_after) % every == 0) {
 		/* failslab with ignore-gfp-wait: only non-blocking ones are eligible */
 		g->nb_failed++;
 		ev.ok = 0;

@@ -27,6 +27,8 @@ struct gen_cfg {
 	unsigned int after;	/* threads holding one, walked last */
 	unsigned int fail_nb;	/* K: non-blocking allocations failslab fails */
 	unsigned int fail_interval;	/* failslab interval (0 or 1: consecutive) */
+	unsigned int fail_after;	/* non-blocking attempts that succeed before the
+					 * failures begin (memory reaching the watermark) */
 	unsigned int fail_blocking_nth;	/* fail the n-th blocking alloc (1-based), 0: none */
 	unsigned int idle_cpus;	/* idle-task allocations before the sweeps */
 	uint64_t ts0;		/* start time */

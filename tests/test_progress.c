@@ -228,6 +228,66 @@ static void test_fixed_degraded(void **state)
 	free(v.e);
 }
 
+/*
+ * Fixed, under persistent pressure (the lab's starved kswapd,
+ * lab/scenarios/pressure.sh STARVE=1): the first 500 inline allocations
+ * succeed, then every one fails, so each sweep after the first serves its
+ * reserve and walks again over every thread served: the series' fix gone
+ * quadratic. Once two of those walks have ended the estimate is a range, and
+ * the time really left lies in it wherever it is drawn; its high end, the end
+ * if allocations keep failing as in the last sweep, is the end here (within
+ * 10 %). lab-fixed-plus's growing reserve ends after the low end too, but
+ * not always before the high one: each of its sweeps serves more than the
+ * last, and costs more (a reserve twice as big to allocate), which no
+ * a + b*k foresees; the line says "failing as in its last sweep", and that
+ * is what the high end is.
+ */
+static void persistent(bool grow, unsigned int want_sweeps)
+{
+	struct gen_cfg c = { .fixed = true, .grow = grow, .lacking = 3000, .fail_after = 500,
+			     .fail_nb = 100000, .ts0 = 1000 };
+	struct evs v = {};
+	struct fgt_progress p;
+	uint64_t begin = 0, end = 0, t, left;
+	unsigned int ranged = 0;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	at(&v, end - 1, end - 1, -1, &p);
+	assert_int_equal(p.sweeps, want_sweeps);
+	for (unsigned int pc = 5; pc < 100; pc += 5) {
+		t = begin + (end - begin) * pc / 100;
+		left = end - t;
+		at(&v, t, t, -1, &p);
+		assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
+		assert_true(p.eta_known);
+		print_message("%s %2u%%: %u sweeps, left %.3f ms, range %.3f - %.3f ms%s\n",
+			      grow ? "plus  " : "series", pc, p.sweeps, left / 1e6,
+			      p.eta_ns / 1e6, p.eta_high_ns / 1e6, p.degraded ? "" : " (a point)");
+		if (p.sweeps < 4) {
+			assert_false(p.degraded);
+			continue;
+		}
+		ranged++;
+		assert_true(p.degraded);
+		assert_true(p.eta_ns <= left);
+		if (!grow)
+			assert_true(left <= p.eta_high_ns && p.eta_high_ns <= left + left / 10);
+	}
+	assert_true(ranged >= 15);
+	free(v.e);
+}
+
+static void test_fixed_persistent(void **state)
+{
+	/* 500 inline, then 32 per sweep: 1 + ceil(2468 / 32) sweeps (the first
+	 * ends at its 33rd failure, every later one too but the last) */
+	persistent(false, 1 + (3000 - 500 - 32 + 31) / 32);
+	/* reserves of 32, 64, ..., 2048: 500 + 32 + 64 + ... + 1024 = 2516, and the
+	 * last sweep's 2048 serves the 484 left */
+	persistent(true, 7);
+}
+
 /* Too early to tell: the first batch only (a fixed kernel's reserve looks the
  * same), or nothing yet. No pattern, no estimate, no sweeps to come. */
 static void test_early(void **state)
@@ -549,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_lab_walk),
 		cmocka_unit_test(test_walks_in_range),
 		cmocka_unit_test(test_fixed_degraded),
+		cmocka_unit_test(test_fixed_persistent),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_midway),
 		cmocka_unit_test(test_lacking_at_start),

@@ -505,7 +505,9 @@ static const char *pattern_words(const struct fgt_progress *p)
 {
 	switch (p->so_far) {
 	case FGT_VERDICT_NOT_FIXED:	return "unfixed: a sweep per 32 threads";
-	case FGT_VERDICT_FIXED:		return "fixed: one walk, allocating inline";
+	case FGT_VERDICT_FIXED:
+		return p->sweeps > 1 ? "fixed, walking again: its reserve used up (memory pressure)"
+				     : "fixed: one walk, allocating inline";
 	default:			return "too early to tell the pattern";
 	}
 }
@@ -513,14 +515,19 @@ static const char *pattern_words(const struct fgt_progress *p)
 /*
  * "1.400 s to 6.952 s (at a pace seen in its 622 sweeps)": the range assumes
  * no more than that (src/model/progress.h). A fixed kernel's is a point:
- * "about 1.6 s (estimate from 1 sweep)".
+ * "about 1.6 s (estimate from 1 sweep)", a range again when it walks again
+ * under memory pressure (degraded).
  */
 static const char *left_words(const struct fgt_progress *p, char *b, size_t len)
 {
 	const char *s = p->fit_sweeps == 1 ? "" : "s";
 	char d[32], h[32];
 
-	if (p->eta_known && p->eta_high_ns > p->eta_ns)
+	if (p->eta_known && p->degraded)
+		snprintf(b, len, "%s to %s (no more failures, or failing as in its last sweep)",
+			 p->eta_ns ? dur(p->eta_ns, d, sizeof(d)) : "0",
+			 dur(p->eta_high_ns, h, sizeof(h)));
+	else if (p->eta_known && p->eta_high_ns > p->eta_ns)
 		snprintf(b, len, "%s to %s (at a pace seen in its %u sweep%s)",
 			 p->eta_ns ? dur(p->eta_ns, d, sizeof(d)) : "0",
 			 dur(p->eta_high_ns, h, sizeof(h)), p->fit_sweeps, s);
@@ -576,6 +583,7 @@ static void progress_json(struct fgt_out *o, const struct fgt_progress *p, const
 		jsonw_null_field(jw, "eta_high_ns");
 	}
 	jsonw_uint_field(jw, "eta_sweeps", p->fit_sweeps);
+	jsonw_bool_field(jw, "degraded", p->degraded);
 	jsonw_uint_field(jw, "lost", p->lost);
 	jsonw_end_object(jw);
 }

@@ -59,7 +59,7 @@ static uint64_t to_come(const struct fgt_activation *act, uint64_t threads)
 }
 
 /*
- * The pace of the sweeps seen, as multiples of the fit: each stretch of
+ * The pace of sweeps [from, done), as multiples of the fit: each stretch of
  * 1/FGT_STRETCHES of their time on the fit (at least FGT_STRETCH_MIN sweeps;
  * the last takes a short rest) over what a + b*k gives it, the smallest and
  * the largest. Stretches of equal time, not of equal sweeps: a hiccup of the
@@ -69,17 +69,17 @@ static uint64_t to_come(const struct fgt_activation *act, uint64_t threads)
  * tenths or twentieths, recorded walks of the lab that sped up or slowed
  * down under a loaded host ended outside.
  */
-static void pace(const struct fgt_activation *act, uint32_t done, double a, double b,
-		 double *lo, double *hi)
+static void pace(const struct fgt_activation *act, uint32_t from, uint32_t done, double a,
+		 double b, double *lo, double *hi)
 {
 	double total = 0, cum = 0, took = 0, want = 0, r;
 	uint32_t k, n = 0;
 	bool any = false;
 
-	for (k = 0; k < done; k++)
+	for (k = from; k < done; k++)
 		total += a + b * k;
 	*lo = *hi = 1;
-	for (k = 0; k < done; k++) {
+	for (k = from; k < done; k++) {
 		took += sweep_ns(act, k);
 		want += a + b * k;
 		cum += a + b * k;
@@ -115,7 +115,7 @@ static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p
 	/* the shape from every sweep seen: a fit over the recent half follows
 	 * a slow stretch (the host's, not the walk's) and overshoots 2x */
 	fit(act, 0, done, &a, &b);
-	pace(act, done, a, b, &lo, &hi);
+	pace(act, 0, done, a, b, &lo, &hi);
 	open = done;
 	last = open + p->sweeps_to_come;
 	/* sum over k = open .. last of a + b*k */
@@ -158,6 +158,44 @@ static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
 	p->end_ns = act->last_ns + (uint64_t)(per * p->lacking);
 	p->fit_sweeps = 1;
 	p->eta_known = true;
+}
+
+/*
+ * Fixed, walking again under memory pressure: a range. Its low end is
+ * eta_fixed()'s point, as if no allocation failed any more. Its high end, as
+ * if they kept failing as in the last finished sweep: each sweep to come
+ * serves what that one did and walks again over every thread served before
+ * it, so the later sweeps cost a + b*k as unfixed ones do (fitted from the
+ * second sweep on: the first is the one long inline walk), at the slowest
+ * pace they have shown. A pressure that eases ends in between, and so does a
+ * reserve that grows (lab-fixed-plus: each sweep serves more than the last).
+ * Under the series' persistent pressure every sweep after the first serves
+ * its 32 reserve stacks and a few inline ones, and the walk is quadratic
+ * again (docs/bench/results.md, memory pressure): the high end is its end.
+ */
+static void eta_degraded(const struct fgt_activation *act, struct fgt_progress *p)
+{
+	uint32_t done = act->nr_sweeps - 1;
+	const struct fgt_sweep *open = &act->sweeps[done];
+	uint64_t per, before, n;
+	double a, b, lo, hi, left;
+
+	if (done < 1 + FIT_NEED)
+		return;
+	per = act->sweeps[done - 1].served;
+	if (!per)
+		return;
+	before = sub(act->served, open->served);
+	fit(act, 1, done, &a, &b);
+	pace(act, 1, done, a, b, &lo, &hi);
+	/* the sweeps after the one under way, which counts as serving per */
+	n = (sub(p->threads, before + per) + per - 1) / per;
+	left = (n + 1) * a + b * (2.0 * done + n) * (n + 1) / 2;
+	if (left < 0)
+		left = 0;
+	p->end_high_ns = open->begin_ns + (uint64_t)(left * hi);
+	p->fit_sweeps = done;
+	p->degraded = true;
 }
 
 const char *fgt_u_src_name(enum fgt_u_src s)
@@ -216,10 +254,13 @@ void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
 		eta_unfixed(act, p);
 	} else if (p->so_far == FGT_VERDICT_FIXED) {
 		eta_fixed(act, p);
+		if (p->eta_known)
+			eta_degraded(act, p);
 	}
 	if (!p->eta_known)
 		return;
-	/* a fixed kernel's estimate is a point: its high end is its low */
+	/* a fixed kernel's estimate is a point (its high end is its low)
+	 * unless it walks again (eta_degraded()) */
 	if (p->end_high_ns < p->end_ns)
 		p->end_high_ns = p->end_ns;
 	p->eta_ns = sub(p->end_ns, now_ns);

@@ -25,10 +25,12 @@
  * host that slows the walk past any pace it has shown ends it later (the
  * lab's recorded walks, tests/data, and the two that did: test_progress.c).
  * A fixed kernel walks once, allocating inline: its rate so far times the
- * threads left; when memory pressure makes it walk again (a reserve used up),
- * the first sweep's rate times the threads left, the walks over served
- * threads still to come unforeseen. That one is a point (low = high), an
- * estimate said as one.
+ * threads left, a point (low = high), an estimate said as one. When memory
+ * pressure makes it walk again (a reserve used up) and two of those walks
+ * have ended, a range ("degraded"): from that point, as if no allocation
+ * failed any more, to the end if they kept failing as in its last sweep,
+ * each sweep to come walking again over the served threads at the slowest
+ * pace shown (tests/data/lab-fixed-30k-starved, test_progress.c).
  */
 #ifndef FGT_PROGRESS_H
 #define FGT_PROGRESS_H
@@ -75,6 +77,8 @@ struct fgt_progress {
 	uint64_t end_ns;		/* the end at the low end, monotonic */
 	uint64_t end_high_ns;		/* at the high end */
 	uint32_t fit_sweeps;		/* sweeps the estimate rests on */
+	bool degraded;			/* fixed, walking again: the range runs from no more
+					 * failures to failures as in its last sweep */
 	uint64_t lost;			/* its records lost so far */
 };
 
