@@ -524,7 +524,7 @@ static const char *left_words(const struct fgt_progress *p, char *b, size_t len)
 	char d[32], h[32];
 
 	if (p->eta_known && p->degraded)
-		snprintf(b, len, "%s to %s (no more failures, or failing as in its last sweep)",
+		snprintf(b, len, "%s to %s (no more failures, or failing as they have since its first sweep)",
 			 p->eta_ns ? dur(p->eta_ns, d, sizeof(d)) : "0",
 			 dur(p->eta_high_ns, h, sizeof(h)));
 	else if (p->eta_known && p->eta_high_ns > p->eta_ns)

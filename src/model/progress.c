@@ -22,15 +22,31 @@ static double sweep_ns(const struct fgt_activation *act, uint32_t i)
 	return (double)sub(act->sweeps[i + 1].begin_ns, act->sweeps[i].begin_ns);
 }
 
-/* Least squares of sweep durations over sweeps [from, to): d = a + b*k, b >= 0. */
-static void fit(const struct fgt_activation *act, uint32_t from, uint32_t to,
-		double *a, double *b)
+/*
+ * Sweep i's duration is known: it and the next one were seen. A live view's
+ * sweeps come from a drain (src/model/aggact.c) and the latest finished ones
+ * may not have come yet: they are zero, and left out.
+ */
+static bool known(const struct fgt_activation *act, uint32_t i)
 {
-	double n = to - from, sx = 0, sy = 0, sxx = 0, sxy = 0, den;
+	return act->sweeps[i].begin_ns && act->sweeps[i + 1].begin_ns;
+}
 
+/* Least squares of the known sweep durations over sweeps [from, to): d = a + b*k,
+ * b >= 0. Returns how many there were. */
+static uint32_t fit(const struct fgt_activation *act, uint32_t from, uint32_t to,
+		    double *a, double *b)
+{
+	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, den;
+
+	*a = *b = 0;
 	for (uint32_t k = from; k < to; k++) {
-		double y = sweep_ns(act, k);
+		double y;
 
+		if (!known(act, k))
+			continue;
+		y = sweep_ns(act, k);
+		n++;
 		sx += k;
 		sy += y;
 		sxx += (double)k * k;
@@ -41,7 +57,9 @@ static void fit(const struct fgt_activation *act, uint32_t from, uint32_t to,
 	/* a sweep never walks less than the one before it did */
 	if (*b < 0)
 		*b = 0;
-	*a = (sy - *b * sx) / n;
+	if (n > 0)
+		*a = (sy - *b * sx) / n;
+	return (uint32_t)n;
 }
 
 /*
@@ -77,9 +95,12 @@ static void pace(const struct fgt_activation *act, uint32_t from, uint32_t done,
 	bool any = false;
 
 	for (k = from; k < done; k++)
-		total += a + b * k;
+		if (known(act, k))
+			total += a + b * k;
 	*lo = *hi = 1;
 	for (k = from; k < done; k++) {
+		if (!known(act, k))
+			continue;
 		took += sweep_ns(act, k);
 		want += a + b * k;
 		cum += a + b * k;
@@ -114,7 +135,8 @@ static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p
 		return;
 	/* the shape from every sweep seen: a fit over the recent half follows
 	 * a slow stretch (the host's, not the walk's) and overshoots 2x */
-	fit(act, 0, done, &a, &b);
+	if (fit(act, 0, done, &a, &b) < FIT_NEED)
+		return;
 	pace(act, 0, done, a, b, &lo, &hi);
 	open = done;
 	last = open + p->sweeps_to_come;
@@ -163,30 +185,41 @@ static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
 /*
  * Fixed, walking again under memory pressure: a range. Its low end is
  * eta_fixed()'s point, as if no allocation failed any more. Its high end, as
- * if they kept failing as in the last finished sweep: each sweep to come
- * serves what that one did and walks again over every thread served before
- * it, so the later sweeps cost a + b*k as unfixed ones do (fitted from the
- * second sweep on: the first is the one long inline walk), at the slowest
- * pace they have shown. A pressure that eases ends in between, and so does a
- * reserve that grows (lab-fixed-plus: each sweep serves more than the last).
+ * if they kept failing as they have since the first sweep: each sweep to
+ * come serves what those served on average and walks again over every
+ * thread served before it, so the later sweeps cost a + b*k as unfixed ones
+ * do (fitted from the second sweep on: the first is the one long inline
+ * walk), at the slowest pace they have shown. The average, not the last
+ * sweep's count: a sweep in which kswapd caught up serves thousands, and on
+ * the recorded walk the last one's count made the range collapse below the
+ * time left (its fewest doubled the range's width). A pressure that eases
+ * ends in between, and so does a reserve that grows (lab-fixed-plus: each
+ * sweep serves more than the last).
  * Under the series' persistent pressure every sweep after the first serves
  * its 32 reserve stacks and a few inline ones, and the walk is quadratic
  * again (docs/bench/results.md, memory pressure): the high end is its end.
  */
 static void eta_degraded(const struct fgt_activation *act, struct fgt_progress *p)
 {
-	uint32_t done = act->nr_sweeps - 1;
+	uint32_t done = act->nr_sweeps - 1, k, seen = 0;
 	const struct fgt_sweep *open = &act->sweeps[done];
-	uint64_t per, before, n;
+	uint64_t per, sum = 0, before, n;
 	double a, b, lo, hi, left;
 
 	if (done < 1 + FIT_NEED)
 		return;
-	per = act->sweeps[done - 1].served;
-	if (!per)
+	/* what the finished later sweeps served on average (those drained:
+	 * the drain may be behind) */
+	for (k = 1; k < done; k++) {
+		if (!act->sweeps[k].begin_ns)
+			continue;
+		sum += act->sweeps[k].served;
+		seen++;
+	}
+	per = seen ? sum / seen : 0;
+	if (!per || fit(act, 1, done, &a, &b) < FIT_NEED)
 		return;
 	before = sub(act->served, open->served);
-	fit(act, 1, done, &a, &b);
 	pace(act, 1, done, a, b, &lo, &hi);
 	/* the sweeps after the one under way, which counts as serving per */
 	n = (sub(p->threads, before + per) + per - 1) / per;

@@ -28,9 +28,9 @@
  * threads left, a point (low = high), an estimate said as one. When memory
  * pressure makes it walk again (a reserve used up) and two of those walks
  * have ended, a range ("degraded"): from that point, as if no allocation
- * failed any more, to the end if they kept failing as in its last sweep,
- * each sweep to come walking again over the served threads at the slowest
- * pace shown (tests/data/lab-fixed-30k-starved, test_progress.c).
+ * failed any more, to the end if they kept failing as they have since
+ * its first sweep, each sweep to come walking again over the served threads at the
+ * slowest pace shown (tests/data/lab-fixed-30k-starved, test_progress.c).
  */
 #ifndef FGT_PROGRESS_H
 #define FGT_PROGRESS_H
@@ -78,7 +78,7 @@ struct fgt_progress {
 	uint64_t end_high_ns;		/* at the high end */
 	uint32_t fit_sweeps;		/* sweeps the estimate rests on */
 	bool degraded;			/* fixed, walking again: the range runs from no more
-					 * failures to failures as in its last sweep */
+					 * failures to failures as since its first sweep */
 	uint64_t lost;			/* its records lost so far */
 };
 
