@@ -277,7 +277,7 @@ static void persistent(bool grow, unsigned int want_sweeps)
 			     .fail_nb = 100000, .ts0 = 1000 };
 	struct evs v = {};
 	struct fgt_progress p;
-	uint64_t begin = 0, end = 0, t, left;
+	uint64_t begin = 0, end = 0, t, left, served = 0;
 	unsigned int ranged = 0;
 
 	gen_activation(&c, keep, &v);
@@ -290,6 +290,9 @@ static void persistent(bool grow, unsigned int want_sweeps)
 		at(&v, t, t, -1, &p);
 		assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
 		assert_true(p.eta_known);
+		/* the reserve counts as it is handed out: never past U */
+		assert_true(p.served <= 3000 && p.served >= served);
+		served = p.served;
 		print_message("%s %2u%%: %u sweeps, left %.3f ms, range %.3f - %.3f ms%s\n",
 			      grow ? "plus  " : "series", pc, p.sweeps, left / 1e6,
 			      p.eta_ns / 1e6, p.eta_high_ns / 1e6, p.degraded ? "" : " (a point)");
