@@ -388,35 +388,43 @@ static void load_fixed_sweeps(const char *name, struct evs *v, uint64_t *begin, 
 }
 
 /*
- * lab-fixed's walk with kswapd starved (tests/data/lab-fixed-30k-starved):
- * 316 sweeps. From a tenth of its time on, a fixed kernel walking again,
- * its range holding the time really left at every tenth; the high end within
- * 2.6x of it (the pace of a TCG guest on a host building a kernel varied
- * 2x; taking the last sweep's count instead of the average made the range
- * collapse below the time left at 40 %).
+ * lab-fixed's walks with kswapd starved (tests/data/lab-fixed-30k-starved*):
+ * 316 and 328 sweeps. From a tenth of its time on, a fixed kernel walking
+ * again, its range holding the time really left at every tenth, the high end
+ * within 3x of it (those guests shared a host building kernels: their pace
+ * varied 2x, and the range's high end is the slowest pace shown). Taking the last sweep's count made the range collapse below
+ * the time left at 40 % of the first; the average let the second's end pass
+ * the high end (and did live, 2 of 8 records).
  */
 static void test_recorded_starved(void **state)
 {
-	struct evs v = {};
-	struct fgt_progress p;
-	uint64_t begin, end;
+	static const struct { const char *name; unsigned int sweeps; } walks[] = {
+		{ "lab-fixed-30k-starved", 316 }, { "lab-fixed-30k-starved-b", 328 },
+	};
 
-	load_fixed_sweeps("lab-fixed-30k-starved", &v, &begin, &end);
-	at(&v, end, end, -1, &p);
-	assert_int_equal(p.sweeps, 316);
-	assert_int_equal(p.served, 30049);
-	for (int pc = 10; pc < 100; pc += 10) {
-		uint64_t seen = begin + (end - begin) * pc / 100, left = end - seen;
+	for (size_t f = 0; f < sizeof(walks) / sizeof(walks[0]); f++) {
+		struct evs v = {};
+		struct fgt_progress p;
+		uint64_t begin, end;
 
-		at(&v, seen, seen, -1, &p);
-		print_message("lab-fixed-30k-starved %3d%%: %u sweeps, left %7.3f s, range %7.3f - %7.3f s\n",
-			      pc, p.sweeps, left / 1e9, p.eta_ns / 1e9, p.eta_high_ns / 1e9);
-		assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
-		assert_true(p.degraded);
-		assert_true(p.eta_ns <= left && left <= p.eta_high_ns);
-		assert_true(p.eta_high_ns <= left * 26 / 10);
+		load_fixed_sweeps(walks[f].name, &v, &begin, &end);
+		at(&v, end, end, -1, &p);
+		assert_int_equal(p.sweeps, walks[f].sweeps);
+		assert_int_equal(p.served, 30049);
+		for (int pc = 10; pc < 100; pc += 10) {
+			uint64_t seen = begin + (end - begin) * pc / 100, left = end - seen;
+
+			at(&v, seen, seen, -1, &p);
+			print_message("%-24s %3d%%: %u sweeps, left %7.3f s, range %7.3f - %7.3f s\n",
+				      walks[f].name, pc, p.sweeps, left / 1e9, p.eta_ns / 1e9,
+				      p.eta_high_ns / 1e9);
+			assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
+			assert_true(p.degraded);
+			assert_true(p.eta_ns <= left && left <= p.eta_high_ns);
+			assert_true(p.eta_high_ns <= left * 3);
+		}
+		free(v.e);
 	}
-	free(v.e);
 }
 
 /* Too early to tell: the first batch only (a fixed kernel's reserve looks the

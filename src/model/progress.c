@@ -183,40 +183,59 @@ static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
 }
 
 /*
+ * The median of what the drained sweeps in [from, to) served, from a count
+ * of each value (those of FGT_MEDIAN_CAP or more counted together: a sweep
+ * in which kswapd caught up): 0 when none was drained.
+ */
+#define FGT_MEDIAN_CAP	1024
+
+static uint64_t median_served(const struct fgt_activation *act, uint32_t from, uint32_t to)
+{
+	uint32_t count[FGT_MEDIAN_CAP + 1] = { 0 }, seen = 0, k, v, cum = 0;
+
+	for (k = from; k < to; k++) {
+		if (!act->sweeps[k].begin_ns)
+			continue;
+		v = act->sweeps[k].served;
+		count[v < FGT_MEDIAN_CAP ? v : FGT_MEDIAN_CAP]++;
+		seen++;
+	}
+	for (v = 0; seen && v <= FGT_MEDIAN_CAP; v++) {
+		cum += count[v];
+		if (2 * (uint64_t)cum >= seen)
+			return v;
+	}
+	return 0;
+}
+
+/*
  * Fixed, walking again under memory pressure: a range. Its low end is
  * eta_fixed()'s point, as if no allocation failed any more. Its high end, as
  * if they kept failing as they have since the first sweep: each sweep to
- * come serves what those served on average and walks again over every
+ * come serves what those served in the median and walks again over every
  * thread served before it, so the later sweeps cost a + b*k as unfixed ones
  * do (fitted from the second sweep on: the first is the one long inline
- * walk), at the slowest pace they have shown. The average, not the last
- * sweep's count: a sweep in which kswapd caught up serves thousands, and on
- * the recorded walk the last one's count made the range collapse below the
- * time left (its fewest doubled the range's width). A pressure that eases
- * ends in between, and so does a reserve that grows (lab-fixed-plus: each
- * sweep serves more than the last).
+ * walk), at the slowest pace they have shown. The median: a sweep in which
+ * kswapd caught up serves hundreds or thousands, and on lab-fixed's
+ * recorded walks the last sweep's count made the range collapse below the
+ * time left, the average put the end up to 11 % past the high end, and the
+ * fewest doubled the range's width. A pressure that eases ends in between,
+ * and so does a reserve that grows (lab-fixed-plus: each sweep serves more
+ * than the last).
  * Under the series' persistent pressure every sweep after the first serves
  * its 32 reserve stacks and a few inline ones, and the walk is quadratic
  * again (docs/bench/results.md, memory pressure): the high end is its end.
  */
 static void eta_degraded(const struct fgt_activation *act, struct fgt_progress *p)
 {
-	uint32_t done = act->nr_sweeps - 1, k, seen = 0;
+	uint32_t done = act->nr_sweeps - 1;
 	const struct fgt_sweep *open = &act->sweeps[done];
-	uint64_t per, sum = 0, before, n;
+	uint64_t per, before, n;
 	double a, b, lo, hi, left;
 
 	if (done < 1 + FIT_NEED)
 		return;
-	/* what the finished later sweeps served on average (those drained:
-	 * the drain may be behind) */
-	for (k = 1; k < done; k++) {
-		if (!act->sweeps[k].begin_ns)
-			continue;
-		sum += act->sweeps[k].served;
-		seen++;
-	}
-	per = seen ? sum / seen : 0;
+	per = median_served(act, 1, done);
 	if (!per || fit(act, 1, done, &a, &b) < FIT_NEED)
 		return;
 	before = sub(act->served, open->served);
