@@ -27,8 +27,11 @@
 #   pressure  memory pressure, no failslab (lab/scenarios/pressure.sh, the disk
 #             of lab/guest/mkdisk.sh): lab-stock, lab-fixed and lab-fixed-plus
 #             at U = 30k and 100k (BENCH_PRESSURE_US), BENCH_PRESSURE_REPS
-#             (default 3) boots each: non-blocking failures, sweeps, visits,
-#             time, fgraphtop against the kernel's own kmem events
+#             (default 3) boots each, in two regimes (BENCH_PRESSURE_REGIMES):
+#             starved (kswapd starved of CPU, STARVE=1: persistent pressure)
+#             and free (kswapd races the walk): non-blocking failures, sweeps,
+#             visits, time, fgraphtop against the kernel's own kmem events;
+#             the results of regimes and U not asked for are kept
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
@@ -109,6 +112,15 @@ part_of() {	# RAW FILE NAME
 	*) echo other ;;
 	esac
 }
+# pressure_runs FILE: this run makes FILE again (its regime and U are asked for)
+pressure_runs() {
+	local b=${1%%.*} regime=free u
+	case $b in pressure-starved-*) regime=starved ;; esac
+	u=${b##*-}
+	case " ${BENCH_PRESSURE_REGIMES:-starved free} " in *" $regime "*) ;; *) return 1 ;; esac
+	case " ${BENCH_PRESSURE_US:-30000 100000} " in *" $u "*) return 0 ;; esac
+	return 1
+}
 rm -rf "$RAW.new"
 mkdir -p "$RAW.new"
 if [ -d "$RAW" ]; then
@@ -116,8 +128,10 @@ if [ -d "$RAW" ]; then
 		[ -f "$f" ] || continue
 		b=$(basename "$f")
 		p=$(part_of "$b")
-		# scale: kept even when it runs (resumable); it decides per (kernel, U)
-		if [ "$p" = scale ] || { [ "$p" != other ] && ! has_part "$p"; }; then
+		# scale: kept even when it runs (resumable); it decides per (kernel, U);
+		# pressure: the regimes and U not run this time are kept
+		if [ "$p" = scale ] || { [ "$p" != other ] && ! has_part "$p"; } ||
+			{ [ "$p" = pressure ] && ! pressure_runs "$b"; }; then
 			cp -a "$f" "$RAW.new/"
 		fi
 	done
@@ -231,6 +245,11 @@ fi
 # 6. The series' scale: one guest per kernel and U, the biggest ones alone.
 if has_part pressure; then
 	disk=$(lab/guest/mkdisk.sh) || { echo "bench: no pressure disk" >&2; exit 1; }
+	# starved: kswapd starved of CPU (STARVE=1, the persistent pressure);
+	# free: kswapd races the walk (failures vary from boot to boot)
+	for regime in ${BENCH_PRESSURE_REGIMES:-starved free}; do
+	st=0 pre=pressure
+	[ "$regime" = free ] || st=1 pre=pressure-starved
 	for u in ${BENCH_PRESSURE_US:-30000 100000}; do
 		# 30k threads take about 0.8 GiB of it, the stacks 0.12: the rest is
 		# page cache (as in tests/lab/pressure.sh); 100k: the same shares
@@ -238,11 +257,14 @@ if has_part pressure; then
 		for k in lab-stock lab-fixed lab-fixed-plus; do
 			for r in $(seq "${BENCH_PRESSURE_REPS:-3}"); do
 				# the oracle's trace buffer per CPU grows with U: 8 MiB
-				# overran at 100k (100k events of about 100 bytes)
-				run "pressure-$k-$u.r$r" -k "$k" -s pressure -d "$disk" -m "$mem" \
-					-t 3600 -- "U=$u" "BUF_KB=$((8192 * u / 30000 + 4096))"
+				# overran at 100k (100k events of about 100 bytes); starved,
+				# the series' sweeps add a reserve's 32 events each
+				run "$pre-$k-$u.r$r" -k "$k" -s pressure -d "$disk" -m "$mem" \
+					-a no_hash_pointers -t 3600 -- "U=$u" "STARVE=$st" \
+					"BUF_KB=$(((8192 + 8192 * st) * u / 30000 + 4096))"
 			done
 		done
+	done
 	done
 fi
 scale_done() {	# FILE: a finished run with status 0

@@ -148,6 +148,7 @@ def pressure_part(raw):
                  al["blocking"] == o["blk_ok"] and al["freed"] == o["freed"] and
                  a["sweeps"] == (o["reserve_runs"] if o["nb_ok"] + o["nb_failed"] else a["sweeps"]))
         rows.append({"name": name, "kernel": run[-1]["kernel"], "u": p["u"], "threads": p["threads"],
+                     "regime": "starved" if p.get("starve") else "free",
                      "failures": al["failed_nonblocking"], "sweeps": a["sweeps"],
                      "reserve": a["served"] - al["nonblocking"] if al["nonblocking"] else 0,
                      "visits": pressure_visits(a), "ms": a["duration_ns"] / 1e6,
@@ -158,11 +159,12 @@ def pressure_part(raw):
                      "zones": p["zones"], "verdict": a["verdict"]["verdict"],
                      "evidence": a["verdict"]["evidence"]})
     pts = []
-    for u in sorted({r["u"] // 1000 * 1000 for r in rows}):
+    for regime, u in sorted({(r["regime"], r["u"] // 1000 * 1000) for r in rows}, reverse=True):
         for k in PRESSURE_KERNELS:
-            rs = [r for r in rows if r["kernel"] == k and r["u"] // 1000 * 1000 == u]
+            rs = [r for r in rows if r["kernel"] == k and r["u"] // 1000 * 1000 == u and
+                  r["regime"] == regime]
             if rs:
-                pts.append({"kernel": k, "u": u, "n": len(rs),
+                pts.append({"kernel": k, "u": u, "regime": regime, "n": len(rs),
                             **{f: stats([r[f] for r in rs]) for f in ("failures", "sweeps", "visits", "ms")},
                             "exact": all(r["oracle_exact"] for r in rs), "oom": sum(r["oom"] for r in rs),
                             "lost": sum(r["lost"] for r in rs),
@@ -181,15 +183,20 @@ def pressure_md(res):
           "(virtio-blk, lab/guest/mkdisk.sh) read so that clean page cache holds the memory the "
           "threads left, then function_graph on. GFP_NOWAIT cannot reclaim: it fails whenever "
           "free memory is under the zone's min watermark, however much page cache could be "
-          "freed, and the walk itself allocates a 4 KiB stack per thread faster than kswapd "
-          "frees memory beside it. Default watermarks (vm.watermark_scale_factor 10). "
+          "freed. Two regimes, default watermarks (vm.watermark_scale_factor 10) in both. "
+          "*starved*: kswapd at nice 19 beside two busy loops on the other vCPU, the walk on "
+          "CPU 0 (a host whose CPUs are all busy, STARVE=1): the walk reaches the min watermark "
+          "within its first MiBs and stays there, every reserve refilled by direct reclaim, "
+          "the pressure persistent. *free*: kswapd has a vCPU to itself and races the walk, "
+          "which allocates a 4 KiB stack per thread faster than kswapd frees memory beside it "
+          "on some boots. "
           "Failures are counted by fgraphtop and by the oracle (the kernel's own kmem trace "
           "events from the function holding the sweep, read in the guest); visits from the "
           "sweeps' served counts (every thread lacked a stack). Medians, min..max over the "
           "boots; plain TCG, wall clock.", "",
-          "| kernel | U | boots | non-blocking failures | sweeps | thread visits | activation | "
+          "| kswapd | kernel | U | boots | non-blocking failures | sweeps | thread visits | activation | "
           "= oracle | events lost | oracle: failures, sweeps | series' sweeps at K | OOM kills |",
-          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
 
     def rng(s, fmt="{:,.0f}"):
         if not s:
@@ -197,7 +204,7 @@ def pressure_md(res):
         m = fmt.format(s["median"])
         return m if s["min"] == s["max"] else f"{m} ({fmt.format(s['min'])}..{fmt.format(s['max'])})"
     for p in pts:
-        L.append(f"| {p['kernel']} | {p['u']:,} | {p['n']} | {rng(p['failures'])} | {rng(p['sweeps'])} | "
+        L.append(f"| {p['regime']} | {p['kernel']} | {p['u']:,} | {p['n']} | {rng(p['failures'])} | {rng(p['sweeps'])} | "
                  f"{rng(p['visits'])} | {rng(p['ms'], '{:,.1f}')} ms | "
                  f"{'yes' if p['exact'] else 'NO'} | {p['lost']:,} | "
                  f"{rng(p['oracle_failures'])}, {rng(p['oracle_sweeps'])} | "
@@ -206,8 +213,8 @@ def pressure_md(res):
           "kernel's sweeps are best read against its own K: the series makes 1 + floor(K / 33) "
           "(the column before last, from the oracle's K), lab-fixed-plus at most "
           "1 + log2(K / 32 + 1). The ratios below are of medians at unequal K.", ""]
-    for u in sorted({p["u"] for p in pts}):
-        at = {p["kernel"]: p for p in pts if p["u"] == u}
+    for regime, u in sorted({(p["regime"], p["u"]) for p in pts}, reverse=True):
+        at = {p["kernel"]: p for p in pts if p["u"] == u and p["regime"] == regime}
         parts = []
         for num, den in (("lab-stock", "lab-fixed"), ("lab-fixed", "lab-fixed-plus"),
                          ("lab-stock", "lab-fixed-plus")):
@@ -216,7 +223,7 @@ def pressure_md(res):
                              f"visits {med(at[num]['visits']) / med(at[den]['visits']):,.1f}x, "
                              f"time {med(at[num]['ms']) / med(at[den]['ms']):,.1f}x")
         if parts:
-            L.append(f"- U = {u:,}: " + "; ".join(parts) + " (medians).")
+            L.append(f"- {regime}, U = {u:,}: " + "; ".join(parts) + " (medians).")
     if any(not p["exact"] for p in pts):
         L += ["", "A row that is not \"= oracle\" lost events on one side: fgraphtop's (its "
               "log overran while memory was short: its figures are then a lower bound, and its "

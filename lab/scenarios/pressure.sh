@@ -1,6 +1,6 @@
 #!/bin/sh
 # pressure U=N [WSF=N] [MINFREE=KB] [TOOL=0|1] [FILTER=FUNC] [BUF_KB=N] [READS=N]
-#          [CHECK=0|1]
+#          [CHECK=0|1] [STARVE=0|1]
 # Real memory pressure, no failslab (lab/run.sh -d with lab/guest/mkdisk.sh's
 # disk, mounted read-only from /dev/vda): park U idle threads, start
 # fgraphtop -j (TOOL=1) and the oracle, then read the disk's files so that
@@ -16,6 +16,19 @@
 # trigger is `fgraphtop check --trigger --json --prometheus FILE` instead of
 # function_graph: check's own activation under the same pressure, its status,
 # answer and textfile recorded ({"type":"pressure_check"}).
+# STARVE=1: kswapd starved of CPU, as on a host whose CPUs are all busy:
+# kswapd and two busy loops on the last CPU, kswapd at nice 19 (about 0.7 % of
+# that CPU), and this shell with all it starts (the walk, fgraphtop, the
+# oracle) on CPU 0. At the default watermarks kswapd races the walk and wins
+# on some boots (0 to 429 failures at 30k on lab-fixed, 2026-12-02); starved,
+# the walk reaches the min watermark within its first few MiB and stays there,
+# each reserve refilled by direct reclaim: the persistent pressure of the
+# series' worst case. Needs 2 CPUs.
+# The oracle pairs frees with allocations by pointer: it needs the pointers
+# themselves (boot with no_hash_pointers: 6.1's hashed %p can print every
+# pointer as "(____ptrval____)" while the boot's hash key is unset, so all
+# frees paired with one allocation); the reserve stacks' pointers must be
+# distinct ("res_ptrs": how many distinct, = blk_ok when the pairing holds).
 #
 # The oracle counts the sweep's allocations itself, without BPF: the kernel's
 # own kmem trace events (kmem_cache_alloc, kmalloc, kmem_cache_free, kfree) in
@@ -31,10 +44,11 @@
 #    "min_free_kbytes":..,"oom_kills":N,"alloc_failures_logged":N,
 #    "oracle":{"nb_ok":..,"nb_failed":..,"blk_ok":..,"blk_failed":..,
 #    "other":..,"freed":..,"reserve_runs":..,"events":..,"lost":..,
-#    "sizes":{BYTES_REQ:N}},"on":{..}}   (sizes: the stacks' allocations, both gfps)
+#    "res_ptrs":..,"sizes":{BYTES_REQ:N}},"on":{..},"starve":{..}|null}   (sizes: the stacks' allocations, both gfps)
 #   {"type":"pressure_check","status":N,"answer":{check's JSON},
 #    "prom":{METRIC:VALUE,..}}   (CHECK=1; prom: the textfile's unlabelled gauges)
-# and fgraphtop's records (name "pressure", tool-lib.sh) with TOOL=1.
+# and fgraphtop's records (name "pressure", tool-lib.sh, at -i 1: its progress
+# records through the walk) with TOOL=1.
 # meminfo figures are in KiB.
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
@@ -49,6 +63,7 @@ filter=$(fgt_arg FILTER bpf_fentry_test1 "$@")
 buf_kb=$(fgt_arg BUF_KB 8192 "$@")
 reads=$(fgt_arg READS 1 "$@")
 check=$(fgt_arg CHECK 0 "$@")
+starve=$(fgt_arg STARVE 0 "$@")
 DISK=/mnt/disk
 ORI=$TRACEFS/instances/fgt-pressure
 
@@ -57,6 +72,47 @@ mkdir -p $DISK
 mount -t ext2 -o ro /dev/vda $DISK || fgt_die "cannot mount /dev/vda (ext2)"
 [ -n "$wsf" ] && { echo "$wsf" > /proc/sys/vm/watermark_scale_factor || fgt_die "watermark_scale_factor $wsf"; }
 [ -n "$minfree" ] && { echo "$minfree" > /proc/sys/vm/min_free_kbytes || fgt_die "min_free_kbytes $minfree"; }
+
+# STARVE=1: kswapd and two busy loops on the last CPU, the rest on CPU 0.
+hogs=''
+starve_json=null
+ncpu=$(nproc)
+last=$((ncpu - 1))
+# first, before anything is started: all the scenario starts inherits CPU 0
+starve_pin() {
+	[ "$ncpu" -ge 2 ] || fgt_die "STARVE=1 needs 2 CPUs (this guest has $ncpu)"
+	taskset -p 1 $$ > /dev/null || fgt_die "cannot pin the scenario to CPU 0"
+}
+starve_start() {
+	local mask p c ks=''
+	mask=$(printf '%x' $((1 << last)))
+	for p in /proc/[0-9]*; do
+		c=$(cat "$p/comm" 2>/dev/null) || continue
+		case $c in kswapd*) ;; *) continue ;; esac
+		taskset -p "$mask" "${p#/proc/}" > /dev/null || fgt_die "cannot pin $c to CPU $last"
+		renice 19 -p "${p#/proc/}" > /dev/null || fgt_die "cannot renice $c"
+		grep -q "^Cpus_allowed_list:[[:space:]]*$last\$" "$p/status" ||
+			fgt_die "$c is not on CPU $last: $(grep Cpus_allowed_list "$p/status")"
+		ks="$ks${ks:+,}{\"comm\":\"$c\",\"cpu\":$last,\"nice\":$(awk '{ print $19 }' "$p/stat")}"
+	done
+	[ -n "$ks" ] || fgt_die "no kswapd thread found"
+	for c in 1 2; do
+		taskset "$mask" sh -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done
+	starve_json="{\"cpus\":$ncpu,\"hogs\":2,\"kswapd\":[$ks]}"
+	fgt_log "starved: $starve_json"
+}
+starve_stop() {
+	[ -n "$hogs" ] || return 0
+	# shellcheck disable=SC2086 # pids
+	kill $hogs 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $hogs 2>/dev/null
+	hogs=''
+}
+
+[ "$starve" = 1 ] && starve_pin
 
 # /proc/meminfo's MemFree, Cached, Buffers, Active/Inactive(file), Slab parts, in KiB.
 meminfo() {
@@ -128,7 +184,7 @@ oracle_stop() {
 			other++
 		} else if ($0 ~ /gfp_flags=GFP_KERNEL/) {
 			size[sz]++
-			if (fail) bf++; else { bo++; res[ptr_of($0)] = 1 }
+			if (fail) bf++; else { bo++; q = ptr_of($0); if (!(q in seen)) { seen[q] = 1; nres++ }; res[q] = 1 }
 			if (prev != "blk") runs++
 			prev = "blk"
 		} else if ($0 ~ /gfp_flags=GFP_NOWAIT/) {
@@ -140,8 +196,8 @@ oracle_stop() {
 		}
 	}
 	END {
-		printf "{\"nb_ok\":%d,\"nb_failed\":%d,\"blk_ok\":%d,\"blk_failed\":%d,\"other\":%d,\"freed\":%d,\"reserve_runs\":%d,\"events\":%d,\"lost\":%d,\"sizes\":{",
-			no, nf, bo, bf, other, freed, runs, ev, lost
+		printf "{\"nb_ok\":%d,\"nb_failed\":%d,\"blk_ok\":%d,\"blk_failed\":%d,\"other\":%d,\"freed\":%d,\"reserve_runs\":%d,\"events\":%d,\"lost\":%d,\"res_ptrs\":%d,\"sizes\":{",
+			no, nf, bo, bf, other, freed, runs, ev, lost, nres
 		for (k in size)
 			printf "%s\"%s\":%d", (m++ ? "," : ""), k, size[k]
 		printf "}}"
@@ -162,8 +218,9 @@ status=0
 park=$(fgt_park "$n")
 fgt_log "parked: $park"
 if [ "$tool" = 1 ]; then
-	fgt_tool_start pressure || status=1
+	fgt_tool_start pressure -i 1 || status=1
 fi
+[ "$starve" = 1 ] && starve_start
 oracle_start
 mem_before=$(meminfo)
 i=0
@@ -190,12 +247,14 @@ if [ "$check" = 1 ]; then
 	sleep 1
 	oracle=$(oracle_stop)
 	mem_after=$(meminfo)
+	starve_stop
 else
 	on=$(fgt-trigger -f "$filter" tracefs on) || status=1
 	fgt_log "on: $on"
 	sleep 1
 	oracle=$(oracle_stop)
 	mem_after=$(meminfo)
+	starve_stop
 	fgt-trigger -f "$filter" tracefs off > /dev/null || status=1
 fi
 fgt_log "oracle: $oracle; after: $mem_after"
@@ -208,7 +267,7 @@ fgt_result "$(fgt_json type pressure u "${u:-0}" threads "${threads:-0}" parked 
 	min_free_kbytes "$(cat /proc/sys/vm/min_free_kbytes)" \
 	mem_before "$mem_before" mem_trigger "$mem_trigger" mem_after "$mem_after" \
 	zones "$zs" oom_kills "$oom" alloc_failures_logged "$afail" \
-	oracle "$oracle" on "$on")"
+	oracle "$oracle" on "$on" starve "$starve_json")"
 [ "$oom" -eq 0 ] || { fgt_log "OOM kill seen"; status=1; }
 if [ "$tool" = 1 ]; then
 	fgt_tool_stop pressure || status=1

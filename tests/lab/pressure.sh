@@ -10,15 +10,20 @@
 #                   trigger: fixed, status 1, its JSON and textfile exact
 #                   (FGT_PRESSURE_CHECK: the kernels given this run, default
 #                   lab-fixed).
-# Checks (tests/lab/pressure_check.py): failures really happened (kswapd races
-# the walk: a boot of lab-fixed that met none, every count still checked, is
-# booted again, FGT_PRESSURE_BOOTS times at most, default 3), no OOM kill,
+# kswapd is starved of CPU (the scenario's STARVE=1: kswapd at nice 19 beside
+# two busy loops on the other vCPU, as on a host whose CPUs are all busy), so
+# the walk meets the min watermark on every boot. FGT_PRESSURE_STARVE=0 runs
+# the default instead, where kswapd races the walk and sometimes wins.
+# Guests boot with no_hash_pointers: the oracle pairs frees by pointer.
+# Checks (tests/lab/pressure_check.py): failures really happened (unstarved, a
+# boot of lab-fixed that met none, every count still checked, is booted
+# again, FGT_PRESSURE_BOOTS times at most, default 3), no OOM kill,
 # fgraphtop's counts equal the oracle's (the kernel's own kmem trace events,
 # no BPF) exactly, the verdict is fixed with the degraded evidence, and on
 # lab-fixed-plus the walks stay within 1 + log2(K/32 + 1).
 #
 #   tests/lab/pressure.sh [-o OUTDIR] [-k KERNEL]...
-# Environment: FGT_KERNELS as lab/run.sh; FGT_PRESSURE_U (30000),
+# Environment: FGT_KERNELS as lab/run.sh; FGT_PRESSURE_U (30000), FGT_PRESSURE_STARVE (1),
 # FGT_PRESSURE_MEM (guest MiB, 1536), FGT_PRESSURE_ARGS (more scenario args).
 set -uo pipefail
 
@@ -36,6 +41,7 @@ mem=${FGT_PRESSURE_MEM:-1536}
 disk=$("$ROOT/lab/guest/mkdisk.sh") || { echo "pressure: no disk image" >&2; exit 1; }
 fail=0
 boots=${FGT_PRESSURE_BOOTS:-3}
+starve=${FGT_PRESSURE_STARVE:-1}
 for run in "${runs[@]}"; do
 	k=${run%:check} extra=""
 	[ "$k" = "$run" ] || extra=CHECK=1
@@ -45,7 +51,8 @@ for run in "${runs[@]}"; do
 		[ "$boot" = 1 ] || dir=$out/$run.boot$boot
 		# shellcheck disable=SC2086 # FGT_PRESSURE_ARGS: words
 		FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s pressure -m "$mem" -t 900 -d "$disk" \
-			-o "$dir" -- U="$u" $extra ${FGT_PRESSURE_ARGS:-} > /dev/null 2> "$dir.log" || rc=$?
+			-a no_hash_pointers -o "$dir" -- U="$u" STARVE="$starve" $extra \
+			${FGT_PRESSURE_ARGS:-} > /dev/null 2> "$dir.log" || rc=$?
 		echo "pressure: $run: boot $boot: status $rc, $((SECONDS - t0)) s" >&2
 		crc=0
 		python3 "$ROOT/tests/lab/pressure_check.py" "$k" "$dir/results.jsonl" > "$dir.check" 2>&1 || crc=$?
