@@ -53,19 +53,24 @@ static void span(const struct evs *v, uint64_t *begin, uint64_t *end)
  * Replay v into an assembler as a live view sees it: the events up to time
  * `seen`, the view drawn at `now` (>= seen: the data is a drain behind).
  */
-static void at(const struct evs *v, uint64_t seen, uint64_t now, int64_t lacking,
-	       struct fgt_progress *p)
+static struct fgt_assembler *fed(const struct evs *v, uint64_t seen)
 {
 	struct fgt_assembler *a = fgt_assembler_new(NULL, NULL);
-	const struct fgt_activation *cur;
 
 	assert_non_null(a);
 	for (size_t i = 0; i < v->n && v->e[i].ts_ns <= seen; i++)
 		if (v->e[i].type != FGT_EV_ACT_END)
 			fgt_assembler_feed(a, &v->e[i]);
-	cur = fgt_assembler_current(a);
-	assert_non_null(cur);
-	fgt_progress_of(cur, now, lacking, 0, p);
+	assert_non_null(fgt_assembler_current(a));
+	return a;
+}
+
+static void at(const struct evs *v, uint64_t seen, uint64_t now, int64_t lacking,
+	       struct fgt_progress *p)
+{
+	struct fgt_assembler *a = fed(v, seen);
+
+	fgt_progress_of(fgt_assembler_current(a), now, lacking, 0, p);
 	fgt_assembler_free(a);
 }
 
@@ -75,18 +80,11 @@ static void at(const struct evs *v, uint64_t seen, uint64_t now, int64_t lacking
  */
 static void at_lag(const struct evs *v, uint64_t seen, uint32_t lag, struct fgt_progress *p)
 {
-	struct fgt_assembler *a = fgt_assembler_new(NULL, NULL);
-	const struct fgt_activation *cur;
-	struct fgt_activation act;
+	struct fgt_assembler *a = fed(v, seen);
+	const struct fgt_activation *cur = fgt_assembler_current(a);
+	struct fgt_activation act = *cur;
 	struct fgt_sweep *sw;
 
-	assert_non_null(a);
-	for (size_t i = 0; i < v->n && v->e[i].ts_ns <= seen; i++)
-		if (v->e[i].type != FGT_EV_ACT_END)
-			fgt_assembler_feed(a, &v->e[i]);
-	cur = fgt_assembler_current(a);
-	assert_non_null(cur);
-	act = *cur;
 	sw = calloc(act.nr_sweeps, sizeof(*sw));
 	assert_non_null(sw);
 	memcpy(sw, cur->sweeps, act.nr_sweeps * sizeof(*sw));
@@ -326,23 +324,82 @@ static void test_fixed_persistent(void **state)
 	persistent(true, 7);
 }
 
+/* An unfixed sweep: its batch of 32 over its allocation phase, then the walk,
+ * then what it did not hand out freed. */
+static uint64_t replay_unfixed(struct evs *v, uint64_t ts, unsigned int served,
+			       unsigned long long walk, unsigned long long alloc)
+{
+	struct fgt_event ev;
+
+	for (int i = 0; i < 32; i++) {
+		ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
+			.site = FGT_SITE_SWEEP, .gfp = 0xcc0, .ok = 1, .size = 4096,
+			.ts_ns = ts + alloc * (i + 1) / 32 };
+		keep(&ev, v);
+	}
+	ts += alloc + walk;
+	for (unsigned int i = served; i < 32; i++) {
+		ev = (struct fgt_event){ .type = FGT_EV_FREE, .src = FGT_SRC_ATTRIBUTED,
+					 .site = FGT_SITE_SWEEP, .ts_ns = ts };
+		keep(&ev, v);
+	}
+	return ts;
+}
+
 /*
- * A real fixed walk under persistent pressure (tests/data/NAME.sweeps: served
- * walk_ns alloc_ns batch nonblocking failed_nonblocking), replayed as the
- * attributed path's events: the reserve over the sweep's time outside its
- * walk (alloc_ns - walk_ns: alloc_ns holds the reserve and the inline
- * allocations' latencies, which walk_ns holds too), the inline allocations
- * over the walk, the successes first, then the unused reserve freed.
+ * A fixed sweep: the reserve over the sweep's time outside its walk (alloc_ns
+ * - walk_ns: alloc_ns holds the reserve and the inline allocations'
+ * latencies, which walk_ns holds too), the inline allocations over the walk,
+ * the successes first, then the unused reserve freed.
  */
-static void load_fixed_sweeps(const char *name, struct evs *v, uint64_t *begin, uint64_t *end)
+static uint64_t replay_fixed(struct evs *v, uint64_t ts, unsigned int served,
+			     unsigned long long walk, unsigned long long alloc,
+			     unsigned int batch, unsigned int nb, unsigned int nbf)
+{
+	unsigned long long r = alloc > walk ? alloc - walk : batch * 300ull;
+	struct fgt_event ev;
+
+	for (unsigned int i = 0; i < batch; i++) {
+		ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
+			.site = FGT_SITE_SWEEP, .gfp = GEN_GFP_KERNEL, .ok = 1, .size = 4096,
+			.ptr = 0xffff888000000000ull + (v->n << 12), .ts_ns = ts + r * (i + 1) / batch };
+		keep(&ev, v);
+	}
+	ts += r;
+	for (unsigned int i = 0; i < nb + nbf; i++) {
+		ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
+			.site = FGT_SITE_SWEEP, .gfp = GEN_GFP_NOWAIT, .ok = i < nb, .size = 4096,
+			.ptr = i < nb ? 0xffff888000000000ull + (v->n << 12) : 0,
+			.ts_ns = ts + walk * (i + 1) / (nb + nbf + 1) };
+		keep(&ev, v);
+	}
+	ts += walk;
+	for (unsigned int i = served - nb; i < batch; i++) {
+		ev = (struct fgt_event){ .type = FGT_EV_FREE, .src = FGT_SRC_ATTRIBUTED,
+					 .site = FGT_SITE_SWEEP, .ts_ns = ts };
+		keep(&ev, v);
+	}
+	return ts;
+}
+
+/*
+ * A real walk, sweep by sweep (tests/data/NAME.sweeps), replayed as the
+ * attributed path's events. An unfixed walk's lines are "served walk_ns
+ * alloc_ns" (replay_unfixed()), a fixed one's "served walk_ns alloc_ns batch
+ * nonblocking failed_nonblocking" (replay_fixed()). Returns the sweeps; begin
+ * and end are the walk's.
+ */
+static unsigned int load_sweeps(const char *name, struct evs *v, uint64_t *begin,
+				uint64_t *end)
 {
 	const char *dir = getenv("FGT_TEST_DATA");
 	char path[512], line[256];
-	unsigned int served, batch, nb, nbf;
-	unsigned long long walk, alloc, threads = 0, r;
+	unsigned int served, batch, nb, nbf, sweeps = 0;
+	unsigned long long walk, alloc, threads = 0;
 	uint64_t ts = 1000000000;
 	struct fgt_event ev;
 	FILE *fp;
+	int n;
 
 	snprintf(path, sizeof(path), "%s/%s.sweeps", dir ? dir : "tests/data", name);
 	fp = fopen(path, "r");
@@ -355,36 +412,21 @@ static void load_fixed_sweeps(const char *name, struct evs *v, uint64_t *begin, 
 			keep(&ev, v);
 			continue;
 		}
-		if (sscanf(line, "%u %llu %llu %u %u %u", &served, &walk, &alloc, &batch, &nb,
-			   &nbf) != 6)
+		n = sscanf(line, "%u %llu %llu %u %u %u", &served, &walk, &alloc, &batch, &nb, &nbf);
+		if (n == 6)
+			ts = replay_fixed(v, ts, served, walk, alloc, batch, nb, nbf);
+		else if (n == 3)
+			ts = replay_unfixed(v, ts, served, walk, alloc);
+		else
 			continue;
-		r = alloc > walk ? alloc - walk : batch * 300ull;
-		for (unsigned int i = 0; i < batch; i++) {
-			ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
-				.site = FGT_SITE_SWEEP, .gfp = GEN_GFP_KERNEL, .ok = 1, .size = 4096,
-				.ptr = 0xffff888000000000ull + (v->n << 12), .ts_ns = ts + r * (i + 1) / batch };
-			keep(&ev, v);
-		}
-		ts += r;
-		for (unsigned int i = 0; i < nb + nbf; i++) {
-			ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
-				.site = FGT_SITE_SWEEP, .gfp = GEN_GFP_NOWAIT, .ok = i < nb, .size = 4096,
-				.ptr = i < nb ? 0xffff888000000000ull + (v->n << 12) : 0,
-				.ts_ns = ts + walk * (i + 1) / (nb + nbf + 1) };
-			keep(&ev, v);
-		}
-		ts += walk;
-		for (unsigned int i = served - nb; i < batch; i++) {
-			ev = (struct fgt_event){ .type = FGT_EV_FREE, .src = FGT_SRC_ATTRIBUTED,
-						 .site = FGT_SITE_SWEEP, .ts_ns = ts };
-			keep(&ev, v);
-		}
+		sweeps++;
 	}
 	fclose(fp);
 	assert_true(threads > 0);
 	*end = ts;
 	ev = (struct fgt_event){ .type = FGT_EV_ACT_END, .src = FGT_SRC_ATTRIBUTED, .ts_ns = ts };
 	keep(&ev, v);
+	return sweeps;
 }
 
 /*
@@ -407,7 +449,7 @@ static void test_recorded_starved(void **state)
 		struct fgt_progress p;
 		uint64_t begin, end;
 
-		load_fixed_sweeps(walks[f].name, &v, &begin, &end);
+		assert_int_equal(load_sweeps(walks[f].name, &v, &begin, &end), walks[f].sweeps);
 		at(&v, end, end, -1, &p);
 		assert_int_equal(p.sweeps, walks[f].sweeps);
 		assert_int_equal(p.served, 30049);
@@ -505,58 +547,6 @@ static void test_convex(void **state)
 		      (end - seen) / 1e9);
 	assert_true(p.eta_ns <= end - seen && end - seen <= p.eta_high_ns);
 	free(v.e);
-}
-
-/*
- * A real walk, sweep by sweep (tests/data/NAME.sweeps: served walk_ns
- * alloc_ns), replayed as the attributed path's events: the batch of 32 over
- * its allocation phase, then the walk, then the last sweep frees what it did
- * not hand out. Returns the sweeps; begin and end are the walk's.
- */
-static unsigned int load_sweeps(const char *name, struct evs *v, uint64_t *begin,
-				uint64_t *end)
-{
-	const char *dir = getenv("FGT_TEST_DATA");
-	char path[512], line[256];
-	unsigned int served, sweeps = 0;
-	unsigned long long walk, alloc, threads = 0;
-	uint64_t ts = 1000000000;
-	struct fgt_event ev;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s.sweeps", dir ? dir : "tests/data", name);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	*begin = ts;
-	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "# sweeps=%*u served=%*u nr_threads=%llu", &threads) == 1) {
-			ev = (struct fgt_event){ .type = FGT_EV_ACT_BEGIN, .src = FGT_SRC_ATTRIBUTED,
-						 .ts_ns = ts, .nr_threads = threads, .stack_id = -1 };
-			keep(&ev, v);
-			continue;
-		}
-		if (sscanf(line, "%u %llu %llu", &served, &walk, &alloc) != 3)
-			continue;
-		sweeps++;
-		for (int i = 0; i < 32; i++) {
-			ev = (struct fgt_event){ .type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED,
-				.site = FGT_SITE_SWEEP, .gfp = 0xcc0, .ok = 1, .size = 4096,
-				.ts_ns = ts + alloc * (i + 1) / 32 };
-			keep(&ev, v);
-		}
-		ts += alloc + walk;
-		for (unsigned int i = served; i < 32; i++) {
-			ev = (struct fgt_event){ .type = FGT_EV_FREE, .src = FGT_SRC_ATTRIBUTED,
-						 .site = FGT_SITE_SWEEP, .ts_ns = ts };
-			keep(&ev, v);
-		}
-	}
-	fclose(fp);
-	assert_true(threads > 0);
-	*end = ts;
-	ev = (struct fgt_event){ .type = FGT_EV_ACT_END, .src = FGT_SRC_ATTRIBUTED, .ts_ns = ts };
-	keep(&ev, v);
-	return sweeps;
 }
 
 /*
