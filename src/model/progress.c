@@ -292,11 +292,12 @@ static void u_of(const struct fgt_activation *act, int64_t lacking_at_start,
  */
 static uint64_t served_now(const struct fgt_activation *act)
 {
-	const struct fgt_sweep *s = &act->sweeps[act->nr_sweeps - 1];
+	const struct fgt_sweep *s;
 	uint64_t want, handed;
 
 	if (!act->nr_sweeps || fgt_verdict_so_far(act) != FGT_VERDICT_FIXED)
 		return act->served;
+	s = &act->sweeps[act->nr_sweeps - 1];
 	handed = s->failed_nonblocking < s->batch ? s->failed_nonblocking : s->batch;
 	want = (uint64_t)s->nonblocking + handed;
 	return want < s->served ? act->served - s->served + want : act->served;
