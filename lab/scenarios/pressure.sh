@@ -24,11 +24,12 @@
 # the walk reaches the min watermark within its first few MiB and stays there,
 # each reserve refilled by direct reclaim: the persistent pressure of the
 # series' worst case. Needs 2 CPUs.
-# The oracle pairs frees with allocations by pointer: it needs the pointers
-# themselves (boot with no_hash_pointers: 6.1's hashed %p can print every
-# pointer as "(____ptrval____)" while the boot's hash key is unset, so all
-# frees paired with one allocation); the reserve stacks' pointers must be
-# distinct ("res_ptrs": how many distinct, = blk_ok when the pairing holds).
+# The oracle pairs frees with allocations by pointer, so it reads the
+# pointers themselves (boot with no_hash_pointers): on lab-6.1-fixed it once
+# paired one free where fgraphtop saw 32, cause not found (debian-6.1's
+# hashed pointers were distinct when looked at); the reserve stacks'
+# pointers must be distinct ("res_ptrs": how many distinct, = blk_ok when
+# the pairing holds), so a pairing that breaks fails the test.
 #
 # The oracle counts the sweep's allocations itself, without BPF: the kernel's
 # own kmem trace events (kmem_cache_alloc, kmalloc, kmem_cache_free, kfree) in
