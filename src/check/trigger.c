@@ -429,6 +429,28 @@ int fgt_trig_prepare(struct fgt_trigger *t, const struct fgt_trig_cfg *cfg,
 
 /* ---- methods ------------------------------------------------------------ */
 
+/*
+ * Write one function to dir's set_ftrace_filter, and read it back: ftrace
+ * parses a name written without a newline only when the file is closed, and
+ * a close reports no failed match (Debian's 6.1 arm64 took
+ * "__x64_sys_reboot", an empty filter, and function_graph then traced every
+ * function, and the top level was left on since its filter was not ours).
+ * A name the filter does not hold was not accepted: -EINVAL, as a write that
+ * failed.
+ */
+static int write_filter(const char *dir, const char *func)
+{
+	char got[256];
+	int ret = write_file(dir, "set_ftrace_filter", func);
+
+	if (ret)
+		return ret;
+	ret = fgt_tracefs_read(dir, "set_ftrace_filter", got, sizeof(got));
+	if (ret)
+		return ret;
+	return strcmp(got, func) ? -EINVAL : 0;
+}
+
 /* Set dir's set_ftrace_filter to the first cold function the kernel accepts. */
 static int set_cold_filter(struct fgt_trigger *t, const char *dir)
 {
@@ -436,7 +458,7 @@ static int set_cold_filter(struct fgt_trigger *t, const char *dir)
 	int ret = -ENOENT;
 
 	for (; *f; f++) {
-		ret = write_file(dir, "set_ftrace_filter", *f);
+		ret = write_filter(dir, *f);
 		if (!ret) {
 			snprintf(t->func, sizeof(t->func), "%s", *f);
 			return 0;
@@ -637,7 +659,7 @@ static int try_toplevel(struct fgt_trigger *t, char *msg, size_t len)
 		ret = write_state(t);
 		if (ret)
 			break;
-		ret = write_file(t->tracefs, "set_ftrace_filter", *f);
+		ret = write_filter(t->tracefs, *f);
 		if (ret != -EINVAL && ret != -ENODEV)
 			break;
 	}
