@@ -90,8 +90,14 @@ static int explain_graph_active(const struct fgt_session *s)
 	char msg[256];
 	int v = -1;
 
-	if (!addr || fgt_static_read_running(&o, addr, &v, sizeof(v), msg, sizeof(msg)))
+	if (!addr) {
+		log_info("ftrace_graph_active: no address in the symbol table");
 		return -1;
+	}
+	if (fgt_static_read_running(&o, addr, &v, sizeof(v), msg, sizeof(msg))) {
+		log_info("ftrace_graph_active at %#llx: %s", (unsigned long long)addr, msg);
+		return -1;
+	}
 	return v < 0 ? -1 : v;
 }
 

@@ -178,6 +178,15 @@ void fgt_plan_explain_json(const struct fgt_plan *p, json_writer_t *jw)
 	jsonw_end_array(jw);
 }
 
+/* Why ftrace_graph_active could not be read: Debian's 6.1 arm64 kernel has
+ * no CONFIG_KALLSYMS_ALL, so no data symbol has an address at all. */
+static const char *unknown_why(const struct fgt_plan *p)
+{
+	if (!p->k.addr[FGT_SYM_GRAPH_ACTIVE])
+		return "not in /proc/kallsyms (a kernel without CONFIG_KALLSYMS_ALL)";
+	return "neither /proc/kcore nor BPF could read it";
+}
+
 void fgt_explain_print(FILE *f, const struct fgt_plan *p, const struct fgt_holders *h,
 		       int active, bool json)
 {
@@ -186,7 +195,7 @@ void fgt_explain_print(FILE *f, const struct fgt_plan *p, const struct fgt_holde
 	if (!json) {
 		fgt_plan_explain(p, f);
 		if (h)
-			fgt_out_holders_explain(f, h, active);
+			fgt_out_holders_explain(f, h, active, unknown_why(p));
 		else
 			fprintf(f, "\nWho holds fgraph now: not read within 2 s (tracefs busy: a "
 				"tracer switch under way?)\n");

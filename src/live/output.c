@@ -683,13 +683,14 @@ static void explain_line(void *ctx, const char *s)
 	fprintf(ctx, "  %s\n", s);
 }
 
-void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_active)
+void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_active,
+			     const char *why)
 {
 	char t[512], u[512], ow[64];
 
 	if (graph_active < 0)
 		fprintf(f, "\nWho holds fgraph now (tracefs and BPF links; ftrace_graph_active "
-			"not readable: neither /proc/kcore nor BPF):\n");
+			"unknown: %s):\n", why);
 	else
 		fprintf(f, "\nWho holds fgraph now (ftrace_graph_active %d):\n", graph_active);
 	for (unsigned int i = 0; i < h->kept; i++)

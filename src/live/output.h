@@ -65,7 +65,9 @@ void fgt_out_holders(struct fgt_out *o, const struct fgt_status *st);
 void fgt_out_final(struct fgt_out *o, const struct fgt_status *st);
 
 /* --explain: who holds fgraph now, as text and as the plan record's field. */
-void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_active);
+/* graph_active -1: unknown, for the reason why says */
+void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_active,
+			     const char *why);
 void fgt_out_holders_json(json_writer_t *jw, const struct fgt_holders *h, int graph_active);
 
 #endif
