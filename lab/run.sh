@@ -67,7 +67,13 @@ fi
 	exit 2
 }
 
-# Kernel: by name through lab/kernels.sh, or a raw bzImage.
+# An arm64 Image says so at byte 56 ("ARM\x64", the arm64 boot protocol's
+# magic); anything else boots as x86.
+image_arch() {
+	[ "$(od -An -c -j56 -N4 "$1" 2>/dev/null | tr -d ' ')" = 'ARMd' ] && echo arm64 || echo x86
+}
+
+# Kernel: by name through lab/kernels.sh, or a raw image.
 info=
 if [ -n "$kimage" ]; then
 	[ -f "$kimage" ] || { echo "run.sh: no kernel image $kimage" >&2; exit 2; }
@@ -80,8 +86,18 @@ else
 		exit 2
 	}
 	kimage=$kdir/bzImage
+	[ -f "$kimage" ] || kimage=$kdir/Image
 	info=$kdir/info.json
-	[ -f "$kimage" ] || { echo "run.sh: no $kimage" >&2; exit 2; }
+	[ -f "$kimage" ] || { echo "run.sh: no $kdir/bzImage or Image" >&2; exit 2; }
+fi
+arch=$(image_arch "$kimage")
+resport=ttyS1
+[ "$arch" = arm64 ] && resport=ttyS0
+# The guest's binaries are its architecture's build (make ARCH=arm64).
+[ "$arch" = arm64 ] && BUILD=${FGT_BUILD_ARM64:-$ROOT/build/arm64}
+if [ "$arch" = arm64 ] && [ ! -x "$BUILD/fgraphtop" ]; then
+	echo "run.sh: no $BUILD/fgraphtop for this arm64 kernel (make ARCH=arm64 all lab-helpers)" >&2
+	exit 2
 fi
 kversion=
 krelease=
@@ -104,7 +120,11 @@ echo "run.sh: $kname $scenario $* -> $outdir" >&2
 
 # The initramfs: the cached base, then this run's files (the kernel unpacks
 # concatenated archives in order).
-base=$("$HERE/guest/mkbase.sh")
+if [ "$arch" = arm64 ]; then
+	base=$("$HERE/guest/mkbase-arm64.sh")
+else
+	base=$("$HERE/guest/mkbase.sh")
+fi
 "$HERE/guest/mkrun.sh" "$outdir/run.cpio" "$BUILD"
 cat "$base" "$outdir/run.cpio" > "$outdir/initrd.cpio"
 # FGT_EXTRA_CPIO: more archives (space-separated) appended after those, e.g. the
@@ -119,9 +139,14 @@ for a in "$@"; do
 	enc+=${enc:+,}$(printf '%s' "$a" | base64 -w0)
 done
 # no_timer_check: on a loaded host TCG's IO-APIC timer check can fail, and the
-# guest panics ("IO-APIC + timer doesn't work!") before its init starts (seen
-# with an 11 GiB lab-fixed guest beside a make test). Every lab guest is x86.
-cmdline="console=ttyS0,115200 panic=-1 printk.time=1 tsc=reliable mitigations=off no_timer_check"
+# x86 guest panics ("IO-APIC + timer doesn't work!") before its init starts
+# (seen with an 11 GiB lab-fixed guest beside a make test). arm64's console
+# is the virt board's PL011.
+if [ "$arch" = arm64 ]; then
+	cmdline="console=ttyAMA0 panic=-1 printk.time=1 mitigations=off"
+else
+	cmdline="console=ttyS0,115200 panic=-1 printk.time=1 tsc=reliable mitigations=off no_timer_check"
+fi
 cmdline+=" fgt_scenario=$scenario${enc:+ fgt_args=$enc}"
 [ ${#extra[@]} -gt 0 ] && cmdline+=" ${extra[*]}"
 
@@ -171,11 +196,25 @@ qemu_run() {	# ACCEL CONSOLE TTYS1 TIMEOUT CMDLINE
 	# read-only: every run sees the same disk, and runs can share it
 	[ -n "$disk" ] && dk=(-drive "file=$disk,if=virtio,format=raw,readonly=on")
 	# --pdeathsig: even a SIGKILLed runner takes qemu down with it.
-	$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" "${ic[@]}" "${dk[@]}" \
-		-nodefaults -display none -no-reboot \
-		-kernel "$kimage" -initrd "$outdir/initrd.cpio" -append "$cl" \
-		-serial "file:$con" -serial "file:$out1" \
-		</dev/null >>"$outdir/qemu.log" 2>&1 &
+	if [ "$arch" = arm64 ]; then
+		# pauth-impdef: TCG's architected pointer authentication (QARMA)
+		# costs a large share of a guest's time; the implementation
+		# defined one is cheap and the kernel cannot tell. The results
+		# port is a PCI 16550, the guest's ttyS0 (lab/guest/init).
+		[ "$acc" = kvm ] || cpu=${FGT_TCG_CPU_ARM64:-max,pauth-impdef=on}
+		$pdeath qemu-system-aarch64 -M virt -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" \
+			"${ic[@]}" "${dk[@]}" -nodefaults -display none -no-reboot \
+			-kernel "$kimage" -initrd "$outdir/initrd.cpio" -append "$cl" \
+			-serial "file:$con" -chardev "file,id=results,path=$out1" \
+			-device pci-serial,chardev=results \
+			</dev/null >>"$outdir/qemu.log" 2>&1 &
+	else
+		$pdeath qemu-system-x86_64 -accel "$acc" -cpu "$cpu" -m "$mem" -smp "$cpus" \
+			"${ic[@]}" "${dk[@]}" -nodefaults -display none -no-reboot \
+			-kernel "$kimage" -initrd "$outdir/initrd.cpio" -append "$cl" \
+			-serial "file:$con" -serial "file:$out1" \
+			</dev/null >>"$outdir/qemu.log" 2>&1 &
+	fi
 	qpid=$!
 	local end=$((SECONDS + tmo))
 	while kill -0 "$qpid" 2>/dev/null; do
@@ -216,7 +255,7 @@ probe_kvm() {
 	cat "$f"
 }
 case $accel in
-auto) [ -n "$icount" ] && accel=tcg || accel=$(probe_kvm) ;;
+auto) [ -n "$icount" ] || [ "$arch" = arm64 ] && accel=tcg || accel=$(probe_kvm) ;;
 kvm | tcg) ;;
 *) echo "run.sh: -A tcg|kvm|auto" >&2; exit 2 ;;
 esac
@@ -252,7 +291,7 @@ tr -d '\r' < "$ttys1" | grep '^{' | grep -v '^{"type":"exit"' > "$results" || tr
 gstatus=$(tr -d '\r' < "$ttys1" | sed -n 's/^{"type":"exit","status":\([0-9]*\)}$/\1/p' | tail -n1)
 # A stalled ttyS1 loses the exit line; the guest's init then printks it (polled,
 # so it reaches the console) and the status is taken from there.
-exit_via=ttyS1
+exit_via=$resport
 if [ -z "$gstatus" ]; then
 	gstatus=$(tr -d '\r' < "$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' |
 		sed -n 's/.*fgt-init: exit line by printk: {"type":"exit","status":\([0-9]*\)}$/\1/p' | tail -n1)
@@ -288,8 +327,8 @@ run=$(jq -cn --arg kernel "$kname" --arg release "$krelease" --arg version "$kve
 	--argjson status "$status" --arg gstatus "${gstatus:-}" --argjson splats "$splats" \
 	--argjson seconds "$seconds" --arg accel "$accel" --arg outdir "$outdir" \
 	--argjson timed_out "$timed_out" --arg append "${extra[*]:-}" --arg icount "$icount" --arg exit_via "$exit_via" \
-	--argjson retried "${retried:-null}" --arg disk "$disk" \
-	'{type: "run", kernel: $kernel, release: $release, version: $version,
+	--argjson retried "${retried:-null}" --arg disk "$disk" --arg arch "$arch" \
+	'{type: "run", kernel: $kernel, arch: $arch, release: $release, version: $version,
 	  scenario: $scenario, args: $args, status: $status,
 	  guest_status: (if $gstatus == "" then null else ($gstatus | tonumber) end),
 	  exit_via: (if $exit_via == "" then null else $exit_via end),

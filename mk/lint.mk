@@ -3,7 +3,7 @@
 # (lab/scenarios, lab/guest/init) are busybox ash, checked as dash, the nearest
 # dialect shellcheck 0.9 knows (busybox's own came with 0.10).
 HOST_SCRIPTS  := $(wildcard lab/*.sh lab/bench/*.sh tests/*.sh tests/lab/*.sh tests/docs/*.sh) \
-		 lab/guest/mkbase.sh lab/guest/mkrun.sh lab/guest/mkdisk.sh lab/guest/stage-lib.sh .ci/run
+		 lab/guest/mkbase.sh lab/guest/mkbase-arm64.sh lab/guest/mkrun.sh lab/guest/mkdisk.sh lab/guest/stage-lib.sh .ci/run
 GUEST_SCRIPTS := lab/guest/init $(wildcard lab/scenarios/*.sh)
 
 .PHONY: test-shellcheck
