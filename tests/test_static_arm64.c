@@ -156,6 +156,86 @@ static void test_debian_72_live(void **state)
 		  "register_ftrace_graph+0x260", x, 2);
 }
 
+/*
+ * The lab's arm64 pair (7.2 cross-built, PREEMPT_RCU: the walk bounded by
+ * calls of __rcu_read_lock), from the Image with its own kallsyms tables. Its
+ * walk calls memset, which those tables name __memset (arm64's memset is one
+ * routine under three names: arch/arm64/lib/memset.S, __pi_memset with the
+ * aliases __memset and, weak, memset): still a call known not to allocate.
+ */
+struct xlab {
+	const char *at, *call;
+	uint32_t gfp;
+	enum fgt_static_rcu rcu;
+	enum fgt_static_kind kind;
+	enum fgt_static_dest dest;
+};
+
+static void check_lab(const char *file, enum fgt_verdict want, const char *evidence,
+		      unsigned int nr_lock, const struct xlab *x, unsigned int nx)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load(file, &rec);
+	assert_int_equal(rec.code.arch, FGT_ARCH_ARM64);
+	assert_non_null(fgt_ksyms_by_name(rec.ks, "__memset"));
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(fgt_static_decode(&rec.code, &rec.k, &r), want);
+	assert_int_equal(r.why, FGT_SW_NONE);
+	assert_string_equal(r.evidence, evidence);
+	assert_false(r.walk_by_loop);
+	assert_int_equal(r.nr_rcu_lock, nr_lock);
+	assert_int_equal(r.nr_sites, nx);
+	for (unsigned int i = 0; i < nx; i++) {
+		const struct fgt_static_site *s = &r.sites[i];
+
+		assert_string_equal(s->at, x[i].at);
+		assert_string_equal(s->fn->name, x[i].call);
+		assert_int_equal(s->gfp.kind, FGT_VAL_CONST);
+		assert_int_equal(s->gfp.v, x[i].gfp);
+		assert_int_equal(s->rcu, x[i].rcu);
+		assert_int_equal(s->kind, x[i].kind);
+		assert_int_equal(s->dest, x[i].dest);
+	}
+	fgt_static_rec_free(&rec);
+}
+
+static void test_lab_arm64_stock(void **state)
+{
+	static const struct xlab x[] = {
+		{ "register_ftrace_graph+0x360", "__kmalloc_cache_noprof", 0xdc0,
+		  FGT_RCU_OUTSIDE, FGT_SITE_OTHER, FGT_DEST_NONE },
+		{ "register_ftrace_graph+0x3a4", "kmem_cache_alloc_noprof", 0xcc0,
+		  FGT_RCU_OUTSIDE, FGT_SITE_SHADOW, FGT_DEST_LIST },
+	};
+
+	check_lab("lab-arm64-stock", FGT_VERDICT_NOT_FIXED,
+		  "register_ftrace_graph+0x3a4: kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) "
+		  "outside rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack "
+		  "allocation inside the walk (rcu_read_lock() at register_ftrace_graph+0x3bc); "
+		  "t->ret_stack at +0x848 (BTF)", 1, x, 2);
+}
+
+static void test_lab_arm64_fixed(void **state)
+{
+	static const struct xlab x[] = {
+		{ "register_ftrace_graph+0x3b0", "__kmalloc_cache_noprof", 0xdc0,
+		  FGT_RCU_OUTSIDE, FGT_SITE_OTHER, FGT_DEST_NONE },
+		{ "register_ftrace_graph+0x3f0", "kmem_cache_alloc_noprof", 0xcc0,
+		  FGT_RCU_OUTSIDE, FGT_SITE_SHADOW, FGT_DEST_LIST },
+		{ "register_ftrace_graph+0x460", "kmem_cache_alloc_noprof", 0x2800,
+		  FGT_RCU_INSIDE, FGT_SITE_SHADOW, FGT_DEST_TASK },
+	};
+
+	check_lab("lab-arm64-fixed", FGT_VERDICT_FIXED,
+		  "register_ftrace_graph+0x460: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		  "GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; "
+		  "register_ftrace_graph+0x3f0: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		  "GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]; "
+		  "t->ret_stack at +0x848 (BTF)", 1, x, 3);
+}
+
 /* ---- sequences ----------------------------------------------------------- */
 
 #define BASE	0xffff800010001000ull
@@ -407,6 +487,8 @@ int main(void)
 		cmocka_unit_test(test_debian_612),
 		cmocka_unit_test(test_debian_72),
 		cmocka_unit_test(test_debian_72_live),
+		cmocka_unit_test(test_lab_arm64_stock),
+		cmocka_unit_test(test_lab_arm64_fixed),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_movk),
 		cmocka_unit_test(test_blocking_inside),

@@ -216,6 +216,8 @@ const struct fgt_arch_fact fgt_arch_facts[FGT_ARCH__NR] = {
 				BIT(10) | BIT(11),
 		.abi = "System V AMD64 psABI 3.2.3 (the kernel: arch/x86/entry/calling.h)",
 		.kernel_lo = 0xffff800000000000ull,
+		/* arch/x86/kernel/vmlinux.lds.S: .text opens with _text = . */
+		.text_section = ".text",
 		.image = "bzImage: Documentation/arch/x86/boot.rst (\"HdrS\" at 0x202)",
 	},
 	[FGT_ARCH_ARM64] = {
@@ -229,6 +231,9 @@ const struct fgt_arch_fact fgt_arch_facts[FGT_ARCH__NR] = {
 		/* _PAGE_END(VA_BITS_MIN), VA_BITS_MIN 48 (arch/arm64/include/asm/memory.h):
 		 * below it only the linear map, never the image */
 		.kernel_lo = 0xffff800000000000ull,
+		/* arch/arm64/kernel/vmlinux.lds.S: `.head.text : { _text = .;
+		 * HEAD_TEXT }`, the image header, before .text (_stext, 64 KiB on) */
+		.text_section = ".head.text",
 		/* arch/arm64/kernel/head.S: code0, code1, text_offset, image_size,
 		 * flags, res2-res4, then the magic "ARM\x64" at 56
 		 * (arch/arm64/include/asm/image.h ARM64_IMAGE_MAGIC) */

@@ -204,6 +204,8 @@ struct fgt_arch_fact {
 	const char *abi;		/* its source */
 	/* the lowest address of the kernel image's own mapping */
 	uint64_t kernel_lo;
+	/* the vmlinux section that starts at _text (kallsyms' base) */
+	const char *text_section;
 	/* a raw boot image's magic (arm64 Image), 0 bytes: none */
 	uint32_t image_magic_off;
 	uint8_t image_magic[4];

@@ -273,7 +273,7 @@ static int kernel_elf(struct fgt_kimage *im, const char *name, char *msg, size_t
 			 "at a kernel address)", name);
 		return FGT_SW_NOT_KERNEL;
 	}
-	if (scn_by_name(im, ".text", &sh))
+	if (scn_by_name(im, fgt_arch_facts[im->arch].text_section, &sh))
 		im->text_addr = sh.sh_addr;
 	return 0;
 }

@@ -77,7 +77,8 @@ struct fgt_kimage {
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: every long step polls it */
 	struct fgt_kseg seg[FGT_KIMAGE_MAX_SEGS];
 	unsigned int nr_segs;
-	uint64_t text_addr;		/* the .text section's address (files), 0 if unknown */
+	uint64_t text_addr;		/* _text: the address of the section that starts at it
+					 * (files; fgt_arch_fact.text_section), 0 if unknown */
 	uint64_t note_off, note_len;	/* /proc/kcore: its PT_NOTE (VMCOREINFO is there) */
 	enum fgt_arch arch;		/* whose code it holds (ELF e_machine, Image magic) */
 	/* a raw image (arm64 Image): data holds it from _text on, placed at a

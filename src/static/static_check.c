@@ -1510,7 +1510,13 @@ static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why
 	return r->verdict = FGT_VERDICT_UNKNOWN;
 }
 
-/* Is this call one the walk may make without allocating (fgt_walk_calls)? */
+/*
+ * Is this call one the walk may make without allocating (fgt_walk_calls)?
+ * Asked by name, not by the one symbol found at the target: a function may
+ * have several names at one address (arm64's memset is __pi_memset, __memset
+ * and memset), and the symbol tables of one kernel name it differently (the
+ * vmlinux's memset, its kallsyms tables' __memset).
+ */
 static bool harmless(const struct dec *d, const struct insn *in)
 {
 	const struct fgt_ksym *s;
@@ -1518,12 +1524,11 @@ static bool harmless(const struct dec *d, const struct insn *in)
 	if ((in->kind != I_CALL && in->kind != I_JMP && in->kind != I_JCC) ||
 	    in->callee != C_OTHER)
 		return false;
-	s = fgt_ksyms_by_addr(d->k->ks, in->target);
-	if (!s || s->addr != in->target)
-		return false;
-	for (size_t i = 0; i < fgt_nr_walk_calls; i++)
-		if (!strcmp(s->name, fgt_walk_calls[i].name))
+	for (size_t i = 0; i < fgt_nr_walk_calls; i++) {
+		s = fgt_ksyms_by_name(d->k->ks, fgt_walk_calls[i].name);
+		if (s && s->addr == in->target)
 			return true;
+	}
 	return false;
 }
 
