@@ -127,6 +127,18 @@ static const struct outcome cache_stock[] = {	/* debian-7.2, lab-stock, lab-fixe
 	{ "fentry/kmem_cache_alloc_noprof", 0, 0 }, END,
 };
 
+/* Debian's arm64 6.1, as the lab showed it (tests/lab/tool.sh): no BPF
+ * trampolines (no ftrace direct calls before 6.4), so every fentry/fexit that
+ * loads is refused with the kernel's ENOTSUPP (524); the tracepoints stand. */
+#define ENOTSUPP_K 524
+static const struct outcome arm64_6_1[] = {
+	{ "fentry/register_ftrace_graph", 0, -ENOTSUPP_K },
+	{ "fexit/ftrace_graph_init_task", 0, -ENOTSUPP_K },
+	{ "raw_tp/kmalloc", 0, 0 }, { "raw_tp/kfree", 0, 0 }, { "tp_btf/task_newtask", 0, 0 },
+	{ "fentry/copy_process", 0, -ENOTSUPP_K }, { "fentry/kmalloc_trace", 0, -ENOTSUPP_K },
+	{ "fentry/__kmalloc", 0, -ENOTSUPP_K }, END,
+};
+
 static const struct outcome traceable[] = {	/* lab-traceable-{stock,fixed} */
 	{ "fentry/start_graph_tracing", 0, 0 }, { "fentry/register_ftrace_graph", 0, 0 },
 	{ "fentry/alloc_retstack_tasklist", 0, 0 }, { "fexit/ftrace_graph_init_task", 0, 0 },
@@ -137,6 +149,7 @@ static const struct outcome traceable[] = {	/* lab-traceable-{stock,fixed} */
 static const struct shape sh_6_1 = { FGT_STACK_KMALLOC_ARRAY, false, debian_6_1, 0 };
 static const struct shape sh_6_12 = { FGT_STACK_KMALLOC, false, debian_6_12, 0 };
 static const struct shape sh_7_2 = { FGT_STACK_CACHE, false, cache_stock, 0 };
+static const struct shape sh_arm64_6_1 = { FGT_STACK_KMALLOC_ARRAY, false, arm64_6_1, 0 };
 static const struct shape sh_traceable = { FGT_STACK_CACHE, true, traceable, 0 };
 
 static const char *target(const struct fgt_plan *p, enum fgt_role r)
@@ -289,6 +302,25 @@ static char *explain(const struct fgt_plan *p)
 	return buf;
 }
 
+/* Debian's arm64 6.1: the attributed path on tracepoints alone, and --explain
+ * naming why every trampoline was refused (not "Unknown error 524"). */
+static void test_explain_arm64_6_1(void **state)
+{
+	struct fgt_plan p;
+	char msg[512], *t;
+
+	assert_int_equal(plan_of(&p, &sh_arm64_6_1, FGT_PATH_AUTO, msg, sizeof(msg)), 0);
+	assert_true(p.attributed_ok);
+	assert_false(fgt_plan_has(&p, FGT_ROLE_ACT_DIRECT));
+	assert_string_equal(fgt_plan_fig_path(&p, FGT_FIG_ACT), "attributed");
+	t = explain(&p);
+	assert_non_null(strstr(t, "  no   fentry register_ftrace_graph            attach refused "
+			       "(-ENOTSUPP): no BPF trampoline at this function (a notrace one, "
+			       "or on arm64 before 6.4 any: no ftrace direct calls)\n"));
+	assert_null(strstr(t, "Unknown error"));
+	free(t);
+}
+
 /* --explain, as Debian 6.1 showed it in the lab (the probes and plan lines). */
 static void test_explain_6_1(void **state)
 {
@@ -371,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_tracing_refused),
 		cmocka_unit_test(test_no_path),
 		cmocka_unit_test(test_explain_6_1),
+		cmocka_unit_test(test_explain_arm64_6_1),
 		cmocka_unit_test(test_explain_traceable),
 		cmocka_unit_test(test_table),
 	};

@@ -11,6 +11,9 @@
 #include "common/exit_codes.h"
 #include "watch/plan.h"
 
+/* include/linux/errno.h: the kernel's own, not in userspace's errno.h */
+#define FGT_ENOTSUPP	524
+
 const char *fgt_row_skip(const struct fgt_kernel *k, const struct fgt_probe_row *r)
 {
 	bool cache = k->stack_src == FGT_STACK_CACHE;
@@ -211,6 +214,15 @@ const char *fgt_probe_why(const struct fgt_probe *pr, char *buf, size_t len)
 	else if (pr->attach_err == -EBUSY)
 		snprintf(buf, len, "attach refused (-EBUSY): no __fentry__ nop, a notrace function "
 			 "(kernel/trace is built without ftrace instrumentation)");
+	else if (pr->attach_err == -FGT_ENOTSUPP)
+		/* the kernel's own ENOTSUPP, which strerror() does not know:
+		 * arm64's bpf_arch_text_poke() refuses a site that is not an
+		 * ftrace call site (arch/arm64/net/bpf_jit_comp.c), and before
+		 * 6.4 every site, there being no ftrace direct calls for a
+		 * trampoline (6.4: "arm64: ftrace: Add direct call support") */
+		snprintf(buf, len, "attach refused (-ENOTSUPP): no BPF trampoline at this "
+			 "function (a notrace one, or on arm64 before 6.4 any: no ftrace "
+			 "direct calls)");
 	else if (pr->attach_err == -ENOENT || pr->attach_err == -EINVAL)
 		snprintf(buf, len, "attach refused (%d): %s; notrace function or not in "
 			 "available_filter_functions", pr->attach_err, strerror(-pr->attach_err));
