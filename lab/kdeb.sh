@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Kernel packages, both ways.
 #
-#   kdeb.sh unpack DEB DIR        DIR/bzImage from a linux-image .deb; prints
+#   kdeb.sh unpack DEB DIR        DIR/bzImage from a linux-image .deb (the
+#                                 vmlinuz, named so whatever it is); prints
 #                                 its release (the modules directory's name)
 #   kdeb.sh pack KDIR OUTDIR      a linux-image .deb of a lab kernel directory
 #                                 (lab/kernels.sh path NAME), as Debian lays
-#                                 one out; prints its path
+#                                 one out (amd64, or arm64 where info.json
+#                                 says so: its Image as the vmlinuz); prints
+#                                 its path
 #
 # pack is deterministic (fixed mtimes, owner root): the same kernel gives the
 # same bytes, so its sha256 can key a cache.
@@ -19,7 +22,7 @@ die() {
 }
 
 usage() {
-	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -43,28 +46,31 @@ unpack() {
 }
 
 pack() {
-	local kdir=$1 out=$2 rel ver pkg tmp deb
-	if [ ! -f "$kdir/info.json" ] || [ ! -f "$kdir/bzImage" ]; then
-		die "$kdir: not a lab kernel directory (no info.json or bzImage)"
+	local kdir=$1 out=$2 rel ver pkg tmp deb arch img
+	arch=$(jq -r '.arch // "amd64"' "$kdir/info.json" 2>/dev/null) || arch=
+	img=$kdir/bzImage
+	[ "$arch" = arm64 ] && img=$kdir/Image
+	if [ -z "$arch" ] || [ ! -f "$img" ]; then
+		die "$kdir: not a lab kernel directory (no info.json, or no bzImage or Image)"
 	fi
 	rel=$(jq -r .release "$kdir/info.json")
 	# The source package's version, then what the lab made of it.
 	ver=$(jq -r .version "$kdir/info.json")+fgt${rel##*-fgt-}
 	pkg=linux-image-$rel
 	mkdir -p "$out"
-	deb=$out/${pkg}_${ver//:/%3a}_amd64.deb
+	deb=$out/${pkg}_${ver//:/%3a}_$arch.deb
 	[ -f "$deb" ] && { echo "$deb"; return; }
 	tmp=$(mktemp -d "$out/.pack.XXXXXX")
 	# shellcheck disable=SC2064
 	trap "rm -rf '$tmp'" EXIT
 	mkdir -p "$tmp/root/DEBIAN" "$tmp/root/boot" "$tmp/root/lib/modules/$rel"
-	cp "$kdir/bzImage" "$tmp/root/boot/vmlinuz-$rel"
+	cp "$img" "$tmp/root/boot/vmlinuz-$rel"
 	[ -f "$kdir/System.map" ] && cp "$kdir/System.map" "$tmp/root/boot/System.map-$rel"
 	[ -f "$kdir/.config" ] && cp "$kdir/.config" "$tmp/root/boot/config-$rel"
 	cat >"$tmp/root/DEBIAN/control" <<-EOF
 		Package: $pkg
 		Version: $ver
-		Architecture: amd64
+		Architecture: $arch
 		Maintainer: fgraphtop lab <lab@localhost>
 		Section: kernel
 		Priority: optional

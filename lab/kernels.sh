@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The lab's seventeen kernels, fetched (Debian's) or built (ours) once and cached
-# outside the clone, keyed by their inputs. See docs/DESIGN.md, "Kernels".
+# The lab's twenty-two kernels, fetched (Debian's) or built (ours) once and
+# cached outside the clone, keyed by their inputs: seventeen x86-64 ones and
+# five arm64 ones (issue 23). See docs/DESIGN.md, "Kernels".
 #
-#   kernels.sh list                 print the kernel names
-#   kernels.sh ensure NAME...|all   fetch or build what is missing (no-op warm)
+#   kernels.sh list [--arch x86_64|arm64]
+#                                   print the kernel names (of one architecture)
+#   kernels.sh ensure NAME...|all|x86_64|arm64
+#                                   fetch or build what is missing (no-op warm);
+#                                   all is both architectures
 #   kernels.sh path NAME            print the kernel's directory
 #   kernels.sh patches NAME         print the patches a lab kernel is built with
 #   kernels.sh source NAME          print the pristine source tree a lab kernel
@@ -15,8 +19,10 @@
 #   kernels.sh check-apply NAME     apply NAME's patches, in order, to a copy of
 #                                   the files they touch; fails naming the version
 #
-# Each kernel directory holds bzImage, vmlinux, info.json and, for lab
-# kernels, System.map and .config. Environment: FGT_CACHE (cache root),
+# Each kernel directory holds bzImage (arm64: Image), info.json and, but for
+# Debian's arm64 ones (their Image holds no ELF), vmlinux; lab kernels also
+# System.map and .config. info.json's "arch" is "arm64" on arm64 and absent on
+# x86-64. Environment: FGT_CACHE (cache root),
 # FGT_JOBS (build parallelism, default nproc).
 # Exit status: 0; 1 on any failure (one "kernels: error:" line says what);
 # 2 on bad usage.
@@ -36,6 +42,9 @@ NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 	lab-stock lab-fixed lab-fixed-plus lab-traceable-stock lab-traceable-fixed
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
+# arm64: Debian's, fetched through lab/arm64-kernels.sh (an arm64 apt view of
+# its own), and the 7.x pair cross-built (the arm64 flavour of series 7).
+ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock lab-arm64-fixed)
 # Lab variants in build order. Four series, each with its own source and
 # object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1, 6.12 and 5.10
 # (the stable backports, lab-6.1-*, lab-6.12-* and lab-5.10-*), the 6.12
@@ -45,10 +54,12 @@ NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 # incremental rebuild plus a relink. A flavour (lab-6.12-nopreempt-*: another
 # preemption model, so nearly every object differs) shares its series' source
 # tree but has an object tree of its own, so that neither pair rebuilds the
-# other's objects.
+# other's objects. The arm64 flavour (lab-arm64-*) is another architecture:
+# cross-built, an object tree of its own.
 LAB_ORDER=(lab-stock lab-fixed lab-fixed-plus lab-traceable-fixed lab-traceable-stock
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
-	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
+	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed
+	lab-arm64-stock lab-arm64-fixed)
 # Part of every key: bump when the recipe below changes the artifacts.
 RECIPE=1
 
@@ -64,7 +75,7 @@ usage_die() {
 
 is_name() {
 	local n
-	for n in "${NAMES[@]}"; do [ "$n" = "$1" ] && return 0; done
+	for n in "${NAMES[@]}" "${ARM64_NAMES[@]}"; do [ "$n" = "$1" ] && return 0; done
 	return 1
 }
 
@@ -83,6 +94,7 @@ lab_series() {
 lab_flavour() {
 	case $1 in
 	lab-6.12-nopreempt-*) echo nopreempt ;;
+	lab-arm64-*) echo arm64 ;;
 	*) echo "" ;;
 	esac
 }
@@ -258,6 +270,26 @@ ensure_debian() {
 	log "$name: $rel ready"
 }
 
+# Debian's arm64 kernels: lab/arm64-kernels.sh fetches the package (from an
+# arm64 apt view of its own) and unpacks its Image; the directory holds that
+# Image, named so, and no vmlinux: Debian's arm64 vmlinuz is an uncompressed
+# Image, with no ELF or symbols in it.
+ensure_debian_arm64() {
+	local name=$1 pkg ver key img tmp rel
+	read -r pkg ver < <("$LAB/arm64-kernels.sh" package "$name") ||
+		die "$name: no package resolved"
+	key=$(printf '%s\n' "$RECIPE" "$pkg" "$ver" arm64 | sha)
+	present "$name" "$key" && return 0
+	img=$("$LAB/arm64-kernels.sh" path "$name") || die "$name: no Image"
+	tmp=$(mktemp -d "$KDIR/.tmp-$name.XXXXXX")
+	cp "$img" "$tmp/Image"
+	rel=${pkg#linux-image-}
+	rel=${rel#linux-binary-}
+	INFO_EXTRA='"arch":"arm64"' info_json "$name" "$rel" "$pkg" "$ver" "$key" >"$tmp/info.json"
+	publish "$name" "$key" "$tmp"
+	log "$name: $rel ready"
+}
+
 # --------------------------------------------------------- lab kernels
 
 lab_patches() {
@@ -282,6 +314,9 @@ lab_patches() {
 	# the same fix on a kernel without PREEMPT_RCU: rcu_read_lock() is no call
 	lab-6.12-nopreempt-stock) ;;
 	lab-6.12-nopreempt-fixed) ls "$LAB"/patches/fix-6.12/*.patch ;;
+	# the series as on x86: fgraph.c is the same on every architecture
+	lab-arm64-stock) ;;
+	lab-arm64-fixed) ls "$LAB"/patches/fix/*.patch ;;
 	esac
 }
 
@@ -305,6 +340,8 @@ lab_localversion() {
 	lab-traceable-fixed) echo -fgt-tfixed ;;
 	lab-6.12-nopreempt-stock) echo -fgt-npstock ;;
 	lab-6.12-nopreempt-fixed) echo -fgt-npfixed ;;
+	lab-arm64-stock) echo -fgt-astock ;;
+	lab-arm64-fixed) echo -fgt-afixed ;;
 	esac
 }
 
@@ -318,9 +355,14 @@ series_config() {
 	[ -z "${2:-}" ] || echo "$LAB/config/$1-$2.config"
 }
 
-# The toolchain shapes the artifacts (inlining, BTF), so it is in the key.
+# The toolchain shapes the artifacts (inlining, BTF), so it is in the key: the
+# cross compiler for the arm64 flavour.
 toolchain() {
-	gcc --version | sed -n 1p
+	if [ "$1" = arm64 ]; then
+		aarch64-linux-gnu-gcc --version | sed -n 1p
+	else
+		gcc --version | sed -n 1p
+	fi
 	pahole --version 2>/dev/null || echo no-pahole
 }
 
@@ -328,22 +370,28 @@ toolchain() {
 # kernels this is byte for byte what it was before the other series came, so
 # their cached builds stay valid.
 lab_key() {
-	local s p v pkg ver
+	local s p v pkg ver f
 	s=$(lab_series "$1")
+	f=$(lab_flavour "$1")
 	v=$(src_var "$s")
 	pkg=PKG_$v ver=VER_$v
 	{
 		echo "$RECIPE ${!pkg} ${!ver} $(lab_localversion "$1")"
-		toolchain
+		toolchain "$f"
 		# shellcheck disable=SC2046
-		cat $(series_config "$s" "$(lab_flavour "$1")")
+		cat $(series_config "$s" "$f")
 		for p in $(lab_patches "$1"); do cat "$p"; done
 	} | sha
 }
 
 # PKG_source_* and VER_source_* come from resolved.env (resolve()); these
-# from prepare_source().
+# from prepare_source(); KMAKE (the architecture's make arguments) from
+# ensure_lab().
 SERIES='' SRC_PKG='' SRC_VER='' SRCROOT='' SRC='' OBJ='' FLAVOUR=''
+KMAKE=()
+
+# make in the series' tree, for the flavour's architecture
+kmake() { make -C "$SRC" O="$OBJ" "${KMAKE[@]}" "$@"; }
 
 # Is DIR (under src/) a source tree of SERIES?
 tree_of_series() {
@@ -446,8 +494,8 @@ base_config() {
 	[ -f "$OBJ/lab-base.config" ] && [ "$(cat "$OBJ/lab-base.sha" 2>/dev/null)" = "$want" ] && return 0
 	log "configuring (tinyconfig + ${frags[*]#"$LAB"/})"
 	mkdir -p "$OBJ"
-	make -C "$SRC" O="$OBJ" tinyconfig >/dev/null
-	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$OBJ" "$OBJ/.config" "${frags[@]}") >/dev/null 2>&1
+	kmake tinyconfig >/dev/null
+	(cd "$SRC" && env "${KMAKE[@]}" scripts/kconfig/merge_config.sh -m -O "$OBJ" "$OBJ/.config" "${frags[@]}") >/dev/null 2>&1
 	cp "$OBJ/.config" "$OBJ/lab-base.config"
 	echo "$want" >"$OBJ/lab-base.sha"
 }
@@ -518,7 +566,7 @@ sweep_allocs() {
 # Catch a patch or config that silently fails to do its job.
 check_build() {
 	local name=$1 sym holder allocs nb a g sz
-	sym=$(nm "$OBJ/vmlinux" | awk '$3 == "alloc_retstack_tasklist"')
+	sym=$(${CROSS_NM:-nm} "$OBJ/vmlinux" | awk '$3 == "alloc_retstack_tasklist"')
 	case $name in
 	lab-traceable-*)
 		[ -n "$sym" ] || die "$name: alloc_retstack_tasklist is not out of line"
@@ -558,7 +606,7 @@ check_build() {
 }
 
 build_lab() {
-	local name=$1 key=$2 lv tmp rel logf
+	local name=$1 key=$2 lv tmp rel logf img
 	local -a patches
 	mapfile -t patches < <(lab_patches "$name")
 	lv=$(lab_localversion "$name")
@@ -571,22 +619,25 @@ build_lab() {
 	base_config
 	cp "$OBJ/lab-base.config" "$OBJ/.config"
 	"$SRC/scripts/config" --file "$OBJ/.config" --set-str LOCALVERSION "$lv" --disable LOCALVERSION_AUTO
-	make -C "$SRC" O="$OBJ" olddefconfig >/dev/null
+	kmake olddefconfig >/dev/null
 	check_config "$OBJ/.config"
 
 	log "$name: building $SRC_PKG $SRC_VER (-j$JOBS, log in $logf)"
 	local t0=$SECONDS
-	if ! make -C "$SRC" O="$OBJ" -j"$JOBS" bzImage >"$logf" 2>&1; then
+	img=arch/x86/boot/bzImage
+	[ "$FLAVOUR" = arm64 ] && img=arch/arm64/boot/Image
+	if ! kmake -j"$JOBS" "${img##*/}" >"$logf" 2>&1; then
 		tail -n 30 "$logf" >&2
 		restore_pristine
 		die "$name: build failed, see $logf"
 	fi
 	restore_pristine
 	check_build "$name"
+	[ "$FLAVOUR" = arm64 ] && INFO_EXTRA='"arch":"arm64"'
 	rel=$(cat "$OBJ/include/config/kernel.release")
 
 	tmp=$(mktemp -d "$KDIR/.tmp-$name.XXXXXX")
-	cp "$OBJ/arch/x86/boot/bzImage" "$OBJ/vmlinux" "$OBJ/System.map" "$tmp/"
+	cp "$OBJ/$img" "$OBJ/vmlinux" "$OBJ/System.map" "$tmp/"
 	cp "$OBJ/.config" "$tmp/.config"
 	# patches are named as in the repo, relative to lab/patches/
 	info_json "$name" "$rel" "$SRC_PKG" "$SRC_VER" "$key" \
@@ -610,6 +661,11 @@ ensure_lab() {
 		[ "$series" = "$SERIES" ] || prepare_source "$series"
 		FLAVOUR=$(lab_flavour "$name")
 		OBJ=$SRCROOT/obj${FLAVOUR:+-$FLAVOUR}
+		KMAKE=() CROSS_NM=
+		if [ "$FLAVOUR" = arm64 ]; then
+			KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+			CROSS_NM=aarch64-linux-gnu-nm
+		fi
 		build_lab "$name" "${s#*:}"
 	done
 }
@@ -632,7 +688,11 @@ ensure() {
 	[ $# -gt 0 ] || usage_die "usage: kernels.sh ensure NAME...|all"
 	for n; do
 		if [ "$n" = all ]; then
+			names+=("${NAMES[@]}" "${ARM64_NAMES[@]}")
+		elif [ "$n" = x86_64 ]; then
 			names+=("${NAMES[@]}")
+		elif [ "$n" = arm64 ]; then
+			names+=("${ARM64_NAMES[@]}")
 		elif is_name "$n"; then
 			names+=("$n")
 		else
@@ -641,7 +701,10 @@ ensure() {
 	done
 	lock_and_resolve
 	for n in "${names[@]}"; do
-		case $n in debian-*) ensure_debian "$n" ;; esac
+		case $n in
+		debian-arm64-*) ensure_debian_arm64 "$n" ;;
+		debian-*) ensure_debian "$n" ;;
+		esac
 	done
 	ensure_lab "${names[@]}"
 }
@@ -663,6 +726,13 @@ deb() {
 	fi
 	d=$(path "$1")
 	case $1 in
+	debian-arm64-*)
+		pkg=$(jq -r .package "$d/info.json")
+		ver=$(jq -r .version "$d/info.json")
+		f=$CACHE/arm64/debs/${pkg}_${ver//:/%3a}_arm64.deb
+		[ -f "$f" ] || die "$1: its package is gone from $CACHE/arm64/debs: run lab/kernels.sh ensure $1"
+		echo "$f"
+		;;
 	debian-*)
 		pkg=$(jq -r .package "$d/info.json")
 		ver=$(jq -r .version "$d/info.json")
@@ -718,15 +788,24 @@ check_apply() {
 	log "$1: ${#patches[@]} patch(es) apply to $SRC_PKG $SRC_VER"
 }
 
+list() {
+	case ${1:-}/${2:-}/$# in
+	//0) printf '%s\n' "${NAMES[@]}" "${ARM64_NAMES[@]}" ;;
+	--arch/x86_64/2) printf '%s\n' "${NAMES[@]}" ;;
+	--arch/arm64/2) printf '%s\n' "${ARM64_NAMES[@]}" ;;
+	*) usage_die "usage: kernels.sh list [--arch x86_64|arm64]" ;;
+	esac
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
-list) printf '%s\n' "${NAMES[@]}" ;;
+list) list "$@" ;;
 ensure) ensure "$@" ;;
 path) path "$@" ;;
 deb) deb "$@" ;;
 patches) patches "$@" ;;
 source) source_tree "$@" ;;
 check-apply) check_apply "$@" ;;
-*) usage_die "usage: kernels.sh list | ensure NAME...|all | path NAME | deb NAME | patches NAME | source NAME | check-apply NAME" ;;
+*) usage_die "usage: kernels.sh list [--arch x86_64|arm64] | ensure NAME...|all|x86_64|arm64 | path NAME | deb NAME | patches NAME | source NAME | check-apply NAME" ;;
 esac

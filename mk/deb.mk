@@ -94,7 +94,7 @@ TEST_TARGETS += test-lab-caps
 # (top-level trigger): the sandboxed service answers, with --trigger too,
 # writes its textfile, says so without the directory, sees /sys read-only and
 # tracefs writable; dpkg -r stops an enabled timer. It needs those two
-# kernels, not the lab's seventeen nor its image: each is fetched if the cache
+# kernels, not all the lab's nor its image: each is fetched if the cache
 # lacks it, and a cache that has it takes no lock (another kernels.sh may be
 # building for minutes).
 DEB_VM_KERNELS := debian-6.12 debian-6.1

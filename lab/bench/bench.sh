@@ -229,7 +229,7 @@ if has_part ksyms; then
 fi
 # 5. check --static's time, on every kernel the lab has built (one guest each).
 if has_part static; then
-	for k in $(lab/kernels.sh list); do
+	for k in $(lab/kernels.sh list --arch x86_64); do
 		d=$(lab/kernels.sh path "$k" 2> /dev/null) || d=
 		if [ ! -f "$d/bzImage" ]; then
 			echo "bench: static-$k: not built (lab/kernels.sh ensure $k)" >&2

@@ -24,7 +24,8 @@ shift $((OPTIND - 1))
 
 kernels=("$@")
 if [ ${#kernels[@]} -eq 0 ]; then
-	for k in $("$KSH" list); do
+	# x86-64's: the arm64 ones boot with the arm64 build (tests/lab/arm64.sh)
+	for k in $("$KSH" list --arch x86_64); do
 		"$KSH" path "$k" > /dev/null 2>&1 && kernels+=("$k")
 	done
 fi
