@@ -14,6 +14,7 @@ include lab/tool.mk
 include lab/live.mk
 include lab/check.mk
 include lab/pressure.mk
+include lab/arm64.mk
 
 # Lab tests need the kernels and the image: a fresh machine builds them here.
 lab-test-runner lab-test-basic test-lab-tool test-lab-pressure: lab

@@ -34,6 +34,11 @@ CHECK=$HERE/static_lab_check.py
 
 [ -x "$BIN" ] || { echo "static-lab: no $BIN (make $BUILD/fgt-static)" >&2; exit 2; }
 
+# A kernel directory's image: x86's bzImage, arm64's Image
+image_of() {
+	if [ -f "$1/bzImage" ]; then echo "$1/bzImage"; else echo "$1/Image"; fi
+}
+
 # fixed or not_fixed, from the kernel's patches (info.json)
 expected() {
 	jq -r 'if ([.patches[] | select(startswith("fix"))] | length) > 0
@@ -56,7 +61,7 @@ cleanup() { [ -z "$OUT" ] || rm -rf "$OUT"; }
 trap cleanup EXIT
 
 offline() {
-	local out k dir
+	local out k dir img
 	out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-static.XXXXXX")
 	OUT=$out
 	local names=("$@")
@@ -68,24 +73,25 @@ offline() {
 		}
 		local runs=()
 		[ -f "$dir/vmlinux" ] && runs+=("$(run vmlinux --kernel "$dir/vmlinux")")
-		runs+=("$(run bzImage --kernel "$dir/bzImage")")
+		img=$(image_of "$dir")
+		runs+=("$(run bzImage --kernel "$img")")
 		[ -f "$dir/System.map" ] &&
-			runs+=("$(run map --kernel "$dir/bzImage" --system-map "$dir/System.map")")
+			runs+=("$(run map --kernel "$img" --system-map "$dir/System.map")")
 		# the kcore path (VMCOREINFO, kernel memory) on a kcore made of the vmlinux
 		if [ -f "$dir/vmlinux" ] && "$BIN" --make-kcore "$out/$k.kcore" --kernel "$dir/vmlinux" &&
-			objcopy -O binary --only-section=.BTF "$dir/vmlinux" "$out/$k.btf"; then
+			"$BIN" --dump-btf "$out/$k.btf" --kernel "$dir/vmlinux"; then
 			runs+=("$(run kcore --kcore "$out/$k.kcore" --btf "$out/$k.btf" --no-bpf)")
 		fi
 		# and as shipped: fgraphtop check --kernel, its JSON's static object
 		if [ -x "$CHECK_BIN" ]; then
 			local t0 t1 j st=0
 			t0=$(date +%s%N)
-			j=$("$CHECK_BIN" check --json --kernel "$dir/bzImage") || st=$?
+			j=$("$CHECK_BIN" check --json --kernel "$img") || st=$?
 			t1=$(date +%s%N)
 			runs+=("$(printf '{"how":"check","status":%d,"wall_ms":%d,"answer":%s}' "$st" \
 				$(((t1 - t0) / 1000000)) "$(echo "${j:-null}" | jq -c '.static')")")
 		fi
-		"$BIN" --dump-symbols "$out/$k.syms" --kernel "$dir/bzImage" || rm -f "$out/$k.syms"
+		"$BIN" --dump-symbols "$out/$k.syms" --kernel "$img" || rm -f "$out/$k.syms"
 		local IFS=,
 		printf '{"kernel":"%s","expected":"%s","dir":"%s","symbols":"%s","runs":[%s]}\n' \
 			"$k" "$(expected "$dir")" "$dir" "$out/$k.syms" "${runs[*]}" >> "$out/offline.jsonl"
@@ -94,8 +100,25 @@ offline() {
 	python3 "$CHECK" offline "$out/offline.jsonl"
 }
 
+# fgt-static rides in an extra initramfs archive (the base image has
+# fgraphtop), one per build: prints its path, made once per run
+guest_cpio() {	# OUTDIR BUILD FGT_STATIC
+	local stage=$1/stage-${2//\//_} cpio=$1/fgt-static-${2//\//_}.cpio
+	if [ ! -s "$cpio" ]; then
+		if [ ! -x "$2/lab/fgt-spawn" ] || [ ! -x "$3" ]; then
+			echo "static-lab: no $2/lab/fgt-spawn or $3 (make lab-helpers; for arm64 make ARCH=arm64 all lab-helpers)" >&2
+			return 2
+		fi
+		rm -rf "$stage"
+		mkdir -p "$stage/bin"
+		cp "$3" "$stage/bin/fgt-static"
+		(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio"
+	fi
+	echo "$cpio"
+}
+
 guest() {
-	local outdir="" stage cpio specs=() k u dir
+	local outdir="" cpio specs=() k u dir img
 	if [ "${1:-}" = -o ]; then
 		outdir=$2
 		shift 2
@@ -114,17 +137,6 @@ guest() {
 			esac
 		done
 	fi
-	[ -x "$BUILD/lab/fgt-spawn" ] || {
-		echo "static-lab: no $BUILD/lab/fgt-spawn (make lab-helpers)" >&2
-		return 2
-	}
-	# fgt-static rides in an extra initramfs archive (the base image has fgraphtop)
-	stage=$outdir/stage
-	rm -rf "$stage"
-	mkdir -p "$stage/bin"
-	cp "$BIN" "$stage/bin/fgt-static"
-	cpio=$outdir/fgt-static.cpio
-	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio"
 	for spec in "${specs[@]}"; do
 		local rest arg="" name sargs=()
 		k=${spec%%:*}
@@ -135,6 +147,14 @@ guest() {
 		# one directory per boot: KERNEL, or KERNEL@MODE for lockdown=MODE
 		name=$k${arg:+@${arg#lockdown=}}
 		dir=$("$KERNELS" path "$k")
+		img=$(image_of "$dir")
+		# the guest's fgt-static is its architecture's build
+		local gbuild=$BUILD gstatic=$BIN
+		if [ "${img##*/}" = Image ]; then
+			gbuild=${FGT_BUILD_ARM64:-$ROOT/build/arm64}
+			gstatic=$gbuild/fgt-static
+		fi
+		cpio=$(guest_cpio "$outdir" "$gbuild" "$gstatic") || return 2
 		local mem=2048
 		[ "$u" -gt 20000 ] && mem=6144
 		mkdir -p "$outdir/$name"
@@ -145,7 +165,7 @@ guest() {
 			${arg:+-a "$arg"} -o "$outdir/$name/run" -- U="$u" "${sargs[@]}" \
 			> "$outdir/$name/results.jsonl" || true
 		k=$name
-		local off=(--kernel "$dir/bzImage")
+		local off=(--kernel "$img")
 		[ -f "$dir/System.map" ] && off+=(--system-map "$dir/System.map")
 		"$BIN" --json "${off[@]}" > "$outdir/$k/offline.json" || true
 		# the text as the running kernel showed it, for tests/data/static/KERNEL-live.txt

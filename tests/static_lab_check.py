@@ -11,7 +11,7 @@ vmlinux) give the same evidence and sites, there is a shadow-stack site of the
 right kind (fixed: non-blocking inside the walk; not_fixed: blocking outside,
 none inside), and objdump, not Capstone, shows each shadow-stack site as a
 call of that allocator after `mov $GFP,%esi` (and `mov $SIZE,%edx` where the
-allocator takes one). The symbols for objdump are System.map's, or for
+allocator takes one; on arm64, `bl` after the immediates into w1 and x2). The symbols for objdump are System.map's, or for
 Debian's kernels the image's own kallsyms tables as fgt-static decodes them,
 checked against System.map on the lab's kernels first.
 Prints a table and exits 1 on any failure.
@@ -44,9 +44,15 @@ def load_map(path):
     return sorted(by_addr), by_addr, by_name
 
 
-def objdump_calls(vmlinux, lo, hi, names_by_addr):
-    """Every call in [lo, hi): (address, callee name, last $imm into %esi, into %edx)."""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--start-address={lo:#x}",
+def objdump_calls(vmlinux, lo, hi, names_by_addr, arch):
+    """Every call in [lo, hi): (address, callee name, the gfp and size arguments).
+
+    The gfp is the second argument and the size the third (where the allocator
+    takes one): the last immediates loaded into %esi and %edx on x86-64
+    (`mov $IMM,%esi`), into w1/x1 and w2/x2 on arm64 (`mov` or `movz`, then
+    any `movk ..., lsl #N`), read by binutils' objdump for the architecture."""
+    tool = "aarch64-linux-gnu-objdump" if arch == "arm64" else "objdump"
+    out = subprocess.run([tool, "-d", "--no-show-raw-insn", f"--start-address={lo:#x}",
                           f"--stop-address={hi:#x}", vmlinux], capture_output=True, text=True,
                          check=True).stdout
     calls, regs = [], {}
@@ -55,10 +61,21 @@ def objdump_calls(vmlinux, lo, hi, names_by_addr):
         if not m:
             continue
         addr, op, args = int(m.group(1), 16), m.group(2), m.group(3)
-        mm = re.match(r"\$0x([0-9a-f]+),%(esi|edx)$", args)
-        if op == "mov" and mm:
-            regs[mm.group(2)] = int(mm.group(1), 16)
-        if op == "call":
+        if arch == "arm64":
+            mm = re.match(r"[wx]([12]), #(0x[0-9a-f]+|\d+)(?:, lsl #(\d+))?", args)
+            reg = {"1": "esi", "2": "edx"}.get(mm.group(1)) if mm else None
+            if reg and op in ("mov", "movz"):
+                regs[reg] = int(mm.group(2), 0) << int(mm.group(3) or 0)
+            elif reg and op == "movk" and reg in regs:
+                sh = int(mm.group(3) or 0)
+                regs[reg] = (regs[reg] & ~(0xffff << sh)) | (int(mm.group(2), 0) << sh)
+            is_call = op == "bl"
+        else:
+            mm = re.match(r"\$0x([0-9a-f]+),%(esi|edx)$", args)
+            if op == "mov" and mm:
+                regs[mm.group(2)] = int(mm.group(1), 16)
+            is_call = op == "call"
+        if is_call:
             t = int(re.match(r"(?:0x)?([0-9a-f]+)", args).group(1), 16)
             calls.append((addr, names_by_addr.get(t, hex(t)), regs.get("esi"), regs.get("edx")))
             regs = {}
@@ -70,17 +87,17 @@ def site_addr(site, by_name):
     return by_name[fn] + int(off, 16)
 
 
-def oracle(kernel, vmlinux, mapfile, answer):
+def oracle(kernel, vmlinux, mapfile, answer, arch):
     """objdump's view of the shadow-stack sites the answer names."""
     addrs, by_addr, by_name = load_map(mapfile)
     fn = answer["function"]
     lo = by_name[fn]
     hi = addrs[bisect.bisect_right(addrs, lo)]
-    calls = {a: (n, esi, edx) for a, n, esi, edx in objdump_calls(vmlinux, lo, hi, by_addr)}
+    calls = {a: (n, esi, edx) for a, n, esi, edx in objdump_calls(vmlinux, lo, hi, by_addr, arch)}
     cold = by_name.get(fn + ".cold")
     if cold:
         chi = addrs[bisect.bisect_right(addrs, cold)]
-        calls.update({a: (n, esi, edx) for a, n, esi, edx in objdump_calls(vmlinux, cold, chi, by_addr)})
+        calls.update({a: (n, esi, edx) for a, n, esi, edx in objdump_calls(vmlinux, cold, chi, by_addr, arch)})
     checked = 0
     for s in answer["sites"]:
         if s["kind"] != "shadow":
@@ -117,8 +134,10 @@ def shape(kernel, verdict, answer):
         if s.get("stored") != want_dest:
             fail(kernel, f"{s['site']}: stored {s.get('stored')}, expected {want_dest}")
     # the walk: by its rcu_read_lock() calls, or on the kernels without
-    # PREEMPT_RCU (lab-6.12-nopreempt-*) by the loop over the thread list
-    walk = "thread_loop" if "nopreempt" in kernel else "rcu_read_lock"
+    # PREEMPT_RCU (lab-6.12-nopreempt-*, and Debian's arm64 ones:
+    # PREEMPT_VOLUNTARY, no PREEMPT_DYNAMIC) by the loop over the thread list
+    walk = "thread_loop" if "nopreempt" in kernel or kernel.startswith("debian-arm64-") \
+        else "rcu_read_lock"
     if answer.get("walk") != walk:
         fail(kernel, f"the walk found by {answer.get('walk')}, expected {walk}")
     if walk == "rcu_read_lock" and not answer["rcu_read_lock"]:
@@ -167,7 +186,9 @@ def offline(path):
                 fail(name, f"kallsyms tables decoded: {len(bad)} of {len(ours)} differ from System.map")
         checked = 0
         if first["verdict"] == want and os.path.exists(vml):
-            checked = oracle(name, vml, sysmap if os.path.exists(sysmap) else syms, first)
+            with open(os.path.join(d, "info.json")) as f:
+                arch = json.load(f).get("arch", "x86_64")
+            checked = oracle(name, vml, sysmap if os.path.exists(sysmap) else syms, first, arch)
             if not checked:
                 fail(name, "objdump checked no site")
         rows.append((name, want, first["verdict"], " ".join(
@@ -190,6 +211,29 @@ def results(path):
         except json.JSONDecodeError:
             pass
     return out
+
+
+def same_answer(live, off):
+    """The running kernel's answer is the file's. One difference is allowed,
+    and only that one: a cache the file names that the running text leaves
+    unknown ("?"). Debian's 7.2 arm64 boots with a static branch of
+    register_ftrace_graph() patched to a nop, whose fall-through reaches the
+    batch with the register holding fgraph.c's statics not set on every path
+    (tests/test_static_arm64.c, test_debian_72_live); the site is still a
+    shadow stack by where its pointer goes."""
+    if live.get("evidence") == off["evidence"] and live.get("sites") == off["sites"]:
+        return True
+    ls, os_ = live.get("sites") or [], off["sites"] or []
+    if len(ls) != len(os_):
+        return False
+    ev = live.get("evidence") or ""
+    for a, b in zip(ls, os_):
+        if a == b:
+            continue
+        if a.get("cache") != "?" or {**a, "cache": b.get("cache")} != b:
+            return False
+        ev = ev.replace(f"{a['call']}(?,", f"{b['call']}({b['cache']},", 1)
+    return ev == off["evidence"]
 
 
 def guest(d):
@@ -245,7 +289,7 @@ def guest(d):
         st = a.get("static", {})
         if a["verdict"] != want or a.get("method") != "static":
             fail(name, f"check: {a['verdict']} by {a.get('method')} ({a['reason']}), expected {want}")
-        if st.get("evidence") != off["evidence"] or st.get("sites") != off["sites"]:
+        if not same_answer(st, off):
             fail(name, f"live and offline differ: {st.get('evidence')!r} / {off['evidence']!r}")
         t = trig.get("trigger", {}).get("answer") or {}
         if t and (t.get("verdict") != want or t.get("method") != "static+trigger"):

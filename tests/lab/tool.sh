@@ -5,7 +5,8 @@
 # tests/lab/tool_check.py, and every fgraphtop record is checked against
 # docs/json.md by tests/json_schema.py.
 #
-#   tests/lab/tool.sh [-o OUTDIR] [-k KERNEL]...    (default: the whole matrix)
+#   tests/lab/tool.sh [-o OUTDIR] [-k KERNEL]...    (default: the whole matrix but
+#                                                 arm64, whose rows run when named)
 #
 # Matrix (about 8 minutes under single-threaded TCG on 2 cores, warm cache, for
 # the seven kernels of 7.x and Debian; the four 6.1/6.12 lab kernels add about 4,
@@ -62,11 +63,14 @@ nus=$(wc -w <<<"$us")	# rounds per kernel
 fail=0
 note() { echo "tool: $*" >&2; }
 
-want() {	# KERNEL: in the -k list (or no list)
-	[ ${#only[@]} -eq 0 ] && return 0
+named() {	# KERNEL: in the -k list
 	local k
 	for k in "${only[@]}"; do [ "$k" = "$1" ] && return 0; done
 	return 1
+}
+
+want() {	# KERNEL: in the -k list (or no list)
+	[ ${#only[@]} -eq 0 ] || named "$1"
 }
 
 # One boot and its checks; a failure is said, and left for lab_wait to count.
@@ -195,6 +199,25 @@ for kv in debian-6.1:bookworm lab-6.1-stock:bookworm debian-6.12:trixie lab-6.12
 done
 run int3-debian-7.2 debian-7.2 int3 "mode=explain-graph n=10" -s tool-int3 -- \
 	MODE=explain-graph N=10
+# arm64 (issue 23): the five arm64 kernels under qemu-system-aarch64 TCG, with
+# the arm64 build (make ARCH=arm64): act as above, kretprobe.multi on the 7.2
+# ones (fgraph holds kprobe_multi from 6.14), failslab on lab-arm64-fixed.
+# Only when named with -k: tests/lab/arm64.sh names them (make test-lab-arm64).
+for k in debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock lab-arm64-fixed; do
+	named "$k" || continue
+	case $k in
+	*-6.1 | *-6.12) r=$(rounds) n=$nus ;;
+	*) r=$(rounds kretmulti) n=$((nus + 1)) ;;
+	esac
+	# Debian's 6.1 arm64 has no CONFIG_KALLSYMS_ALL: ftrace_graph_active has
+	# no address, and --explain says it is unknown
+	ga=
+	[ "$k" = debian-arm64-6.1 ] && ga=" graph_active=unknown"
+	run "act-$k" "$k" act "rounds=$n$ga" -s tool-act -- "ROUNDS=$r" FILTER=bpf_fentry_test1 EXPLAIN=1
+done
+named lab-arm64-fixed &&
+	run failslab-lab-arm64-fixed lab-arm64-fixed failslab "ks=5:32:33:100" -s tool-failslab \
+		-a slab_nomerge -- "KS=5 32 33 100" U=300
 
 lab_wait || fail=1
 note "runs in $out"

@@ -210,13 +210,17 @@ def check_act(kernel, recs, opt):
     ok(len(plan) == 1 and plan[0]["type"] == "plan", f"{kernel}: --explain -j gave a plan")
     if plan and plan[0]["type"] == "plan":
         # read from kernel memory, no probe loaded: fgraph is off before the rounds
+        # graph_active=unknown: a kernel whose kallsyms has no data symbols
+        # (Debian's 6.1 arm64: no CONFIG_KALLSYMS_ALL) has no address to read
+        unknown = opt.get("graph_active") == "unknown"
+        off, on1 = (-1, -1) if unknown else (0, 1)
         ga = (plan[0].get("holders") or {}).get("graph_active")
-        ok(ga == 0, f"{kernel}: explain: ftrace_graph_active {ga}, want 0")
+        ok(ga == off, f"{kernel}: explain: ftrace_graph_active {ga}, want {off}")
         on = [r["rec"] for r in recs if r.get("type") == "fgt" and r.get("name") == "explain-on"]
         ho = (on[0].get("holders") or {}) if on else {}
-        ok(len(on) == 1 and ho.get("graph_active") == 1 and ho.get("named") == 1,
+        ok(len(on) == 1 and ho.get("graph_active") == on1 and ho.get("named") == 1,
            f"{kernel}: explain with function_graph on: ftrace_graph_active "
-           f"{ho.get('graph_active')}, {ho.get('named')} named, want 1 and 1")
+           f"{ho.get('graph_active')}, {ho.get('named')} named, want {on1} and 1")
         direct = "direct" in paths	# the traceable kernels
         pr = {(p["kind"], p["target"]): p for p in plan[0]["probes"]}
         ars = pr.get(("fentry", "alloc_retstack_tasklist"), {})
