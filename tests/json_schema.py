@@ -83,7 +83,7 @@ TYPES = {
     "static": STATIC,
 }
 EXPOSURE = {"threads": INT, "lacking": INT, "sweeps": INT, "visits": INT, "estimate_s": NUM,
-            "ns_per_visit": NUM, "cost": ("default", "observed")}
+            "ns_per_visit": NUM, "cost": ("default", "observed"), "calib_visits": INT}
 EVENT_FIELDS = {
     "alloc": {"site": ("sweep", "fork", "idle"), "gfp_class": ("blocking", "nonblocking"),
               "gfp": INT, "size": INT, "ok": BOOL, "latency_ns": INT},

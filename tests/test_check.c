@@ -717,7 +717,7 @@ static void test_exposure_outputs(void **state)
 	assert_non_null(strstr(render(&r, false), " lacking=400000 walk_estimate=227.019295s\n"));
 	assert_non_null(strstr(render(&r, true), "\"exposure\":{\"threads\":400000,"
 			       "\"lacking\":400000,\"sweeps\":12500,"));
-	assert_non_null(strstr(render(&r, true), "\"cost\":\"default\"}"));
+	assert_non_null(strstr(render(&r, true), "\"cost\":\"default\",\"calib_visits\":0}"));
 	snprintf(path, sizeof(path), "%s/e.prom", f->root);
 	assert_int_equal(fgt_check_write_prom(path, &r, err, sizeof(err)), 0);
 	m = fake_read(f, "e.prom");

@@ -254,9 +254,12 @@ static void test_calibration(void **state)
 	assert_true(e.ns_per_visit > 161.7 && e.ns_per_visit < 161.8);
 	assert_true(e.seconds > 404 && e.seconds < 405);
 	assert_string_equal(fgt_exp_cost_src_name(e.src), "observed");
+	/* what the price was taken over, for a reader to check it against */
+	assert_int_equal(e.calib_visits, lab.visits);
 
 	assert_int_equal(fgt_exp_estimate(&w, &fixed, &e), 0);
 	assert_int_equal(e.src, FGT_EXP_COST_DEFAULT);
+	assert_int_equal(e.calib_visits, 0);
 	assert_true(e.ns_per_visit == FGT_EXP_VISIT_NS_DEFAULT);
 	assert_string_equal(fgt_exp_cost_src_name(e.src), "default");
 	assert_int_equal(fgt_exp_estimate(&w, &short_walk, &e), 0);

@@ -907,7 +907,7 @@ static void test_json_live(void **state)
 	t = cap_text(&c);
 	assert_non_null(strstr(t, ",\"exposure\":{\"threads\":1000,\"lacking\":1000,\"sweeps\":32,"
 				  "\"visits\":16903,\"estimate_s\":0.0015"));
-	assert_non_null(strstr(t, ",\"ns_per_visit\":90.8,\"cost\":\"default\"}}\n"));
+	assert_non_null(strstr(t, ",\"ns_per_visit\":90.8,\"cost\":\"default\",\"calib_visits\":0}}\n"));
 	assert_non_null(strstr(t, "\"via\":\"unknown\"},"));
 	assert_non_null(strstr(t, "\"so_far\":\"inconclusive\",\"sweeps_to_come\":null,\"eta_ns\":null,"
 				  "\"eta_high_ns\":null,"));

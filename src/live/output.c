@@ -784,6 +784,7 @@ void fgt_out_exposure_json(json_writer_t *jw, const struct fgt_exp_walk *w,
 	jsonw_float_field(jw, "estimate_s", e->seconds);
 	jsonw_float_field(jw, "ns_per_visit", e->ns_per_visit);
 	jsonw_string_field(jw, "cost", fgt_exp_cost_src_name(e->src));
+	jsonw_uint_field(jw, "calib_visits", e->calib_visits);
 	jsonw_end_object(jw);
 }
 

@@ -79,6 +79,7 @@ struct fgt_exp_estimate {
 	double seconds;		/* the unfixed walk over w */
 	double ns_per_visit;
 	enum fgt_exp_cost_src src;
+	uint64_t calib_visits;	/* observed: the visits the price was taken over */
 };
 
 /* "default" or "observed". */

@@ -114,9 +114,11 @@ int fgt_exp_estimate(const struct fgt_exp_walk *w, const struct fgt_exp_calib *c
 	if (calib_usable(calib)) {
 		out->ns_per_visit = (double)calib->walk_ns / (double)calib->visits;
 		out->src = FGT_EXP_COST_OBSERVED;
+		out->calib_visits = calib->visits;
 	} else {
 		out->ns_per_visit = FGT_EXP_VISIT_NS_DEFAULT;
 		out->src = FGT_EXP_COST_DEFAULT;
+		out->calib_visits = 0;
 	}
 	out->seconds = (double)w->visits * out->ns_per_visit / 1e9;
 	return 0;

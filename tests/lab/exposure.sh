@@ -78,11 +78,21 @@ checks() {	# RESULTS NROUNDS
 	      | {what: "round \($r) live, before: U=\($l0.lacking) T=\($l0.threads) (\($l0.cost)); at scan U=\($a.scan.lacking) T=\($a.scan.threads)",
 		 ok: ($l0 != null and ($l0.lacking - $a.scan.lacking + 1) as $d | ($l0.threads - $a.scan.threads + 1) as $e
 		      | $d >= 0 and $d <= 2 and $e == $d and $l0.cost == "default")},
-	      {what: "round \($r) live, after: U=\($l1.lacking) at \($l1.ns_per_visit) ns/visit (\($l1.cost)); the walk: \($x.walk_ns) ns over the visits of an idle scan before it (\([$lis[].visits] | unique | map(tostring) | join(", ")))",
+	      # the price is the time of the walk over the visits it names
+	      # (calib_visits), exactly; those are of an idle scan, a recorded one or one
+	      # the records did not show (a scan whose interval line came after the
+	      # walk began), so within 1 % of the last recorded and no fewer than
+	      # the fewest the walk can have made (fgt_exp_walk_lacking_first)
+	      (($x.served / 32 | floor) as $m0
+	       | (if $m0 > 0 and $m0 * 32 == $x.nr_threads then $m0 - 1 else $m0 end) as $m
+	       | 32 * $m * ($m + 1) / 2 + $m + $x.nr_threads) as $floor
+	      | {what: "round \($r) live, after: U=\($l1.lacking) at \($l1.ns_per_visit) ns/visit (\($l1.cost)); the walk: \($x.walk_ns) ns over \($l1.calib_visits) visits; idle scans before it: \([$lis[].visits] | unique | map(tostring) | join(", ")), the fewest \($floor)",
 	       ok: ($x != null and $x.verdict.verdict == "not_fixed" and $l1 != null and $li != null
-		    and $li.cost == "default" and $l1.lacking < 10
-		    and any($lis[]; .cost == "default" and
-			    (($l1.ns_per_visit / ($x.walk_ns / .visits)) - 1 | fabs) < 1e-6))} ]
+		    and $li.cost == "default" and $l1.lacking < 10 and $l1.calib_visits > 0
+		    and ((($l1.ns_per_visit / ($x.walk_ns / $l1.calib_visits)) - 1 | fabs) < 1e-6)
+		    and (any($lis[]; .visits == $l1.calib_visits) or
+			 ($l1.calib_visits >= $floor and
+			  (($l1.calib_visits / $li.visits) - 1 | fabs) < 0.01)))} ]
 	    + (if $r > 1 then [
 	      (($x.walk_ns / 1e9) as $w | ($b.scan.estimate_s / $w) as $q
 	       | {what: "round \($r) estimate \($b.scan.estimate_s) s at \($b.scan.ns_per_visit) ns/visit (\($b.scan.cost)), walk seen \($w) s: x\($q * 100 | round / 100)",
