@@ -6,6 +6,9 @@
 #                the alert rules and the lab (kernels under qemu), in order.
 # Fragments (included below) add their targets to CHECK_TARGETS (quick, host
 # only) or TEST_TARGETS (the rest, run in order after check; the lab's last).
+#   make test-long   make test, then TEST_LONG_TARGETS: the lab rounds that do
+#                the same checks on more kernels than a warm make test has
+#                time for (the README's "Tests" says which).
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -48,6 +51,7 @@ all: $(BUILD)/fgraphtop
 
 CHECK_TARGETS :=
 TEST_TARGETS  :=
+TEST_LONG_TARGETS :=
 
 # BPF objects and their skeletons (CO-RE against vmlinux/$(ARCH)/vmlinux.h).
 BPF_CFLAGS := -g -O2 -Wall -Wno-missing-declarations -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Isrc -Ibpf
@@ -112,6 +116,16 @@ test:
 	done; \
 	if [ -n "$$failed" ]; then echo "test: FAILED:$$failed"; exit 1; fi; \
 	echo "test: all passed"
+
+.PHONY: test-long
+test-long:
+	@failed=""; $(MAKE) --no-print-directory test || failed=" test"; \
+	for t in $(TEST_LONG_TARGETS); do \
+		echo "== make $$t"; \
+		$(MAKE) --no-print-directory $$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test-long: FAILED:$$failed"; exit 1; fi; \
+	echo "test-long: all passed"
 
 .PHONY: install
 install: $(BUILD)/fgraphtop
