@@ -36,10 +36,32 @@ static void load(const char *name, struct fgt_static_rec *rec)
 struct xsite {
 	const char *at, *call;
 	uint32_t gfp;
-	uint64_t size;
+	uint64_t size;		/* 0: not checked */
 	enum fgt_static_kind kind;
 	enum fgt_static_dest dest;
+	enum fgt_static_rcu rcu;
 };
+
+static void check_sites(const struct fgt_static_result *r, const struct xsite *x,
+			unsigned int nx)
+{
+	assert_int_equal(r->nr_sites, nx);
+	for (unsigned int i = 0; i < nx; i++) {
+		const struct fgt_static_site *s = &r->sites[i];
+
+		assert_string_equal(s->at, x[i].at);
+		assert_string_equal(s->fn->name, x[i].call);
+		assert_int_equal(s->gfp.kind, FGT_VAL_CONST);
+		assert_int_equal(s->gfp.v, x[i].gfp);
+		if (x[i].size) {
+			assert_int_equal(s->size.kind, FGT_VAL_CONST);
+			assert_int_equal(s->size.v, x[i].size);
+		}
+		assert_int_equal(s->rcu, x[i].rcu);
+		assert_int_equal(s->kind, x[i].kind);
+		assert_int_equal(s->dest, x[i].dest);
+	}
+}
 
 static void check_rec(const char *file, const char *evidence, const char *loop,
 		      const struct xsite *x, unsigned int nx)
@@ -56,22 +78,7 @@ static void check_rec(const char *file, const char *evidence, const char *loop,
 	assert_true(r.walk_by_loop);
 	assert_string_equal(r.walk_loop, loop);
 	assert_int_equal(r.nr_rcu_lock, 0);
-	assert_int_equal(r.nr_sites, nx);
-	for (unsigned int i = 0; i < nx; i++) {
-		const struct fgt_static_site *s = &r.sites[i];
-
-		assert_string_equal(s->at, x[i].at);
-		assert_string_equal(s->fn->name, x[i].call);
-		assert_int_equal(s->gfp.kind, FGT_VAL_CONST);
-		assert_int_equal(s->gfp.v, x[i].gfp);
-		if (x[i].size) {
-			assert_int_equal(s->size.kind, FGT_VAL_CONST);
-			assert_int_equal(s->size.v, x[i].size);
-		}
-		assert_int_equal(s->rcu, FGT_RCU_OUTSIDE);
-		assert_int_equal(s->kind, x[i].kind);
-		assert_int_equal(s->dest, x[i].dest);
-	}
+	check_sites(&r, x, nx);
 	fgt_static_rec_free(&rec);
 }
 
@@ -85,9 +92,9 @@ static void test_debian_61(void **state)
 {
 	static const struct xsite x[] = {
 		{ "register_ftrace_graph+0x74", "kmalloc_trace", 0xcc0, 256, FGT_SITE_OTHER,
-		  FGT_DEST_NONE },
+		  FGT_DEST_NONE, FGT_RCU_OUTSIDE },
 		{ "register_ftrace_graph+0x10c", "kmalloc_trace", 0xcc0, 2000, FGT_SITE_SHADOW,
-		  FGT_DEST_LIST },
+		  FGT_DEST_LIST, FGT_RCU_OUTSIDE },
 	};
 
 	check_rec("debian-arm64-6.1",
@@ -103,9 +110,9 @@ static void test_debian_612(void **state)
 {
 	static const struct xsite x[] = {
 		{ "register_ftrace_graph+0x3d4", "__kmalloc_cache_noprof", 0xdc0, 256,
-		  FGT_SITE_OTHER, FGT_DEST_NONE },
+		  FGT_SITE_OTHER, FGT_DEST_NONE, FGT_RCU_OUTSIDE },
 		{ "register_ftrace_graph+0x464", "__kmalloc_cache_noprof", 0xcc0, 4096,
-		  FGT_SITE_SHADOW, FGT_DEST_LIST },
+		  FGT_SITE_SHADOW, FGT_DEST_LIST, FGT_RCU_OUTSIDE },
 	};
 
 	check_rec("debian-arm64-6.12",
@@ -119,9 +126,9 @@ static void test_debian_72(void **state)
 {
 	static const struct xsite x[] = {
 		{ "register_ftrace_graph+0x430", "__kmalloc_cache_noprof", 0xdc0, 256,
-		  FGT_SITE_OTHER, FGT_DEST_NONE },
+		  FGT_SITE_OTHER, FGT_DEST_NONE, FGT_RCU_OUTSIDE },
 		{ "register_ftrace_graph+0x4c8", "kmem_cache_alloc_noprof", 0xcc0, 0,
-		  FGT_SITE_SHADOW, FGT_DEST_LIST },
+		  FGT_SITE_SHADOW, FGT_DEST_LIST, FGT_RCU_OUTSIDE },
 	};
 
 	check_rec("debian-arm64-7.2",
@@ -144,9 +151,9 @@ static void test_debian_72_live(void **state)
 {
 	static const struct xsite x[] = {
 		{ "register_ftrace_graph+0x430", "__kmalloc_cache_noprof", 0xdc0, 256,
-		  FGT_SITE_OTHER, FGT_DEST_NONE },
+		  FGT_SITE_OTHER, FGT_DEST_NONE, FGT_RCU_OUTSIDE },
 		{ "register_ftrace_graph+0x4c8", "kmem_cache_alloc_noprof", 0xcc0, 0,
-		  FGT_SITE_SHADOW, FGT_DEST_LIST },
+		  FGT_SITE_SHADOW, FGT_DEST_LIST, FGT_RCU_OUTSIDE },
 	};
 
 	check_rec("debian-arm64-7.2-live",
@@ -163,16 +170,8 @@ static void test_debian_72_live(void **state)
  * routine under three names: arch/arm64/lib/memset.S, __pi_memset with the
  * aliases __memset and, weak, memset): still a call known not to allocate.
  */
-struct xlab {
-	const char *at, *call;
-	uint32_t gfp;
-	enum fgt_static_rcu rcu;
-	enum fgt_static_kind kind;
-	enum fgt_static_dest dest;
-};
-
 static void check_lab(const char *file, enum fgt_verdict want, const char *evidence,
-		      unsigned int nr_lock, const struct xlab *x, unsigned int nx)
+		      unsigned int nr_lock, const struct xsite *x, unsigned int nx)
 {
 	struct fgt_static_rec rec;
 	struct fgt_static_result r;
@@ -186,28 +185,17 @@ static void check_lab(const char *file, enum fgt_verdict want, const char *evide
 	assert_string_equal(r.evidence, evidence);
 	assert_false(r.walk_by_loop);
 	assert_int_equal(r.nr_rcu_lock, nr_lock);
-	assert_int_equal(r.nr_sites, nx);
-	for (unsigned int i = 0; i < nx; i++) {
-		const struct fgt_static_site *s = &r.sites[i];
-
-		assert_string_equal(s->at, x[i].at);
-		assert_string_equal(s->fn->name, x[i].call);
-		assert_int_equal(s->gfp.kind, FGT_VAL_CONST);
-		assert_int_equal(s->gfp.v, x[i].gfp);
-		assert_int_equal(s->rcu, x[i].rcu);
-		assert_int_equal(s->kind, x[i].kind);
-		assert_int_equal(s->dest, x[i].dest);
-	}
+	check_sites(&r, x, nx);
 	fgt_static_rec_free(&rec);
 }
 
 static void test_lab_arm64_stock(void **state)
 {
-	static const struct xlab x[] = {
-		{ "register_ftrace_graph+0x360", "__kmalloc_cache_noprof", 0xdc0,
-		  FGT_RCU_OUTSIDE, FGT_SITE_OTHER, FGT_DEST_NONE },
-		{ "register_ftrace_graph+0x3a4", "kmem_cache_alloc_noprof", 0xcc0,
-		  FGT_RCU_OUTSIDE, FGT_SITE_SHADOW, FGT_DEST_LIST },
+	static const struct xsite x[] = {
+		{ "register_ftrace_graph+0x360", "__kmalloc_cache_noprof", 0xdc0, 256,
+		  FGT_SITE_OTHER, FGT_DEST_NONE, FGT_RCU_OUTSIDE },
+		{ "register_ftrace_graph+0x3a4", "kmem_cache_alloc_noprof", 0xcc0, 0,
+		  FGT_SITE_SHADOW, FGT_DEST_LIST, FGT_RCU_OUTSIDE },
 	};
 
 	check_lab("lab-arm64-stock", FGT_VERDICT_NOT_FIXED,
@@ -219,13 +207,13 @@ static void test_lab_arm64_stock(void **state)
 
 static void test_lab_arm64_fixed(void **state)
 {
-	static const struct xlab x[] = {
-		{ "register_ftrace_graph+0x3b0", "__kmalloc_cache_noprof", 0xdc0,
-		  FGT_RCU_OUTSIDE, FGT_SITE_OTHER, FGT_DEST_NONE },
-		{ "register_ftrace_graph+0x3f0", "kmem_cache_alloc_noprof", 0xcc0,
-		  FGT_RCU_OUTSIDE, FGT_SITE_SHADOW, FGT_DEST_LIST },
-		{ "register_ftrace_graph+0x460", "kmem_cache_alloc_noprof", 0x2800,
-		  FGT_RCU_INSIDE, FGT_SITE_SHADOW, FGT_DEST_TASK },
+	static const struct xsite x[] = {
+		{ "register_ftrace_graph+0x3b0", "__kmalloc_cache_noprof", 0xdc0, 256,
+		  FGT_SITE_OTHER, FGT_DEST_NONE, FGT_RCU_OUTSIDE },
+		{ "register_ftrace_graph+0x3f0", "kmem_cache_alloc_noprof", 0xcc0, 0,
+		  FGT_SITE_SHADOW, FGT_DEST_LIST, FGT_RCU_OUTSIDE },
+		{ "register_ftrace_graph+0x460", "kmem_cache_alloc_noprof", 0x2800, 0,
+		  FGT_SITE_SHADOW, FGT_DEST_TASK, FGT_RCU_INSIDE },
 	};
 
 	check_lab("lab-arm64-fixed", FGT_VERDICT_FIXED,
