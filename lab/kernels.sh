@@ -720,26 +720,21 @@ path() {
 # The package a kernel came in (debian-*), or one made from its build (lab-*,
 # kept in the kernel's directory: the same build gives the same bytes).
 deb() {
-	local d pkg ver f
+	local d pkg ver f debs=$DEBS
 	if [ $# -ne 1 ] || ! is_name "$1"; then
 		usage_die "usage: kernels.sh deb NAME (see: kernels.sh list)"
 	fi
 	d=$(path "$1")
 	case $1 in
-	debian-arm64-*)
-		pkg=$(jq -r .package "$d/info.json")
-		ver=$(jq -r .version "$d/info.json")
-		f=$CACHE/arm64/debs/${pkg}_${ver//:/%3a}_arm64.deb
-		[ -f "$f" ] || die "$1: its package is gone from $CACHE/arm64/debs: run lab/kernels.sh ensure $1"
-		echo "$f"
-		;;
 	debian-*)
+		# the arm64 ones are fetched by lab/arm64-kernels.sh, into its own
+		[[ $1 == debian-arm64-* ]] && debs=$CACHE/arm64/debs
 		pkg=$(jq -r .package "$d/info.json")
 		ver=$(jq -r .version "$d/info.json")
-		for f in "$DEBS/${pkg}_${ver//:/%3a}_"*.deb; do
+		for f in "$debs/${pkg}_${ver//:/%3a}_"*.deb; do
 			[ -f "$f" ] && { echo "$f"; return; }
 		done
-		die "$1: its package is gone from $DEBS: run lab/kernels.sh ensure $1"
+		die "$1: its package is gone from $debs: run lab/kernels.sh ensure $1"
 		;;
 	*) "$LAB/kdeb.sh" pack "$d" "$d" ;;
 	esac
