@@ -194,6 +194,73 @@ static void test_sparse_huge(void **state)
 	kgen_free(&elf);
 }
 
+/* path, made of b and grown sparse to size bytes. */
+static void write_sparse(const struct kgen_buf *b, long long size)
+{
+	int fd;
+
+	assert_int_equal(kgen_write(b, path), 0);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+}
+
+/*
+ * 4b. What libelf reads or allocates whole on its own, claimed huge by a
+ * sparse file: the string tables elf_strptr() reads (each was a 4 GiB
+ * malloc and read, 3.8 s not stopping on SIGTERM), and the sections and
+ * program headers of extended numbering (8 Mi sections: 2.2 GB). Each is
+ * capped or refused before libelf reads it.
+ */
+static void test_sparse_tables(void **state)
+{
+	static const char *const syms[] = { "_stext" };
+	struct kgen_buf elf, bz;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+
+	for (int t = 4; t <= 5; t++) {
+		print_message(" %s claiming 4 GiB\n", t == 4 ? ".strtab" : ".shstrtab");
+		kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+		eh = (Elf64_Ehdr *)elf.p;
+		sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
+		sh[t].sh_size = (4ull << 30) - sh[t].sh_offset;
+		write_sparse(&elf, 5ll << 30);
+		expect_file(FGT_SW_NO_SYMBOLS, NULL, 1, 32 << 10);
+		kgen_free(&elf);
+	}
+	print_message(" extended section numbering: 8 Mi sections\n");
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	eh = (Elf64_Ehdr *)elf.p;
+	sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
+	eh->e_shnum = 0;
+	sh[0].sh_size = 8u << 20;
+	write_sparse(&elf, 5ll << 30);
+	expect_file(FGT_SW_NOT_KERNEL, "extended section numbering", 1, 32 << 10);
+	kgen_free(&elf);
+	print_message(" extended program header numbering: 8 Mi segments\n");
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	eh = (Elf64_Ehdr *)elf.p;
+	sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
+	eh->e_phnum = PN_XNUM;
+	sh[0].sh_info = 8u << 20;
+	write_sparse(&elf, 5ll << 30);
+	expect_file(FGT_SW_NOT_KERNEL, "extended program header numbering", 1, 32 << 10);
+	kgen_free(&elf);
+	/* a bzImage's payload, through elf_memory(): 256 Ki sections in 16 MiB */
+	print_message(" extended section numbering in a bzImage's payload\n");
+	kgen_elf(&elf, syms, 1, NULL, 64, 16 << 20);
+	eh = (Elf64_Ehdr *)elf.p;
+	sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
+	eh->e_shnum = 0;
+	sh[0].sh_size = (elf.len - eh->e_shoff) / sizeof(Elf64_Shdr);
+	kgen_bzimage(&bz, &elf, KGEN_GZIP, 0);
+	expect_why(&bz, FGT_SW_NOT_KERNEL, "extended section numbering", 2, 64 << 10);
+	kgen_free(&bz);
+	kgen_free(&elf);
+}
+
 /* 5. Decompression bombs: the claimed size, the ratio, the global cap. */
 static void test_bombs(void **state)
 {
@@ -306,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_one_symbol),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_sparse_huge),
+		cmocka_unit_test(test_sparse_tables),
 		cmocka_unit_test(test_bombs),
 		cmocka_unit_test(test_kallsyms_worst),
 		cmocka_unit_test(test_stop),

@@ -145,6 +145,9 @@ static Elf_Scn *scn_by_name(const struct fgt_kimage *im, const char *name, GElf_
 	errno = ENOENT;
 	if (!im->elf || elf_getshdrstrndx(im->elf, &strndx))
 		return NULL;
+	/* elf_strptr() reads the whole table: its size is checked first */
+	if (!scn_checked(im, elf_getscn(im->elf, strndx), sh))
+		return NULL;
 	while ((scn = elf_nextscn(im->elf, scn))) {
 		const char *n;
 
@@ -283,6 +286,30 @@ static bool is_elf_magic(const uint8_t *d, size_t size)
 	return size >= SELFMAG && !memcmp(d, ELFMAG, SELFMAG);
 }
 
+/*
+ * elf_begin() and elf_memory() allocate for every section the header
+ * claims, and the first program header read for every segment, before
+ * anything else is asked: with extended numbering (e_shnum 0 and the count
+ * in section 0's sh_size, e_phnum PN_XNUM and the count in its sh_info) a
+ * sparse file claims tens of millions of each (8 Mi sections: 2.2 GB). A
+ * kernel has about 50 sections and 5 segments, far under the 65279 and 65534
+ * the header holds itself: extended numbering is refused, with msg.
+ */
+static bool elf_counts_ok(const uint8_t *d, size_t size, const char *name, char *msg,
+			  size_t len)
+{
+	Elf64_Ehdr eh;
+
+	if (size < sizeof(eh))
+		return true;	/* libelf refuses it */
+	memcpy(&eh, d, sizeof(eh));
+	if ((eh.e_shnum || !eh.e_shoff) && eh.e_phnum != PN_XNUM)
+		return true;
+	snprintf(msg, len, "%s: ELF extended %s numbering (more than the header holds): not a "
+		 "kernel's", name, eh.e_phnum == PN_XNUM ? "program header" : "section");
+	return false;
+}
+
 int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
 			const char *name, char *msg, size_t len)
 {
@@ -290,8 +317,13 @@ int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
 		snprintf(msg, len, "%s: libelf: %s", name, elf_errmsg(-1));
 		return FGT_SW_READ;
 	}
-	if (!is_elf_magic(data, size) ||
-	    !(im->elf = elf_memory((char *)data, size))) {
+	if (!is_elf_magic(data, size)) {
+		snprintf(msg, len, "%s: not an x86-64 or arm64 ELF file", name);
+		return FGT_SW_NOT_KERNEL;
+	}
+	if (!elf_counts_ok(data, size, name, msg, len))
+		return FGT_SW_NOT_KERNEL;
+	if (!(im->elf = elf_memory((char *)data, size))) {
 		snprintf(msg, len, "%s: not an x86-64 or arm64 ELF file", name);
 		return FGT_SW_NOT_KERNEL;
 	}
@@ -953,6 +985,10 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
 		close(fd);
 		return FGT_SW_NOT_KERNEL;
 	}
+	if (!elf_counts_ok(head, sizeof(head), path, msg, len)) {
+		close(fd);
+		return FGT_SW_NOT_KERNEL;
+	}
 	/* a vmlinux: libelf reads what is asked for, when asked (ELF_C_READ
 	 * neither maps nor reads the file whole: a debug vmlinux is 0.5-1 GiB) */
 	im->fd = fd;
@@ -1128,7 +1164,7 @@ static void symtab_line(const struct fgt_kimage *im, size_t strndx, const GElf_S
 static int symtab_text(const struct fgt_kimage *im, char **text, size_t *n, size_t *count)
 {
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	GElf_Shdr sh, strsh;
 	int ret = -1;
 
 	*count = 0;
@@ -1139,7 +1175,10 @@ static int symtab_text(const struct fgt_kimage *im, char **text, size_t *n, size
 
 		if (!scn_checked(im, scn, &sh) || sh.sh_type != SHT_SYMTAB)
 			continue;
-		if (sh.sh_entsize != sizeof(Elf64_Sym) || !(d = elf_getdata(scn, NULL)))
+		/* its names' table is read whole by elf_strptr(): checked first */
+		if (sh.sh_entsize != sizeof(Elf64_Sym) ||
+		    !scn_checked(im, elf_getscn(im->elf, sh.sh_link), &strsh) ||
+		    strsh.sh_type != SHT_STRTAB || !(d = elf_getdata(scn, NULL)))
 			return -1;
 		nsym = sh.sh_size / sizeof(Elf64_Sym);
 		if (nsym > FGT_KIMAGE_MAX_SYMS)
