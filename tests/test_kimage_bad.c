@@ -300,12 +300,14 @@ static void test_kallsyms_worst(void **state)
 struct stopper {
 	volatile sig_atomic_t *flag;
 	double at;
+	long ms;		/* when: 20 ms by default */
 };
 
 static void *stop_soon(void *arg)
 {
 	struct stopper *s = arg;
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	long ms = s->ms ? s->ms : 20;
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
 	s->at = secs(CLOCK_MONOTONIC);
@@ -317,7 +319,7 @@ static void *stop_soon(void *arg)
 static void test_stop(void **state)
 {
 	static volatile sig_atomic_t flag;
-	struct stopper s = { &flag, 0 };
+	struct stopper s = { &flag, 0, 0 };
 	struct kgen_buf ro, elf;
 	struct answer a;
 	Elf64_Ehdr *eh;
@@ -346,6 +348,37 @@ static void test_stop(void **state)
 	kgen_free(&ro);
 }
 
+/*
+ * 7b. A regular file whose size says less than it holds: /proc/self/pagemap
+ * says 0 and holds 8 bytes per page of the address space (256 GiB), which
+ * as the System.map was read for minutes at 100 % CPU, under a cap checked
+ * against the size alone. What is read is capped too. A stop after 3 s
+ * ends the test either way.
+ */
+static void test_map_past_its_size(void **state)
+{
+	static const char *const syms[] = { "_stext" };
+	static volatile sig_atomic_t flag;
+	struct stopper s = { &flag, 0, 3000 };
+	struct kgen_buf elf;
+	struct answer a;
+	pthread_t t;
+
+	if (access("/proc/self/pagemap", R_OK))
+		skip();
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	assert_int_equal(kgen_write(&elf, path), 0);
+	flag = 0;
+	assert_int_equal(pthread_create(&t, NULL, stop_soon, &s), 0);
+	answer(path, "/proc/self/pagemap", &flag, &a);
+	pthread_join(t, NULL);
+	assert_int_equal(a.r.why, FGT_SW_BAD_MAP);
+	assert_non_null(strstr(a.r.evidence, "more than 128 MiB read"));
+	assert_true(a.secs < 2);
+	assert_true(a.rss_kb < 16 << 10);
+	kgen_free(&elf);
+}
+
 /* 8. A file truncated while it is read: a short read, no SIGBUS. */
 static void test_truncated_under_us(void **state)
 {
@@ -372,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_wrapping_headers),
 		cmocka_unit_test(test_one_symbol),
 		cmocka_unit_test(test_not_regular),
+		cmocka_unit_test(test_map_past_its_size),
 		cmocka_unit_test(test_sparse_huge),
 		cmocka_unit_test(test_sparse_tables),
 		cmocka_unit_test(test_bombs),

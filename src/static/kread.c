@@ -1286,6 +1286,11 @@ struct capped {
 	int fd;				/* or -1: mem */
 	const char *mem;
 	size_t len, pos;
+	/* an fd's cap on what is read (0: none), and where going over it is
+	 * told: its size is what fstat said when it was opened, and a file of
+	 * /proc says 0 and may hold far more (/proc/self/pagemap: 256 GiB) */
+	uint64_t max, got;
+	bool *over;
 	volatile sig_atomic_t *stop;
 };
 
@@ -1308,6 +1313,14 @@ static ssize_t capped_read(void *cookie, char *buf, size_t size)
 	do
 		n = read(c->fd, buf, size);
 	while (n < 0 && errno == EINTR && !(c->stop && *c->stop));
+	if (n > 0)
+		c->got += (uint64_t)n;
+	/* past the cap by at most one read (what the FILE asked for) */
+	if (c->max && c->got > c->max) {
+		*c->over = true;
+		errno = EFBIG;
+		return -1;
+	}
 	return n;
 }
 
@@ -1354,8 +1367,10 @@ static struct fgt_ksyms *ksyms_from_text(const struct fgt_kimage *im, char *text
 	return ks;
 }
 
-static FILE *open_capped(const char *path, uint64_t max, volatile sig_atomic_t *stop, int *why,
-			 char *msg, size_t len)
+/* path as a FILE of at most max bytes, by its size and by what is read of
+ * it (*over set when a read goes past max). */
+static FILE *open_capped(const char *path, uint64_t max, volatile sig_atomic_t *stop, bool *over,
+			 int *why, char *msg, size_t len)
 {
 	struct capped *c = malloc(sizeof(*c));
 	uint64_t size;
@@ -1366,7 +1381,8 @@ static FILE *open_capped(const char *path, uint64_t max, volatile sig_atomic_t *
 		snprintf(msg, len, "%s: out of memory", path);
 		return NULL;
 	}
-	*c = (struct capped){ .stop = stop };
+	*over = false;
+	*c = (struct capped){ .stop = stop, .max = max, .over = over };
 	c->fd = fgt_open_regular(path, max, &size, why, msg, len);
 	if (c->fd < 0) {
 		free(c);
@@ -1399,7 +1415,8 @@ static bool map_belongs(const struct fgt_kimage *im, const struct fgt_ksyms *ks)
 struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 					int *why, char *msg, size_t len)
 {
-	FILE *f = open_capped(path, FGT_KIMAGE_MAX_MAP, im->stop, why, msg, len);
+	bool over;
+	FILE *f = open_capped(path, FGT_KIMAGE_MAX_MAP, im->stop, &over, why, msg, len);
 	struct fgt_ksyms *ks;
 	char insane[160];
 
@@ -1414,6 +1431,13 @@ struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 		fgt_ksyms_free(ks);
 		*why = FGT_SW_STOPPED;
 		snprintf(msg, len, "%s: interrupted while reading it", path);
+		return NULL;
+	}
+	if (over) {
+		fgt_ksyms_free(ks);
+		*why = FGT_SW_BAD_MAP;
+		snprintf(msg, len, "%s: more than %llu MiB read (its size said less), over the %llu "
+			 "MiB read here", path, FGT_KIMAGE_MAX_MAP >> 20, FGT_KIMAGE_MAX_MAP >> 20);
 		return NULL;
 	}
 	if (!ks) {
