@@ -213,6 +213,31 @@ static void write_sparse(const struct kgen_buf *b, long long size)
  * program headers of extended numbering (8 Mi sections: 2.2 GB). Each is
  * capped or refused before libelf reads it.
  */
+/* A sparse 5 GiB ELF whose section 0 claims 8 Mi sections (or, with phdrs,
+ * 8 Mi program headers) through extended numbering: refused before libelf
+ * allocates an entry for each. */
+static void sparse_xnum(const char *const *syms, bool phdrs)
+{
+	struct kgen_buf elf;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+
+	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
+	eh = (Elf64_Ehdr *)elf.p;
+	sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
+	if (phdrs) {
+		eh->e_phnum = PN_XNUM;
+		sh[0].sh_info = 8u << 20;
+	} else {
+		eh->e_shnum = 0;
+		sh[0].sh_size = 8u << 20;
+	}
+	write_sparse(&elf, 5ll << 30);
+	expect_file(FGT_SW_NOT_KERNEL, phdrs ? "extended program header numbering" :
+		    "extended section numbering", 1, 32 << 10);
+	kgen_free(&elf);
+}
+
 static void test_sparse_tables(void **state)
 {
 	static const char *const syms[] = { "_stext" };
@@ -231,23 +256,9 @@ static void test_sparse_tables(void **state)
 		kgen_free(&elf);
 	}
 	print_message(" extended section numbering: 8 Mi sections\n");
-	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
-	eh = (Elf64_Ehdr *)elf.p;
-	sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
-	eh->e_shnum = 0;
-	sh[0].sh_size = 8u << 20;
-	write_sparse(&elf, 5ll << 30);
-	expect_file(FGT_SW_NOT_KERNEL, "extended section numbering", 1, 32 << 10);
-	kgen_free(&elf);
+	sparse_xnum(syms, false);
 	print_message(" extended program header numbering: 8 Mi segments\n");
-	kgen_elf(&elf, syms, 1, NULL, 64, 64 << 10);
-	eh = (Elf64_Ehdr *)elf.p;
-	sh = (Elf64_Shdr *)(elf.p + eh->e_shoff);
-	eh->e_phnum = PN_XNUM;
-	sh[0].sh_info = 8u << 20;
-	write_sparse(&elf, 5ll << 30);
-	expect_file(FGT_SW_NOT_KERNEL, "extended program header numbering", 1, 32 << 10);
-	kgen_free(&elf);
+	sparse_xnum(syms, true);
 	/* a bzImage's payload, through elf_memory(): 256 Ki sections in 16 MiB */
 	print_message(" extended section numbering in a bzImage's payload\n");
 	kgen_elf(&elf, syms, 1, NULL, 64, 16 << 20);
