@@ -763,6 +763,44 @@ static void test_unknown_call_in_walk(void **state)
 		       "which is not known not to allocate");
 }
 
+/*
+ * The fix's shape with a call the walk makes that may allocate: unknown, not
+ * fixed, for the call is an allocation left unjudged (a blocking one there
+ * is the bug). lab-fixed's walk, after `mov %rsi,0x890(%r15)` at +0x427,
+ * reloads the thread list at +0x42e (7 bytes, objdump); a call of memset
+ * put there keeps the answer fixed (fgt_walk_calls), and the same call of
+ * a function of no known name answers unknown.
+ */
+static void patch_call(struct fgt_static_rec *rec, size_t off, const char *sym, const char *pad)
+{
+	const struct fgt_ksym *fn = fgt_ksyms_by_name(rec->ks, sym);
+	uint64_t call = rec->code.part[0].addr + off;
+	char hex[32];
+	int32_t rel;
+
+	assert_non_null(fn);
+	rel = (int32_t)(fn->addr - (call + 5));
+	snprintf(hex, sizeof(hex), "e8%02x%02x%02x%02x%s", rel & 0xff, (rel >> 8) & 0xff,
+		 (rel >> 16) & 0xff, (rel >> 24) & 0xff, pad);
+	patch(rec, off, hex);
+}
+
+static void test_unknown_call_in_fixed_walk(void **state)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load("lab-fixed", &rec);
+	patch_call(&rec, 0x42e, "memset", "6690");	/* call memset; xchg %ax,%ax */
+	assert_int_equal(decode(&rec, &r), FGT_VERDICT_FIXED);
+	fgt_static_rec_free(&rec);
+	load_edited("lab-fixed", "memset", "vendor_task_hook", &rec);
+	patch_call(&rec, 0x42e, "vendor_task_hook", "6690");
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph+0x42e: the walk calls vendor_task_hook+0x0, "
+		       "which is not known not to allocate");
+}
+
 /* A jump whose targets are not followed. */
 static void test_indirect_jump(void **state)
 {
@@ -952,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_no_rcu_bounds_510),
 		cmocka_unit_test(test_stored_nowhere_510),
 		cmocka_unit_test(test_unknown_call_in_walk),
+		cmocka_unit_test(test_unknown_call_in_fixed_walk),
 		cmocka_unit_test(test_indirect_jump),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_no_cache_symbol),

@@ -1618,18 +1618,23 @@ static enum fgt_verdict judge(struct dec *d)
 		return unknown(r, FGT_SW_SHAPE, "no shadow-stack allocation (%s) found in %s "
 			       "(%u allocator call%s)", fgt_stack_facts[d->k->stack_src].what, fn,
 			       r->nr_sites, r->nr_sites == 1 ? "" : "s");
-	if (ev_sites(&e, d, inside_nb, NULL)) {
-		ev_sites(&e, d, outside_b, "(the reserve)");
-		ev_field(&e, d);
-		r->why = FGT_SW_NONE;
-		return r->verdict = FGT_VERDICT_FIXED;
-	}
+	/*
+	 * Before either answer, fixed included: a call the walk makes that may
+	 * allocate is an allocation not judged, and a blocking one there is the
+	 * bug whatever the fix's allocation beside it says.
+	 */
 	wc = walk_call(d);
 	if (wc)
 		return unknown(r, FGT_SW_SHAPE, "%s: the walk calls %s, which is not known not to allocate",
 			       where(d, wc->addr, at, sizeof(at)),
 			       wc->kind == I_CALL_IND ? "through a pointer" :
 			       where(d, wc->target, buf, sizeof(buf)));
+	if (ev_sites(&e, d, inside_nb, NULL)) {
+		ev_sites(&e, d, outside_b, "(the reserve)");
+		ev_field(&e, d);
+		r->why = FGT_SW_NONE;
+		return r->verdict = FGT_VERDICT_FIXED;
+	}
 	ev_sites(&e, d, outside_b, "(the batch)");
 	if (d->by_loop && d->head_by_tasks)
 		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
