@@ -141,6 +141,108 @@ static void test_one_symbol(void **state)
 	kgen_free(&elf);
 }
 
+/*
+ * 2b. A table whole in form (1,000 names, _stext below _etext) without
+ * register_ftrace_graph, in a file with nothing else of a kernel (no BTF, no
+ * IKCONFIG, no banner): not "not affected" either, for nothing says it is a
+ * Linux kernel at all.
+ */
+#define JUNK	1000
+
+struct junk {
+	char names[JUNK][12];
+	const char *np[JUNK + 3];
+	size_t n;
+};
+
+/* _stext, j0 .. j999, _etext (in that order, 16 bytes apart), and extra */
+static void junk_names(struct junk *j, const char *extra)
+{
+	j->n = 0;
+	j->np[j->n++] = "_stext";
+	for (size_t i = 0; i < JUNK; i++) {
+		snprintf(j->names[i], sizeof(j->names[i]), "j%zu", i);
+		j->np[j->n++] = j->names[i];
+	}
+	j->np[j->n++] = "_etext";
+	if (extra)
+		j->np[j->n++] = extra;
+}
+
+/* Symbol i of kgen_elf's .symtab (section 3) moved to va. */
+static void sym_move(struct kgen_buf *b, size_t i, uint64_t va)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b->p;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(b->p + eh->e_shoff);
+	Elf64_Sym *st = (Elf64_Sym *)(b->p + sh[3].sh_offset);
+
+	st[i + 1].st_value = va;
+	st[i + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+	st[i + 1].st_shndx = 2;
+}
+
+static void test_junk_names(void **state)
+{
+	static struct junk j;
+	struct kgen_buf elf, bz;
+
+	junk_names(&j, NULL);
+	kgen_elf(&elf, j.np, j.n, NULL, 64, 64 << 10);
+	expect_why(&elf, FGT_SW_NOT_KERNEL, "no Linux banner", 1, 16 << 10);
+	for (int c = 0; c < KGEN__NR; c++) {
+		print_message(" as a %s bzImage\n", kgen_codec_name(c));
+		kgen_bzimage(&bz, &elf, c, 0);
+		expect_why(&bz, FGT_SW_NOT_KERNEL, "no Linux banner", 1, 16 << 10);
+		kgen_free(&bz);
+	}
+	kgen_free(&elf);
+}
+
+/* check --kernel path, the verdict and the evidence whatever they are. */
+static enum fgt_verdict verdict_of(const struct kgen_buf *b, struct fgt_static_result *r)
+{
+	struct fgt_static_opts o = { .kernel = path, .no_bpf = true };
+
+	assert_int_equal(kgen_write(b, path), 0);
+	fgt_static_check(&o, r);
+	print_message("  %s (%s) %s [%s]\n", fgt_verdict_answer(r->verdict),
+		      fgt_static_why_name(r->why), r->evidence, r->release);
+	return r->verdict;
+}
+
+/*
+ * The same table with a banner (init/version-timestamp.c's linux_banner,
+ * "Linux version R (...)"): the one thing of a kernel it has, and enough
+ * where no BTF or IKCONFIG says otherwise; found by its symbol or, without
+ * one, by its words in .rodata. A banner that names no release is none.
+ */
+static void test_junk_names_banner(void **state)
+{
+	/* .rodata of 256 bytes: the banner is read 78 bytes at a time */
+	static const char banner[256] = "Linux version 6.1.0-fake (x@y) (gcc 12) #1 SMP\n";
+	static const char bad[256] = "Linux version (x@y) #1\n";
+	static struct junk j;
+	struct fgt_static_result r;
+	struct kgen_buf elf;
+
+	junk_names(&j, "linux_banner");
+	kgen_elf(&elf, j.np, j.n, (const uint8_t *)banner, sizeof(banner), 64 << 10);
+	sym_move(&elf, j.n - 1, 0xffffffff82000000ull);	/* .rodata's start */
+	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_NOT_AFFECTED);
+	assert_string_equal(r.release, "6.1.0-fake");
+	assert_non_null(strstr(r.evidence, "no BTF or IKCONFIG to confirm it"));
+	kgen_free(&elf);
+	junk_names(&j, NULL);
+	kgen_elf(&elf, j.np, j.n, (const uint8_t *)banner, sizeof(banner), 64 << 10);
+	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_NOT_AFFECTED);
+	assert_string_equal(r.release, "6.1.0-fake");
+	kgen_free(&elf);
+	kgen_elf(&elf, j.np, j.n, (const uint8_t *)bad, sizeof(bad), 64 << 10);
+	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(r.why, FGT_SW_NOT_KERNEL);
+	kgen_free(&elf);
+}
+
 /* 3. A FIFO for the kernel or the System.map is refused, not waited on;
  * a device as the System.map is not read forever. */
 static void test_not_regular(void **state)
@@ -415,6 +517,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wrapping_headers),
 		cmocka_unit_test(test_one_symbol),
+		cmocka_unit_test(test_junk_names),
+		cmocka_unit_test(test_junk_names_banner),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_map_past_its_size),
 		cmocka_unit_test(test_sparse_huge),

@@ -3,7 +3,8 @@
  * What fgraphtop knows about kernels, in one place (src/facts/kfacts.c): each fact
  * names the kernel change that made it necessary.
  *
- *  - the symbols it reads from kallsyms;
+ *  - the symbols it reads from kallsyms, and the banner that says a file
+ *    is a Linux kernel;
  *  - where shadow stacks come from, by series, and the allocator functions
  *    that serve them, with their arguments;
  *  - the gfp bits the verdict reads;
@@ -55,6 +56,16 @@ enum fgt_sym {
  * init_task's own tasks member, include/linux/sched/signal.h).
  */
 #define FGT_INIT_TASK		"init_task"
+
+/*
+ * What says a file is a Linux kernel: the banner every kernel carries (and
+ * start_kernel() prints), from init/version.c (5.10) or
+ * init/version-timestamp.c (6.1 .. 7.2): `const char linux_banner[] =
+ * "Linux version " UTS_RELEASE " (" LINUX_COMPILE_BY "@" ...`. A GNU build
+ * ID note says no such thing: any linker writes one.
+ */
+#define FGT_BANNER_SYM		"linux_banner"
+#define FGT_BANNER		"Linux version "
 
 struct fgt_sym_fact {
 	const char *name;

@@ -1398,17 +1398,19 @@ static FILE *open_capped(const char *path, uint64_t max, volatile sig_atomic_t *
 	return f;
 }
 
+#define BANNER_LEN	(sizeof(FGT_BANNER) - 1)
+
 /* Is ks this image's? Positively: its linux_banner reads "Linux version " in
  * the image, or its _text is the image's .text. Nothing to tie it is a no. */
 static bool map_belongs(const struct fgt_kimage *im, const struct fgt_ksyms *ks)
 {
-	const struct fgt_ksym *banner = fgt_ksyms_by_name(ks, "linux_banner");
+	const struct fgt_ksym *banner = fgt_ksyms_by_name(ks, FGT_BANNER_SYM);
 	const struct fgt_ksym *text = fgt_ksyms_by_name(ks, "_text");
-	char buf[14];
+	char buf[BANNER_LEN];
 
 	if (banner)
 		return !fgt_kimage_read(im, banner->addr, buf, sizeof(buf)) &&
-		       !memcmp(buf, "Linux version ", sizeof(buf));
+		       !memcmp(buf, FGT_BANNER, sizeof(buf));
 	return text && im->text_addr && text->addr == im->text_addr;
 }
 
@@ -1844,37 +1846,74 @@ int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, struct f
 
 /* ---- what kernel a file is ----------------------------------------------------- */
 
+/*
+ * The release a banner names, from the bytes after its FGT_BANNER: the
+ * first word, if it is one (UTS_RELEASE begins with the version's digit:
+ * "6.12.0-..."). true when it names one. What is parsed is a bounded,
+ * NUL-ended copy: word() reads to a NUL.
+ */
+static bool banner_release(const uint8_t *p, size_t n, char *release, size_t rlen)
+{
+	char buf[80], rel[65];
+
+	n = n < sizeof(buf) - 1 ? n : sizeof(buf) - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	word(buf, rel, sizeof(rel));
+	if (!isdigit((unsigned char)rel[0]))
+		return false;
+	snprintf(release, rlen, "%s", rel);
+	return true;
+}
+
+/*
+ * The banner by its words, where no symbol names it (kallsyms tables of
+ * text only: no linux_banner): the first FGT_BANNER in p that names a
+ * release. Each match moves the search past it: linear in n.
+ */
+static bool banner_search(const uint8_t *p, size_t n, char *release, size_t rlen)
+{
+	const uint8_t *b;
+
+	while (p && n >= BANNER_LEN && (b = memmem(p, n, FGT_BANNER, BANNER_LEN))) {
+		n -= (size_t)(b - p) + BANNER_LEN;
+		p = b + BANNER_LEN;
+		if (banner_release(p, n, release, rlen))
+			return true;
+	}
+	return false;
+}
+
+/* The release of linux_banner: by its symbol, else by its words in a raw
+ * image, or in an ELF file's .rodata (where init/version.c puts it). */
+static void ident_release(const struct fgt_kimage *im, const struct fgt_ksyms *ks,
+			  char *release, size_t rlen)
+{
+	const struct fgt_ksym *banner = ks ? fgt_ksyms_by_name(ks, FGT_BANNER_SYM) : NULL;
+	uint8_t buf[BANNER_LEN + 64];
+	const void *ro;
+	size_t len = 0;
+
+	if (banner && !fgt_kimage_read(im, banner->addr, buf, sizeof(buf)) &&
+	    !memcmp(buf, FGT_BANNER, BANNER_LEN) &&
+	    banner_release(buf + BANNER_LEN, sizeof(buf) - BANNER_LEN, release, rlen))
+		return;
+	if (!im->elf && im->data) {
+		banner_search(im->data, im->size, release, rlen);
+		return;
+	}
+	ro = im->elf ? fgt_kimage_section(im, ".rodata", &len) : NULL;
+	banner_search(ro, len, release, rlen);
+}
+
 void fgt_kimage_ident(const struct fgt_kimage *im, const struct fgt_ksyms *ks,
 		      char *release, size_t rlen, char *build_id, size_t blen)
 {
-	const struct fgt_ksym *banner = ks ? fgt_ksyms_by_name(ks, "linux_banner") : NULL;
 	const void *n;
 	size_t len = 0;
-	char buf[128], rel[65];
 
 	release[0] = build_id[0] = '\0';
-	if (banner && !fgt_kimage_read(im, banner->addr, buf, sizeof(buf) - 1)) {
-		buf[sizeof(buf) - 1] = '\0';
-		if (!strncmp(buf, "Linux version ", 14)) {
-			word(buf + 14, rel, sizeof(rel));
-			snprintf(release, rlen, "%s", rel);
-		}
-	}
-	/* a raw Image whose kallsyms hold text only (no linux_banner): the
-	 * banner by its words (init/version-timestamp.c) */
-	if (!release[0] && !im->elf && im->data) {
-		const uint8_t *b = memmem(im->data, im->size, "Linux version ", 14);
-		size_t left = b ? im->size - (size_t)(b - im->data) - 14 : 0;
-
-		if (b) {
-			/* a bounded, NUL-ended copy: word() reads to a NUL */
-			left = left < sizeof(buf) - 1 ? left : sizeof(buf) - 1;
-			memcpy(buf, b + 14, left);
-			buf[left] = '\0';
-			word(buf, rel, sizeof(rel));
-			snprintf(release, rlen, "%s", rel);
-		}
-	}
+	ident_release(im, ks, release, rlen);
 	n = fgt_kimage_section(im, ".notes", &len);
 	if (!n)
 		n = fgt_kimage_section(im, ".note.gnu.build-id", &len);

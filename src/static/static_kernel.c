@@ -497,12 +497,24 @@ static int btf_says(struct ctx *c)
 }
 
 /*
+ * Is the file a Linux kernel at all? A table whole in form is easily made
+ * (1,000 names and _stext, _etext), and a missing name clears nothing in a
+ * file that is no kernel: a file must show its banner, naming a release
+ * (fgt_kimage_ident: by linux_banner, else by its words). The running
+ * kernel is one by being read.
+ */
+static bool is_linux(const struct ctx *c)
+{
+	return !c->o->kernel || c->r->release[0];
+}
+
+/*
  * "Not affected" is the one answer that clears a kernel without reading its
  * walk, so it needs positive evidence: the missing name is only a fact when
- * the table it is missing from is a kernel's whole table, and the image's
- * own facts, where it has them, must agree (its BTF has no
- * task_struct::ret_stack; its IKCONFIG, where built in, has no
- * CONFIG_FUNCTION_GRAPH_TRACER). Anything less is unknown.
+ * the table it is missing from is a kernel's whole table, of a file that is
+ * a Linux kernel, and the image's own facts, where it has them, must agree
+ * (its BTF has no task_struct::ret_stack; its IKCONFIG, where built in, has
+ * no CONFIG_FUNCTION_GRAPH_TRACER). Anything less is unknown.
  */
 static void not_affected(struct ctx *c)
 {
@@ -514,6 +526,12 @@ static void not_affected(struct ctx *c)
 	if (!symbols_whole(c, why, sizeof(why))) {
 		fail(r, FGT_SW_NO_SYMBOLS, "no %s in %s, but that is not a kernel's whole symbol "
 		     "table (%s): not evidence of a kernel without fgraph", reg, r->symbols, why);
+		return;
+	}
+	if (!is_linux(c)) {
+		fail(r, FGT_SW_NOT_KERNEL, "no %s in %s, but %s shows no Linux banner (%s, \"%s\" "
+		     "and a release): not evidence of a Linux kernel without fgraph", reg,
+		     r->symbols, c->im.desc, FGT_BANNER_SYM, FGT_BANNER);
 		return;
 	}
 	btf = btf_says(c);

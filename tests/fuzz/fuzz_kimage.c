@@ -22,8 +22,8 @@
  * (tests/fuzz/fuzz.mk).
  *
  * Beyond memory safety it checks the judge's rule: no input too small to hold
- * a kernel's whole symbol table answers "not affected", and every answer is
- * one line.
+ * a kernel's whole symbol table, or without a Linux banner, answers "not
+ * affected", and every answer is one line.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -110,6 +110,9 @@ static void whole_path(const uint8_t *data, size_t size, const uint8_t *map, siz
 		abort();
 	/* a whole table is FGT_KSYMS_MIN symbols of 24 bytes: never in less */
 	if (r->verdict == FGT_VERDICT_NOT_AFFECTED && size + map_len < FGT_KSYMS_MIN * 24)
+		abort();
+	/* ... and only of a file that shows a Linux banner */
+	if (r->verdict == FGT_VERDICT_NOT_AFFECTED && !r->release[0])
 		abort();
 out:
 	if (fd >= 0)
