@@ -116,9 +116,18 @@ struct fgt_event {
  * stay in the ring buffer and carry act_seq, so that userspace feeds each
  * activation's records between the two (src/watch/session.c).
  */
-/* A power of two. Mapped into fgraphtop, so it counts in its RSS: 768 KiB;
- * BPF wakes the consumer every quarter, 4,096 records. */
-#define FGT_LOG_ENTRIES		(1u << 14)
+/*
+ * Its size, a power of two, is set at load (rodata log_mask) to hold one
+ * activation whole: a fixed kernel's walk serves every thread inside one
+ * lock hold, never sleeping, so on a machine short of CPUs the consumer may
+ * not run until it ends (5.10 at 30,004 threads lost 13,684 of 16,384
+ * records). src/model/actlog.c fgt_log_entries() sizes it from the threads
+ * at start. Mapped into fgraphtop, so it counts in its RSS: 768 KiB at the
+ * least. BPF wakes the consumer every FGT_LOG_WAKE records.
+ */
+#define FGT_LOG_ENTRIES		(1u << 14)	/* the least, and the map's default */
+#define FGT_LOG_MAX		(1u << 21)	/* 96 MiB: 1.6 million threads */
+#define FGT_LOG_WAKE		(1u << 12)
 
 struct fgt_rec {
 	__u64 ts_ns;

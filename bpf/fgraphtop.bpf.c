@@ -57,6 +57,8 @@ const volatile __u64 sites_lo = 0, sites_hi = 0;
 /* --events: every allocation of an activation as a record, in the activation
  * log (the aggregation runs either way and makes the activation's figures). */
 const volatile __u8 log_on = 0;
+/* the activation log's slots less one, a power of two less one (configure()) */
+const volatile __u32 log_mask = FGT_LOG_ENTRIES - 1;
 /* The ring buffer's size / 4: the sweeps' messages wake nobody until this
  * much waits (src/watch/session.c drains once a second during an activation). */
 const volatile __u64 ring_wake_bytes = 1 << 18;
@@ -271,12 +273,12 @@ static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
 	struct fgt_rec *r;
 	__u32 idx;
 
-	if (head - log_tail >= FGT_LOG_ENTRIES) {
+	if (head - log_tail > log_mask) {
 		count_lost();
 		act_lost++;
 		return NULL;
 	}
-	idx = head & (FGT_LOG_ENTRIES - 1);
+	idx = head & log_mask;
 	r = bpf_map_lookup_elem(&actlog, &idx);
 	if (!r)
 		return NULL;
@@ -296,7 +298,7 @@ static __always_inline struct fgt_rec *log_rec(__u32 type, __u32 src)
 }
 
 /* Publish the record (a locked add, fully ordered on x86: the record is
- * visible first); wake the consumer each time a quarter of the log fills.
+ * visible first); wake the consumer every FGT_LOG_WAKE records.
  * The add's result is not used: an atomic with fetch (BPF_FETCH) needs 5.12,
  * and 5.10's verifier refuses it ("BPF_STX uses reserved fields"). The new
  * head is known anyway, only this thread writes log_head (log_rec()). */
@@ -307,7 +309,7 @@ static __always_inline void log_commit(void)
 
 	__sync_fetch_and_add(&log_head, 1);
 
-	if (head & (FGT_LOG_ENTRIES / 4 - 1))
+	if (head & (FGT_LOG_WAKE - 1))
 		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)

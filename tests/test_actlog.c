@@ -11,7 +11,10 @@
 #include <cmocka.h>
 #include "model/actlog.h"
 
-static struct fgt_rec ring[FGT_LOG_ENTRIES];
+/* the largest log a test uses: four times the least */
+#define BIG	(4 * FGT_LOG_ENTRIES)
+static struct fgt_rec ring[BIG];
+static uint32_t entries = FGT_LOG_ENTRIES;	/* the log's size the records are put by */
 
 struct got {
 	struct fgt_event ev[64];
@@ -29,7 +32,7 @@ static void collect(const struct fgt_event *e, void *ctx)
 /* Record number `i` (absolute index) of activation `seq`. */
 static void put(uint64_t i, uint32_t seq, uint32_t type)
 {
-	struct fgt_rec *r = &ring[i & (FGT_LOG_ENTRIES - 1)];
+	struct fgt_rec *r = &ring[i & (entries - 1)];
 
 	memset(r, 0, sizeof(*r));
 	r->ts_ns = 1000 + i;
@@ -55,7 +58,7 @@ static void test_converts_in_order(void **state)
 	put(1, 1, FGT_EV_ALLOC);
 	put(2, 1, FGT_EV_FREE);
 	ring[2].ok = 0;
-	tail = fgt_log_drain(ring, 0, 3, 1, &who, collect, &g);
+	tail = fgt_log_drain(ring, FGT_LOG_ENTRIES, 0, 3, 1, &who, collect, &g);
 	assert_int_equal(tail, 3);
 	assert_int_equal(g.n, 3);
 	assert_int_equal(g.ev[0].type, FGT_EV_ALLOC);
@@ -85,14 +88,14 @@ static void test_waits_for_its_begin(void **state)
 	put(10, 1, FGT_EV_ALLOC);
 	put(11, 2, FGT_EV_ALLOC);
 	put(12, 2, FGT_EV_ALLOC);
-	tail = fgt_log_drain(ring, 10, 13, 1, &who, collect, &g);
+	tail = fgt_log_drain(ring, FGT_LOG_ENTRIES, 10, 13, 1, &who, collect, &g);
 	assert_int_equal(tail, 11);
 	assert_int_equal(g.n, 1);
-	tail = fgt_log_drain(ring, tail, 13, 2, &who, collect, &g);
+	tail = fgt_log_drain(ring, FGT_LOG_ENTRIES, tail, 13, 2, &who, collect, &g);
 	assert_int_equal(tail, 13);
 	assert_int_equal(g.n, 3);
 	/* nothing new: nothing fed, tail unchanged */
-	assert_int_equal(fgt_log_drain(ring, 13, 13, 2, &who, collect, &g), 13);
+	assert_int_equal(fgt_log_drain(ring, FGT_LOG_ENTRIES, 13, 13, 2, &who, collect, &g), 13);
 	assert_int_equal(g.n, 3);
 }
 
@@ -104,14 +107,50 @@ static void test_wraps(void **state)
 
 	for (uint64_t i = base; i < base + 4; i++)
 		put(i, 0xffffffffu + (i >= base + 2), FGT_EV_ALLOC);	/* 2^32-1, then 0 */
-	tail = fgt_log_drain(ring, base, base + 4, 0xffffffffu, &who, collect, &g);
+	tail = fgt_log_drain(ring, FGT_LOG_ENTRIES, base, base + 4, 0xffffffffu, &who, collect, &g);
 	assert_int_equal(tail, base + 2);
 	assert_int_equal(g.ev[0].ts_ns, 1000 + base);
 	assert_int_equal(g.ev[1].ts_ns, 1000 + base + 1);
-	tail = fgt_log_drain(ring, tail, base + 4, 0, &who, collect, &g);
+	tail = fgt_log_drain(ring, FGT_LOG_ENTRIES, tail, base + 4, 0, &who, collect, &g);
 	assert_int_equal(tail, base + 4);
 	assert_int_equal(g.n, 4);
 	assert_int_equal(g.ev[3].ts_ns, 1000 + base + 3);
+}
+
+/* A larger log is indexed by its own size: slot 16,385 is not slot 1. */
+static void test_larger_log(void **state)
+{
+	struct got g = { .n = 0 };
+	uint64_t base = 3ull * BIG + FGT_LOG_ENTRIES + 1, tail;
+
+	entries = BIG;
+	put(base, 7, FGT_EV_ALLOC);
+	put(base + 1, 7, FGT_EV_FREE);
+	ring[1].ts_ns = ring[2].ts_ns = 1;	/* where the least log's mask would look */
+	tail = fgt_log_drain(ring, BIG, base, base + 2, 7, &who, collect, &g);
+	entries = FGT_LOG_ENTRIES;
+	assert_int_equal(tail, base + 2);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ev[0].ts_ns, 1000 + base);
+	assert_int_equal(g.ev[1].type, FGT_EV_FREE);
+	assert_int_equal(g.ev[1].ts_ns, 1000 + base + 1);
+}
+
+/* The log holds an activation of a quarter more threads, and a wake-up's records. */
+static void test_sizes(void **state)
+{
+	assert_int_equal(fgt_log_entries(-22), FGT_LOG_ENTRIES);	/* unknown */
+	assert_int_equal(fgt_log_entries(0), FGT_LOG_ENTRIES);
+	assert_int_equal(fgt_log_entries(100), FGT_LOG_ENTRIES);
+	/* 9,831 + 2,457 + 4,096 = 16,384 fits; one more thread does not */
+	assert_int_equal(fgt_log_entries(9831), FGT_LOG_ENTRIES);
+	assert_int_equal(fgt_log_entries(9832), 2 * FGT_LOG_ENTRIES);
+	/* 5.10's 30,004 threads: 41,601 records, 65,536 slots */
+	assert_int_equal(fgt_log_entries(30004), 1u << 16);
+	assert_int_equal(fgt_log_entries(400000), 1u << 19);
+	assert_int_equal(fgt_log_entries(1600000), FGT_LOG_MAX);
+	assert_int_equal(fgt_log_entries(4194304), FGT_LOG_MAX);	/* pid_max's limit */
+	assert_int_equal(fgt_log_entries(0x7fffffffl), FGT_LOG_MAX);
 }
 
 int main(void)
@@ -120,6 +159,8 @@ int main(void)
 		cmocka_unit_test(test_converts_in_order),
 		cmocka_unit_test(test_waits_for_its_begin),
 		cmocka_unit_test(test_wraps),
+		cmocka_unit_test(test_larger_log),
+		cmocka_unit_test(test_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

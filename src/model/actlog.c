@@ -26,14 +26,33 @@ static void to_event(const struct fgt_rec *r, struct fgt_event *e)
 	e->act_seq = r->act_seq;
 }
 
-uint64_t fgt_log_drain(const struct fgt_rec *log, uint64_t tail, uint64_t head, uint32_t upto,
-		       const struct fgt_log_who *who, fgt_log_feed_fn feed, void *ctx)
+/*
+ * A fixed kernel's activation writes a record per thread, and one per sweep
+ * boundary and per stack freed, inside one lock hold: the consumer may not
+ * run before it ends, so the log must hold it. The quarter is for threads
+ * made between start-up and the activation; past FGT_LOG_MAX, the records
+ * that do not fit are counted lost (the figures are the kernel's anyway).
+ */
+uint32_t fgt_log_entries(long threads)
+{
+	uint64_t want = FGT_LOG_WAKE, n = FGT_LOG_ENTRIES;
+
+	if (threads > 0)
+		want += (uint64_t)threads + (uint64_t)threads / 4;
+	while (n < want && n < FGT_LOG_MAX)
+		n <<= 1;
+	return (uint32_t)n;
+}
+
+uint64_t fgt_log_drain(const struct fgt_rec *log, uint32_t entries, uint64_t tail, uint64_t head,
+		       uint32_t upto, const struct fgt_log_who *who, fgt_log_feed_fn feed, void *ctx)
 {
 	struct fgt_event e = { .pid = who->pid, .tid = who->tid, .stack_id = -1 };
+	const uint32_t mask = entries - 1;
 
 	memcpy(e.comm, who->comm, sizeof(e.comm));
 	for (; tail < head; tail++) {
-		const struct fgt_rec *r = &log[tail & (FGT_LOG_ENTRIES - 1)];
+		const struct fgt_rec *r = &log[tail & mask];
 
 		/* a later activation's: wait for its ACT_BEGIN */
 		if ((int32_t)(r->act_seq - upto) > 0)

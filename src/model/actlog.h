@@ -19,11 +19,18 @@ struct fgt_log_who {
 typedef void (*fgt_log_feed_fn)(const struct fgt_event *e, void *ctx);
 
 /*
- * Feed records [tail, head) of the FGT_LOG_ENTRIES-slot ring `log` whose
- * activation is at most `upto` (act_seq, modulo 2^32), stopping at the first
- * later one. Returns the new tail, to hand back to the producer.
+ * The log's slots for a system of `threads` threads (<= 0: unknown): a power
+ * of two in [FGT_LOG_ENTRIES, FGT_LOG_MAX] holding an activation of a
+ * quarter more threads than that, and the records of one wake-up besides.
  */
-uint64_t fgt_log_drain(const struct fgt_rec *log, uint64_t tail, uint64_t head, uint32_t upto,
-		       const struct fgt_log_who *who, fgt_log_feed_fn feed, void *ctx);
+uint32_t fgt_log_entries(long threads);
+
+/*
+ * Feed records [tail, head) of the `entries`-slot ring `log` (a power of two)
+ * whose activation is at most `upto` (act_seq, modulo 2^32), stopping at the
+ * first later one. Returns the new tail, to hand back to the producer.
+ */
+uint64_t fgt_log_drain(const struct fgt_rec *log, uint32_t entries, uint64_t tail, uint64_t head,
+		       uint32_t upto, const struct fgt_log_who *who, fgt_log_feed_fn feed, void *ctx);
 
 #endif

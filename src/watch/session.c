@@ -166,8 +166,9 @@ static void sites_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
 
 /* rodata and program choices from the plan: between open and load. */
 static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
-		     bool events)
+		     uint32_t log_entries)
 {
+	bool events = log_entries != 0;
 	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
 	struct bpf_program *prog;
 	int err;
@@ -178,7 +179,8 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	 * activation log is not written, nor mapped, and holds one slot */
 	skel->rodata->log_on = events;
 	skel->rodata->ring_wake_bytes = rb_bytes / 4;
-	err = bpf_map__set_max_entries(skel->maps.actlog, events ? FGT_LOG_ENTRIES : 1);
+	skel->rodata->log_mask = events ? log_entries - 1 : 0;
+	err = bpf_map__set_max_entries(skel->maps.actlog, events ? log_entries : 1);
 	if (err)
 		return err;
 	frees_range(&p->kconf, (__u64 *)&skel->rodata->frees_lo, (__u64 *)&skel->rodata->frees_hi);
@@ -388,10 +390,10 @@ static void feed(struct fgt_session *s, const struct fgt_event *e)
 /* BPF's array strides values by 8 bytes: the same layout on both sides */
 _Static_assert(sizeof(struct fgt_rec) % 8 == 0, "struct fgt_rec must be 8-byte sized");
 
-static size_t log_bytes(void)
+static size_t log_bytes(uint32_t entries)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t n = (size_t)FGT_LOG_ENTRIES * sizeof(struct fgt_rec);
+	size_t n = (size_t)entries * sizeof(struct fgt_rec);
 
 	return page > 0 ? (n + page - 1) / page * page : n;
 }
@@ -415,7 +417,8 @@ static void log_drain(struct fgt_session *s, uint32_t upto)
 	if (!s->log)
 		return;
 	head = __atomic_load_n(&s->skel->bss->log_head, __ATOMIC_ACQUIRE);
-	tail = fgt_log_drain(s->log, s->skel->bss->log_tail, head, upto, &s->who, feed_cb, s);
+	tail = fgt_log_drain(s->log, s->log_entries, s->skel->bss->log_tail, head, upto, &s->who,
+			     feed_cb, s);
 	__atomic_store_n(&s->skel->bss->log_tail, tail, __ATOMIC_RELEASE);
 }
 
@@ -602,7 +605,12 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
-	err = configure(s->skel, s->plan, s->ringbuf_mb, s->on_event != NULL);
+	/* --events: a log that holds an activation of the threads there are */
+	s->log_entries = s->on_event ? fgt_log_entries(fgt_host_threads(NULL)) : 0;
+	if (s->log_entries)
+		log_info("activation log: %u records (%zu KiB)", s->log_entries,
+			 log_bytes(s->log_entries) >> 10);
+	err = configure(s->skel, s->plan, s->ringbuf_mb, s->log_entries);
 	if (err) {
 		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-err));
 		return FGT_EXIT_ERROR;
@@ -624,7 +632,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	if (s->on_event) {
-		s->log = mmap(NULL, log_bytes(), PROT_READ, MAP_SHARED,
+		s->log = mmap(NULL, log_bytes(s->log_entries), PROT_READ, MAP_SHARED,
 			      bpf_map__fd(s->skel->maps.actlog), 0);
 		if (s->log == MAP_FAILED) {
 			s->log = NULL;
@@ -849,7 +857,7 @@ void fgt_session_close(struct fgt_session *s)
 	if (s->skel)	/* whatever is left, even without its ACT_BEGIN */
 		log_drain(s, s->skel->bss->act_seq);
 	if (s->log)
-		munmap((void *)s->log, log_bytes());
+		munmap((void *)s->log, log_bytes(s->log_entries));
 	s->log = NULL;
 	fgt_session_flush(s);
 	ring_buffer__free(s->rb);

@@ -64,6 +64,7 @@ struct fgt_session {
 	uint64_t last_drain_ms;		/* CLOCK_MONOTONIC of the last full drain */
 	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */
+	uint32_t log_entries;		/* its slots (fgt_log_entries()), 0: no log */
 	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
 	struct fgt_log_who who;		/* ... and its thread, for the log's records */
 	uint64_t fed;			/* events and BPF's aggregates read so far */

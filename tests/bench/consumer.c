@@ -15,9 +15,9 @@
  * threads lacking a stack, unfixed (U/32 sweeps of 32 blocking allocations)
  * or fixed (32 reserve allocations, then U non-blocking ones in one walk),
  * turned into the 48-byte records BPF writes (bpf/fgraphtop.bpf.c log_rec()).
- * They reach the consumer as they would: a quarter of the log at a time (BPF
- * wakes userspace each time a quarter fills), written into a ring of
- * FGT_LOG_ENTRIES slots by an untimed producer. Only the consumer is timed,
+ * They reach the consumer as they would: FGT_LOG_WAKE records at a time (BPF
+ * wakes userspace each time so many are written), into a ring of
+ * FGT_LOG_ENTRIES slots, the least log, by an untimed producer. Only the consumer is timed,
  * wall clock and this thread's CPU time.
  *
  * Shapes: unfixed, fixed (warm: the producer's writes are in this core's
@@ -122,7 +122,7 @@ static void feed_cb(const struct fgt_event *e, void *ctx)
 
 static void log_drain(struct consumer *c, uint32_t upto)
 {
-	c->tail = fgt_log_drain(c->log, c->tail, c->head, upto, &c->who, feed_cb, c);
+	c->tail = fgt_log_drain(c->log, FGT_LOG_ENTRIES, c->tail, c->head, upto, &c->who, feed_cb, c);
 }
 
 static void handle_event(struct consumer *c, const struct fgt_event *e)
@@ -174,7 +174,7 @@ struct sample {
 /* One activation through a fresh consumer; returns false if its record is wrong. */
 static bool run_once(const struct stream *s, bool cold, struct sample *out, struct consumer *c)
 {
-	const size_t quarter = FGT_LOG_ENTRIES / 4;
+	const size_t quarter = FGT_LOG_WAKE;
 	const struct fgt_event wake = { .type = FGT_EV_LOG };
 	uint64_t w0, c0;
 	size_t i = 0;
@@ -285,7 +285,7 @@ static bool bench(const struct shape *sh, unsigned int u, int reps)
 		       "\"rec_bytes\":%zu,\"gen_ns\":%llu,\"reps\":%d,"
 		       "\"wall_ns_median\":%llu,\"cpu_ns_median\":%llu",
 		       sh->name, u, s.n, (unsigned long long)c.sweeps,
-		       (unsigned long long)c.served, FGT_LOG_ENTRIES, FGT_LOG_ENTRIES / 4,
+		       (unsigned long long)c.served, FGT_LOG_ENTRIES, FGT_LOG_WAKE,
 		       sizeof(struct fgt_rec), (unsigned long long)g0, reps,
 		       (unsigned long long)sw[reps / 2], (unsigned long long)sc[reps / 2]);
 		print_samples("wall_ns", wall, reps);
