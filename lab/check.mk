@@ -9,7 +9,14 @@ test-lab-check: $(BUILD)/fgraphtop lab
 
 TEST_TARGETS += test-lab-check
 
-# The fleet path end to end (lab/fleet-e2e.sh): the check on nine guest
+# The check on the pairs only make test-long has (the 6.1, 6.12 and
+# 6.12-nopreempt lab kernels): four guests, about 2 minutes.
+.PHONY: test-lab-check-long
+test-lab-check-long: $(BUILD)/fgraphtop lab-long
+	FGT_LAB_TIER=long tests/lab/check.sh
+TEST_LONG_TARGETS += test-lab-check-long
+
+# The fleet path end to end (lab/fleet-e2e.sh): the check on eight guest
 # kernels, each textfile behind a real node_exporter, one real Prometheus with
 # the shipped alert rules; the fleet query and each alert must name exactly
 # the expected hosts. About a minute warm.

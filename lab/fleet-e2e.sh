@@ -8,9 +8,8 @@
 #
 #   lab/fleet-e2e.sh [-k "KERNEL..."] [--synthetic] [--no-controls]
 #
-# Kernels (default: the three Debian kernels and the lab's stock and fixed ones
-# of each series, 7.x, 6.1 and 6.12): expected not fixed unless the name ends in
-# -fixed. --synthetic skips the
+# Kernels (default: Debian's four x86-64 kernels and the lab's stock and fixed
+# ones of 7.x and 5.10): expected not fixed unless the name ends in -fixed. --synthetic skips the
 # guests and renders the textfiles with the check's own writer
 # (tests/check_prom_sample.c): for developing the Prometheus side only.
 # Two control hosts, synthetic and named so, show the other rules firing in
@@ -27,8 +26,10 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
-KERNELS="debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed lab-6.1-stock lab-6.1-fixed
-	lab-6.12-stock lab-6.12-fixed"
+# make test's kernels (lab/kernels.sh list --tier test): the 5.10 pair is the
+# stable backport's, fixed and not
+KERNELS="debian-5.10 debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed lab-5.10-stock
+	lab-5.10-fixed"
 SYNTHETIC=false
 CONTROLS=true
 RULES=$ROOT/dist/prometheus/fgraphtop.rules.yml

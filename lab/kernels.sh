@@ -3,11 +3,14 @@
 # cached outside the clone, keyed by their inputs: seventeen x86-64 ones and
 # five arm64 ones (issue 23). See docs/DESIGN.md, "Kernels".
 #
-#   kernels.sh list [--arch x86_64|arm64]
-#                                   print the kernel names (of one architecture)
-#   kernels.sh ensure NAME...|all|x86_64|arm64
+#   kernels.sh list [--arch x86_64|arm64] [--tier test|long|all]
+#                                   print the kernel names (of one architecture;
+#                                   of one tier: test, make test's; long, those
+#                                   only make test-long adds; all, the default)
+#   kernels.sh ensure NAME...|all|test|long|x86_64|arm64
 #                                   fetch or build what is missing (no-op warm);
-#                                   all is both architectures
+#                                   all is both architectures, test and long
+#                                   the tiers
 #   kernels.sh path NAME            print the kernel's directory
 #   kernels.sh patches NAME         print the patches a lab kernel is built with
 #   kernels.sh source NAME          print the pristine source tree a lab kernel
@@ -45,6 +48,16 @@ NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 # arm64: Debian's, fetched through lab/arm64-kernels.sh (an arm64 apt view of
 # its own), and the 7.x pair cross-built (the arm64 flavour of series 7).
 ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock lab-arm64-fixed)
+# The kernels only make test-long uses (issue 23): each series here is a full
+# build of 9 to 15 minutes on 2 cores (lab-6.1-stock 9, lab-6.12-stock 13,
+# lab-6.12-nopreempt-stock 15), and with them a cold make test cannot fit 80
+# minutes. make test keeps a kernel of every walk they show: the 6.1 and 6.12
+# families through Debian's own (debian-6.1, debian-6.12), a stable backport
+# of the fix through the 5.10 pair, a walk with no __rcu_read_lock call
+# through debian-5.10 (tasklist_lock) and the unit tests' recorded code of
+# the nopreempt pair (tests/test_static.c).
+LONG_NAMES=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
+	lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
 # Lab variants in build order. Four series, each with its own source and
 # object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1, 6.12 and 5.10
 # (the stable backports, lab-6.1-*, lab-6.12-* and lab-5.10-*), the 6.12
@@ -685,7 +698,7 @@ lock_and_resolve() {
 ensure() {
 	local n
 	local -a names=()
-	[ $# -gt 0 ] || usage_die "usage: kernels.sh ensure NAME...|all"
+	[ $# -gt 0 ] || usage_die "usage: kernels.sh ensure NAME...|all|test|long|x86_64|arm64"
 	for n; do
 		if [ "$n" = all ]; then
 			names+=("${NAMES[@]}" "${ARM64_NAMES[@]}")
@@ -693,6 +706,8 @@ ensure() {
 			names+=("${NAMES[@]}")
 		elif [ "$n" = arm64 ]; then
 			names+=("${ARM64_NAMES[@]}")
+		elif [ "$n" = test ] || [ "$n" = long ]; then
+			mapfile -t -O ${#names[@]} names < <(tier_names "$n")
 		elif is_name "$n"; then
 			names+=("$n")
 		else
@@ -783,13 +798,41 @@ check_apply() {
 	log "$1: ${#patches[@]} patch(es) apply to $SRC_PKG $SRC_VER"
 }
 
+is_long() {
+	local n
+	for n in "${LONG_NAMES[@]}"; do [ "$n" = "$1" ] && return 0; done
+	return 1
+}
+
+# The names of a tier (test, long or all), in list order.
+tier_names() {
+	local n
+	for n in "${NAMES[@]}" "${ARM64_NAMES[@]}"; do
+		case $1 in
+		test) is_long "$n" && continue ;;
+		long) is_long "$n" || continue ;;
+		esac
+		echo "$n"
+	done
+}
+
 list() {
-	case ${1:-}/${2:-}/$# in
-	//0) printf '%s\n' "${NAMES[@]}" "${ARM64_NAMES[@]}" ;;
-	--arch/x86_64/2) printf '%s\n' "${NAMES[@]}" ;;
-	--arch/arm64/2) printf '%s\n' "${ARM64_NAMES[@]}" ;;
-	*) usage_die "usage: kernels.sh list [--arch x86_64|arm64]" ;;
-	esac
+	local arch="" tier=all usage="usage: kernels.sh list [--arch x86_64|arm64] [--tier test|long|all]"
+	local n
+	while [ $# -gt 0 ]; do
+		case ${1}/${2:-} in
+		--arch/x86_64 | --arch/arm64) arch=$2 ;;
+		--tier/test | --tier/long | --tier/all) tier=$2 ;;
+		*) usage_die "$usage" ;;
+		esac
+		shift 2
+	done
+	for n in $(tier_names "$tier"); do
+		case $arch/$n in
+		x86_64/*arm64*) ;;
+		arm64/*arm64* | x86_64/* | /*) echo "$n" ;;
+		esac
+	done
 }
 
 cmd=${1:-}
@@ -802,5 +845,5 @@ deb) deb "$@" ;;
 patches) patches "$@" ;;
 source) source_tree "$@" ;;
 check-apply) check_apply "$@" ;;
-*) usage_die "usage: kernels.sh list [--arch x86_64|arm64] | ensure NAME...|all|x86_64|arm64 | path NAME | deb NAME | patches NAME | source NAME | check-apply NAME" ;;
+*) usage_die "usage: kernels.sh list [--arch x86_64|arm64] [--tier test|long|all] | ensure NAME...|all|test|long|x86_64|arm64 | path NAME | deb NAME | patches NAME | source NAME | check-apply NAME" ;;
 esac

@@ -52,7 +52,7 @@ for k in $("$KSH" list); do
 				bad "$name: $total"
 				grep -E -A3 '^(ERROR|WARNING):' <<<"$res" >&2
 			else
-				note "$name: ${total#total: } (${tree#"${FGT_CACHE:-$HOME/.cache/fgraphtop-lab}"/})"
+				note "$name: ${total#total: } (${tree#"${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}"/})"
 			fi
 		else
 			bad "$name: checkpatch.pl gave no totals: $(tail -n 3 <<<"$res")"

@@ -2,7 +2,9 @@
 # The static verdict on every lab kernel (issue 13).
 #
 #   tests/static-lab.sh [offline [KERNEL...]]
-#                                           every kernel of `lab/kernels.sh list` (or those
+#                                           every kernel of `lab/kernels.sh list --tier
+#                                           $FGT_LAB_TIER` (test, make test's, by default;
+#                                           long; all) (or those
 #                                           named), from its files on this host: no guest
 #                                           (make test-static-lab)
 #   tests/static-lab.sh guest [-o DIR] [KERNEL[:U[:ARG]]...]
@@ -28,6 +30,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 BUILD=${FGT_BUILD:-$ROOT/build}
 BIN=${FGT_STATIC:-$BUILD/fgt-static}
+TIER=${FGT_LAB_TIER:-test}
 CHECK_BIN=${FGT_BIN:-$BUILD/fgraphtop}
 KERNELS=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
 CHECK=$HERE/static_lab_check.py
@@ -65,7 +68,7 @@ offline() {
 	out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-static.XXXXXX")
 	OUT=$out
 	local names=("$@")
-	[ ${#names[@]} -gt 0 ] || mapfile -t names < <("$KERNELS" list)
+	[ ${#names[@]} -gt 0 ] || mapfile -t names < <("$KERNELS" list --tier "$TIER")
 	for k in "${names[@]}"; do
 		dir=$("$KERNELS" path "$k" 2> /dev/null) || {
 			echo "static-lab: $k: not built (lab/kernels.sh ensure $k)" >&2
@@ -128,7 +131,7 @@ guest() {
 	if [ $# -gt 0 ]; then
 		specs=("$@")
 	else
-		for k in $("$KERNELS" list); do
+		for k in $("$KERNELS" list --tier "$TIER"); do
 			case $k in
 			lab-stock | lab-fixed) specs+=("$k:100000") ;;
 			lab-6.12-nopreempt-*)

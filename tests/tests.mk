@@ -86,6 +86,11 @@ CHECK_TARGETS += test-unit test-schema
 test-static-lab: $(BUILD)/fgt-static $(BUILD)/fgraphtop lab
 	tests/static-lab.sh offline
 TEST_TARGETS += test-static-lab
+# and on the kernels only make test-long has (lab/kernels.sh list --tier long)
+.PHONY: test-static-lab-long
+test-static-lab-long: $(BUILD)/fgt-static $(BUILD)/fgraphtop lab-long
+	FGT_LAB_TIER=long tests/static-lab.sh offline
+TEST_LONG_TARGETS += test-static-lab-long
 
 # The static verdict on Debian's arm64 kernels, from their Images on this
 # host, each site confirmed by aarch64 objdump (tests/static-arm64.sh). It

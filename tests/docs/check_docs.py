@@ -37,6 +37,7 @@ import messages  # noqa: E402
 # --options the README may name that are not fgraphtop's (make, qemu, tools).
 FOREIGN_OPTS = {
     "--no-print-directory",  # make
+    "--tier",  # lab/kernels.sh list: the lab's kernel tiers
 }
 
 # Options that exist but --help hides (OPTION_HIDDEN), with the source file

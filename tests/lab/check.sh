@@ -21,7 +21,7 @@
 #                               nothing left (no instance, tracer nop, no filter,
 #                               enabled_functions empty, no state or temporary
 #                               file, no BPF link or pinned object), status 2
-#   lab/preflight.sh on debian-7.2's and debian-5.10's packages and one made of the lab-6.12-fixed
+#   lab/preflight.sh on debian-7.2's and debian-5.10's packages and one made of the lab-5.10-fixed
 #                            build -> status 2; not_fixed and fixed, both answers
 #                            agreeing, one line each as in the JSON, nothing left;
 #                            a non-kernel package and no package -> 64, nothing
@@ -30,7 +30,10 @@
 # fleet path (node_exporter, Prometheus, PromQL) is lab/fleet-e2e.sh, not here.
 #
 #   tests/lab/check.sh [-o OUTDIR]
-# Environment: FGT_KERNELS as lab/run.sh.
+# Environment: FGT_KERNELS as lab/run.sh; FGT_LAB_TIER (tests/lab/lib.sh
+# lab_tier): test (the default) cuts the pairs to make test's kernels, long
+# runs the pairs only make test-long has and nothing else (make
+# test-lab-check-long).
 set -uo pipefail
 
 # shellcheck source=tests/lab/lib.sh
@@ -73,12 +76,16 @@ prom() {	# KERNEL STATUS VERDICT [NAME SCENARIO_ARGS...]
 		bad "$name: left behind: $(jq -c 'select(.type == "leftovers")' "$r")"
 }
 
-for k in lab-stock lab-6.1-stock lab-6.12-stock lab-5.10-stock lab-6.12-nopreempt-stock; do
+# the pairs of the tier (FGT_LAB_TIER, tests/lab/lib.sh lab_tier); make
+# test-long's tier gets these and nothing else: the rest is make test's
+for k in $(lab_tier lab-stock lab-6.1-stock lab-6.12-stock lab-5.10-stock lab-6.12-nopreempt-stock); do
 	lab_job prom "$k" 2 not_fixed
 done
-for k in lab-fixed lab-6.1-fixed lab-6.12-fixed lab-5.10-fixed lab-6.12-nopreempt-fixed; do
+for k in $(lab_tier lab-fixed lab-6.1-fixed lab-6.12-fixed lab-5.10-fixed lab-6.12-nopreempt-fixed); do
 	lab_job prom "$k" 0 fixed
 done
+whole=true
+[ "${FGT_LAB_TIER:-test}" != long ] || whole=false
 # a live fgraphtop next to the check: its losses are not the check's, fixed stays OK
 monitored() {
 	local r=$out/monitored-lab-fixed/results.jsonl
@@ -87,7 +94,7 @@ monitored() {
 	jq -s -e 'any(.[]; .type == "monitor" and .status == 0 and .activations >= 1)' "$r" > /dev/null ||
 		bad "monitored-lab-fixed: the monitor did not see the activation"
 }
-lab_job monitored
+$whole && lab_job monitored
 
 # SIGKILL at a deterministic point on the instance method: as the tracefs
 # instance is recorded, i.e. about to be made by the mkdir helper, which may
@@ -108,11 +115,11 @@ kill_at() {	# KERNEL [HELPER=1]
 	jq -s -e 'any(.[]; .type == "kill-summary" and .failures == 0)' "$r" > /dev/null ||
 		bad "$name: summary"
 }
-lab_job kill_at debian-7.2
+$whole && lab_job kill_at debian-7.2
 # 6.1's instance mkdir takes long enough (a directory per event: no eventfs
 # before 6.6) to catch its helper: stopped across the kill, resumed a second
 # into the next run, which must wait for it
-lab_job kill_at debian-6.1 HELPER=1
+$whole && lab_job kill_at debian-6.1 HELPER=1
 
 # SIGKILLs at random delays over a whole run: what the killed run left (if
 # anything) and, after the next run, nothing at all.
@@ -128,14 +135,14 @@ kill_random() {	# KERNEL
 	[ "$(jq -s '[.[] | select(.type == "kill" and .ok and .left_after_next == "" and .next_status == 2)] | length' "$r")" = "$n" ] ||
 		bad "$name: not $n clean rounds (see $r)"
 }
-for k in debian-6.12 debian-7.2 debian-6.1; do lab_job kill_random "$k"; done
+$whole && for k in debian-6.12 debian-7.2 debian-6.1; do lab_job kill_random "$k"; done
 
 # Preflight: packages booted, both answers; its bad input costs nothing.
 preflight() {
 	local d=$out/preflight debs rc=0 pc
 	mkdir -p "$d/junk/DEBIAN"
 	debs=("$(FGT_KERNELS=$KSH "$KSH" deb debian-7.2)" "$(FGT_KERNELS=$KSH "$KSH" deb debian-5.10)"
-		"$(FGT_KERNELS=$KSH "$KSH" deb lab-6.12-fixed)")
+		"$(FGT_KERNELS=$KSH "$KSH" deb lab-5.10-fixed)")
 	FGT_LAB_JOBS=1 "$ROOT/lab/preflight.sh" -o "$d/run" "${debs[@]}" > "$d/lines" 2> "$d/log" || rc=$?
 	sed 's/^/check: preflight: /' "$d/lines" >&2
 	[ "$rc" = 2 ] || bad "preflight: status $rc, want 2 (see $d/log)"
@@ -149,7 +156,7 @@ preflight() {
 	printf 'Package: junk\nVersion: 1\nArchitecture: all\nMaintainer: x <x@x>\nDescription: x\n' \
 		> "$d/junk/DEBIAN/control"
 	dpkg-deb --build "$d/junk" "$d/junk.deb" > /dev/null
-	pc=$(find "${FGT_CACHE:-$HOME/.cache/fgraphtop-lab}/preflight" -mindepth 1 -maxdepth 1 | wc -l)
+	pc=$(find "${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}/preflight" -mindepth 1 -maxdepth 1 | wc -l)
 	rc=0
 	"$ROOT/lab/preflight.sh" "${debs[0]}" "$d/junk.deb" > "$d/junk.out" 2> "$d/junk.err" || rc=$?
 	if [ "$rc" != 64 ] || [ -s "$d/junk.out" ] || ! grep -q 'junk.deb: not a kernel package' "$d/junk.err"; then
@@ -158,10 +165,10 @@ preflight() {
 	rc=0
 	"$ROOT/lab/preflight.sh" 2> /dev/null || rc=$?
 	[ "$rc" = 64 ] || bad "preflight: no package: status $rc, want 64"
-	[ "$(find "${FGT_CACHE:-$HOME/.cache/fgraphtop-lab}/preflight" -mindepth 1 -maxdepth 1 | wc -l)" = "$pc" ] ||
+	[ "$(find "${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}/preflight" -mindepth 1 -maxdepth 1 | wc -l)" = "$pc" ] ||
 		bad "preflight: bad input left something in the cache"
 }
-lab_job preflight
+$whole && lab_job preflight
 
 lab_wait || fail=1
 if [ $fail -eq 0 ]; then note PASS; else note "FAIL (outputs in $out)"; fi

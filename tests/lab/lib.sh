@@ -73,6 +73,18 @@ lab_known_kernel() {	# NAME: one of lab/kernels.sh list's
 	return 1
 }
 
+# lab_tier NAME...: those of the names in the tier FGT_LAB_TIER (test, make
+# test's, the default; long, those only make test-long adds; all), in the
+# order given: a driver's fixed lists, cut to the kernels `make lab` built.
+lab_tier() {
+	local tier=${FGT_LAB_TIER:-test} k in
+	in=" $("$ROOT/lab/kernels.sh" list --tier "$tier" | paste -sd' ') " || return 1
+	for k; do
+		[[ $in == *" $k "* ]] && echo "$k"
+	done
+	return 0
+}
+
 lab_opts_bad() {	# NAME WHAT USAGE
 	echo "$1: $2 ($3)" >&2
 	exit 2
