@@ -1173,16 +1173,19 @@ static int symtab_text(const struct fgt_kimage *im, char **text, size_t *n, size
 		size_t nsym;
 		FILE *f;
 
-		if (!scn_checked(im, scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
 			continue;
+		/* a .symtab there is, refused: say which, not "no .symtab" */
+		if (!scn_checked(im, scn, &sh))
+			return errno == EFBIG ? -EFBIG : -EINVAL;
 		/* its names' table is read whole by elf_strptr(): checked first */
 		if (sh.sh_entsize != sizeof(Elf64_Sym) ||
 		    !scn_checked(im, elf_getscn(im->elf, sh.sh_link), &strsh) ||
 		    strsh.sh_type != SHT_STRTAB || !(d = elf_getdata(scn, NULL)))
-			return -1;
+			return errno == EFBIG ? -E2BIG : -EINVAL;
 		nsym = sh.sh_size / sizeof(Elf64_Sym);
 		if (nsym > FGT_KIMAGE_MAX_SYMS)
-			return -1;
+			return -EINVAL;
 		f = open_memstream(text, n);
 		if (!f)
 			return -1;
@@ -1226,11 +1229,17 @@ struct fgt_ksyms *fgt_kimage_symbols(struct fgt_kimage *im, char *desc, size_t d
 				     int *why, char *msg, size_t len)
 {
 	struct fgt_ksyms *ks = NULL;
-	char *text = NULL, kmsg[200] = "";
+	char *text = NULL, kmsg[200] = "", smsg[64];
 	size_t n = 0, count = 0;
 	int err;
 
 	err = symtab_text(im, &text, &n, &count);
+	if (err == -EFBIG || err == -E2BIG)
+		snprintf(smsg, sizeof(smsg), "its .symtab%s over the %llu MiB section cap",
+			 err == -E2BIG ? "'s string table" : "", FGT_KIMAGE_MAX_SECTION >> 20);
+	else
+		snprintf(smsg, sizeof(smsg), "%s", err == -EINVAL ? "a .symtab not usable" :
+			 "no .symtab");
 	if (err == -EINTR) {
 		free(text);
 		goto stopped;
@@ -1260,8 +1269,8 @@ struct fgt_ksyms *fgt_kimage_symbols(struct fgt_kimage *im, char *desc, size_t d
 		} else {
 			free(text);
 			*why = FGT_SW_NO_SYMBOLS;
-			snprintf(msg, len, "%s has no symbols: no .symtab, and %s; give its System.map",
-				 im->desc, kmsg);
+			snprintf(msg, len, "%s has no symbols: %s, and %s; give its System.map",
+				 im->desc, smsg, kmsg);
 			return NULL;
 		}
 	}
