@@ -54,8 +54,8 @@ ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock
 # minutes. make test keeps a kernel of every walk they show: the 6.1 and 6.12
 # families through Debian's own (debian-6.1, debian-6.12), a stable backport
 # of the fix through the 5.10 pair, a walk with no __rcu_read_lock call
-# through debian-5.10 (tasklist_lock) and the unit tests' recorded code of
-# the nopreempt pair (tests/test_static.c).
+# through debian-5.10 (PREEMPT_VOLUNTARY: rcu_read_lock() is no code) and the
+# unit tests' recorded code of the nopreempt pair (tests/test_static.c).
 LONG_NAMES=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
 # Lab variants in build order. Four series, each with its own source and
@@ -707,7 +707,7 @@ ensure() {
 		elif [ "$n" = arm64 ]; then
 			names+=("${ARM64_NAMES[@]}")
 		elif [ "$n" = test ] || [ "$n" = long ]; then
-			mapfile -t -O ${#names[@]} names < <(tier_names "$n")
+			mapfile -t -O ${#names[@]} names < <(tier_names "$n" "${NAMES[@]}" "${ARM64_NAMES[@]}")
 		elif is_name "$n"; then
 			names+=("$n")
 		else
@@ -804,11 +804,12 @@ is_long() {
 	return 1
 }
 
-# The names of a tier (test, long or all), in list order.
+# tier_names TIER NAME...: those of the names in the tier (test, long or all).
 tier_names() {
-	local n
-	for n in "${NAMES[@]}" "${ARM64_NAMES[@]}"; do
-		case $1 in
+	local tier=$1 n
+	shift
+	for n; do
+		case $tier in
 		test) is_long "$n" && continue ;;
 		long) is_long "$n" || continue ;;
 		esac
@@ -817,22 +818,18 @@ tier_names() {
 }
 
 list() {
-	local arch="" tier=all usage="usage: kernels.sh list [--arch x86_64|arm64] [--tier test|long|all]"
-	local n
+	local tier=all usage="usage: kernels.sh list [--arch x86_64|arm64] [--tier test|long|all]"
+	local -a names=("${NAMES[@]}" "${ARM64_NAMES[@]}")
 	while [ $# -gt 0 ]; do
 		case ${1}/${2:-} in
-		--arch/x86_64 | --arch/arm64) arch=$2 ;;
+		--arch/x86_64) names=("${NAMES[@]}") ;;
+		--arch/arm64) names=("${ARM64_NAMES[@]}") ;;
 		--tier/test | --tier/long | --tier/all) tier=$2 ;;
 		*) usage_die "$usage" ;;
 		esac
 		shift 2
 	done
-	for n in $(tier_names "$tier"); do
-		case $arch/$n in
-		x86_64/*arm64*) ;;
-		arm64/*arm64* | x86_64/* | /*) echo "$n" ;;
-		esac
-	done
+	tier_names "$tier" "${names[@]}"
 }
 
 cmd=${1:-}
