@@ -345,9 +345,12 @@ int main(int argc, char **argv)
 	 * of the whole /proc/kallsyms and Capstone's tables that moment would be
 	 * the run's peak RSS (docs/bench/startup.md).
 	 */
+	fgt_session_phase(NULL);
 	exposure_open(&x);
+	fgt_session_phase("the task iterator");
 	fgt_session_started(&s);
 	static_verdict(&s, out);
+	fgt_session_phase("the static verdict");
 	active = fgt_session_graph_active(&s);
 	if (active > 0)
 		p_warn("fgraph_active", "fgraph is already active (%d user%s): there is no "

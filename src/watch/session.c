@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BPF watching session shared by the live tool and `fgraphtop check`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -479,18 +480,42 @@ static void holders_start(struct fgt_session *s)
 		log_info("fgraphtop: cannot start the holders' reader: %s\n", strerror(errno));
 }
 
-/* -vv: how long each start-up phase took, to see where start-up time goes. */
-static void phase(const char *what)
+/* A "VmRSS:"-style line's KiB from /proc/self/status; -1 if none. */
+static long status_kib(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * -vv: how long each start-up phase took and the memory resident after it
+ * (VmRSS) and at the most so far (VmHWM), to see where start-up time and
+ * the peak go (docs/bench/startup.md).
+ */
+void fgt_session_phase(const char *what)
 {
 	static uint64_t last;
+	char buf[4096];
 	uint64_t t;
+	ssize_t n;
+	int fd;
 
 	if (fgt_verbose < 2)
 		return;
 	t = fgt_mono_ns();
-	if (what)
-		log_dbg("fgraphtop: start-up: %s: %.1f ms\n", what, (t - last) / 1e6);
-	last = t;
+	if (what) {
+		buf[0] = '\0';
+		fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			buf[n > 0 ? n : 0] = '\0';
+			close(fd);
+		}
+		log_dbg("fgraphtop: start-up: %s: %.1f ms, VmRSS %ld KiB, VmHWM %ld KiB\n",
+			what, (t - last) / 1e6, status_kib(buf, "VmRSS:"), status_kib(buf, "VmHWM:"));
+	}
+	last = fgt_mono_ns();
 }
 
 /*
@@ -554,19 +579,19 @@ static void ksyms_whole(struct fgt_session *s)
 
 void fgt_session_started(struct fgt_session *s)
 {
-	phase(NULL);
+	fgt_session_phase(NULL);
 	ksyms_whole(s);
-	phase("after the start line: /proc/kallsyms");
+	fgt_session_phase("after the start line: /proc/kallsyms");
 }
 
 int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 {
 	int status;
 
-	phase(NULL);
+	fgt_session_phase(NULL);
 	if (!s->ks)
 		s->ks = s->own_ks = start_ksyms();
-	phase("symbols");
+	fgt_session_phase("symbols");
 	status = fgt_preflight(s->ks, msg, len);
 	if (status)
 		return status;
@@ -576,7 +601,7 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 		return FGT_EXIT_ERROR;
 	}
 	status = fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
-	phase("plan (vmlinux BTF, probes)");
+	fgt_session_phase("plan (vmlinux BTF, probes)");
 	return status;
 }
 
@@ -615,9 +640,9 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
-	phase("open and configure");
+	fgt_session_phase("open and configure");
 	err = fgraphtop_bpf__load(s->skel);
-	phase("load (the verifier)");
+	fgt_session_phase("load (the verifier)");
 	if (err && fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY) {
 		/* security_locked_down(LOCKDOWN_BPF_READ_KERNEL): the verifier has
 		 * no bpf_probe_read_kernel to give the programs (EINVAL), no bug */
@@ -647,7 +672,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	if (s->want_holders)
 		holders_start(s);
 	err = fgraphtop_bpf__attach(s->skel);
-	phase("attach");
+	fgt_session_phase("attach");
 	if (err) {
 		snprintf(msg, len, "attaching the planned BPF programs failed (%s); "
 			 "see fgraphtop --explain", strerror(-err));
@@ -748,7 +773,7 @@ static const struct fgt_activation *current(struct fgt_session *s)
 	const struct fgt_activation *cur = NULL;
 
 	if (s->skel && s->skel->bss->act_tid) {
-		memcpy(&s->agg_snap, (const void *)&s->skel->bss->agg, sizeof(s->agg_snap));
+		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
 		cur = fgt_aggact_current(s->agg, &s->agg_snap);
 		if (cur)
 			((struct fgt_activation *)cur)->seq = s->reported + 1;
@@ -833,9 +858,9 @@ void fgt_session_flush(struct fgt_session *s)
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 	/* BPF's state is BPF's: a copy is flushed, once per activation */
-	if (s->skel && s->skel->bss->agg.act.active &&
-	    s->skel->bss->agg.act.seq != s->flushed_seq) {
-		memcpy(&s->agg_snap, (const void *)&s->skel->bss->agg, sizeof(s->agg_snap));
+	if (s->skel && s->skel->bss->hot.agg.act.active &&
+	    s->skel->bss->hot.agg.act.seq != s->flushed_seq) {
+		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
 		s->flushed_seq = s->agg_snap.act.seq;
 		fgt_aggact_flush_snap(s->agg, &s->agg_snap);
 	}

@@ -97,6 +97,8 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
  * tables, src/static/ksyms_kcore.c).
  */
 void fgt_session_started(struct fgt_session *s);
+/* -vv: a start-up phase ended (NULL: one begins): its time and memory. */
+void fgt_session_phase(const char *what);
 int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */
 /* ftrace_graph_active now; -1 unknown. */
 int fgt_session_graph_active(struct fgt_session *s);
