@@ -301,6 +301,7 @@ static __always_inline void fgt_agg_fast_set(struct fgt_agg *st)
 	else if (!st->act.nonblocking && !st->act.failed_nonblocking)
 		lim = FGT_RETSTACK_BATCH;	/* a full batch: the walk follows */
 	st->blk_limit = lim;
+	st->nb_limit = st->expl ? lim : 0;
 }
 
 /*
@@ -609,8 +610,7 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 	} else {
 		if (!st->fast)
 			return 0;
-		if (!st->expl)	/* the next blocking one starts a sweep */
-			st->blk_limit = 0;
+		st->blk_limit = st->nb_limit;	/* the next blocking one may start a sweep */
 		st->sweep.nonblocking++;
 		st->inline_ns += lat;
 	}

@@ -92,7 +92,10 @@ struct fgt_agg {
 	__u64 slot_lo;
 	__u32 slot;
 	/* the sweep's batch and nonblocking when the fast path's run began */
-	__u32 run_batch, run_nb, run_pad;
+	__u32 run_batch, run_nb;
+	/* blk_limit once a non-blocking allocation is taken: 0 (the next
+	 * blocking one starts a sweep) unless SWEEP_BEGIN opened it */
+	__u32 nb_limit;
 	__u32 seq;		/* activations begun */
 	__u32 res_gen, res_n;	/* the reserve set: its generation, its size */
 	/* The fast path takes a blocking allocation while the sweep's batch is
@@ -105,6 +108,20 @@ struct fgt_agg {
 	 * (a kernel whose stacks come from their own cache): no set is kept. */
 	__u8 res_trust;
 	__u8 pad[3];
+};
+
+/*
+ * BPF's state on the allocation path (bpf/fgraphtop.bpf.c `hot`), one object
+ * so that its programs reach all of it from one register: what every kmem
+ * event is tested against first, then the aggregation. Userspace reads agg.
+ */
+struct fgt_hot {
+	/* fgraph_stack_cachep (6.13+), 0 until read (read_cachep()) */
+	__u64 cachep;
+	/* While an activation is under way, the sweep's code, [walk_lo,
+	 * walk_lo + walk_span); an empty range outside one (walk_site()). */
+	__u64 walk_lo, walk_span;
+	struct fgt_agg agg;
 };
 
 /*

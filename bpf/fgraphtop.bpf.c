@@ -142,14 +142,26 @@ __u32 act_seq;			/* activations begun */
  * losses, which ACT_END reports. Runs the kernel skipped in other contexts
  * (an interrupt's kfree inside ours) never were the activation's events. */
 __u32 act_lost;
-/* While an activation is under way, the sweep's code, [walk_lo, walk_lo +
- * walk_span): an empty range outside one (walk_site(): one comparison). */
-__u64 walk_lo, walk_span;
 __u64 log_head;			/* records written to actlog (here) */
 __u64 log_tail;			/* records consumed (by userspace) */
-/* The activation's figures as they grow (bpf/agg.h): written by the thread
- * inside the 0->1 step only; the live view reads them (src/watch/session.c). */
-struct fgt_agg agg;
+/* The allocation path's state, one object (bpf/agg_abi.h struct fgt_hot):
+ * the activation's figures as they grow (bpf/agg.h), written by the thread
+ * inside the 0->1 step only, which the live view reads (src/watch/session.c);
+ * before them, what the kmem programs test first. */
+struct fgt_hot hot;
+
+/*
+ * &hot in a register clang cannot rebuild: otherwise it loads the address
+ * anew (an ld_imm64) at nearly every use, eight times on a walk's fast path,
+ * which runs once per thread served.
+ */
+static __always_inline struct fgt_hot *hot_reg(void)
+{
+	struct fgt_hot *h = &hot;
+
+	asm volatile("" : "+r"(h));
+	return h;
+}
 
 static __always_inline __u32 shadow_size(void)
 {
@@ -224,13 +236,13 @@ static __always_inline __u64 agg_wake(void)
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-/* A finished sweep: s is agg.sweep, behind its message header (bpf/agg_abi.h). */
+/* A finished sweep: s is hot.agg.sweep, behind its message header (bpf/agg_abi.h). */
 static __always_inline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
 {
-	agg.sweep_ev.type = FGT_EV_SWEEP_DONE;
-	agg.sweep_ev.ts_ns = agg.sweep.end_ns;
-	agg.sweep_ev.act_seq = agg.sweep.seq;
-	if (bpf_ringbuf_output(&events, &agg.sweep_ev, sizeof(struct fgt_sweep_msg), agg_wake()))
+	hot.agg.sweep_ev.type = FGT_EV_SWEEP_DONE;
+	hot.agg.sweep_ev.ts_ns = hot.agg.sweep.end_ns;
+	hot.agg.sweep_ev.act_seq = hot.agg.sweep.seq;
+	if (bpf_ringbuf_output(&events, &hot.agg.sweep_ev, sizeof(struct fgt_sweep_msg), agg_wake()))
 		count_lost();	/* the consumer counts it as the activation's */
 }
 
@@ -241,7 +253,7 @@ static __always_inline void agg_send_end(__u64 end_ns, int complete, __s32 ret);
  * the verifier goes through a global function once, where it goes through a
  * static one again at every call with the caller's state (tp_kmem_cache_alloc
  * took 25,749 verified instructions so, 2,324 before the aggregation). They
- * take scalars only; the state is the global agg.
+ * take scalars only; the state is the global hot.agg.
  */
 /* stacks of their own cache: free_seen() passes on only theirs */
 #define FGT_AGG_RES_TRUST(st) (kconf.cachep_addr != 0)
@@ -333,17 +345,15 @@ static __always_inline bool in_act(void)
  * active before we started) and inside an activation by cache_is_fgraph();
  * after that the hot path compares a pointer and calls no helper.
  */
-__u64 cachep_seen;
-
 static __always_inline void read_cachep(void)
 {
 	__u64 c = 0;
 
-	if (!kconf.cachep_addr || cachep_seen)
+	if (!kconf.cachep_addr || hot.cachep)
 		return;
 	bpf_probe_read_kernel(&c, sizeof(c), (void *)kconf.cachep_addr);
 	if (c)
-		cachep_seen = c;
+		hot.cachep = c;
 }
 
 __noinline int agg_act_begin(__u32 src, __u64 list, __s32 stack_id)
@@ -355,8 +365,8 @@ __noinline int agg_act_begin(__u32 src, __u64 list, __s32 stack_id)
 	read_cachep();
 	act_tid = (__u32)id;
 	act_list = list;
-	walk_lo = kconf.sweep_lo;
-	walk_span = kconf.sweep_lo ? kconf.sweep_hi - kconf.sweep_lo : 0;
+	hot.walk_lo = kconf.sweep_lo;
+	hot.walk_span = kconf.sweep_lo ? kconf.sweep_hi - kconf.sweep_lo : 0;
 	act_lost = 0;
 	act_seq++;
 	if (kconf.nr_threads_addr) {
@@ -369,10 +379,10 @@ __noinline int agg_act_begin(__u32 src, __u64 list, __s32 stack_id)
 	b.who.tid = (__u32)id;
 	bpf_get_current_comm(b.who.comm, sizeof(b.who.comm));
 	b.ts = act_begin_ns = bpf_ktime_get_ns();
-	fgt_agg_touch(&agg, b.ts);
-	agg.res_trust = kconf.cachep_addr != 0;	/* FGT_AGG_RES_TRUST(), for readers */
-	fgt_agg_act_begin(&agg, NULL, &b);
-	agg.act.seq = agg.seq = act_seq;	/* one count: the log's and the messages' */
+	fgt_agg_touch(&hot.agg, b.ts);
+	hot.agg.res_trust = kconf.cachep_addr != 0;	/* FGT_AGG_RES_TRUST(), for readers */
+	fgt_agg_act_begin(&hot.agg, NULL, &b);
+	hot.agg.act.seq = hot.agg.seq = act_seq;	/* one count: the log's and the messages' */
 	e = reserve(FGT_EV_ACT_BEGIN, src);
 	if (!e)
 		return 0;
@@ -395,7 +405,7 @@ static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
 
 /*
  * The activation's end (complete) or, at the next ACT_BEGIN, its lost END:
- * the state goes out whole, led by its header (agg.act_ev, at offset 0: an
+ * the state goes out whole, led by its header (hot.agg.act_ev, at offset 0: an
  * ACT_END event as --events prints it, ok = complete), and the consumer
  * finishes it with bpf/agg.h's own code (src/model/aggact.c fgt_aggact_end()),
  * so that none of that code is in the programs: the verifier's time goes by
@@ -408,37 +418,37 @@ static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
  */
 static __always_inline void agg_send_end(__u64 end_ns, int complete, __s32 ret)
 {
-	struct fgt_event *e = &agg.act_ev;
+	struct fgt_event *e = &hot.agg.act_ev;
 
 	e->type = FGT_EV_ACT_END;
-	e->src = agg.act.src;
+	e->src = hot.agg.act.src;
 	e->ts_ns = end_ns;
-	e->dur_ns = end_ns - agg.act.begin_ns;
+	e->dur_ns = end_ns - hot.agg.act.begin_ns;
 	e->ret = ret;
 	e->ok = complete;
 	e->ptr = act_list;
-	e->act_seq = agg.act.seq;
+	e->act_seq = hot.agg.act.seq;
 	e->lost = act_lost;
-	e->pid = agg.act.pid;
-	e->tid = agg.act.tid;
+	e->pid = hot.agg.act.pid;
+	e->tid = hot.agg.act.tid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->stack_id = -1;
-	__builtin_memcpy(e->comm, agg.act.comm, sizeof(e->comm));
-	if (bpf_ringbuf_output(&events, &agg, sizeof(agg), BPF_RB_NO_WAKEUP)) {
+	__builtin_memcpy(e->comm, hot.agg.act.comm, sizeof(e->comm));
+	if (bpf_ringbuf_output(&events, &hot.agg, sizeof(hot.agg), BPF_RB_NO_WAKEUP)) {
 		count_lost();
 		return;
 	}
-	agg.act.active = 0;
-	fgt_agg_fast_set(&agg);
+	hot.agg.act.active = 0;
+	fgt_agg_fast_set(&hot.agg);
 }
 
 __noinline int agg_act_end(int ret)
 {
 	__u64 ts = bpf_ktime_get_ns();
 
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_act_end(&agg, NULL, ts, ret, 0);
-	walk_span = 0;
+	fgt_agg_touch(&hot.agg, ts);
+	fgt_agg_act_end(&hot.agg, NULL, ts, ret, 0);
+	hot.walk_span = 0;
 	act_tid = 0;
 	act_list = 0;
 	return 0;
@@ -553,52 +563,56 @@ static __always_inline void log_alloc(__u64 ts, __u64 ptr, __u32 site, __u32 gfp
 
 __noinline int agg_sweep_open(__u64 begin_ns, int expl, __u64 gap_from)
 {
-	fgt_agg_sweep_open(&agg, NULL, begin_ns, expl, gap_from);
+	fgt_agg_sweep_open(&hot.agg, NULL, begin_ns, expl, gap_from);
 	return 0;
 }
 
 /* fgt_agg_alloc()'s cold part (FGT_AGG_ALLOC_COLD). */
 __noinline int agg_alloc_cold(__u64 ts, __u64 ptr, __u32 gfp)
 {
-	fgt_agg_alloc_cold(&agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0);
+	fgt_agg_alloc_cold(&hot.agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0);
 	return 0;
 }
 
 __noinline int agg_idle(__u64 ts)
 {
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_idle(&agg, ts);
+	fgt_agg_touch(&hot.agg, ts);
+	fgt_agg_idle(&hot.agg, ts);
 	return 0;
 }
 
 __noinline int agg_free(__u64 ts, __u64 ptr)
 {
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_free(&agg, NULL, ts, 0, NULL, ptr);	/* no src: never an implicit start */
+	fgt_agg_touch(&hot.agg, ts);
+	fgt_agg_free(&hot.agg, NULL, ts, 0, NULL, ptr);	/* no src: never an implicit start */
 	return 0;
 }
 
 __noinline int agg_sweep_begin(__u64 ts)
 {
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_sweep_begin(&agg, NULL, ts, FGT_SRC_DIRECT, NULL);
+	fgt_agg_touch(&hot.agg, ts);
+	fgt_agg_sweep_begin(&hot.agg, NULL, ts, FGT_SRC_DIRECT, NULL);
 	return 0;
 }
 
 __noinline int agg_sweep_end(__u64 ts, int ret)
 {
-	fgt_agg_touch(&agg, ts);
-	fgt_agg_sweep_end(&agg, NULL, ts, ret);
+	fgt_agg_touch(&hot.agg, ts);
+	fgt_agg_sweep_end(&hot.agg, NULL, ts, ret);
 	return 0;
 }
 
 /* A shadow stack of the walk: into the activation's figures (bpf/agg.h),
  * its fast path inline. */
-static __always_inline void sweep_alloc(__u64 ptr, __u32 gfp)
+static __always_inline void sweep_alloc(struct fgt_hot *h, const __u64 *args, int gfp_arg)
 {
 	__u64 ts = bpf_ktime_get_ns();
+	/* the tracepoint's ptr and gfp_flags read after the call, from the
+	 * context the program keeps anyway: not held across it on the stack */
+	__u64 ptr = args[1];
+	__u32 gfp = args[gfp_arg];
 
-	if (fgt_agg_alloc(&agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0))
+	if (fgt_agg_alloc(&h->agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0))
 		return;		/* the fast path: never with --events (FGT_AGG_NO_FAST) */
 	if (log_on)
 		log_alloc(ts, ptr, FGT_SITE_SWEEP, gfp, shadow_size());
@@ -611,9 +625,9 @@ static __always_inline void sweep_alloc(__u64 ptr, __u32 gfp)
  * inside the 0->1 step (under ftrace_lock), so while one is under way its
  * thread is the only one to get here (in_act()).
  */
-static __always_inline bool walk_site(__u64 call_site)
+static __always_inline bool walk_site(const struct fgt_hot *h, __u64 call_site)
 {
-	return call_site - walk_lo < walk_span;
+	return call_site - h->walk_lo < h->walk_span;
 }
 
 /* A shadow-stack-sized allocation walk_site() did not know: true if it is
@@ -700,9 +714,11 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 	     size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags)
 {
 	if (bytes_req == shadow_size() && !kconf.cachep_addr) {
-		if (walk_site(call_site) ||
+		struct fgt_hot *h = hot_reg();
+
+		if (walk_site(h, call_site) ||
 		    alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, bytes_req))
-			sweep_alloc((__u64)ptr, gfp_flags);
+			sweep_alloc(h, ctx, 4);
 		return 0;
 	}
 	list_seen(ctx, call_site, (__u64)ptr, bytes_req);
@@ -723,9 +739,9 @@ int BPF_PROG(tp_kmalloc_list, unsigned long call_site, const void *ptr, size_t b
 	return 0;
 }
 
-static __always_inline bool cache_is_fgraph(struct kmem_cache *s)
+static __always_inline bool cache_is_fgraph(const struct fgt_hot *h, struct kmem_cache *s)
 {
-	__u64 c = cachep_seen;
+	__u64 c = h->cachep;
 
 	if (c)
 		return (__u64)s == c;
@@ -742,19 +758,24 @@ static __always_inline bool cache_is_fgraph(struct kmem_cache *s)
 	if (!act_tid || !kconf.cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
 		return false;
 	read_cachep();
-	c = cachep_seen;
+	c = h->cachep;
 	return c && (__u64)s == c;
 }
 
+/* The arguments read as they are needed, not all at entry (BPF_PROG()):
+ * nearly every allocation of the system is rejected on its cache alone. */
 SEC("raw_tp/kmem_cache_alloc")
-int BPF_PROG(tp_kmem_cache_alloc, unsigned long call_site, const void *ptr,
-	     struct kmem_cache *s, gfp_t gfp_flags)
+int tp_kmem_cache_alloc(__u64 *ctx)
 {
-	if (!cache_is_fgraph(s))
+	struct fgt_hot *h = hot_reg();
+	__u64 call_site;
+
+	if (!cache_is_fgraph(h, (struct kmem_cache *)ctx[2]))
 		return 0;
-	if (walk_site(call_site) ||
-	    alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, shadow_size()))
-		sweep_alloc((__u64)ptr, gfp_flags);
+	call_site = ctx[0];
+	if (walk_site(h, call_site) ||
+	    alloc_seen(ctx, call_site, ctx[1], ctx[3], shadow_size()))
+		sweep_alloc(h, ctx, 3);
 	return 0;
 }
 
@@ -834,7 +855,7 @@ SEC("raw_tp/kmem_cache_free")
 int BPF_PROG(tp_kmem_cache_free, unsigned long call_site, const void *ptr,
 	     struct kmem_cache *s)
 {
-	__u64 c = cachep_seen;
+	__u64 c = hot.cachep;
 
 	if (!kconf.cachep_addr || (c && (__u64)s != c))
 		return 0;
@@ -928,7 +949,7 @@ static __always_inline void lat_exit(void)
 SEC("fentry")
 int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
 {
-	if (cache_is_fgraph(s))
+	if (cache_is_fgraph(&hot, s))
 		lat_enter();
 	return 0;
 }
@@ -936,7 +957,7 @@ int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
 SEC("fexit")
 int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
 {
-	if (cache_is_fgraph(s))
+	if (cache_is_fgraph(&hot, s))
 		lat_exit();
 	return 0;
 }
