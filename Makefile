@@ -108,16 +108,15 @@ $(DEP_FILES):
 check: $(CHECK_TARGETS)
 	@echo "check: all passed ($(words $(CHECK_TARGETS)) targets)"
 
-# In order whatever -j says: set-up first, the quick tests, then the rest one
-# after the other (each lab test runs its own guests side by side). Every one
-# runs even when one fails; the status says whether any did.
+# In order whatever -j says: set-up first, the quick tests, then the rest.
+# Every one runs even when one fails; the status says whether any did.
 .PHONY: test
 # make test's targets that boot one guest at a time and build nothing another
 # one builds: run two at a time (tests/paired.sh), longest first, after the
 # others and after what they share (TEST_PAIRED_PREP). The rest run one after
 # another: tests/lab/tool.sh and check.sh boot two guests at a time already.
-# Warm, one after another, these took 434, 348, 256, 150, 121, 117, 102, 95
-# and 36 s: 1,659 s, on one core of two.
+# One after another, these nine left one core of two idle for 27 minutes of
+# a cold make test (README: cold and warm times).
 TEST_PAIRED := test-lab-arm64 test-lab-pressure test-deb-vm test-lab-exposure \
 	lab-test-runner test-lab-live test-lab-fleet test-lab-caps test-lab-lockdown
 TEST_PAIRED_PREP = lab lab-arm64 $(DEB_FILE) $(FGT_CAPBOUND) $(FGT_EXPOSURE) \

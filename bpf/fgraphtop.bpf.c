@@ -694,6 +694,9 @@ static __always_inline bool alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
  *   kfree(call_site, ptr)
  *   kmem_cache_free(call_site, ptr, s)
  */
+/* gfp_flags's place among them, for sweep_alloc() (ptr is always second) */
+#define KMALLOC_GFP_ARG		4
+#define KMEM_CACHE_ALLOC_GFP_ARG	3
 
 /* The ret_stack_list's kmalloc: the activation begins (attributed). No
  * stack walk for it: 256-byte kmallocs from modules are common, and no
@@ -718,7 +721,7 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 
 		if (walk_site(h, call_site) ||
 		    alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, bytes_req))
-			sweep_alloc(h, ctx, 4);
+			sweep_alloc(h, ctx, KMALLOC_GFP_ARG);
 		return 0;
 	}
 	list_seen(ctx, call_site, (__u64)ptr, bytes_req);
@@ -774,8 +777,8 @@ int tp_kmem_cache_alloc(__u64 *ctx)
 		return 0;
 	call_site = ctx[0];
 	if (walk_site(h, call_site) ||
-	    alloc_seen(ctx, call_site, ctx[1], ctx[3], shadow_size()))
-		sweep_alloc(h, ctx, 3);
+	    alloc_seen(ctx, call_site, ctx[1], ctx[KMEM_CACHE_ALLOC_GFP_ARG], shadow_size()))
+		sweep_alloc(h, ctx, KMEM_CACHE_ALLOC_GFP_ARG);
 	return 0;
 }
 
