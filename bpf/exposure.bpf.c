@@ -1,29 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Exposure: which threads lack a shadow stack right now, i.e. how much work
- * the next fgraph activation (0 -> 1 step) would have. One BPF task iterator
- * pass reads task->ret_stack (NULL until fgraph gives the thread a stack; freed
- * only in free_task(), so it stays set once given). Nothing is attached:
- * reading the iterator's seq file runs the program once per task, under the
- * iterator's own RCU read lock; fgraph is never turned on.
- *
- * One record per task (struct fgt_exp_rec, src/model/exposure.h) rather than a count,
- * because what an unfixed kernel pays depends on where the lacking threads sit
- * in the task list: each of its batch-of-32 sweeps restarts the walk at the
- * head (src/model/exposure_model.c). The iterator visits tasks in TID order; the
- * kernel walks processes in creation order and each process's threads in
- * creation order, so the records carry the start times that order is rebuilt
- * from.
- *
- * CO-RE: ret_stack exists only with CONFIG_FUNCTION_GRAPH_TRACER, and its type
- * changed in 6.8 (struct ftrace_ret_stack * to unsigned long *); only the
- * pointer value matters, read with bpf_core_read() of the field's own size.
+ * The exposure's task iterator as an object of its own (bpf/exposure.h says
+ * what it counts): for `check` when no session is loaded, the one-shot count
+ * (src/watch/exposure.c fgt_exposure_open()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "exposure_abi.h"
+#include "exposure.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -33,22 +18,5 @@ bool no_ret_stack = false;
 SEC("iter/task")
 int count_lacking(struct bpf_iter__task *ctx)
 {
-	struct task_struct *task = ctx->task;
-	struct fgt_exp_rec rec = {};
-	void *ret_stack = NULL;
-
-	if (!task)
-		return 0;	/* the iterator's final call */
-	if (!bpf_core_field_exists(task->ret_stack)) {
-		no_ret_stack = true;	/* (a non-zero return would fail the read) */
-		return 0;
-	}
-	bpf_core_read(&ret_stack, sizeof(ret_stack), &task->ret_stack);
-	rec.start_ns = BPF_CORE_READ(task, start_time);
-	rec.leader_start_ns = BPF_CORE_READ(task, group_leader, start_time);
-	rec.tgid = BPF_CORE_READ(task, tgid);
-	rec.tid = BPF_CORE_READ(task, pid);
-	rec.lacking = ret_stack == NULL;
-	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
-	return 0;
+	return fgt_exp_task(ctx, &no_ret_stack);
 }

@@ -36,6 +36,7 @@
 #include <bpf/bpf_core_read.h>
 #include "events_abi.h"
 #include "agg_abi.h"
+#include "exposure.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -1101,4 +1102,16 @@ int BPF_PROG(d_fork_exit, struct task_struct *t)
 	e->ok = BPF_CORE_READ(t, ret_stack) != NULL;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
+}
+
+/* ================= the exposure's task iterator (bpf/exposure.h) =================
+ * Loaded with the programs above when the session counts the threads lacking
+ * a stack (src/watch/session.c): one load, one parse of vmlinux BTF. Never
+ * attached to anything; each read of its iterator is one pass. */
+bool exp_no_ret_stack = false;
+
+SEC("iter/task")
+int exp_count_lacking(struct bpf_iter__task *ctx)
+{
+	return fgt_exp_task(ctx, &exp_no_ret_stack);
 }

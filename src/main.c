@@ -156,11 +156,12 @@ struct exp_sched {
 	unsigned int acts;		/* activations finished at the last pass */
 };
 
-static void exposure_open(struct exp_sched *x)
+/* The session's iterator, loaded with its programs (s->want_exposure). */
+static void exposure_open(struct fgt_session *s, struct exp_sched *x)
 {
 	char why[256];
 
-	x->e = fgt_exposure_open(why, sizeof(why));
+	x->e = fgt_session_exposure(s, why, sizeof(why));
 	if (!x->e)
 		p_warn("no_exposure", "the threads lacking a shadow stack are not counted: %s", why);
 }
@@ -182,8 +183,7 @@ static void exposure_tick(struct fgt_session *s, struct exp_sched *x, uint64_t t
 	if (fgt_exposure_read(x->e, &w, why, sizeof(why))) {
 		p_warn("no_exposure", "counting the threads lacking a shadow stack failed: %s; "
 		       "not counted any more", why);
-		fgt_exposure_close(x->e);
-		x->e = NULL;
+		x->e = NULL;	/* the session's: it closes it */
 		return;
 	}
 	/* stamped when done: an activation that began during the pass is not
@@ -335,19 +335,12 @@ int main(int argc, char **argv)
 		s.event_ctx = out;
 	}
 	s.want_holders = !env.events || env.cli.json;
+	s.want_exposure = true;
 	status = fgt_session_start(&s, fgt_out_record, out, msg, sizeof(msg));
 	if (status)
 		goto fail;
 	fgt_out_start(out, s.plan);
-	/*
-	 * The task iterator first, while little is resident: its load parses
-	 * vmlinux BTF once more (libbpf 1.1 reads it and copies it), and on top
-	 * of the whole /proc/kallsyms and Capstone's tables that moment would be
-	 * the run's peak RSS (docs/bench/startup.md).
-	 */
-	fgt_session_phase(NULL);
-	exposure_open(&x);
-	fgt_session_phase("the task iterator");
+	exposure_open(&s, &x);
 	fgt_session_started(&s);
 	static_verdict(&s, out);
 	fgt_session_phase("the static verdict");
@@ -378,7 +371,6 @@ fail:
 	p_err(status, "%s", msg);
 cleanup:
 	fgt_term_close();
-	fgt_exposure_close(x.e);
 	fgt_session_close(&s);
 	fgt_out_free(out);
 	return status;

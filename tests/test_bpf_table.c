@@ -82,6 +82,13 @@ static void test_every_program_in_the_table(void **state)
 		enum fgt_probe_kind kind = FGT_PK_TEST_RUN;
 
 		progs++;
+		/* an iterator attaches to nothing the plan probes: the session
+		 * loads the exposure's itself (src/watch/session.c open_load()) */
+		if (!strncmp(sec, "iter/", 5)) {
+			assert_string_equal(name, "exp_count_lacking");
+			assert_int_equal(named(name, &target, &kind), 0);
+			continue;
+		}
 		if (named(name, &target, &kind) != 1)
 			fail_msg("%s: named %d times by src/facts/kfacts.c", name, named(name, &target, &kind));
 		/* a fentry program of one row is a fentry, and so on */

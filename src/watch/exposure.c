@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Exposure, the BPF side's userspace: load bpf/exposure.bpf.c (its own small
- * object, nothing shared with the watching session) and make its task
+ * Exposure, the BPF side's userspace: the task iterator of bpf/exposure.h,
+ * either in an object of its own (bpf/exposure.bpf.c, fgt_exposure_open()) or
+ * loaded by a session with its other programs (fgt_exposure_of()), and its
  * iterator link; each read is one pass over the tasks. Nothing is attached to
  * any kernel function: an iterator runs only while its fd is read. One-shot
  * callers use fgt_exposure_scan(); the live view keeps one open.
@@ -48,9 +49,23 @@ static int read_all(int fd, char **buf, size_t *len)
 }
 
 struct fgt_exposure {
-	struct exposure_bpf *skel;
+	struct exposure_bpf *skel;	/* our own object; NULL: a session's program */
 	struct bpf_link *link;
+	const bool *no_ret_stack;	/* the program's flag, in its object's .bss */
 };
+
+static const char load_hint[] = "it needs kernel BTF, BPF tracing programs, CAP_BPF and "
+				"CAP_PERFMON";
+
+/* The iterator link over a loaded program. */
+static int attach(struct fgt_exposure *e, struct bpf_program *prog, char *msg, size_t len)
+{
+	e->link = bpf_program__attach_iter(prog, NULL);
+	if (e->link)
+		return 0;
+	snprintf(msg, len, "cannot create the task iterator: %s", strerror(errno));
+	return -errno;
+}
 
 struct fgt_exposure *fgt_exposure_open(char *msg, size_t len)
 {
@@ -66,21 +81,45 @@ struct fgt_exposure *fgt_exposure_open(char *msg, size_t len)
 	e->skel = exposure_bpf__open_and_load();
 	if (!e->skel) {
 		err = errno;
-		snprintf(msg, len, "cannot load the task iterator (%s): it needs kernel BTF, "
-			 "BPF tracing programs, CAP_BPF and CAP_PERFMON", strerror(err));
+		snprintf(msg, len, "cannot load the task iterator (%s): %s", strerror(err), load_hint);
 		goto fail;
 	}
-	e->link = bpf_program__attach_iter(e->skel->progs.count_lacking, NULL);
-	if (!e->link) {
-		err = errno;
-		snprintf(msg, len, "cannot create the task iterator: %s", strerror(err));
+	e->no_ret_stack = &e->skel->bss->no_ret_stack;
+	err = -attach(e, e->skel->progs.count_lacking, msg, len);
+	if (err)
 		goto fail;
-	}
 	return e;
 fail:
 	fgt_exposure_close(e);
 	errno = err ? err : EINVAL;
 	return NULL;
+}
+
+struct fgt_exposure *fgt_exposure_of(struct bpf_program *prog, const bool *no_ret_stack,
+				     char *msg, size_t len)
+{
+	struct fgt_exposure *e = calloc(1, sizeof(*e));
+	int err;
+
+	if (len)
+		msg[0] = '\0';
+	if (!e) {
+		snprintf(msg, len, "out of memory");
+		return NULL;
+	}
+	e->no_ret_stack = no_ret_stack;
+	err = attach(e, prog, msg, len);
+	if (err) {
+		free(e);
+		errno = -err;
+		return NULL;
+	}
+	return e;
+}
+
+void fgt_exposure_load_failed(int err, char *msg, size_t len)
+{
+	snprintf(msg, len, "cannot load the task iterator (%s): %s", strerror(err), load_hint);
 }
 
 void fgt_exposure_close(struct fgt_exposure *e)
@@ -111,7 +150,7 @@ int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg,
 	close(fd);
 	if (err)
 		snprintf(msg, len, "reading the task iterator: %s", strerror(-err));
-	else if (e->skel->bss->no_ret_stack) {
+	else if (*e->no_ret_stack) {
 		err = -EOPNOTSUPP;
 		snprintf(msg, len, "this kernel has no function graph tracer (task_struct has "
 			 "no ret_stack): no walk to stall");

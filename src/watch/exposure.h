@@ -4,6 +4,7 @@
 #ifndef FGT_WATCH_EXPOSURE_H
 #define FGT_WATCH_EXPOSURE_H
 
+#include <stdbool.h>
 #include "model/exposure.h"
 
 /*
@@ -22,6 +23,13 @@ int fgt_exposure_count(uint64_t *lacking, uint64_t *threads, char *msg, size_t l
  * and msg set. */
 struct fgt_exposure;
 struct fgt_exposure *fgt_exposure_open(char *msg, size_t len);
+/* The same over a program a session loaded (bpf/fgraphtop.bpf.c's
+ * exp_count_lacking) and its no_ret_stack flag; the program stays the
+ * session's. fgt_exposure_load_failed(): msg when that load failed. */
+struct bpf_program;
+struct fgt_exposure *fgt_exposure_of(struct bpf_program *prog, const bool *no_ret_stack,
+				     char *msg, size_t len);
+void fgt_exposure_load_failed(int err, char *msg, size_t len);
 int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg, size_t len);
 void fgt_exposure_close(struct fgt_exposure *e);
 

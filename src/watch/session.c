@@ -620,30 +620,83 @@ static void on_activation(const struct fgt_activation *rec, void *ctx)
 	fgt_recorder_activation(act, &s->rec);
 }
 
-int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
-		      char *msg, size_t len)
+/*
+ * Open, configure and load: the plan's programs and, when asked, the
+ * exposure's task iterator with them. FGT_EXIT_* with msg; -1 when the load
+ * itself failed, which the caller words.
+ */
+static int open_load(struct fgt_session *s, bool exp, int *err, char *msg, size_t len)
 {
-	int err;
+	struct bpf_program *it;
 
 	s->skel = fgraphtop_bpf__open();
 	if (!s->skel) {
 		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
+	*err = configure(s->skel, s->plan, s->ringbuf_mb, s->log_entries);
+	if (*err) {
+		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-*err));
+		return FGT_EXIT_ERROR;
+	}
+	it = s->skel->progs.exp_count_lacking;
+	bpf_program__set_autoload(it, exp);
+	bpf_program__set_autoattach(it, false);	/* fgt_exposure_of(): an iterator link */
+	fgt_session_phase("open and configure");
+	*err = fgraphtop_bpf__load(s->skel);
+	fgt_session_phase("load (the verifier)");
+	return *err ? -1 : 0;
+}
+
+/*
+ * The load, with the exposure's iterator when wanted. Should the kernel
+ * refuse the load with it, once more without it: the live view watches on
+ * without the count, as it did when the iterator was an object of its own.
+ */
+static int load(struct fgt_session *s, int *err, char *msg, size_t len)
+{
+	int status = open_load(s, s->want_exposure, err, msg, len);
+
+	if (status != -1 || !s->want_exposure)
+		return status;
+	fgt_exposure_load_failed(-*err, s->exp_why, sizeof(s->exp_why));
+	log_dbg("fgraphtop: the load failed with the task iterator (%s): once more without it\n",
+		strerror(-*err));
+	fgraphtop_bpf__destroy(s->skel);
+	s->skel = NULL;
+	return open_load(s, false, err, msg, len);
+}
+
+/* The exposure over the iterator loaded with the programs, if it was. */
+static void exposure_attach(struct fgt_session *s)
+{
+	if (!s->want_exposure || s->exp_why[0])
+		return;
+	s->exp_it = fgt_exposure_of(s->skel->progs.exp_count_lacking,
+				    (const bool *)&s->skel->bss->exp_no_ret_stack,
+				    s->exp_why, sizeof(s->exp_why));
+}
+
+struct fgt_exposure *fgt_session_exposure(struct fgt_session *s, char *msg, size_t len)
+{
+	if (!s->exp_it)
+		snprintf(msg, len, "%s", s->exp_why[0] ? s->exp_why :
+			 "the task iterator was not loaded");
+	return s->exp_it;
+}
+
+int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
+		      char *msg, size_t len)
+{
+	int err, status;
+
 	/* --events: a log that holds an activation of the threads there are */
 	s->log_entries = s->on_event ? fgt_log_entries(fgt_host_threads(NULL)) : 0;
 	if (s->log_entries)
 		log_info("activation log: %u records (%zu KiB)", s->log_entries,
 			 log_bytes(s->log_entries) >> 10);
-	err = configure(s->skel, s->plan, s->ringbuf_mb, s->log_entries);
-	if (err) {
-		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-err));
-		return FGT_EXIT_ERROR;
-	}
-	fgt_session_phase("open and configure");
-	err = fgraphtop_bpf__load(s->skel);
-	fgt_session_phase("load (the verifier)");
-	if (err && fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY) {
+	status = load(s, &err, msg, len);
+	if (status == -1 && fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY) {
 		/* security_locked_down(LOCKDOWN_BPF_READ_KERNEL): the verifier has
 		 * no bpf_probe_read_kernel to give the programs (EINVAL), no bug */
 		snprintf(msg, len, "the kernel is locked down (lockdown=confidentiality), which "
@@ -651,11 +704,13 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 			 "lockdown=integrity (Secure Boot's default) allows them");
 		return FGT_EXIT_LOCKDOWN;
 	}
-	if (err) {
+	if (status == -1) {
 		snprintf(msg, len, "loading the planned BPF programs failed (%s); "
 			 "rerun with -vvv for libbpf's log, and report it", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
+	if (status)
+		return status;
 	if (s->on_event) {
 		s->log = mmap(NULL, log_bytes(s->log_entries), PROT_READ, MAP_SHARED,
 			      bpf_map__fd(s->skel->maps.actlog), 0);
@@ -678,6 +733,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 			 "see fgraphtop --explain", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
+	exposure_attach(s);
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
 	s->as = fgt_assembler_new(on_activation, s);
 	s->agg = fgt_aggact_new(on_activation, s);
@@ -887,6 +943,8 @@ void fgt_session_close(struct fgt_session *s)
 	fgt_session_flush(s);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
+	fgt_exposure_close(s->exp_it);
+	s->exp_it = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
 	fgt_assembler_free(s->as);
@@ -911,6 +969,7 @@ static int w_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, voi
 	int status;
 
 	s->ks = ks;
+	s->want_exposure = true;
 	status = fgt_session_plan(s, msg, len);
 
 	if (!status)
@@ -940,8 +999,15 @@ static uint64_t w_lost(void *priv)
 	return fgt_session_lost(priv);
 }
 
+/* The session's iterator once it is loaded; before, or without it, one of
+ * its own (check's count before anything changes, a kernel that refused it
+ * with the programs). */
 static int w_exposure(void *priv, struct fgt_exp_walk *w, char *msg, size_t len)
 {
+	struct fgt_session *s = priv;
+
+	if (s->exp_it)
+		return fgt_exposure_read(s->exp_it, w, msg, len);
 	return fgt_exposure_scan(w, msg, len);
 }
 

@@ -21,6 +21,7 @@
 #include "watch/plan.h"
 #include "model/progress.h"
 #include "model/record.h"
+#include "watch/exposure.h"
 
 /* While an activation is under way, drain the ring buffer at most this often. */
 #define FGT_DRAIN_MS	1000
@@ -44,6 +45,7 @@ struct fgt_session {
 	/* the caller's kallsyms (kept, not freed), else loaded by fgt_session_plan() */
 	const struct fgt_ksyms *ks;
 	bool want_holders;		/* the live view: read who holds fgraph (fgt_session_status) */
+	bool want_exposure;		/* load the exposure's task iterator with the programs */
 	/* state */
 	struct fgt_ksyms *own_ks;
 	struct fgt_ksyms *part_ks;	/* the start-up part, once own_ks is the whole */
@@ -81,6 +83,9 @@ struct fgt_session {
 	char prog_via[FGT_VIA_LEN];
 	/* the exposure hook: the last scans, the cost of a visit seen */
 	struct fgt_exp_live exp;
+	/* the exposure's iterator, loaded with the programs; else why not */
+	struct fgt_exposure *exp_it;
+	char exp_why[256];
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
@@ -97,6 +102,9 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
  * tables, src/static/ksyms_kcore.c).
  */
 void fgt_session_started(struct fgt_session *s);
+/* The exposure's iterator the start loaded (want_exposure), the session's;
+ * NULL, and why in msg, if it has none. */
+struct fgt_exposure *fgt_session_exposure(struct fgt_session *s, char *msg, size_t len);
 /* -vv: a start-up phase ended (NULL: one begins): its time and memory. */
 void fgt_session_phase(const char *what);
 int fgt_session_poll(struct fgt_session *s, int ms);	/* 0 or -errno */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exposure: which threads lack a shadow stack right now, i.e. how much work
+ * the next fgraph activation (0 -> 1 step) would have. One BPF task iterator
+ * pass reads task->ret_stack (NULL until fgraph gives the thread a stack; freed
+ * only in free_task(), so it stays set once given). Nothing is attached:
+ * reading the iterator's seq file runs the program once per task, under the
+ * iterator's own RCU read lock; fgraph is never turned on.
+ *
+ * One record per task (struct fgt_exp_rec, src/model/exposure.h) rather than a count,
+ * because what an unfixed kernel pays depends on where the lacking threads sit
+ * in the task list: each of its batch-of-32 sweeps restarts the walk at the
+ * head (src/model/exposure_model.c). The iterator visits tasks in TID order; the
+ * kernel walks processes in creation order and each process's threads in
+ * creation order, so the records carry the start times that order is rebuilt
+ * from.
+ *
+ * CO-RE: ret_stack exists only with CONFIG_FUNCTION_GRAPH_TRACER, and its type
+ * changed in 6.8 (struct ftrace_ret_stack * to unsigned long *); only the
+ * pointer value matters, read with bpf_core_read() of the field's own size.
+ *
+ * Two objects carry this body: bpf/exposure.bpf.c, a small one of its own for
+ * `check` without a session, and bpf/fgraphtop.bpf.c, whose session loads it
+ * with its other programs. There libbpf parses vmlinux BTF once for both,
+ * where a second object's load parsed it again after the first: that second
+ * parse was the live view's peak RSS (docs/bench/results.md).
+ */
+#ifndef FGT_EXPOSURE_H
+#define FGT_EXPOSURE_H
+
+#include "exposure_abi.h"
+
+/* One task's record into the iterator's seq file; *no_ret_stack set when
+ * task_struct has no ret_stack (a non-zero return would fail the read). */
+static __always_inline int fgt_exp_task(struct bpf_iter__task *ctx, bool *no_ret_stack)
+{
+	struct task_struct *task = ctx->task;
+	struct fgt_exp_rec rec = {};
+	void *ret_stack = NULL;
+
+	if (!task)
+		return 0;	/* the iterator's final call */
+	if (!bpf_core_field_exists(task->ret_stack)) {
+		*no_ret_stack = true;
+		return 0;
+	}
+	bpf_core_read(&ret_stack, sizeof(ret_stack), &task->ret_stack);
+	rec.start_ns = BPF_CORE_READ(task, start_time);
+	rec.leader_start_ns = BPF_CORE_READ(task, group_leader, start_time);
+	rec.tgid = BPF_CORE_READ(task, tgid);
+	rec.tid = BPF_CORE_READ(task, pid);
+	rec.lacking = ret_stack == NULL;
+	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
+	return 0;
+}
+
+#endif
