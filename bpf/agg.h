@@ -301,7 +301,6 @@ static __always_inline void fgt_agg_fast_set(struct fgt_agg *st)
 	else if (!st->act.nonblocking && !st->act.failed_nonblocking)
 		lim = FGT_RETSTACK_BATCH;	/* a full batch: the walk follows */
 	st->blk_limit = lim;
-	st->nb_limit = st->expl ? lim : 0;
 }
 
 /*
@@ -314,9 +313,16 @@ static __always_inline void fgt_agg_fast_set(struct fgt_agg *st)
  */
 static __always_inline void fgt_agg_sync(struct fgt_agg *st)
 {
+	__u64 nb_from;
+
 	if (!st->fast)
 		return;
 	st->act.lat.sum += st->gap_from - st->sum_from;
+	/* the run's blocking allocations come before its non-blocking ones
+	 * (blk_limit), so these begin at the last blocking one's end, or at
+	 * the run's start if it had none */
+	nb_from = st->batch_end > st->sum_from ? st->batch_end : st->sum_from;
+	st->inline_ns += fgt_agg_span(nb_from, st->gap_from);
 	st->sum_from = st->gap_from;
 	st->act.blocking += st->sweep.batch - st->run_batch;
 	st->act.nonblocking += st->sweep.nonblocking - st->run_nb;
@@ -404,7 +410,6 @@ static FGT_AGG_COLD int fgt_agg_sweep_close(struct fgt_agg *st, __u64 end_ns, in
 	st->act.walk_ns += s->walk_ns;
 	fgt_agg_infer_ret(s, followed);
 	st->open = 0;
-	fgt_agg_fast_set(st);
 	return 1;
 }
 
@@ -427,7 +432,6 @@ static FGT_AGG_COLD void fgt_agg_sweep_open(struct fgt_agg *st, void *out, __u64
 		st->sweep.seq = act->seq;
 		st->sweep.index = act->nr_sweeps++;
 	}
-	fgt_agg_fast_set(st);
 }
 
 #ifndef FGT_AGG_NO_FINISH
@@ -594,13 +598,26 @@ static __always_inline void fgt_agg_alloc_slow(struct fgt_agg *st, void *out, __
 static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u64 ts,
 					      __u64 ptr, __u32 gfp)
 {
-	/* fgt_agg_sweep_lat() (gap_from is set where the path may run); a
-	 * gap of 4 s or more, or a clock that went back, is not the fast
-	 * path's */
-	__u64 lat = ts - st->gap_from, slot;
+	/* fgt_agg_sweep_lat() (gap_from is set where the path may run) */
+	__u64 lat = ts - st->gap_from, off;
 
-	if (lat >> 32)
-		return 0;
+	/*
+	 * The walk's gaps are much alike: the last one's slot, if it holds.
+	 * Else a gap of 0, of 2 s or more, or a clock that went back, is not
+	 * the fast path's, whose slots then stop at 31.
+	 */
+	if (__builtin_expect(lat - st->slot_lo < st->slot_lo, 1)) {
+		off = st->slot_off;
+	} else {
+		if (!lat || lat >> 31)
+			return 0;
+		/* opaque: the mask must stay where the verifier sees it (clang,
+		 * knowing the bits, would drop it; 6.1's verifier does not) */
+		off = fgt_agg_opaque(fgt_agg_log2_32((__u32)lat)) & 31;
+		st->slot_lo = 1ull << off;
+		off = (off + 1) * sizeof(__u64);
+		st->slot_off = off;
+	}
 	if (gfp & FGT_GFP_DIRECT_RECLAIM) {
 		if (st->sweep.batch >= st->blk_limit)	/* 0 unless fast */
 			return 0;
@@ -610,24 +627,14 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 	} else {
 		if (!st->fast)
 			return 0;
-		st->blk_limit = st->nb_limit;	/* the next blocking one may start a sweep */
+		/* a blocking one after it is the cold code's, and so begins
+		 * a run (fgt_agg_sync(): inline_ns from the gaps) */
+		st->blk_limit = 0;
 		st->sweep.nonblocking++;
-		st->inline_ns += lat;
 	}
 	st->gap_from = ts;
-	if (!lat)
-		return 1;
-	/* the walk's gaps are much alike: the last one's slot, if it holds */
-	if (lat - st->slot_lo < st->slot_lo) {
-		slot = st->slot & 31;
-	} else {
-		/* opaque: the mask must stay where the verifier sees it (clang,
-		 * knowing the bits, would drop it; 6.1's verifier does not) */
-		slot = (fgt_agg_opaque(fgt_agg_log2_32((__u32)lat)) & 31) + 1;
-		st->slot = slot;
-		st->slot_lo = 1ull << (slot - 1);
-	}
-	st->act.lat.slots[slot]++;
+	/* slot 1..31 (the mask keeps the verifier sure of it) */
+	(*(__u64 *)((char *)st->act.lat.slots + (off & 0xf8)))++;
 	if (lat < st->act.lat.min)
 		st->act.lat.min = lat;
 	if (lat > st->act.lat.max)
@@ -688,6 +695,7 @@ static __always_inline void fgt_agg_sweep_begin(struct fgt_agg *st, void *out, _
 {
 	fgt_agg_ensure_active(st, ts, src, who);
 	FGT_AGG_SWEEP_OPEN(st, out, ts, 1, st->act.nr_sweeps ? 0 : ts);
+	fgt_agg_fast_set(st);
 }
 
 static FGT_AGG_COLD void fgt_agg_sweep_end(struct fgt_agg *st, void *out, __u64 ts, __s32 ret)
@@ -698,6 +706,7 @@ static FGT_AGG_COLD void fgt_agg_sweep_end(struct fgt_agg *st, void *out, __u64 
 	st->sweep.ret_known = 1;
 	if (fgt_agg_sweep_close(st, ts, ret == -FGT_AGG_EAGAIN))
 		fgt_agg_put_sweep(out, &st->sweep);
+	fgt_agg_fast_set(st);
 }
 
 /* n events lost while the activation was under way: its figures are a lower bound. */

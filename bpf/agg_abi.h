@@ -83,23 +83,25 @@ struct fgt_agg {
 	struct fgt_agg_sweep sweep;	/* the latest sweep (open when `open`) */
 	__u64 batch_end;	/* end of the open sweep's last blocking allocation, 0 if none */
 	__u64 walk_end;		/* its first FREE, 0 if none */
-	__u64 inline_ns;	/* latencies of its non-blocking allocations */
+	/* latencies of its non-blocking allocations, but the fast path's run's
+	 * (fgt_agg_sync() adds those up from the gaps) */
+	__u64 inline_ns;
 	__u64 gap_from;		/* its previous event, 0 if a gap would hold a walk */
 	__u64 last_ts;		/* the activation's latest event */
 	__u64 sum_from;		/* gap_from when the fast path's run began */
-	/* The fast path's last slot: 2^(slot-1) <= gap < 2^slot, slot_lo the
-	 * first (0: none yet). A cache of fgt_agg_hist_slot(), nothing more. */
+	/* The fast path's last slot, 2^(slot-1) <= gap < 2^slot: slot_lo is
+	 * 2^(slot-1) (0: none yet), slot_off the slot's byte offset in the
+	 * histogram's slots. A cache of fgt_agg_hist_slot(), nothing more. */
 	__u64 slot_lo;
-	__u32 slot;
+	__u32 slot_off;
 	/* the sweep's batch and nonblocking when the fast path's run began */
 	__u32 run_batch, run_nb;
-	/* blk_limit once a non-blocking allocation is taken: 0 (the next
-	 * blocking one starts a sweep) unless SWEEP_BEGIN opened it */
-	__u32 nb_limit;
 	__u32 seq;		/* activations begun */
 	__u32 res_gen, res_n;	/* the reserve set: its generation, its size */
 	/* The fast path takes a blocking allocation while the sweep's batch is
-	 * below this (bpf/agg.h fgt_agg_fast_set()): the next would start one. */
+	 * below this (bpf/agg.h fgt_agg_fast_set()): the next would start one.
+	 * 0 once it took a non-blocking one: a run's blocking allocations come
+	 * before its non-blocking ones, whose gaps then add up to their span. */
 	__u32 blk_limit;
 	__u8 open, expl;	/* a sweep is open; opened by SWEEP_BEGIN */
 	__u8 res_overflow;
@@ -121,6 +123,10 @@ struct fgt_hot {
 	/* While an activation is under way, the sweep's code, [walk_lo,
 	 * walk_lo + walk_span); an empty range outside one (walk_site()). */
 	__u64 walk_lo, walk_span;
+	/* ... and the call site in it of the walk's last allocation, 0 outside
+	 * one: a walk allocates from one place (the batch) or two (the fix's
+	 * reserve, then inline), many times in a row each. */
+	__u64 walk_hot;
 	struct fgt_agg agg;
 };
 

@@ -368,6 +368,7 @@ __noinline int agg_act_begin(__u32 src, __u64 list, __s32 stack_id)
 	act_list = list;
 	hot.walk_lo = kconf.sweep_lo;
 	hot.walk_span = kconf.sweep_lo ? kconf.sweep_hi - kconf.sweep_lo : 0;
+	hot.walk_hot = 0;
 	act_lost = 0;
 	act_seq++;
 	if (kconf.nr_threads_addr) {
@@ -450,6 +451,7 @@ __noinline int agg_act_end(int ret)
 	fgt_agg_touch(&hot.agg, ts);
 	fgt_agg_act_end(&hot.agg, NULL, ts, ret, 0);
 	hot.walk_span = 0;
+	hot.walk_hot = 0;
 	act_tid = 0;
 	act_list = 0;
 	return 0;
@@ -624,11 +626,17 @@ static __always_inline void sweep_alloc(struct fgt_hot *h, const __u64 *args, in
  * before anything else, with no helper: their call site is the sweep's code,
  * so real_call_site() and classify() would say SWEEP; and that code runs only
  * inside the 0->1 step (under ftrace_lock), so while one is under way its
- * thread is the only one to get here (in_act()).
+ * thread is the only one to get here (in_act()). The last one's call site
+ * first (walk_hot): one comparison, where the range takes two.
  */
-static __always_inline bool walk_site(const struct fgt_hot *h, __u64 call_site)
+static __always_inline bool walk_site(struct fgt_hot *h, __u64 call_site)
 {
-	return call_site - h->walk_lo < h->walk_span;
+	if (call_site == h->walk_hot)
+		return true;
+	if (call_site - h->walk_lo >= h->walk_span)
+		return false;
+	h->walk_hot = call_site;
+	return true;
 }
 
 /* A shadow-stack-sized allocation walk_site() did not know: true if it is

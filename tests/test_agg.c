@@ -385,6 +385,57 @@ static void test_in_a_row(void **state)
 	pair_fini(&p);
 }
 
+/*
+ * What the generator never makes, in a walk the fast path is taking:
+ * blocking allocations after non-blocking ones in a sweep (its non-blocking
+ * latencies add up from the gaps only while those come last), and gaps of
+ * every size, among them 0, 2 s and more (a cached slot stops at 31), and
+ * the clock going back. Both paths, an activation each.
+ */
+static void test_kinds_and_gaps(void **state)
+{
+	static const char kinds[] = "BBBNNNBBNNNBNBNNNBBBBNN";
+	static const uint64_t gaps[] = {
+		700, 700, 1500, 3000000000ull, 3100000000ull, 2500000000ull, 100, 0, 700,
+		1ull << 31, (1ull << 31) + 5, (1ull << 32) + 1, 64, 65, 127, 128,
+	};
+	struct pair p;
+	uint64_t ts = 1000000, ptr = 0xffff888000000000ull;
+
+	pair_init(&p);
+	for (uint32_t src = FGT_SRC_DIRECT; src <= FGT_SRC_ATTRIBUTED; src++) {
+		bool direct = src == FGT_SRC_DIRECT;
+
+		pair_feed(&(struct fgt_event){ .type = FGT_EV_ACT_BEGIN, .src = src, .ts_ns = ts,
+					       .nr_threads = 100 }, &p);
+		if (direct)
+			pair_feed(&(struct fgt_event){ .type = FGT_EV_SWEEP_BEGIN, .src = src,
+						       .ts_ns = ts += 10 }, &p);
+		for (unsigned int r = 0; r < 4; r++)
+			for (size_t i = 0; kinds[i]; i++) {
+				uint64_t g = gaps[(i + r * 5) % (sizeof(gaps) / sizeof(gaps[0]))];
+
+				/* once a round, a clock that went back */
+				ts = i == 7 && r ? ts - 50 : ts + g;
+				pair_feed(&(struct fgt_event){
+					.type = FGT_EV_ALLOC, .src = src, .ts_ns = ts,
+					.site = FGT_SITE_SWEEP, .ok = 1, .size = 4096,
+					.gfp = kinds[i] == 'B' ? GEN_GFP_KERNEL : GEN_GFP_NOWAIT,
+					.ptr = ptr += 4096 }, &p);
+			}
+		if (direct)
+			pair_feed(&(struct fgt_event){ .type = FGT_EV_SWEEP_END, .src = src,
+						       .ts_ns = ts += 10 }, &p);
+		pair_feed(&(struct fgt_event){ .type = FGT_EV_ACT_END, .src = src,
+					       .ts_ns = ts += 10 }, &p);
+		ts += 1000000;
+	}
+	pair_flush(&p);
+	assert_int_equal(pair_same(&p, "kinds and gaps"), 2);
+	assert_true(fgt_aggact_fast(p.g) > 0);
+	pair_fini(&p);
+}
+
 /* Events kept, for tests that cut a stream. */
 struct stream {
 	struct fgt_event *ev;
@@ -621,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_fast_share),
 		cmocka_unit_test(test_in_a_row),
+		cmocka_unit_test(test_kinds_and_gaps),
 		cmocka_unit_test(test_lossy),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_hist_slot),
