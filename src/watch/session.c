@@ -179,7 +179,6 @@ static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsig
 	/* --events: every allocation of an activation as a record; else the
 	 * activation log is not written, nor mapped, and holds one slot */
 	skel->rodata->log_on = events;
-	skel->rodata->ring_wake_bytes = rb_bytes / 4;
 	skel->rodata->log_mask = events ? log_entries - 1 : 0;
 	err = bpf_map__set_max_entries(skel->maps.actlog, events ? log_entries : 1);
 	if (err)
