@@ -753,8 +753,11 @@ static __always_inline bool cache_is_fgraph(const struct fgt_hot *h, struct kmem
 {
 	__u64 c = h->cachep;
 
+	/* the cache, first: a walk's allocation takes one test (s is never 0) */
+	if ((__u64)s == c)
+		return true;
 	if (c)
-		return (__u64)s == c;
+		return false;
 	/*
 	 * Not read yet: outside an activation, no stack can come from the cache
 	 * before one of its readers ran (read_cachep()), so every allocation of
