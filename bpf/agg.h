@@ -7,16 +7,19 @@
  * recorded event streams through it (tests/test_agg.c asserts the records
  * equal the assembler's, field by field).
  *
- * What makes it BPF: no allocation (the sweeps are published one by one as
- * they finish, the reserve set is a fixed table), bounded loops, no division.
+ * What makes it BPF: no allocation (the sweeps are published FGT_AGG_PEND
+ * at a time as they finish, the reserve set is a fixed table), bounded
+ * loops, no division.
  * Each function mirrors the assembler's function of the same name; the
  * comments there say why the model is what it is.
  *
  * The includer defines, before using these:
  *   struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
  *	slot i of the reserve table, NULL if none (then the set overflows);
- *   void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
- *	a sweep finished (or, rarely, changed after it finished: same index);
+ *   void fgt_agg_put_sweeps(void *out, const struct fgt_agg *st)
+ *	st->pend[0 .. st->pend_n) finished, in that order (a sweep that
+ *	changed after it finished comes again, with its index): FGT_AGG_PEND
+ *	of them, or fewer once the activation finishes;
  *   void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
  *	the activation finished: its sweeps were all put before.
  * `out` is the includer's, passed through (NULL in BPF).
@@ -103,7 +106,7 @@ struct fgt_agg_begin {
 };
 
 static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i);
-static FGT_AGG_COLD void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s);
+static FGT_AGG_COLD void fgt_agg_put_sweeps(void *out, const struct fgt_agg *st);
 #ifndef FGT_AGG_NO_FINISH
 static FGT_AGG_COLD void fgt_agg_put_act(void *out, const struct fgt_agg_act *a);
 #endif
@@ -263,6 +266,21 @@ static __always_inline void fgt_agg_res_clear(struct fgt_agg *st)
 
 /* ---- the assembler's functions ---- */
 
+/* The latest sweep finished (or changed after it did): queued behind the
+ * others; a full queue goes out. */
+static __always_inline void fgt_agg_put(struct fgt_agg *st, void *out)
+{
+	__u32 n = st->pend_n;
+
+	/* the mask keeps the verifier sure of the index; n < FGT_AGG_PEND */
+	st->pend[n & (FGT_AGG_PEND - 1)] = st->sweep;
+	st->pend_n = ++n;
+	if (n < FGT_AGG_PEND)
+		return;
+	fgt_agg_put_sweeps(out, st);
+	st->pend_n = 0;
+}
+
 static __always_inline void fgt_agg_cur_reset(struct fgt_agg *st)
 {
 	st->open = 0;
@@ -339,6 +357,8 @@ static FGT_AGG_COLD void fgt_agg_act_start(struct fgt_agg *st, const struct fgt_
 
 	__builtin_memset(act, 0, sizeof(*act));
 	__builtin_memset(&st->sweep, 0, sizeof(st->sweep));
+	/* an earlier one's went with its end, or were lost with it */
+	st->pend_n = 0;
 	act->lat.min = ~0ull;	/* none yet (fgt_agg_hist_add()) */
 	fgt_agg_cur_reset(st);
 	act->seq = ++st->seq;
@@ -419,7 +439,7 @@ static FGT_AGG_COLD void fgt_agg_sweep_open(struct fgt_agg *st, void *out, __u64
 	struct fgt_agg_act *act = &st->act;
 
 	if (fgt_agg_sweep_close(st, begin_ns, 1))
-		fgt_agg_put_sweep(out, &st->sweep);
+		fgt_agg_put(st, out);
 	fgt_agg_cur_reset(st);
 	fgt_agg_res_clear(st);
 	st->open = 1;
@@ -456,7 +476,10 @@ static FGT_AGG_COLD void fgt_agg_act_finish(struct fgt_agg *st, void *out, __u64
 			act->ret = -FGT_AGG_ENOMEM;
 	}
 	if (put)
-		fgt_agg_put_sweep(out, last);
+		fgt_agg_put(st, out);
+	if (st->pend_n)		/* the rest of its sweeps, before it */
+		fgt_agg_put_sweeps(out, st);
+	st->pend_n = 0;
 	act->active = 0;
 	fgt_agg_fast_set(st);
 	fgt_agg_put_act(out, act);	/* its histogram for fgt_agg_hist_final() */
@@ -705,7 +728,7 @@ static FGT_AGG_COLD void fgt_agg_sweep_end(struct fgt_agg *st, void *out, __u64 
 	st->sweep.ret = ret;
 	st->sweep.ret_known = 1;
 	if (fgt_agg_sweep_close(st, ts, ret == -FGT_AGG_EAGAIN))
-		fgt_agg_put_sweep(out, &st->sweep);
+		fgt_agg_put(st, out);
 	fgt_agg_fast_set(st);
 }
 

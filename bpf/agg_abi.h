@@ -16,6 +16,13 @@
 
 #define FGT_AGG_HIST_SLOTS	40		/* = FGT_HIST_SLOTS (src/model/hist.h) */
 #define FGT_AGG_MAX_SWEEPS	(1u << 20)	/* = the assembler's FGT_MAX_SWEEPS */
+/*
+ * Finished sweeps go out this many to a message (bpf/agg.h fgt_agg_put()):
+ * one ring-buffer output per 16 sweeps of a stock kernel's walk, not per
+ * sweep, on the CPU of the walk being timed. Those of an activation's last
+ * message go with its end, which carries the state whole.
+ */
+#define FGT_AGG_PEND		16
 
 /*
  * The latest sweep's reserve (its blocking allocations), by pointer: a FREE
@@ -75,11 +82,14 @@ struct fgt_agg {
 	 * carries, so that BPF sends either with one copy (bpf_ringbuf_output()),
 	 * not field by field: act_ev (an ACT_END event; ok = the END was seen)
 	 * leads the whole state, which the consumer finishes (src/model/aggact.c
-	 * fgt_aggact_end()); sweep_ev leads a finished sweep (struct
-	 * fgt_sweep_msg). */
+	 * fgt_aggact_end()); pend_ev leads the finished sweeps not sent yet
+	 * (struct fgt_sweeps_msg), FGT_AGG_PEND of them once it is full. */
 	struct fgt_event act_ev;
 	struct fgt_agg_act act;
-	struct fgt_event sweep_ev;
+	struct fgt_event pend_ev;
+	struct fgt_agg_sweep pend[FGT_AGG_PEND];
+	__u32 pend_n;		/* how many pend holds */
+	__u32 pad0;
 	struct fgt_agg_sweep sweep;	/* the latest sweep (open when `open`) */
 	__u64 batch_end;	/* end of the open sweep's last blocking allocation, 0 if none */
 	__u64 walk_end;		/* its first FREE, 0 if none */
@@ -132,18 +142,20 @@ struct fgt_hot {
 
 /*
  * Ring-buffer messages of the aggregation (bpf/fgraphtop.bpf.c), each behind
- * a struct fgt_event header whose type says which: FGT_EV_SWEEP_DONE, one per
- * finished sweep; FGT_EV_ACT_END, the activation's end as before (what
- * --events prints), and behind it the rest of BPF's whole state: the message
- * is struct fgt_agg itself, act_ev its first member.
+ * a struct fgt_event header whose type says which: FGT_EV_SWEEP_DONE,
+ * FGT_AGG_PEND finished sweeps (ev.size says how many), in the order they
+ * finished; FGT_EV_ACT_END, the activation's end as before (what --events
+ * prints), and behind it the rest of BPF's whole state, the sweeps not sent
+ * yet among it: the message is struct fgt_agg itself, act_ev its first member.
  */
-struct fgt_sweep_msg {
+struct fgt_sweeps_msg {
 	struct fgt_event ev;
-	struct fgt_agg_sweep s;
+	struct fgt_agg_sweep s[FGT_AGG_PEND];
 };
 
 _Static_assert(__builtin_offsetof(struct fgt_agg, act_ev) == 0, "act_ev must lead the state");
-_Static_assert(__builtin_offsetof(struct fgt_agg, sweep) - __builtin_offsetof(struct fgt_agg, sweep_ev) ==
-	       __builtin_offsetof(struct fgt_sweep_msg, s), "sweep_ev must lead sweep as in its message");
+_Static_assert(__builtin_offsetof(struct fgt_agg, pend) - __builtin_offsetof(struct fgt_agg, pend_ev) ==
+	       __builtin_offsetof(struct fgt_sweeps_msg, s), "pend_ev must lead pend as in its message");
+_Static_assert((FGT_AGG_PEND & (FGT_AGG_PEND - 1)) == 0, "FGT_AGG_PEND is a power of two");
 
 #endif /* FGT_AGG_ABI_H */

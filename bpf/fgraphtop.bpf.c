@@ -187,13 +187,18 @@ static __always_inline __u32 cur_tid(void)
 	return (__u32)bpf_get_current_pid_tgid();
 }
 
-static __always_inline void count_lost(void)
+static __always_inline void count_lost_n(__u64 k)
 {
 	__u32 zero = 0;
 	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
 
 	if (n)
-		*n += 1;
+		*n += k;
+}
+
+static __always_inline void count_lost(void)
+{
+	count_lost_n(1);
 }
 
 static struct fgt_event *reserve(__u32 type, __u32 src)
@@ -227,22 +232,24 @@ static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
 }
 
 /*
- * A finished sweep: s is hot.agg.sweep, behind its message header
- * (bpf/agg_abi.h). It wakes nobody: a sweep is no reason to run the consumer
- * on the CPU of the walk being timed, and its drain once a second
- * (src/watch/session.c) keeps up with any walk: a sweep visits every thread,
- * so a walk that made the 5,698 sweeps the smallest ring holds (1 MiB of
- * 184 bytes each, 182,000 threads: 520 million visits) would take far
- * longer than that second (the 12,501 sweeps of 400,000 threads took 227 s).
+ * FGT_AGG_PEND finished sweeps, st->pend behind their message header
+ * (bpf/agg_abi.h): one ring-buffer output for them all. It wakes nobody: a
+ * sweep is no reason to run the consumer on the CPU of the walk being timed,
+ * and its drain once a second (src/watch/session.c) keeps up with any walk:
+ * a sweep visits every thread, so a walk that made the 13,264 sweeps the
+ * smallest ring holds (1 MiB of 1,264-byte messages, 424,000 threads: 2.8
+ * billion visits) would take far longer than that second (the 12,501
+ * sweeps of 400,000 threads took 227 s).
  */
-static __always_inline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+static __always_inline void fgt_agg_put_sweeps(void *out, const struct fgt_agg *st)
 {
-	hot.agg.sweep_ev.type = FGT_EV_SWEEP_DONE;
-	hot.agg.sweep_ev.ts_ns = hot.agg.sweep.end_ns;
-	hot.agg.sweep_ev.act_seq = hot.agg.sweep.seq;
-	if (bpf_ringbuf_output(&events, &hot.agg.sweep_ev, sizeof(struct fgt_sweep_msg),
+	hot.agg.pend_ev.type = FGT_EV_SWEEP_DONE;
+	hot.agg.pend_ev.size = FGT_AGG_PEND;
+	hot.agg.pend_ev.ts_ns = hot.agg.sweep.end_ns;
+	hot.agg.pend_ev.act_seq = hot.agg.sweep.seq;
+	if (bpf_ringbuf_output(&events, &hot.agg.pend_ev, sizeof(struct fgt_sweeps_msg),
 			       BPF_RB_NO_WAKEUP))
-		count_lost();	/* the consumer counts it as the activation's */
+		count_lost_n(FGT_AGG_PEND);	/* the consumer counts them as the activation's */
 }
 
 static __always_inline void agg_send_end(__u64 end_ns, int complete, __s32 ret);

@@ -31,7 +31,7 @@ static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
 	return i < FGT_AGG_SLOTS ? &test_slots[i] : NULL;
 }
 
-static __always_inline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+static __always_inline void fgt_agg_put_sweeps(void *out, const struct fgt_agg *st)
 {
 	test_puts++;
 }
@@ -619,6 +619,62 @@ static void test_hostile_messages(void **state)
 	fgt_aggact_free(c);
 }
 
+/* BPF's message of FGT_AGG_PEND finished sweeps: short or overfull, refused
+ * whole; else each held, a sweep that makes no sense refused alone. */
+static void test_sweeps_message(void **state)
+{
+	struct side sd = { 0 };
+	struct fgt_aggact *c = fgt_aggact_new(side_cb, &sd);
+	struct fgt_sweeps_msg m;
+	struct fgt_agg_act a = { .seq = 9, .nr_sweeps = 3 };
+
+	assert_non_null(c);
+	memset(&m, 0, sizeof(m));
+	m.ev.type = FGT_EV_SWEEP_DONE;
+	m.ev.size = FGT_AGG_PEND + 1;
+	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m)), -EINVAL);
+	m.ev.size = 3;
+	for (uint32_t i = 0; i < 3; i++)
+		m.s[i] = (struct fgt_agg_sweep){ .seq = 9, .index = i, .batch = 32, .served = 30 + i };
+	m.s[1].index = FGT_AGG_MAX_SWEEPS;	/* makes no sense: that one alone */
+	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m) - 1), -EINVAL);
+	assert_int_equal(fgt_aggact_sweeps(NULL, &m, sizeof(m)), -EINVAL);
+	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m)), -EINVAL);
+	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(sd.n, 1);
+	assert_int_equal(sd.acts[0].sweeps[0].served, 30);
+	assert_int_equal(sd.acts[0].sweeps[1].served, 0);
+	assert_int_equal(sd.acts[0].sweeps[2].served, 32);
+	assert_int_equal(sd.acts[0].lost, 1);
+	side_fini(&sd);
+	fgt_aggact_free(c);
+}
+
+/* Around FGT_AGG_PEND: activations of 15 to 33 sweeps, both paths, in a
+ * row; those an activation's last message did not carry go with its end. */
+static void test_pend_edges(void **state)
+{
+	static const unsigned int sweeps[] = { 1, 15, 16, 17, 31, 32, 33 };
+	struct pair p;
+	uint64_t ts = 1000;
+	unsigned int n = 0;
+
+	pair_init(&p);
+	for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
+		for (int direct = 0; direct < 2; direct++) {
+			struct gen_cfg g = { .lacking = sweeps[i] * FGT_RETSTACK_BATCH - 1,
+					     .direct = direct, .ts0 = ts };
+
+			ts = gen_activation(&g, pair_feed, &p) + 100000;
+			n++;
+		}
+	pair_flush(&p);
+	assert_int_equal(pair_same(&p, "pend edges"), n);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(p.agg.acts[i].nr_sweeps, sweeps[i / 2]);
+	pair_fini(&p);
+}
+
 /* BPF's end message: the whole state, finished here. Garbage in it is
  * bounded as the rest is; a state with no activation under way is refused. */
 static void test_end_message(void **state)
@@ -678,6 +734,8 @@ int main(void)
 		cmocka_unit_test(test_hist_slot),
 		cmocka_unit_test(test_reserve_set),
 		cmocka_unit_test(test_hostile_messages),
+		cmocka_unit_test(test_sweeps_message),
+		cmocka_unit_test(test_pend_edges),
 		cmocka_unit_test(test_end_message),
 		cmocka_unit_test(test_flush_snapshot),
 	};

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The in-kernel aggregation's records back into activation records
- * (src/model/aggact.h). The BPF side puts each sweep as it finishes and the
- * activation's totals at its end, in that order, through one ring buffer:
+ * (src/model/aggact.h). The BPF side puts the sweeps as they finish,
+ * FGT_AGG_PEND to a message, and the activation's totals at its end, with
+ * the sweeps it had not sent yet, in that order, through one ring buffer:
  * sweeps are held here by index until their activation's totals come.
  */
 #include <errno.h>
@@ -54,9 +55,12 @@ static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
 	return c->slots && i < FGT_AGG_SLOTS ? &c->slots[i] : NULL;
 }
 
-static __always_inline void fgt_agg_put_sweep(void *out, const struct fgt_agg_sweep *s)
+static __always_inline void fgt_agg_put_sweeps(void *out, const struct fgt_agg *st)
 {
-	fgt_aggact_sweep(out, s);
+	uint32_t n = st->pend_n < FGT_AGG_PEND ? st->pend_n : FGT_AGG_PEND;
+
+	for (uint32_t i = 0; i < n; i++)
+		fgt_aggact_sweep(out, &st->pend[i]);
 }
 
 static __always_inline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
@@ -156,6 +160,20 @@ int fgt_aggact_sweep(struct fgt_aggact *c, const struct fgt_agg_sweep *s)
 	return 0;
 }
 
+/* BPF's message of finished sweeps (struct fgt_sweeps_msg): each held. */
+int fgt_aggact_sweeps(struct fgt_aggact *c, const void *data, size_t size)
+{
+	const struct fgt_sweeps_msg *m = data;
+	int err = 0;
+
+	if (!c || !m || size < sizeof(*m) || m->ev.size > FGT_AGG_PEND)
+		return -EINVAL;
+	for (uint32_t i = 0; i < m->ev.size; i++)
+		if (fgt_aggact_sweep(c, &m->s[i]))
+			err = -EINVAL;
+	return err;
+}
+
 /* The record of `a`, the held sweeps first, `open` (if any) as the last. */
 static const struct fgt_activation *build(struct fgt_aggact *c, const struct fgt_agg_act *a,
 					  const struct fgt_agg_sweep *open, bool finished)
@@ -221,6 +239,21 @@ int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *msg)
 	return 0;
 }
 
+/* The sweeps a snapshot holds that BPF has not sent yet (bpf/agg.h
+ * fgt_agg_put()): newer than any put before, the open one excepted. */
+static void pend_fill(struct fgt_activation *r, const struct fgt_agg *st)
+{
+	uint32_t n = st->pend_n < FGT_AGG_PEND ? st->pend_n : FGT_AGG_PEND;
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct fgt_agg_sweep *s = &st->pend[k];
+
+		if (s->seq == st->act.seq && s->index < r->nr_sweeps &&
+		    !(st->open && s->index == st->sweep.index))
+			sweep_of(&r->sweeps[s->index], s);
+	}
+}
+
 const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const struct fgt_agg *snap)
 {
 	struct fgt_agg st;
@@ -230,7 +263,9 @@ const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const stru
 	st = *snap;	/* what the fast path left for later, worked out (bpf/agg.h) */
 	fgt_agg_sync(&st);
 	fgt_agg_hist_final(&st.act.lat);
-	return build(c, &st.act, st.open ? &st.sweep : NULL, false);
+	build(c, &st.act, st.open ? &st.sweep : NULL, false);
+	pend_fill(&c->out, &st);
+	return &c->out;
 }
 
 void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "bpf/agg_abi.h"
+#include <stddef.h>
 #include "bpf/events_abi.h"
 #include "model/activation.h"
 
@@ -27,6 +28,10 @@ void fgt_aggact_free(struct fgt_aggact *c);
 
 /* A finished sweep, as BPF put it: 0, or -EINVAL when it makes no sense. */
 int fgt_aggact_sweep(struct fgt_aggact *c, const struct fgt_agg_sweep *s);
+/* BPF's FGT_EV_SWEEP_DONE message of `size` bytes (struct fgt_sweeps_msg):
+ * its ev.size sweeps, each as fgt_aggact_sweep(). -EINVAL if it is short,
+ * says more than it can hold, or a sweep made no sense. */
+int fgt_aggact_sweeps(struct fgt_aggact *c, const void *data, size_t size);
 /*
  * A finished activation: its record (with the sweeps put before it) goes to
  * the callback. Sweeps that never arrived (the ring buffer was full) are

@@ -451,8 +451,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 		s->fed++;
 		return 0;
 	case FGT_EV_SWEEP_DONE:
-		if (size >= sizeof(struct fgt_sweep_msg))
-			fgt_aggact_sweep(s->agg, &((const struct fgt_sweep_msg *)data)->s);
+		fgt_aggact_sweeps(s->agg, data, size);
 		s->fed++;
 		return 0;
 	case FGT_EV_ACT_END:	/* BPF's state, whole, behind it (bpf/fgraphtop.bpf.c agg_send_end()) */
