@@ -258,7 +258,10 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
  * with the kallsyms the session already has. */
 static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
 {
-	struct fgt_static_opts so = { .ks = s->ks, .bpf_read = fgt_kread_bpf };
+	struct fgt_static_opts so = {
+		.ks = s->ks, .bpf_read = fgt_kread_bpf,
+		.btf_known = s->plan->have_btf ? &s->plan->btf : NULL,
+	};
 	struct fgt_static_result *r = calloc(1, sizeof(*r));
 
 	if (!r)

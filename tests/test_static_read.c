@@ -644,6 +644,15 @@ static void test_not_affected(void **state)
 	write_blob(&x, mk.other);
 	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF is broken: the symbols "
 	       "and the image disagree", mk.kallsyms);
+	/* the caller's answer from the same BTF (the live view's plan) stands
+	 * for the file, which is then not read: with or without ret_stack */
+	o.btf = "/nonexistent";
+	o.btf_known = &(struct fgt_btf_known){ .err = 0 };
+	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF has task_struct::ret_stack "
+	       "(fgraph is built in): the symbols and the image disagree", mk.kallsyms);
+	o.btf_known = &(struct fgt_btf_known){ .err = 1 };
+	assert_int_equal(check(&o, &r), FGT_VERDICT_NOT_AFFECTED);
+	assert_string_equal(r.evidence, want);
 }
 
 /*

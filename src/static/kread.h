@@ -209,6 +209,13 @@ struct fgt_btf_stack {
  * when the BTF is broken or has no task_struct.
  */
 int fgt_btf_ret_stack(const void *btf, size_t len, struct fgt_btf_stack *out);
+/* Its answer for the running kernel, taken by a caller that had that BTF in
+ * memory already (the live view's plan): the static verdict then reads no
+ * BTF (struct fgt_static_opts btf_known). */
+struct fgt_btf_known {
+	int err;			/* fgt_btf_ret_stack()'s return */
+	struct fgt_btf_stack stack;
+};
 /* Reads len bytes at off of the BTF into buf: 0, or -1. */
 typedef int (*fgt_btf_read_fn)(void *arg, uint64_t off, void *buf, size_t len);
 /*

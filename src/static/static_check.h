@@ -236,6 +236,8 @@ struct fgt_static_opts {
 	const char *boot_image;		/* NULL: /boot/vmlinuz-$(uname -r) */
 	const char *notes;		/* NULL: /sys/kernel/notes (its build ID) */
 	const struct fgt_ksyms *ks;	/* the running kernel's, if the caller has them */
+	/* its BTF's answer, if the caller has it (no BTF is read then) */
+	const struct fgt_btf_known *btf_known;
 	bool no_bpf;			/* do not fall back to a BPF read when kcore fails */
 	fgt_kmem_read_fn bpf_read;	/* that fallback (fgt_kread_bpf); NULL: none */
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM: the reading stops (may be NULL) */

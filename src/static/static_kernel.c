@@ -298,6 +298,10 @@ static int kernel_btf(struct ctx *c, struct fgt_btf_stack *out, bool *found)
 		raw = fgt_kimage_section(&c->im, ".BTF", &len);
 		c->btf_found = raw != NULL;
 		c->btf_err = raw ? fgt_btf_ret_stack(raw, len, &c->btf) : -1;
+	} else if (c->o->btf_known) {
+		c->btf_found = true;
+		c->btf = c->o->btf_known->stack;
+		c->btf_err = c->o->btf_known->err;
 	} else {
 		c->btf_err = btf_file(c->o->btf ? c->o->btf : "/sys/kernel/btf/vmlinux", &c->btf,
 				      &c->btf_found);

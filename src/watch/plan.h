@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include "bpf/events_abi.h"
 #include "facts/kfacts.h"
+#include "static/kread.h"
 #include "host/ksyms.h"
 
 enum fgt_path_pref {
@@ -68,6 +69,10 @@ struct fgt_plan {
 	enum fgt_role fig_row[FGT_FIG__NR];	/* row serving each figure, FGT_ROLE__NR: none */
 	bool attributed_ok;		/* every row the attributed path needs attached */
 	struct fgt_kconf kconf;		/* the BPF side's rodata (want_exits: the session's) */
+	/* task_struct::ret_stack by /sys/kernel/btf/vmlinux, read while the
+	 * plan had it parsed, for the static verdict (have_btf: it could) */
+	struct fgt_btf_known btf;
+	bool have_btf;
 };
 
 static inline bool fgt_plan_has(const struct fgt_plan *p, enum fgt_role r)

@@ -351,6 +351,27 @@ static void probe_all(struct fgt_plan *p, const int *btf_ids)
 	p->tracing_refused = !any_loaded;
 }
 
+/*
+ * What the static verdict needs of the BTF (task_struct::ret_stack), by its
+ * own reader (src/static/kread.c) over the bytes libbpf read: once more from
+ * /sys/kernel/btf/vmlinux, a page a read, was half a second under TCG after
+ * the start line and the live view's peak RSS (a lab kernel's task_struct
+ * lies deep in its types). Only that file's: libbpf may have read another.
+ */
+static void btf_known(struct fgt_plan *p, const struct btf *btf)
+{
+	const void *raw;
+	__u32 size = 0;
+
+	if (!btf || access("/sys/kernel/btf/vmlinux", R_OK))
+		return;
+	raw = btf__raw_data(btf, &size);
+	if (!raw)
+		return;
+	p->btf.err = fgt_btf_ret_stack(raw, size, &p->btf.stack);
+	p->have_btf = true;
+}
+
 int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 		   enum fgt_path_pref pref, char *msg, size_t len)
 {
@@ -367,6 +388,7 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 		btf = NULL;
 	memset(p, 0, sizeof(*p));
 	fgt_kernel_read(&p->k, ks, btf);
+	btf_known(p, btf);
 	fgt_plan_enumerate(p);
 	btf_ids_of(p, btf, err, btf_ids);
 	btf__free(btf);
