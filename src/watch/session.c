@@ -655,7 +655,9 @@ static int load(struct fgt_session *s, int *err, char *msg, size_t len)
 {
 	int status = open_load(s, s->want_exposure, err, msg, len);
 
-	if (status != -1 || !s->want_exposure)
+	/* lockdown refuses them all alike (fgt_session_start() says so) */
+	if (status != -1 || !s->want_exposure ||
+	    fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY)
 		return status;
 	fgt_exposure_load_failed(-*err, s->exp_why, sizeof(s->exp_why));
 	log_dbg("fgraphtop: the load failed with the task iterator (%s): once more without it\n",
