@@ -680,8 +680,7 @@ static void exposure_attach(struct fgt_session *s)
 struct fgt_exposure *fgt_session_exposure(struct fgt_session *s, char *msg, size_t len)
 {
 	if (!s->exp_it)
-		snprintf(msg, len, "%s", s->exp_why[0] ? s->exp_why :
-			 "the task iterator was not loaded");
+		snprintf(msg, len, "%s", s->exp_why);
 	return s->exp_it;
 }
 

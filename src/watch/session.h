@@ -103,7 +103,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
  */
 void fgt_session_started(struct fgt_session *s);
 /* The exposure's iterator the start loaded (want_exposure), the session's;
- * NULL, and why in msg, if it has none. */
+ * NULL, and why in msg, if it has none (empty where none was wanted). */
 struct fgt_exposure *fgt_session_exposure(struct fgt_session *s, char *msg, size_t len);
 /* -vv: a start-up phase ended (NULL: one begins): its time and memory. */
 void fgt_session_phase(const char *what);
