@@ -21,6 +21,9 @@
 #include <cmocka.h>
 #include "static/kread.h"
 #include "static/static_check.h"
+#include "watch/plan.h"
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #define BANNER_ADDR	0xffffffff82000000ull
 #define BANNER		"Linux version 7.2.13-made (test) #1"
@@ -515,6 +518,32 @@ static int blob_read(void *arg, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
+/* The live view's plan answers from libbpf's parse of the same bytes
+ * (src/watch/plan.c): the same, where libbpf takes them at all. */
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static void btf_libbpf(const struct blob *x, int want, enum fgt_stack_src src, uint32_t bytes)
+{
+	libbpf_print_fn_t old = libbpf_set_print(libbpf_quiet);
+	struct btf *lb = btf__new(x->b, x->len);
+	struct fgt_btf_stack b;
+
+	libbpf_set_print(old);
+
+	if (libbpf_get_error(lb))
+		return;		/* refused whole: the plan would have no BTF */
+	assert_int_equal(fgt_plan_btf_ret_stack(lb, &b), want);
+	if (!want) {
+		assert_int_equal(b.src, src);
+		assert_int_equal(b.bytes, bytes);
+		assert_int_equal(b.off, 8);
+	}
+	btf__free(lb);
+}
+
 static void btf_both(struct blob *x, int want, enum fgt_stack_src src, uint32_t bytes)
 {
 	struct fgt_btf_stack b;
@@ -532,6 +561,7 @@ static void btf_both(struct blob *x, int want, enum fgt_stack_src src, uint32_t 
 		assert_int_equal(b.bytes, bytes);
 		assert_int_equal(b.off, 8);
 	}
+	btf_libbpf(x, want, src, bytes);
 }
 
 static void test_btf(void **state)

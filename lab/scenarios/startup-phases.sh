@@ -4,7 +4,8 @@
 # start-up phase's time, VmRSS and VmHWM (src/watch/session.c
 # fgt_session_phase()). It runs S seconds (default 2) after its start line,
 # then SIGINT. Results: one {"type":"phase","what":..,"ms":..,"rss_kib":..,
-# "hwm_kib":..} per phase, then {"type":"phases_end","hwm_kib":..,"rss_kib":..}
+# "hwm_kib":..} per phase, its static verdict's line, then
+# {"type":"phases_end","hwm_kib":..,"rss_kib":..}
 # read from /proc/PID/status just before the SIGINT. Exit 1 if it never
 # started. BIN: another build of fgraphtop, in an archive of FGT_EXTRA_CPIO
 # (as lab/scenarios/bench-fix.sh's base modes), to compare two in one boot.
@@ -38,6 +39,9 @@ sed -n 's/.*start-up: \(.*\): \([0-9.]*\) ms, VmRSS \([0-9-]*\) KiB, VmHWM \([0-
 while IFS='|' read -r what ms rss hwm; do
 	fgt_result "$(fgt_json type phase what "$what" ms "$ms" rss_kib "$rss" hwm_kib "$hwm")"
 done
+# the static verdict it gave, as it printed it
+st=$(grep '"type":"static"' "$FGT_RUN/phases.out" | head -n 1)
+[ -n "$st" ] && fgt_result "$st"
 fgt_result "$(fgt_json type phases_end \
 	hwm_kib "$(echo "$status" | sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p')" \
 	rss_kib "$(echo "$status" | sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p')")"

@@ -1770,13 +1770,7 @@ static int btf_ret_stack_type(struct btf_view *v, uint32_t id, struct fgt_btf_st
 	mt = btf_skip(v, btf_type(v, le32(mt + 8)));
 	if (!mt)
 		return -1;
-	if (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT) {
-		out->src = FGT_STACK_KMALLOC_ARRAY;
-		out->bytes = FGT_RETFUNC_DEPTH * le32(mt + 8);
-	} else {
-		out->src = FGT_STACK_KMALLOC;
-		out->bytes = FGT_SHADOW_STACK_SIZE;
-	}
+	fgt_btf_stack_of(out, ((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT, le32(mt + 8));
 	return 0;
 }
 

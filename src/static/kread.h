@@ -209,6 +209,15 @@ struct fgt_btf_stack {
  * when the BTF is broken or has no task_struct.
  */
 int fgt_btf_ret_stack(const void *btf, size_t len, struct fgt_btf_stack *out);
+/* What ret_stack's pointee (past typedefs and qualifiers) says, for every
+ * reader of BTF: a struct, the old frame array of that struct; anything
+ * else, 4096-byte stacks. */
+static inline void fgt_btf_stack_of(struct fgt_btf_stack *out, bool pointee_struct,
+				    uint32_t struct_size)
+{
+	out->src = pointee_struct ? FGT_STACK_KMALLOC_ARRAY : FGT_STACK_KMALLOC;
+	out->bytes = pointee_struct ? FGT_RETFUNC_DEPTH * struct_size : FGT_SHADOW_STACK_SIZE;
+}
 /* Its answer for the running kernel, taken by a caller that had that BTF in
  * memory already (the live view's plan): the static verdict then reads no
  * BTF (struct fgt_static_opts btf_known). */

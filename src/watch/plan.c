@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include "common/exit_codes.h"
 #include "watch/plan.h"
 
@@ -230,4 +231,35 @@ const char *fgt_probe_why(const struct fgt_probe *pr, char *buf, size_t len)
 		snprintf(buf, len, "attach refused (%d): %s", pr->attach_err,
 			 strerror(-pr->attach_err));
 	return buf;
+}
+
+int fgt_plan_btf_ret_stack(const struct btf *btf, struct fgt_btf_stack *out)
+{
+	const struct btf_member *m;
+	const struct btf_type *t, *pt;
+	int id, i;
+
+	memset(out, 0, sizeof(*out));
+	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name && !strcmp(name, "tasks"))
+			out->tasks_off = btf_member_bit_offset(t, i) / 8;
+		if (!name || strcmp(name, "ret_stack"))
+			continue;
+		out->off = btf_member_bit_offset(t, i) / 8;
+		pt = btf__type_by_id(btf, btf__resolve_type(btf, m->type));
+		if (!pt || !btf_is_ptr(pt))
+			return -1;
+		pt = btf__type_by_id(btf, btf__resolve_type(btf, pt->type));
+		if (!pt)
+			return -1;
+		fgt_btf_stack_of(out, btf_is_struct(pt), btf_is_struct(pt) ? pt->size : 0);
+		return 0;
+	}
+	return 1;	/* task_struct without ret_stack: no fgraph */
 }

@@ -352,23 +352,16 @@ static void probe_all(struct fgt_plan *p, const int *btf_ids)
 }
 
 /*
- * What the static verdict needs of the BTF (task_struct::ret_stack), by its
- * own reader (src/static/kread.c) over the bytes libbpf read: once more from
- * /sys/kernel/btf/vmlinux, a page a read, was half a second under TCG after
- * the start line and the live view's peak RSS (a lab kernel's task_struct
- * lies deep in its types). Only that file's: libbpf may have read another.
+ * What the static verdict needs of the BTF, from the plan's parse
+ * (fgt_plan_btf_ret_stack()): read once more from /sys/kernel/btf/vmlinux,
+ * a page a read, it was half a second under TCG after the start line, and
+ * the live view's peak RSS. Only that file's: libbpf may have read another.
  */
 static void btf_known(struct fgt_plan *p, const struct btf *btf)
 {
-	const void *raw;
-	__u32 size = 0;
-
 	if (!btf || access("/sys/kernel/btf/vmlinux", R_OK))
 		return;
-	raw = btf__raw_data(btf, &size);
-	if (!raw)
-		return;
-	p->btf.err = fgt_btf_ret_stack(raw, size, &p->btf.stack);
+	p->btf.err = fgt_plan_btf_ret_stack(btf, &p->btf.stack);
 	p->have_btf = true;
 }
 
