@@ -88,33 +88,8 @@ static void range_of(const struct fgt_ksyms *ks, const char *name, struct fgt_ra
 	r->hi = s->addr + s->size;
 }
 
-/* Is task_struct::ret_stack a struct pointer (the old array of frames)? */
-static bool ret_stack_is_struct_array(const struct btf *btf)
-{
-	const struct btf_member *m;
-	const struct btf_type *t;
-	int id, i;
-
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	if (id <= 0)
-		return false;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		const struct btf_type *mt;
-
-		if (strcmp(btf__name_by_offset(btf, m->name_off), "ret_stack"))
-			continue;
-		mt = btf__type_by_id(btf, m->type);
-		if (!btf_is_ptr(mt))
-			return false;
-		mt = btf__type_by_id(btf, btf__resolve_type(btf, mt->type));
-		return btf_is_struct(mt);
-	}
-	return false;
-}
-
-void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks, const void *btf)
+void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks,
+		     const struct fgt_btf_known *btf)
 {
 	memset(k, 0, sizeof(*k));
 	for (int i = 0; i < FGT_SYM__NR; i++) {
@@ -136,7 +111,7 @@ void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks, const voi
 	k->shadow_bytes = FGT_SHADOW_STACK_SIZE;
 	if (k->addr[FGT_SYM_STACK_CACHEP]) {
 		k->stack_src = FGT_STACK_CACHE;
-	} else if (btf && ret_stack_is_struct_array(btf)) {
+	} else if (btf && !btf->err && btf->stack.src == FGT_STACK_KMALLOC_ARRAY) {
 		k->stack_src = FGT_STACK_KMALLOC_ARRAY;
 		k->shadow_depth = FGT_RETFUNC_DEPTH;
 	} else {
@@ -352,17 +327,21 @@ static void probe_all(struct fgt_plan *p, const int *btf_ids)
 }
 
 /*
- * What the static verdict needs of the BTF, from the plan's parse
- * (fgt_plan_btf_ret_stack()): read once more from /sys/kernel/btf/vmlinux,
- * a page a read, it was half a second under TCG after the start line, and
- * the live view's peak RSS. Only that file's: libbpf may have read another.
+ * task_struct::ret_stack from the plan's parse (fgt_plan_btf_ret_stack()),
+ * read once: the shadow stacks' size (fgt_kernel_read()), and what the
+ * static verdict needs of the BTF, which read once more from
+ * /sys/kernel/btf/vmlinux, a page a read, was half a second under TCG after
+ * the start line, and the live view's peak RSS. The static verdict takes it
+ * only from that file's BTF (have_btf): libbpf may have read another.
+ * NULL without a BTF.
  */
-static void btf_known(struct fgt_plan *p, const struct btf *btf)
+static const struct fgt_btf_known *btf_known(struct fgt_plan *p, const struct btf *btf)
 {
-	if (!btf || access("/sys/kernel/btf/vmlinux", R_OK))
-		return;
+	if (!btf)
+		return NULL;
 	p->btf.err = fgt_plan_btf_ret_stack(btf, &p->btf.stack);
-	p->have_btf = true;
+	p->have_btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	return &p->btf;
 }
 
 int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
@@ -380,8 +359,7 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 	if (err)
 		btf = NULL;
 	memset(p, 0, sizeof(*p));
-	fgt_kernel_read(&p->k, ks, btf);
-	btf_known(p, btf);
+	fgt_kernel_read(&p->k, ks, btf_known(p, btf));
 	fgt_plan_enumerate(p);
 	btf_ids_of(p, btf, err, btf_ids);
 	btf__free(btf);
