@@ -77,9 +77,17 @@ def check_progress(kernel, recs, a, starved):
           and r["rec"].get("seq") == a["seq"]]
     long_walk = a["duration_ns"] > 3e9
     check(pr or not long_walk, f"{kernel}: progress records through a {a['duration_ns'] / 1e9:.1f} s walk ({len(pr)})")
-    bad = [r for r in pr if r["so_far"] == "not_fixed" or (r["served"] and r["so_far"] != "fixed")]
-    check(not bad, f"{kernel}: every progress record says fixed once a thread is served "
-          f"({[r['so_far'] for r in bad][:3]})")
+    # inconclusive only while the data cannot tell (docs/json.md so_far):
+    # the first sweep's blocking batch, the reserve, before the walk's first
+    # non-blocking allocation; the CI run of 2026-12-06 caught one record
+    # 3.5 ms in, with 1 served, that the rule taken before called wrong
+    early = [r for r in pr if r["so_far"] == "inconclusive" and r["sweeps"] <= 1
+             and r["served"] <= 32]
+    bad = [r for r in pr if r["so_far"] == "not_fixed" or
+           (r["served"] and r["so_far"] != "fixed" and r not in early)]
+    check(not bad, f"{kernel}: every progress record says fixed once the walk has served "
+          f"a thread ({[(r['so_far'], r['sweeps'], r['served']) for r in bad][:3]}; "
+          f"{len(early)} inside the reserve's batch)")
     rising = all(x["served"] <= y["served"] and x["sweeps"] <= y["sweeps"] for x, y in zip(pr, pr[1:]))
     check(rising and all(r["served"] <= a["served"] and r["sweeps"] <= a["sweeps"] for r in pr),
           f"{kernel}: served and sweeps only rise, up to the activation's")
