@@ -74,10 +74,14 @@ struct fgt_kconf {
 	__u64 graph_active_addr;	/* &ftrace_graph_active */
 	__u64 nr_threads_addr;		/* &nr_threads */
 	__u64 cachep_addr;		/* &fgraph_stack_cachep (6.13+), else 0 */
-	/* The shadow stack's size: shadow_depth * sizeof(struct ftrace_ret_stack)
-	 * by CO-RE where ret_stack is a struct pointer (up to 6.10), else shadow_bytes. */
-	__u32 shadow_depth;
+	/* The shadow stack's size: FGT_RETFUNC_DEPTH * sizeof(struct
+	 * ftrace_ret_stack) where ret_stack is a struct pointer (up to 6.10),
+	 * from the plan's BTF; else FGT_SHADOW_STACK_SIZE. */
 	__u32 shadow_bytes;
+	/* offsetof(struct kmem_cache, object_size) from the plan's BTF, 0 if
+	 * unknown: no CO-RE type for it (each costs libbpf a pass over
+	 * vmlinux BTF at load) */
+	__u32 cache_size_off;
 	__u32 list_bytes;		/* the ret_stack_list: FGT_RETSTACK_BATCH pointers */
 	__u8 direct_act;		/* ACT_BEGIN/END from fentry/fexit (not from the list) */
 	__u8 direct_fork;		/* TASK_NEW from fexit ftrace_graph_init_task */

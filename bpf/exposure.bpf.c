@@ -16,7 +16,7 @@ char LICENSE[] SEC("license") = "GPL";
 bool no_ret_stack = false;
 
 SEC("iter/task")
-int count_lacking(struct bpf_iter__task *ctx)
+int count_lacking(struct fgt_iter_task *ctx)
 {
 	return fgt_exp_task(ctx, &no_ret_stack);
 }

@@ -30,9 +30,27 @@
 
 #include "exposure_abi.h"
 
+/*
+ * The iterator's context as the kernel lays it out (kernel/bpf/task_iter.c
+ * struct bpf_iter__task, include/linux/bpf.h struct bpf_iter_meta: the same
+ * from 5.8 to 7.2), read without CO-RE. vmlinux.h's types would make libbpf
+ * search vmlinux BTF for two more names at every load, a pass over all its
+ * types each: about 1.7 M instructions each on lab-stock's 67,460 types,
+ * under qemu instruction counting, before the start line. The verifier
+ * checks these offsets against the kernel's own types in any case.
+ */
+struct fgt_iter_meta {
+	struct seq_file *seq;
+};
+
+struct fgt_iter_task {
+	struct fgt_iter_meta *meta;
+	struct task_struct *task;
+};
+
 /* One task's record into the iterator's seq file; *no_ret_stack set when
  * task_struct has no ret_stack (a non-zero return would fail the read). */
-static __always_inline int fgt_exp_task(struct bpf_iter__task *ctx, bool *no_ret_stack)
+static __always_inline int fgt_exp_task(struct fgt_iter_task *ctx, bool *no_ret_stack)
 {
 	struct task_struct *task = ctx->task;
 	struct fgt_exp_rec rec = {};

@@ -163,8 +163,6 @@ static __always_inline struct fgt_hot *hot_reg(void)
 
 static __always_inline __u32 shadow_size(void)
 {
-	if (kconf.shadow_depth)
-		return kconf.shadow_depth * bpf_core_type_size(struct ftrace_ret_stack);
 	return kconf.shadow_bytes;
 }
 
@@ -756,6 +754,15 @@ int BPF_PROG(tp_kmalloc_list, unsigned long call_site, const void *ptr, size_t b
 	return 0;
 }
 
+/* s->object_size, at the offset the plan read from BTF (kconf). */
+static __always_inline __u32 cache_object_size(const struct kmem_cache *s)
+{
+	__u32 size = 0;
+
+	bpf_probe_read_kernel(&size, sizeof(size), (const char *)s + kconf.cache_size_off);
+	return size;
+}
+
 static __always_inline bool cache_is_fgraph(const struct fgt_hot *h, struct kmem_cache *s)
 {
 	__u64 c = h->cachep;
@@ -775,7 +782,8 @@ static __always_inline bool cache_is_fgraph(const struct fgt_hot *h, struct kmem
 	 * it), read it here; most caches fail the size test first. A merged
 	 * cache's object_size can exceed ours by less than a word.
 	 */
-	if (!act_tid || !kconf.cachep_addr || BPF_CORE_READ(s, object_size) - shadow_size() >= 8)
+	if (!act_tid || !kconf.cachep_addr || !kconf.cache_size_off ||
+	    cache_object_size(s) - shadow_size() >= 8)
 		return false;
 	read_cachep();
 	c = h->cachep;
@@ -1127,7 +1135,7 @@ int BPF_PROG(d_fork_exit, struct task_struct *t)
 bool exp_no_ret_stack = false;
 
 SEC("iter/task")
-int exp_count_lacking(struct bpf_iter__task *ctx)
+int exp_count_lacking(struct fgt_iter_task *ctx)
 {
 	return fgt_exp_task(ctx, &exp_no_ret_stack);
 }

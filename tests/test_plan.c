@@ -13,7 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include "common/exit_codes.h"
+#include <bpf/btf.h>
+#include "host/ksyms.h"
 #include "watch/plan.h"
+#include "watch/probe.h"
 #include "live/explain.h"
 
 /* One probe outcome by "kind/target": load_err, attach_err (0, 0: attached). */
@@ -58,6 +61,8 @@ static void kernel_of(struct fgt_kernel *k, const struct shape *sh)
 	k->stack_src = sh->src;
 	k->shadow_bytes = FGT_SHADOW_STACK_SIZE;
 	k->shadow_depth = sh->src == FGT_STACK_KMALLOC_ARRAY ? FGT_RETFUNC_DEPTH : 0;
+	if (k->shadow_depth)	/* Debian 6.1's x86-64 ftrace_ret_stack: 40 bytes */
+		k->shadow_bytes = FGT_RETFUNC_DEPTH * 40;
 }
 
 static const struct outcome *outcome_of(const struct shape *sh, const char *target)
@@ -175,13 +180,160 @@ static void test_debian_6_1(void **state)
 	assert_string_equal(target(&p, FGT_ROLE_LAT_SIZE), "__kmalloc");
 	assert_string_equal(fgt_plan_fig_path(&p, FGT_FIG_ACT), "attributed");
 	assert_string_equal(fgt_plan_fig_path(&p, FGT_FIG_FORK), "attributed");
-	/* the BPF side: 50 * sizeof(struct ftrace_ret_stack) by CO-RE, no cache */
-	assert_int_equal(p.kconf.shadow_depth, 50);
+	/* the BPF side: 50 * sizeof(struct ftrace_ret_stack), no cache */
+	assert_int_equal(p.kconf.shadow_bytes, 2000);
 	assert_int_equal(p.kconf.cachep_addr, 0);
 	assert_int_equal(p.kconf.list_bytes, 256);
 	assert_int_equal(p.kconf.direct_act, 0);
 	assert_true(p.kconf.sweep_lo == 0xffffffff81254c50 && p.kconf.sweep_hi == 0xffffffff81255490);
 	assert_true(p.kconf.start_lo == p.kconf.sweep_lo);
+}
+
+/*
+ * The kernel's facts from its symbols, then the plan's BTF answer: a stack's
+ * bytes, which the BPF side takes as they are (kconf.shadow_bytes), come from
+ * that answer where stacks are frame arrays.
+ */
+static void kernel_of_syms(struct fgt_kernel *k, const struct fgt_ksyms *ks,
+			   const struct fgt_btf_known *btf)
+{
+	fgt_kernel_read(k, ks);
+	fgt_kernel_stacks(k, btf);
+}
+
+static void test_kernel_read(void **state)
+{
+	const struct fgt_ksym syms[] = {
+		{ .name = "register_ftrace_graph", .addr = 0xffffffff81254c50, .type = 'T' },
+		{ .name = "fgraph_stack_cachep", .addr = 0xffffffff82b00000, .type = 'b' },
+		{ .name = "zzz_end", .addr = 0xffffffff82b00100, .type = 'b' },
+	};
+	struct fgt_btf_known arr = { .err = 0, .stack = { .src = FGT_STACK_KMALLOC_ARRAY,
+							  .bytes = 50 * 48 } };
+	struct fgt_btf_known flat = { .err = 0, .stack = { .src = FGT_STACK_KMALLOC,
+							   .bytes = FGT_SHADOW_STACK_SIZE } };
+	struct fgt_ksyms *no_cache = fgt_ksyms_from(syms, 1), *cache = fgt_ksyms_from(syms, 3);
+	struct fgt_kernel k;
+
+	assert_non_null(no_cache);
+	assert_non_null(cache);
+	kernel_of_syms(&k, no_cache, &arr);
+	assert_int_equal(k.stack_src, FGT_STACK_KMALLOC_ARRAY);
+	assert_int_equal(k.shadow_depth, FGT_RETFUNC_DEPTH);
+	assert_int_equal(k.shadow_bytes, 2400);
+	assert_int_equal(k.sweep.lo, 0xffffffff81254c50);
+	kernel_of_syms(&k, no_cache, &flat);
+	assert_int_equal(k.stack_src, FGT_STACK_KMALLOC);
+	assert_int_equal(k.shadow_depth, 0);
+	assert_int_equal(k.shadow_bytes, FGT_SHADOW_STACK_SIZE);
+	/* a BTF that could not say: 4096-byte kmalloc()s, as before the frames */
+	arr.err = -1;
+	kernel_of_syms(&k, no_cache, &arr);
+	assert_int_equal(k.stack_src, FGT_STACK_KMALLOC);
+	assert_int_equal(k.shadow_bytes, FGT_SHADOW_STACK_SIZE);
+	kernel_of_syms(&k, no_cache, NULL);
+	assert_int_equal(k.shadow_bytes, FGT_SHADOW_STACK_SIZE);
+	/* their own cache wins over whatever the BTF says */
+	arr.err = 0;
+	kernel_of_syms(&k, cache, &arr);
+	assert_int_equal(k.stack_src, FGT_STACK_CACHE);
+	assert_int_equal(k.shadow_depth, 0);
+	assert_int_equal(k.shadow_bytes, FGT_SHADOW_STACK_SIZE);
+	fgt_ksyms_free(no_cache);
+	fgt_ksyms_free(cache);
+}
+
+/*
+ * The plan's own read of vmlinux BTF (fgt_plan_btf_read()): both structs in
+ * one pass, each the first of its name as libbpf's lookup by name would
+ * take it, kmem_cache::object_size at its offset, task_struct::ret_stack as
+ * the static reader answers (tests/test_static_read.c checks that against
+ * raw bytes). Built with libbpf's writer.
+ */
+static struct btf *btf_with(bool cache, bool frames)
+{
+	struct btf *b = btf__new_empty();
+	int u32 = btf__add_int(b, "unsigned int", 4, 0);
+	int ul = btf__add_int(b, "long unsigned int", 8, 0);
+	int frame, ptr, task;
+
+	/* a decoy of the same name in another kind: not the struct */
+	btf__add_typedef(b, "kmem_cache", u32);
+	if (cache) {
+		btf__add_struct(b, "kmem_cache", 24);
+		btf__add_field(b, "flags", ul, 0, 0);
+		btf__add_field(b, "min_partial", ul, 64, 0);
+		btf__add_field(b, "size", u32, 128, 0);
+		btf__add_field(b, "object_size", u32, 160, 0);
+	}
+	{
+		int proto = btf__add_func_proto(b, u32);
+
+		btf__add_func(b, "copy_process", BTF_FUNC_GLOBAL, proto);
+		btf__add_typedef(b, "btf_trace_task_newtask", proto);
+	}
+	frame = btf__add_struct(b, "ftrace_ret_stack", 40);
+	btf__add_field(b, "ret", ul, 0, 0);
+	btf__add_field(b, "func", ul, 64, 0);
+	btf__add_field(b, "calltime", ul, 128, 0);
+	btf__add_field(b, "subtime", ul, 192, 0);
+	btf__add_field(b, "retp", ul, 256, 0);
+	ptr = btf__add_ptr(b, frames ? frame : ul);
+	task = btf__add_struct(b, "task_struct", 4096);
+	btf__add_field(b, "state", ul, 0, 0);
+	btf__add_field(b, "ret_stack", ptr, 2048 * 8, 0);
+	/* a second of each: never taken */
+	btf__add_struct(b, "task_struct", 8);
+	btf__add_field(b, "ret_stack", ul, 0, 0);
+	if (cache) {
+		btf__add_struct(b, "kmem_cache", 8);
+		btf__add_field(b, "object_size", u32, 32, 0);
+	}
+	assert_true(task > 0);
+	return b;
+}
+
+/* The plan's wants: a probe's FUNC and TYPEDEF, and the two structs. */
+static int btf_read(const struct btf *b, struct fgt_btf_stack *st, uint32_t *off)
+{
+	struct fgt_btf_want w[] = {
+		{ .name = "copy_process", .kind = BTF_KIND_FUNC },
+		{ .name = "task_struct", .kind = BTF_KIND_STRUCT },
+		{ .name = "kmem_cache", .kind = BTF_KIND_STRUCT },
+		{ .name = "btf_trace_task_newtask", .kind = BTF_KIND_TYPEDEF },
+		{ .name = "" },		/* a raw_tp probe: nothing */
+	};
+
+	fgt_plan_btf_find(b, w, 5);
+	/* the same first match as libbpf's lookup by name, for every want */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(w[i].id, btf__find_by_name_kind(b, w[i].name, w[i].kind) > 0 ?
+					  btf__find_by_name_kind(b, w[i].name, w[i].kind) : 0);
+	assert_int_equal(w[4].id, 0);
+	return fgt_plan_btf_read(b, w[1].id, w[2].id, st, off);
+}
+
+static void test_btf_read(void **state)
+{
+	struct fgt_btf_stack st;
+	uint32_t off = 99;
+	struct btf *b = btf_with(true, true);
+
+	assert_int_equal(btf_read(b, &st, &off), 0);
+	assert_int_equal(off, 20);
+	assert_int_equal(st.src, FGT_STACK_KMALLOC_ARRAY);
+	assert_int_equal(st.bytes, FGT_RETFUNC_DEPTH * 40);
+	assert_int_equal(st.off, 2048);
+	btf__free(b);
+
+	/* no struct kmem_cache (the typedef is not one); 4096-byte stacks */
+	b = btf_with(false, false);
+	off = 99;
+	assert_int_equal(btf_read(b, &st, &off), 0);
+	assert_int_equal(off, 0);
+	assert_int_equal(st.src, FGT_STACK_KMALLOC);
+	assert_int_equal(st.bytes, FGT_SHADOW_STACK_SIZE);
+	btf__free(b);
 }
 
 static void test_debian_6_12(void **state)
@@ -192,7 +344,6 @@ static void test_debian_6_12(void **state)
 	assert_int_equal(plan_of(&p, &sh_6_12, FGT_PATH_AUTO, msg, sizeof(msg)), 0);
 	assert_string_equal(target(&p, FGT_ROLE_LAT_CACHE_SIZE), "__kmalloc_cache_noprof");
 	assert_string_equal(target(&p, FGT_ROLE_LAT_SIZE), "__kmalloc_noprof");
-	assert_int_equal(p.kconf.shadow_depth, 0);
 	assert_int_equal(p.kconf.shadow_bytes, 4096);
 	assert_int_equal(p.kconf.cachep_addr, 0);
 }
@@ -395,6 +546,8 @@ static void test_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_read),
+		cmocka_unit_test(test_btf_read),
 		cmocka_unit_test(test_debian_6_1),
 		cmocka_unit_test(test_debian_6_12),
 		cmocka_unit_test(test_cache_stock),

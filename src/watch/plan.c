@@ -10,6 +10,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "common/exit_codes.h"
+#include "host/ksyms.h"
 #include "watch/plan.h"
 
 /* include/linux/errno.h: the kernel's own, not in userspace's errno.h */
@@ -162,8 +163,8 @@ static void fill_kconf(struct fgt_plan *p)
 	c->graph_active_addr = k->addr[FGT_SYM_GRAPH_ACTIVE];
 	c->nr_threads_addr = k->addr[FGT_SYM_NR_THREADS];
 	c->cachep_addr = k->stack_src == FGT_STACK_CACHE ? k->addr[FGT_SYM_STACK_CACHEP] : 0;
-	c->shadow_depth = k->shadow_depth;
 	c->shadow_bytes = k->shadow_bytes;
+	c->cache_size_off = k->cache_size_off;
 	c->list_bytes = FGT_RETSTACK_BATCH * sizeof(__u64);
 	c->direct_act = fgt_plan_has(p, FGT_ROLE_ACT_DIRECT);
 	c->direct_fork = fgt_plan_has(p, FGT_ROLE_FORK_DIRECT);
@@ -233,14 +234,107 @@ const char *fgt_probe_why(const struct fgt_probe *pr, char *buf, size_t len)
 	return buf;
 }
 
-int fgt_plan_btf_ret_stack(const struct btf *btf, struct fgt_btf_stack *out)
+/* ---- step 1: the kernel's facts ------------------------------------------- */
+
+static void range_of(const struct fgt_ksyms *ks, const char *name, struct fgt_range *r)
+{
+	const struct fgt_ksym *s = fgt_ksyms_by_name(ks, name);
+
+	memset(r, 0, sizeof(*r));
+	if (!s)
+		return;
+	r->name = s->name;
+	r->lo = s->addr;
+	r->hi = s->addr + s->size;
+}
+
+void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks)
+{
+	memset(k, 0, sizeof(*k));
+	for (int i = 0; i < FGT_SYM__NR; i++) {
+		const struct fgt_ksym *s = fgt_ksyms_by_name(ks, fgt_sym_name(i));
+
+		k->addr[i] = s ? s->addr : 0;
+	}
+	/* where the inlined code lives (stock builds: register_ftrace_graph) */
+	range_of(ks, fgt_sym_name(FGT_SYM_SWEEP), &k->sweep);
+	if (!k->sweep.name)
+		range_of(ks, fgt_sym_name(FGT_SYM_REGISTER), &k->sweep);
+	range_of(ks, fgt_sym_name(FGT_SYM_START), &k->start);
+	if (!k->start.name)
+		range_of(ks, fgt_sym_name(FGT_SYM_REGISTER), &k->start);
+	range_of(ks, fgt_sym_name(FGT_SYM_INIT_TASK), &k->fork);
+	range_of(ks, fgt_sym_name(FGT_SYM_INIT_IDLE), &k->idle);
+	range_of(ks, fgt_sym_name(FGT_SYM_EXIT_TASK), &k->exit);
+
+	k->shadow_bytes = FGT_SHADOW_STACK_SIZE;
+	k->stack_src = k->addr[FGT_SYM_STACK_CACHEP] ? FGT_STACK_CACHE : FGT_STACK_KMALLOC;
+}
+
+void fgt_kernel_stacks(struct fgt_kernel *k, const struct fgt_btf_known *btf)
+{
+	if (k->stack_src != FGT_STACK_KMALLOC || !btf || btf->err ||
+	    btf->stack.src != FGT_STACK_KMALLOC_ARRAY)
+		return;
+	/* sizeof(struct ftrace_ret_stack) from the BTF the plan has parsed:
+	 * the BPF side takes the bytes, with no CO-RE type of its own for it
+	 * (each costs libbpf a pass over vmlinux BTF) */
+	k->stack_src = FGT_STACK_KMALLOC_ARRAY;
+	k->shadow_depth = FGT_RETFUNC_DEPTH;
+	k->shadow_bytes = btf->stack.bytes;
+}
+
+void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n)
+{
+	__u32 cnt = btf__type_cnt(btf), kinds = 0;
+
+	for (int i = 0; i < n; i++)
+		kinds |= w[i].kind ? 1u << w[i].kind : 0;
+	for (__u32 id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		int kind = btf_kind(t);
+		const char *name;
+
+		if (!(kinds & 1u << kind))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (!name || !name[0])
+			continue;
+		for (int i = 0; i < n; i++)
+			if (!w[i].id && w[i].kind == kind && w[i].name[0] == name[0] &&
+			    !strcmp(w[i].name, name))
+				w[i].id = (int)id;
+	}
+}
+
+/* A member's byte offset, 0 if it is not there (none we read is first). */
+static uint32_t member_off(const struct btf *btf, int id, const char *member)
+{
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m;
+	int i;
+
+	if (!t || !btf_is_struct(t))
+		return 0;
+	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name && !strcmp(name, member))
+			return btf_member_bit_offset(t, i) / 8;
+	}
+	return 0;
+}
+
+int fgt_plan_btf_read(const struct btf *btf, int id, int cache_id, struct fgt_btf_stack *out,
+		      uint32_t *cache_size_off)
 {
 	const struct btf_member *m;
-	const struct btf_type *t, *pt;
-	int id, i;
+	const struct btf_type *t;
+	const struct btf_type *pt;
+	int i;
 
 	memset(out, 0, sizeof(*out));
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	*cache_size_off = member_off(btf, cache_id, "object_size");
 	if (id <= 0)
 		return -1;
 	t = btf__type_by_id(btf, id);

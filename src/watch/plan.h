@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How this kernel can be observed, in three steps:
- *  1. the kernel's facts, from kallsyms and BTF (src/watch/probe.c: fgt_kernel_read);
+ *  1. the kernel's facts, from kallsyms and BTF (src/watch/plan.c: fgt_kernel_read);
  *  2. every candidate of the probe table (src/facts/kfacts.c) loaded and attached
  *     alone, the outcome recorded (src/watch/probe.c: fgt_probe_all), never decided
  *     from BTF presence or version numbers;
@@ -40,7 +40,8 @@ struct fgt_kernel {
 	struct fgt_range fork, idle, exit;
 	enum fgt_stack_src stack_src;
 	uint32_t shadow_depth;		/* FGT_RETFUNC_DEPTH where ret_stack is a struct pointer */
-	uint32_t shadow_bytes;		/* FGT_SHADOW_STACK_SIZE otherwise */
+	uint32_t shadow_bytes;		/* a stack's size: that many frames, else FGT_SHADOW_STACK_SIZE */
+	uint32_t cache_size_off;	/* offsetof(struct kmem_cache, object_size), 0: unknown */
 };
 
 /* One candidate of one row, as tried. */
@@ -87,14 +88,42 @@ const char *fgt_plan_fig_path(const struct fgt_plan *p, enum fgt_figure f);
 /* An allocator function attached: the fork path's latency can be measured. */
 bool fgt_plan_has_lat(const struct fgt_plan *p);
 
+/* A type looked up in vmlinux BTF by name and kind; id: the first match, or 0. */
+struct fgt_btf_want {
+	char name[96];
+	int kind;		/* BTF_KIND_*; 0: nothing wanted */
+	int id;
+};
+
 /*
- * task_struct::ret_stack as fgt_btf_ret_stack() answers it (src/static/kread.c,
- * the same return), read through libbpf's index of a parsed BTF: the static
- * reader's own walk of the types up to task_struct (type 62,110 of 67,460 in
- * lab-stock's BTF) took 9 million instructions of the start-up.
+ * All of them in one pass over the types, each the first of its name and
+ * kind, as btf__find_by_name_kind() would take it (which walks the types
+ * anew for each name).
  */
 struct btf;
-int fgt_plan_btf_ret_stack(const struct btf *btf, struct fgt_btf_stack *out);
+void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n);
+
+/*
+ * What the plan reads of vmlinux BTF itself, through libbpf's index of its
+ * parse, given the ids of struct task_struct and struct kmem_cache (0: none):
+ * task_struct::ret_stack as fgt_btf_ret_stack() answers it
+ * (src/static/kread.c, the same return; the static reader's own walk of the
+ * types up to task_struct, type 62,110 of 67,460 in lab-stock's BTF, took 9
+ * million instructions of the start-up), and *cache_size_off, the offset of
+ * kmem_cache::object_size (0 if not there). The BPF side takes the offset
+ * rather than a CO-RE type, each of which costs libbpf a pass of its own
+ * over the types at load.
+ */
+int fgt_plan_btf_read(const struct btf *btf, int task_id, int cache_id,
+		      struct fgt_btf_stack *out, uint32_t *cache_size_off);
+
+/* Step 1, the kernel's facts: from kallsyms, where stacks come from (their
+ * cache, else kmalloc of 4096 bytes) ... */
+struct fgt_ksyms;
+void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks);
+/* ... and from the plan's BTF answer, kmalloc'd frame arrays (up to 6.10)
+ * and their bytes. */
+void fgt_kernel_stacks(struct fgt_kernel *k, const struct fgt_btf_known *btf);
 
 /* Should this row be tried on this kernel? NULL yes, else why not. */
 const char *fgt_row_skip(const struct fgt_kernel *k, const struct fgt_probe_row *r);

@@ -74,89 +74,11 @@ int fgt_preflight(const struct fgt_ksyms *ks, char *msg, size_t len)
 	return 0;
 }
 
-/* ---- step 1: the kernel's facts ------------------------------------------- */
-
-static void range_of(const struct fgt_ksyms *ks, const char *name, struct fgt_range *r)
-{
-	const struct fgt_ksym *s = fgt_ksyms_by_name(ks, name);
-
-	memset(r, 0, sizeof(*r));
-	if (!s)
-		return;
-	r->name = s->name;
-	r->lo = s->addr;
-	r->hi = s->addr + s->size;
-}
-
-void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks,
-		     const struct fgt_btf_known *btf)
-{
-	memset(k, 0, sizeof(*k));
-	for (int i = 0; i < FGT_SYM__NR; i++) {
-		const struct fgt_ksym *s = fgt_ksyms_by_name(ks, fgt_sym_name(i));
-
-		k->addr[i] = s ? s->addr : 0;
-	}
-	/* where the inlined code lives (stock builds: register_ftrace_graph) */
-	range_of(ks, fgt_sym_name(FGT_SYM_SWEEP), &k->sweep);
-	if (!k->sweep.name)
-		range_of(ks, fgt_sym_name(FGT_SYM_REGISTER), &k->sweep);
-	range_of(ks, fgt_sym_name(FGT_SYM_START), &k->start);
-	if (!k->start.name)
-		range_of(ks, fgt_sym_name(FGT_SYM_REGISTER), &k->start);
-	range_of(ks, fgt_sym_name(FGT_SYM_INIT_TASK), &k->fork);
-	range_of(ks, fgt_sym_name(FGT_SYM_INIT_IDLE), &k->idle);
-	range_of(ks, fgt_sym_name(FGT_SYM_EXIT_TASK), &k->exit);
-
-	k->shadow_bytes = FGT_SHADOW_STACK_SIZE;
-	if (k->addr[FGT_SYM_STACK_CACHEP]) {
-		k->stack_src = FGT_STACK_CACHE;
-	} else if (btf && !btf->err && btf->stack.src == FGT_STACK_KMALLOC_ARRAY) {
-		k->stack_src = FGT_STACK_KMALLOC_ARRAY;
-		k->shadow_depth = FGT_RETFUNC_DEPTH;
-	} else {
-		k->stack_src = FGT_STACK_KMALLOC;
-	}
-}
-
 /* ---- step 2: the probes --------------------------------------------------- */
-
-/* A type looked up in vmlinux BTF by name and kind; id: the first match, or 0. */
-struct btf_want {
-	char name[96];
-	int kind;
-	int id;
-};
-
-/*
- * All of them in one pass over the types (64k on lab-stock, 100k and more on
- * Debian's kernels), where btf__find_by_name_kind() walks them all for each
- * name: 27 ms for the dozen names in the lab's TCG guests.
- */
-static void btf_find_all(const struct btf *btf, struct btf_want *w, int n)
-{
-	__u32 cnt = btf__type_cnt(btf);
-
-	for (__u32 id = 1; id < cnt; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		int kind = btf_kind(t);
-		const char *name;
-
-		if (kind != BTF_KIND_FUNC && kind != BTF_KIND_TYPEDEF)
-			continue;
-		name = btf__name_by_offset(btf, t->name_off);
-		if (!name || !name[0])
-			continue;
-		for (int i = 0; i < n; i++)
-			if (!w[i].id && w[i].kind == kind && w[i].name[0] == name[0] &&
-			    !strcmp(w[i].name, name))
-				w[i].id = (int)id;
-	}
-}
 
 /* What a probe's target is looked up as, the way libbpf finds it: the FUNC for
  * fentry/fexit, the btf_trace_<name> TYPEDEF for tp_btf; nothing for raw_tp. */
-static void target_want(enum fgt_probe_kind kind, const char *target, struct btf_want *w)
+static void target_want(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w)
 {
 	memset(w, 0, sizeof(*w));
 	if (kind == FGT_PK_TP_BTF) {
@@ -174,13 +96,37 @@ static const char *probe_target(const struct fgt_probe *pr)
 }
 
 /*
- * Each probe's attach target id from vmlinux BTF (btf_ids[i]; 0 for raw_tp;
- * else the error libbpf's load would give: -ESRCH when the target is not
- * there, the parse error err without BTF).
+ * task_struct::ret_stack and kmem_cache::object_size from the plan's parse
+ * (fgt_plan_btf_read()), read once: the shadow stacks' size
+ * (fgt_kernel_stacks()), the cache's object size for the BPF side, and what
+ * the static verdict needs of the BTF, which read once more from
+ * /sys/kernel/btf/vmlinux, a page a read, was half a second under TCG after
+ * the start line, and the live view's peak RSS. The static verdict takes it
+ * only from that file's BTF (have_btf): libbpf may have read another.
  */
-static void btf_ids_of(const struct fgt_plan *p, const struct btf *btf, int err, int *btf_ids)
+static void btf_facts(struct fgt_plan *p, const struct btf *btf, int task_id, int cache_id)
 {
-	struct btf_want want[FGT_PLAN_MAX_PROBES];
+	if (!btf)
+		return;
+	p->btf.err = fgt_plan_btf_read(btf, task_id, cache_id, &p->btf.stack,
+				       &p->k.cache_size_off);
+	fgt_kernel_stacks(&p->k, &p->btf);
+	p->have_btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+}
+
+/*
+ * What the plan reads of vmlinux BTF, all in one pass over its types (67,460
+ * on lab-stock, 100k and more on Debian's kernels): each probe's attach
+ * target id (btf_ids[i]; 0 for raw_tp; else the error libbpf's load would
+ * give: -ESRCH when the target is not there, the parse error err without
+ * BTF), and task_struct and kmem_cache for fgt_btf_facts().
+ * btf__find_by_name_kind() walks the types for each name: 27 ms for a dozen
+ * names in the lab's TCG guests.
+ */
+static void btf_ids_of(struct fgt_plan *p, const struct btf *btf, int err, int *btf_ids)
+{
+	struct fgt_btf_want want[FGT_PLAN_MAX_PROBES + 2];
+	struct fgt_btf_want *task = &want[p->nr_probes], *cache = task + 1;
 	int i;
 
 	for (i = 0; i < p->nr_probes; i++) {
@@ -191,10 +137,13 @@ static void btf_ids_of(const struct fgt_plan *p, const struct btf *btf, int err,
 		else
 			target_want(fgt_probe_rows[pr->role].kind, probe_target(pr), &want[i]);
 	}
+	*task = (struct fgt_btf_want){ .name = "task_struct", .kind = BTF_KIND_STRUCT };
+	*cache = (struct fgt_btf_want){ .name = "kmem_cache", .kind = BTF_KIND_STRUCT };
 	if (btf)
-		btf_find_all(btf, want, p->nr_probes);
+		fgt_plan_btf_find(btf, want, p->nr_probes + 2);
 	for (i = 0; i < p->nr_probes; i++)
 		btf_ids[i] = !want[i].kind ? 0 : !btf ? err : want[i].id ? want[i].id : -ESRCH;
+	btf_facts(p, btf, task->id, cache->id);
 }
 
 /* r0 = 0; exit: all a probe needs, no relocation, no map. */
@@ -326,23 +275,6 @@ static void probe_all(struct fgt_plan *p, const int *btf_ids)
 	p->tracing_refused = !any_loaded;
 }
 
-/*
- * task_struct::ret_stack from the plan's parse (fgt_plan_btf_ret_stack()),
- * read once: the shadow stacks' size (fgt_kernel_read()), and what the
- * static verdict needs of the BTF, which read once more from
- * /sys/kernel/btf/vmlinux, a page a read, was half a second under TCG after
- * the start line, and the live view's peak RSS. The static verdict takes it
- * only from that file's BTF (have_btf): libbpf may have read another.
- * NULL without a BTF.
- */
-static const struct fgt_btf_known *btf_known(struct fgt_plan *p, const struct btf *btf)
-{
-	if (!btf)
-		return NULL;
-	p->btf.err = fgt_plan_btf_ret_stack(btf, &p->btf.stack);
-	p->have_btf = !access("/sys/kernel/btf/vmlinux", R_OK);
-	return &p->btf;
-}
 
 int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 		   enum fgt_path_pref pref, char *msg, size_t len)
@@ -359,8 +291,8 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 	if (err)
 		btf = NULL;
 	memset(p, 0, sizeof(*p));
-	fgt_kernel_read(&p->k, ks, btf_known(p, btf));
-	fgt_plan_enumerate(p);
+	fgt_kernel_read(&p->k, ks);
+	fgt_plan_enumerate(p);	/* which rows to try: the symbols say */
 	btf_ids_of(p, btf, err, btf_ids);
 	btf__free(btf);
 	probe_all(p, btf_ids);

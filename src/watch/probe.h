@@ -15,10 +15,6 @@
  * Returns 0 or an FGT_EXIT_* status, with one line (what is wrong, what to do) in msg. */
 int fgt_preflight(const struct fgt_ksyms *ks, char *msg, size_t msglen);
 
-/* Step 1: kallsyms, and the BTF's task_struct::ret_stack (NULL: no BTF). */
-void fgt_kernel_read(struct fgt_kernel *k, const struct fgt_ksyms *ks,
-		     const struct fgt_btf_known *btf);
-
 /* All three steps on the running kernel (probing needs root). 0 or FGT_EXIT_* with msg. */
 int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 		   enum fgt_path_pref pref, char *msg, size_t msglen);
