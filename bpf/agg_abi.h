@@ -103,7 +103,10 @@ struct fgt_agg {
 	 * 2^(slot-1) (0: none yet), slot_off the slot's byte offset in the
 	 * histogram's slots. A cache of fgt_agg_hist_slot(), nothing more. */
 	__u64 slot_lo;
-	__u32 slot_off;
+	/* a byte: its loads are 0..255 to the verifier, in bounds of the
+	 * slots with no mask (1..31 times 8) */
+	__u8 slot_off;
+	__u8 pad1[3];
 	/* the sweep's batch and nonblocking when the fast path's run began */
 	__u32 run_batch, run_nb;
 	__u32 seq;		/* activations begun */
@@ -119,7 +122,10 @@ struct fgt_agg {
 	/* Every FREE the programs pass on is a stack of the sweep's reserve
 	 * (a kernel whose stacks come from their own cache): no set is kept. */
 	__u8 res_trust;
-	__u8 pad[3];
+	/* fast && !blk_limit: the fast path takes a non-blocking allocation
+	 * with this one test, where it would clear blk_limit every time */
+	__u8 nb_fast;
+	__u8 pad[2];
 };
 
 /*
