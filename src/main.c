@@ -25,6 +25,7 @@
 #include "watch/exposure.h"
 #include "common/json_writer.h"
 #include "common/log.h"
+#include "common/selfmem.h"
 #include "live/explain.h"
 #include "live/output.h"
 #include "live/screen.h"
@@ -254,6 +255,23 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 	return FGT_EXIT_OK;
 }
 
+/*
+ * The pages of our executable that start-up read once (libbpf's parse of the
+ * embedded BPF object, the plan, the loader) and then the static verdict
+ * (Capstone's tables), given back before what comes next piles on them: the
+ * whole /proc/kallsyms, then the decoder. They were the live view's peak RSS
+ * (src/common/selfmem.c).
+ */
+static void give_back(const char *when)
+{
+	long kib = fgt_selfmem_drop_exe();
+
+	if (kib < 0)
+		log_dbg("fgraphtop: %s: executable pages kept: %s\n", when, strerror((int)-kib));
+	else
+		log_dbg("fgraphtop: %s: %ld KiB of executable pages given back\n", when, kib);
+}
+
 /* What the kernel's code says, at start: read-only (kcore, or one BPF read),
  * with the kallsyms the session already has. */
 static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
@@ -344,9 +362,11 @@ int main(int argc, char **argv)
 		goto fail;
 	fgt_out_start(out, s.plan);
 	exposure_open(&s, &x);
+	give_back("after the start line");
 	fgt_session_started(&s);
 	static_verdict(&s, out);
 	fgt_session_phase("the static verdict");
+	give_back("after the static verdict");
 	active = fgt_session_graph_active(&s);
 	if (active > 0)
 		p_warn("fgraph_active", "fgraph is already active (%d user%s): there is no "
