@@ -67,34 +67,6 @@ static int attach(struct fgt_exposure *e, struct bpf_program *prog, char *msg, s
 	return -errno;
 }
 
-struct fgt_exposure *fgt_exposure_open(char *msg, size_t len)
-{
-	struct fgt_exposure *e = calloc(1, sizeof(*e));
-	int err = 0;
-
-	if (len)
-		msg[0] = '\0';
-	if (!e) {
-		snprintf(msg, len, "out of memory");
-		return NULL;
-	}
-	e->skel = exposure_bpf__open_and_load();
-	if (!e->skel) {
-		err = errno;
-		snprintf(msg, len, "cannot load the task iterator (%s): %s", strerror(err), load_hint);
-		goto fail;
-	}
-	e->no_ret_stack = &e->skel->bss->no_ret_stack;
-	err = -attach(e, e->skel->progs.count_lacking, msg, len);
-	if (err)
-		goto fail;
-	return e;
-fail:
-	fgt_exposure_close(e);
-	errno = err ? err : EINVAL;
-	return NULL;
-}
-
 struct fgt_exposure *fgt_exposure_of(struct bpf_program *prog, const bool *no_ret_stack,
 				     char *msg, size_t len)
 {
@@ -114,6 +86,30 @@ struct fgt_exposure *fgt_exposure_of(struct bpf_program *prog, const bool *no_re
 		errno = -err;
 		return NULL;
 	}
+	return e;
+}
+
+/* Our own object's iterator: fgt_exposure_of() over its program. */
+struct fgt_exposure *fgt_exposure_open(char *msg, size_t len)
+{
+	struct exposure_bpf *skel = exposure_bpf__open_and_load();
+	struct fgt_exposure *e;
+	int err;
+
+	if (!skel) {
+		err = errno;
+		snprintf(msg, len, "cannot load the task iterator (%s): %s", strerror(err), load_hint);
+		errno = err;
+		return NULL;
+	}
+	e = fgt_exposure_of(skel->progs.count_lacking, &skel->bss->no_ret_stack, msg, len);
+	if (!e) {
+		err = errno;
+		exposure_bpf__destroy(skel);
+		errno = err;
+		return NULL;
+	}
+	e->skel = skel;
 	return e;
 }
 
