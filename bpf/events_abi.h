@@ -59,6 +59,19 @@ enum fgt_src {
 #define FGT_RETSTACK_BATCH	32
 
 /*
+ * Where task_struct's fields are, from the plan's BTF (src/watch/plan.c
+ * fgt_plan_btf_read()): the programs read them there, with no CO-RE type
+ * (each costs libbpf a pass over vmlinux BTF at load). 0: not there (no
+ * ret_stack: a kernel without the function graph tracer).
+ */
+struct fgt_task_offs {
+	__u32 pid, tgid;
+	__u32 start_time, group_leader;
+	__u32 ret_stack;
+	__u32 pad;
+};
+
+/*
  * What the BPF programs know of this kernel, set once between open and load
  * (src/watch/plan.c fills it from kallsyms, BTF and the probe results). Address
  * ranges are [lo, hi); 0 when the symbol is absent.
@@ -82,6 +95,7 @@ struct fgt_kconf {
 	 * unknown: no CO-RE type for it (each costs libbpf a pass over
 	 * vmlinux BTF at load) */
 	__u32 cache_size_off;
+	struct fgt_task_offs task;
 	__u32 list_bytes;		/* the ret_stack_list: FGT_RETSTACK_BATCH pointers */
 	__u8 direct_act;		/* ACT_BEGIN/END from fentry/fexit (not from the list) */
 	__u8 direct_fork;		/* TASK_NEW from fexit ftrace_graph_init_task */

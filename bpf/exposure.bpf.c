@@ -8,6 +8,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+/* by CO-RE: this object has no plan to say where the fields are */
+#define FGT_EXP_HAS_RET_STACK(t)	bpf_core_field_exists((t)->ret_stack)
+#define FGT_EXP_READ(dst, t, f)		bpf_core_read(dst, sizeof(*(dst)), &(t)->f)
 #include "exposure.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -15,9 +15,15 @@
  * creation order, so the records carry the start times that order is rebuilt
  * from.
  *
- * CO-RE: ret_stack exists only with CONFIG_FUNCTION_GRAPH_TRACER, and its type
+ * ret_stack exists only with CONFIG_FUNCTION_GRAPH_TRACER, and its type
  * changed in 6.8 (struct ftrace_ret_stack * to unsigned long *); only the
- * pointer value matters, read with bpf_core_read() of the field's own size.
+ * pointer value matters, read with the field's own size.
+ *
+ * The includer says how task_struct's fields are read, before including:
+ *   FGT_EXP_HAS_RET_STACK(task)	does task_struct have ret_stack?
+ *   FGT_EXP_READ(dst, task, field)	*dst = task->field (sizeof(*dst) bytes)
+ * bpf/exposure.bpf.c by CO-RE; bpf/fgraphtop.bpf.c at the offsets its plan
+ * read from BTF (struct fgt_task_offs), with no CO-RE type at all.
  *
  * Two objects carry this body: bpf/exposure.bpf.c, a small one of its own for
  * `check` without a session, and bpf/fgraphtop.bpf.c, whose session loads it
@@ -52,21 +58,23 @@ struct fgt_iter_task {
  * task_struct has no ret_stack (a non-zero return would fail the read). */
 static __always_inline int fgt_exp_task(struct fgt_iter_task *ctx, bool *no_ret_stack)
 {
-	struct task_struct *task = ctx->task;
+	struct task_struct *task = ctx->task, *leader = NULL;
 	struct fgt_exp_rec rec = {};
 	void *ret_stack = NULL;
 
 	if (!task)
 		return 0;	/* the iterator's final call */
-	if (!bpf_core_field_exists(task->ret_stack)) {
+	if (!FGT_EXP_HAS_RET_STACK(task)) {
 		*no_ret_stack = true;
 		return 0;
 	}
-	bpf_core_read(&ret_stack, sizeof(ret_stack), &task->ret_stack);
-	rec.start_ns = BPF_CORE_READ(task, start_time);
-	rec.leader_start_ns = BPF_CORE_READ(task, group_leader, start_time);
-	rec.tgid = BPF_CORE_READ(task, tgid);
-	rec.tid = BPF_CORE_READ(task, pid);
+	FGT_EXP_READ(&ret_stack, task, ret_stack);
+	FGT_EXP_READ(&rec.start_ns, task, start_time);
+	FGT_EXP_READ(&leader, task, group_leader);
+	if (leader)
+		FGT_EXP_READ(&rec.leader_start_ns, leader, start_time);
+	FGT_EXP_READ(&rec.tgid, task, tgid);
+	FGT_EXP_READ(&rec.tid, task, pid);
 	rec.lacking = ret_stack == NULL;
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;

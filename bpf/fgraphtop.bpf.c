@@ -36,7 +36,6 @@
 #include <bpf/bpf_core_read.h>
 #include "events_abi.h"
 #include "agg_abi.h"
-#include "exposure.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -46,6 +45,30 @@ char LICENSE[] SEC("license") = "GPL";
  * kernel's configuration makes dead.
  */
 const volatile struct fgt_kconf kconf = {};
+
+/*
+ * task_struct's fields at the offsets the plan read from BTF (kconf.task),
+ * where CO-RE would make libbpf search vmlinux BTF's types for the type at
+ * every load, before the start line. The same reads (bpf_core_read() is
+ * bpf_probe_read_kernel() at a relocated offset).
+ */
+#define task_read(dst, t, f) \
+	bpf_probe_read_kernel(dst, sizeof(*(dst)), (const char *)(t) + kconf.task.f)
+#define FGT_EXP_HAS_RET_STACK(t)	(kconf.task.ret_stack != 0)
+#define FGT_EXP_READ(dst, t, f)		task_read(dst, t, f)
+#include "exposure.h"
+
+/* A task's tid, and whether it has a shadow stack. */
+static __always_inline void task_stack(const struct task_struct *t, __u32 *tid, __u32 *ok)
+{
+	void *ret_stack = NULL;
+	__u32 pid = 0;
+
+	task_read(&pid, t, pid);
+	task_read(&ret_stack, t, ret_stack);
+	*tid = pid;
+	*ok = ret_stack != NULL;
+}
 /* The union of kconf's sweep, start and exit ranges (src/watch/session.c sets it):
  * a free from anywhere else, nearly every free of the system, is rejected by
  * two comparisons instead of three range tests. */
@@ -905,8 +928,7 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
 	e = reserve(FGT_EV_TASK_NEW, FGT_SRC_ATTRIBUTED);
 	if (!e)
 		return 0;
-	e->target_tid = BPF_CORE_READ(task, pid);
-	e->ok = BPF_CORE_READ(task, ret_stack) != NULL;
+	task_stack(task, &e->target_tid, &e->ok);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -1122,8 +1144,7 @@ int BPF_PROG(d_fork_exit, struct task_struct *t)
 	e = reserve(FGT_EV_TASK_NEW, FGT_SRC_DIRECT);
 	if (!e)
 		return 0;
-	e->target_tid = BPF_CORE_READ(t, pid);
-	e->ok = BPF_CORE_READ(t, ret_stack) != NULL;
+	task_stack(t, &e->target_tid, &e->ok);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

@@ -246,16 +246,19 @@ static void test_kernel_read(void **state)
 /*
  * The plan's own read of vmlinux BTF (fgt_plan_btf_read()): both structs in
  * one pass, each the first of its name as libbpf's lookup by name would
- * take it, kmem_cache::object_size at its offset, task_struct::ret_stack as
- * the static reader answers (tests/test_static_read.c checks that against
- * raw bytes). Built with libbpf's writer.
+ * take it, kmem_cache::object_size and the task_struct fields the programs
+ * read at their offsets, task_struct::ret_stack as the static reader answers
+ * (tests/test_static_read.c checks that against raw bytes). Built with
+ * libbpf's writer.
  */
-static struct btf *btf_with(bool cache, bool frames)
+static struct btf *btf_with(bool cache, bool frames, bool ret_stack)
 {
 	struct btf *b = btf__new_empty();
 	int u32 = btf__add_int(b, "unsigned int", 4, 0);
+	int i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
 	int ul = btf__add_int(b, "long unsigned int", 8, 0);
-	int frame, ptr, task;
+	int frame, ptr, task, fwd = btf__add_fwd(b, "task_struct", BTF_FWD_STRUCT);
+	int tptr = btf__add_ptr(b, fwd);
 
 	/* a decoy of the same name in another kind: not the struct */
 	btf__add_typedef(b, "kmem_cache", u32);
@@ -281,7 +284,13 @@ static struct btf *btf_with(bool cache, bool frames)
 	ptr = btf__add_ptr(b, frames ? frame : ul);
 	task = btf__add_struct(b, "task_struct", 4096);
 	btf__add_field(b, "state", ul, 0, 0);
-	btf__add_field(b, "ret_stack", ptr, 2048 * 8, 0);
+	btf__add_field(b, "tasks", ul, 64 * 8, 0);
+	btf__add_field(b, "pid", i32, 1200 * 8, 0);
+	btf__add_field(b, "tgid", i32, 1204 * 8, 0);
+	btf__add_field(b, "group_leader", tptr, 1272 * 8, 0);
+	btf__add_field(b, "start_time", ul, 1600 * 8, 0);
+	if (ret_stack)
+		btf__add_field(b, "ret_stack", ptr, 2048 * 8, 0);
 	/* a second of each: never taken */
 	btf__add_struct(b, "task_struct", 8);
 	btf__add_field(b, "ret_stack", ul, 0, 0);
@@ -294,7 +303,7 @@ static struct btf *btf_with(bool cache, bool frames)
 }
 
 /* The plan's wants: a probe's FUNC and TYPEDEF, and the two structs. */
-static int btf_read(const struct btf *b, struct fgt_btf_stack *st, uint32_t *off)
+static int btf_read(const struct btf *b, struct fgt_btf_stack *st, struct fgt_kernel *k)
 {
 	struct fgt_btf_want w[] = {
 		{ .name = "copy_process", .kind = BTF_KIND_FUNC },
@@ -310,29 +319,43 @@ static int btf_read(const struct btf *b, struct fgt_btf_stack *st, uint32_t *off
 		assert_int_equal(w[i].id, btf__find_by_name_kind(b, w[i].name, w[i].kind) > 0 ?
 					  btf__find_by_name_kind(b, w[i].name, w[i].kind) : 0);
 	assert_int_equal(w[4].id, 0);
-	return fgt_plan_btf_read(b, w[1].id, w[2].id, st, off);
+	memset(k, 0xff, sizeof(*k));	/* what the read does not set stays */
+	return fgt_plan_btf_read(b, w[1].id, w[2].id, st, k);
 }
 
 static void test_btf_read(void **state)
 {
 	struct fgt_btf_stack st;
-	uint32_t off = 99;
-	struct btf *b = btf_with(true, true);
+	struct fgt_kernel k;
+	struct btf *b = btf_with(true, true, true);
 
-	assert_int_equal(btf_read(b, &st, &off), 0);
-	assert_int_equal(off, 20);
+	assert_int_equal(btf_read(b, &st, &k), 0);
+	assert_int_equal(k.cache_size_off, 20);
+	assert_int_equal(k.task.pid, 1200);
+	assert_int_equal(k.task.tgid, 1204);
+	assert_int_equal(k.task.group_leader, 1272);
+	assert_int_equal(k.task.start_time, 1600);
+	assert_int_equal(k.task.ret_stack, 2048);
+	assert_int_equal(st.tasks_off, 64);
 	assert_int_equal(st.src, FGT_STACK_KMALLOC_ARRAY);
 	assert_int_equal(st.bytes, FGT_RETFUNC_DEPTH * 40);
 	assert_int_equal(st.off, 2048);
 	btf__free(b);
 
 	/* no struct kmem_cache (the typedef is not one); 4096-byte stacks */
-	b = btf_with(false, false);
-	off = 99;
-	assert_int_equal(btf_read(b, &st, &off), 0);
-	assert_int_equal(off, 0);
+	b = btf_with(false, false, true);
+	assert_int_equal(btf_read(b, &st, &k), 0);
+	assert_int_equal(k.cache_size_off, 0);
+	assert_int_equal(k.task.ret_stack, 2048);
 	assert_int_equal(st.src, FGT_STACK_KMALLOC);
 	assert_int_equal(st.bytes, FGT_SHADOW_STACK_SIZE);
+	btf__free(b);
+
+	/* no ret_stack: no function graph tracer; the other fields still */
+	b = btf_with(true, true, false);
+	assert_int_equal(btf_read(b, &st, &k), 1);
+	assert_int_equal(k.task.ret_stack, 0);
+	assert_int_equal(k.task.pid, 1200);
 	btf__free(b);
 }
 

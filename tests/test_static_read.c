@@ -530,7 +530,7 @@ static void btf_libbpf(const struct blob *x, int want, enum fgt_stack_src src, u
 	libbpf_print_fn_t old = libbpf_set_print(libbpf_quiet);
 	struct btf *lb = btf__new(x->b, x->len);
 	struct fgt_btf_stack b;
-	uint32_t cache_off = 1;
+	struct fgt_kernel k = { .cache_size_off = 1 };
 
 	libbpf_set_print(old);
 
@@ -538,8 +538,10 @@ static void btf_libbpf(const struct blob *x, int want, enum fgt_stack_src src, u
 		return;		/* refused whole: the plan would have no BTF */
 	assert_int_equal(fgt_plan_btf_read(lb, btf__find_by_name_kind(lb, "task_struct",
 								       BTF_KIND_STRUCT),
-					   0, &b, &cache_off), want);
-	assert_int_equal(cache_off, 0);	/* these have no kmem_cache */
+					   0, &b, &k), want);
+	assert_int_equal(k.cache_size_off, 0);	/* these have no kmem_cache */
+	if (!want)
+		assert_int_equal(k.task.ret_stack, b.off);
 	if (!want) {
 		assert_int_equal(b.src, src);
 		assert_int_equal(b.bytes, bytes);

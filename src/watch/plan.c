@@ -165,6 +165,7 @@ static void fill_kconf(struct fgt_plan *p)
 	c->cachep_addr = k->stack_src == FGT_STACK_CACHE ? k->addr[FGT_SYM_STACK_CACHEP] : 0;
 	c->shadow_bytes = k->shadow_bytes;
 	c->cache_size_off = k->cache_size_off;
+	c->task = k->task;
 	c->list_bytes = FGT_RETSTACK_BATCH * sizeof(__u64);
 	c->direct_act = fgt_plan_has(p, FGT_ROLE_ACT_DIRECT);
 	c->direct_fork = fgt_plan_has(p, FGT_ROLE_FORK_DIRECT);
@@ -325,35 +326,57 @@ static uint32_t member_off(const struct btf *btf, int id, const char *member)
 	return 0;
 }
 
-int fgt_plan_btf_read(const struct btf *btf, int id, int cache_id, struct fgt_btf_stack *out,
-		      uint32_t *cache_size_off)
+/* task_struct's members the programs read, by name: their offsets into
+ * k->task, tasks' into out; its ret_stack member, or NULL. */
+static const struct btf_member *task_members(const struct btf *btf, const struct btf_type *t,
+					     struct fgt_btf_stack *out, struct fgt_kernel *k)
 {
-	const struct btf_member *m;
-	const struct btf_type *t;
-	const struct btf_type *pt;
-	int i;
+	const struct btf_member *m = btf_members(t), *ret_stack = NULL;
+	const struct {
+		const char *name;
+		__u32 *off;
+	} want[] = {
+		{ "pid", &k->task.pid }, { "tgid", &k->task.tgid },
+		{ "start_time", &k->task.start_time }, { "group_leader", &k->task.group_leader },
+		{ "ret_stack", &k->task.ret_stack }, { "tasks", &out->tasks_off },
+	};
 
-	memset(out, 0, sizeof(*out));
-	*cache_size_off = member_off(btf, cache_id, "object_size");
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(btf, id);
-	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
 		const char *name = btf__name_by_offset(btf, m->name_off);
 
-		if (name && !strcmp(name, "tasks"))
-			out->tasks_off = btf_member_bit_offset(t, i) / 8;
-		if (!name || strcmp(name, "ret_stack"))
-			continue;
-		out->off = btf_member_bit_offset(t, i) / 8;
-		pt = btf__type_by_id(btf, btf__resolve_type(btf, m->type));
-		if (!pt || !btf_is_ptr(pt))
-			return -1;
-		pt = btf__type_by_id(btf, btf__resolve_type(btf, pt->type));
-		if (!pt)
-			return -1;
-		fgt_btf_stack_of(out, btf_is_struct(pt), btf_is_struct(pt) ? pt->size : 0);
-		return 0;
+		for (size_t w = 0; name && w < sizeof(want) / sizeof(want[0]); w++) {
+			if (strcmp(name, want[w].name))
+				continue;
+			*want[w].off = btf_member_bit_offset(t, i) / 8;
+			if (want[w].off == &k->task.ret_stack)
+				ret_stack = m;
+		}
 	}
-	return 1;	/* task_struct without ret_stack: no fgraph */
+	return ret_stack;
+}
+
+int fgt_plan_btf_read(const struct btf *btf, int task_id, int cache_id,
+		      struct fgt_btf_stack *out, struct fgt_kernel *k)
+{
+	const struct btf_member *m;
+	const struct btf_type *t, *pt;
+
+	memset(out, 0, sizeof(*out));
+	memset(&k->task, 0, sizeof(k->task));
+	k->cache_size_off = member_off(btf, cache_id, "object_size");
+	t = task_id > 0 ? btf__type_by_id(btf, task_id) : NULL;
+	if (!t || !btf_is_struct(t))
+		return -1;
+	m = task_members(btf, t, out, k);
+	if (!m)
+		return 1;	/* task_struct without ret_stack: no fgraph */
+	out->off = k->task.ret_stack;
+	pt = btf__type_by_id(btf, btf__resolve_type(btf, m->type));
+	if (!pt || !btf_is_ptr(pt))
+		return -1;
+	pt = btf__type_by_id(btf, btf__resolve_type(btf, pt->type));
+	if (!pt)
+		return -1;
+	fgt_btf_stack_of(out, btf_is_struct(pt), btf_is_struct(pt) ? pt->size : 0);
+	return 0;
 }

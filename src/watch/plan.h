@@ -42,6 +42,7 @@ struct fgt_kernel {
 	uint32_t shadow_depth;		/* FGT_RETFUNC_DEPTH where ret_stack is a struct pointer */
 	uint32_t shadow_bytes;		/* a stack's size: that many frames, else FGT_SHADOW_STACK_SIZE */
 	uint32_t cache_size_off;	/* offsetof(struct kmem_cache, object_size), 0: unknown */
+	struct fgt_task_offs task;	/* task_struct's fields the programs read */
 };
 
 /* One candidate of one row, as tried. */
@@ -109,13 +110,13 @@ void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n);
  * task_struct::ret_stack as fgt_btf_ret_stack() answers it
  * (src/static/kread.c, the same return; the static reader's own walk of the
  * types up to task_struct, type 62,110 of 67,460 in lab-stock's BTF, took 9
- * million instructions of the start-up), and *cache_size_off, the offset of
- * kmem_cache::object_size (0 if not there). The BPF side takes the offset
- * rather than a CO-RE type, each of which costs libbpf a pass of its own
- * over the types at load.
+ * million instructions of the start-up); and into k, the offsets of
+ * kmem_cache::object_size and of the task_struct fields the programs read
+ * (0: not there). The BPF side takes offsets rather than CO-RE types, each
+ * of which costs libbpf a pass of its own over the types at load.
  */
 int fgt_plan_btf_read(const struct btf *btf, int task_id, int cache_id,
-		      struct fgt_btf_stack *out, uint32_t *cache_size_off);
+		      struct fgt_btf_stack *out, struct fgt_kernel *k);
 
 /* Step 1, the kernel's facts: from kallsyms, where stacks come from (their
  * cache, else kmalloc of 4096 bytes) ... */

@@ -108,8 +108,7 @@ static void btf_facts(struct fgt_plan *p, const struct btf *btf, int task_id, in
 {
 	if (!btf)
 		return;
-	p->btf.err = fgt_plan_btf_read(btf, task_id, cache_id, &p->btf.stack,
-				       &p->k.cache_size_off);
+	p->btf.err = fgt_plan_btf_read(btf, task_id, cache_id, &p->btf.stack, &p->k);
 	fgt_kernel_stacks(&p->k, &p->btf);
 	p->have_btf = !access("/sys/kernel/btf/vmlinux", R_OK);
 }
