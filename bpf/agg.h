@@ -635,15 +635,6 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 	} else {
 		if (!lat || lat >> 31)
 			return 0;
-		/*
-		 * The unfixed kernel's next batch: the gap held a walk, and the
-		 * cold code opens the next sweep. Tested here, where the walk's
-		 * gap nearly always lands, so that it leaves the batch's slot
-		 * cached: else the next allocation missed it too, two log2()s a
-		 * sweep.
-		 */
-		if ((gfp & FGT_GFP_DIRECT_RECLAIM) && st->sweep.batch >= st->blk_limit)
-			return 0;
 		/* opaque: the mask must stay where the verifier sees it (clang,
 		 * knowing the bits, would drop it; 6.1's verifier does not) */
 		off = fgt_agg_opaque(fgt_agg_log2_32((__u32)lat)) & 31;

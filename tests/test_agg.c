@@ -436,41 +436,6 @@ static void test_kinds_and_gaps(void **state)
 	pair_fini(&p);
 }
 
-/*
- * The unfixed kernel's batches: the walk's gap, before each batch's first
- * allocation, is no latency and leaves the batch's slot cached (bpf/agg.h
- * fgt_agg_alloc_fast()), and the records stay the assembler's. Gaps of 700
- * ns, slot [512, 1024); walks of 5 ms, which would cache [2^22, 2^23).
- */
-static void test_batch_slot(void **state)
-{
-	uint64_t ts = 1000000, ptr = 0xffff888000000000ull;
-	struct pair p;
-
-	pair_init(&p);
-	pair_feed(&(struct fgt_event){ .type = FGT_EV_ACT_BEGIN, .src = FGT_SRC_ATTRIBUTED,
-				       .ts_ns = ts, .nr_threads = 100 }, &p);
-	for (unsigned int s = 0; s < 3; s++) {
-		for (unsigned int i = 0; i < FGT_RETSTACK_BATCH; i++) {
-			ts += i ? 700 : 5000000;
-			pair_feed(&(struct fgt_event){
-				.type = FGT_EV_ALLOC, .src = FGT_SRC_ATTRIBUTED, .ts_ns = ts,
-				.site = FGT_SITE_SWEEP, .ok = 1, .size = 4096,
-				.gfp = GEN_GFP_KERNEL, .ptr = ptr += 4096 }, &p);
-			if (i == 0 && s)	/* the walk's gap just came */
-				assert_int_equal(fgt_aggact_state(p.g)->slot_lo, 512);
-		}
-	}
-	pair_feed(&(struct fgt_event){ .type = FGT_EV_ACT_END, .src = FGT_SRC_ATTRIBUTED,
-				       .ts_ns = ts += 5000000 }, &p);
-	pair_flush(&p);
-	assert_int_equal(pair_same(&p, "batch slot"), 1);
-	assert_int_equal(p.ref.acts[0].nr_sweeps, 3);
-	/* all but each sweep's first: the cache made no allocation cold */
-	assert_int_equal(fgt_aggact_fast(p.g), 3 * (FGT_RETSTACK_BATCH - 1));
-	pair_fini(&p);
-}
-
 /* Events kept, for tests that cut a stream. */
 struct stream {
 	struct fgt_event *ev;
@@ -764,7 +729,6 @@ int main(void)
 		cmocka_unit_test(test_fast_share),
 		cmocka_unit_test(test_in_a_row),
 		cmocka_unit_test(test_kinds_and_gaps),
-		cmocka_unit_test(test_batch_slot),
 		cmocka_unit_test(test_lossy),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_hist_slot),
