@@ -69,6 +69,16 @@ const char *fgt_plan_target(const struct fgt_plan *p, enum fgt_role r)
 	return c ? c->target : NULL;
 }
 
+int fgt_plan_target_btf_id(const struct fgt_plan *p, enum fgt_role r)
+{
+	if (!fgt_plan_has(p, r))
+		return 0;
+	for (int i = 0; i < p->nr_probes; i++)
+		if (p->probes[i].role == r && p->probes[i].cand == p->chosen[r])
+			return p->probes[i].btf_id;
+	return 0;
+}
+
 bool fgt_plan_has_lat(const struct fgt_plan *p)
 {
 	return fgt_plan_has(p, FGT_ROLE_LAT_CACHE) || fgt_plan_has(p, FGT_ROLE_LAT_CACHE_SIZE) ||

@@ -53,6 +53,7 @@ struct fgt_probe {
 	int attach_err;		/* 0 or -errno (only when loaded) */
 	bool ok;		/* loaded and attached */
 	const char *skipped;	/* not tried, and why */
+	int btf_id;		/* its target in vmlinux BTF (0: raw_tp, or none) */
 };
 
 #define FGT_PLAN_MAX_PROBES	(FGT_ROLE__NR * FGT_MAX_CANDS)
@@ -75,6 +76,7 @@ struct fgt_plan {
 	 * plan had it parsed, for the static verdict (have_btf: it could) */
 	struct fgt_btf_known btf;
 	bool have_btf;
+	int iter_btf_id;		/* the task iterator's target, bpf_iter_task (0: none) */
 };
 
 static inline bool fgt_plan_has(const struct fgt_plan *p, enum fgt_role r)
@@ -86,6 +88,9 @@ static inline bool fgt_plan_has(const struct fgt_plan *p, enum fgt_role r)
 const char *fgt_plan_target(const struct fgt_plan *p, enum fgt_role r);
 /* A figure's path: "direct" or "attributed" (NULL when nothing serves it). */
 const char *fgt_plan_fig_path(const struct fgt_plan *p, enum fgt_figure f);
+/* The chosen candidate's target id in vmlinux BTF, as its probe was loaded
+ * with (0 for raw_tp rows, or when the row is not served). */
+int fgt_plan_target_btf_id(const struct fgt_plan *p, enum fgt_role r);
 /* An allocator function attached: the fork path's latency can be measured. */
 bool fgt_plan_has_lat(const struct fgt_plan *p);
 

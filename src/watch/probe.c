@@ -118,14 +118,15 @@ static void btf_facts(struct fgt_plan *p, const struct btf *btf, int task_id, in
  * on lab-stock, 100k and more on Debian's kernels): each probe's attach
  * target id (btf_ids[i]; 0 for raw_tp; else the error libbpf's load would
  * give: -ESRCH when the target is not there, the parse error err without
- * BTF), and task_struct and kmem_cache for fgt_btf_facts().
- * btf__find_by_name_kind() walks the types for each name: 27 ms for a dozen
- * names in the lab's TCG guests.
+ * BTF), also kept in the plan for the session's load (struct fgt_probe
+ * btf_id); bpf_iter_task, the task iterator's; and task_struct and
+ * kmem_cache for btf_facts(). btf__find_by_name_kind() walks the types for
+ * each name: 27 ms for a dozen names in the lab's TCG guests.
  */
 static void btf_ids_of(struct fgt_plan *p, const struct btf *btf, int err, int *btf_ids)
 {
-	struct fgt_btf_want want[FGT_PLAN_MAX_PROBES + 2];
-	struct fgt_btf_want *task = &want[p->nr_probes], *cache = task + 1;
+	struct fgt_btf_want want[FGT_PLAN_MAX_PROBES + 3];
+	struct fgt_btf_want *task = &want[p->nr_probes], *cache = task + 1, *iter = task + 2;
 	int i;
 
 	for (i = 0; i < p->nr_probes; i++) {
@@ -138,10 +139,15 @@ static void btf_ids_of(struct fgt_plan *p, const struct btf *btf, int err, int *
 	}
 	*task = (struct fgt_btf_want){ .name = "task_struct", .kind = BTF_KIND_STRUCT };
 	*cache = (struct fgt_btf_want){ .name = "kmem_cache", .kind = BTF_KIND_STRUCT };
+	/* the exposure's task iterator: what libbpf looks "iter/task" up as */
+	*iter = (struct fgt_btf_want){ .name = "bpf_iter_task", .kind = BTF_KIND_FUNC };
 	if (btf)
-		fgt_plan_btf_find(btf, want, p->nr_probes + 2);
-	for (i = 0; i < p->nr_probes; i++)
+		fgt_plan_btf_find(btf, want, p->nr_probes + 3);
+	for (i = 0; i < p->nr_probes; i++) {
 		btf_ids[i] = !want[i].kind ? 0 : !btf ? err : want[i].id ? want[i].id : -ESRCH;
+		p->probes[i].btf_id = btf_ids[i] > 0 ? btf_ids[i] : 0;
+	}
+	p->iter_btf_id = iter->id;
 	btf_facts(p, btf, task->id, cache->id);
 }
 

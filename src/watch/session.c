@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "watch/session.h"
 #include "common/clock.h"
@@ -107,6 +108,129 @@ static const char *const *row_progs(const struct fgt_plan *p, enum fgt_role r)
 	return row->progs;
 }
 
+/*
+ * The programs' attach targets by the plan's ids. libbpf finds a tracing
+ * program's target by name in vmlinux BTF as it opens or loads it (fentry,
+ * fexit, tp_btf, iter: btf__find_by_name_kind(), a pass over all its types
+ * each; 1.9 M instructions on lab-stock under qemu instruction counting, six
+ * of them before the start line there), where the plan's one pass found
+ * every id already. Handlers of our own for those sections (custom ones come
+ * before libbpf's own: libbpf_register_prog_handler()) hand the kernel the
+ * plan's id, and attach as libbpf's do. Registered while a session's object
+ * lives: its programs hold pointers to them. Another object's program
+ * loaded meanwhile (check's own task iterator) is looked up by name, as
+ * libbpf would.
+ */
+#define MAX_TARGETS	32
+
+static struct {
+	const struct bpf_program *prog;
+	int btf_id;
+} targets[MAX_TARGETS];
+static int nr_targets;
+static int handler_ids[4];
+static int nr_handlers;
+
+static void target_set(const struct bpf_program *prog, int btf_id)
+{
+	if (nr_targets < MAX_TARGETS)
+		targets[nr_targets++] = (typeof(targets[0])){ prog, btf_id };
+}
+
+/* A program the plan did not see: its section's target, as libbpf finds it. */
+static int target_by_name(const struct bpf_program *prog, long cookie)
+{
+	const char *sec = bpf_program__section_name(prog), *name = strchr(sec, '/');
+	struct btf *btf;
+	char want[128];
+	int id, kind = BTF_KIND_FUNC;
+
+	if (!name)
+		return -ESRCH;
+	name++;
+	if (cookie == BPF_TRACE_ITER)
+		snprintf(want, sizeof(want), "bpf_iter_%s", name);
+	else if (cookie == BPF_TRACE_RAW_TP)
+		snprintf(want, sizeof(want), "btf_trace_%s", name);
+	else
+		snprintf(want, sizeof(want), "%s", name);
+	if (cookie == BPF_TRACE_RAW_TP)
+		kind = BTF_KIND_TYPEDEF;
+	btf = btf__load_vmlinux_btf();
+	if (libbpf_get_error(btf))
+		return -ESRCH;
+	id = btf__find_by_name_kind(btf, want, kind);
+	btf__free(btf);
+	return id > 0 ? id : -ESRCH;
+}
+
+static int target_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
+{
+	int id = -ESRCH, i;
+
+	for (i = 0; i < nr_targets && targets[i].prog != prog; i++)
+		;
+	if (i < nr_targets)
+		id = targets[i].btf_id > 0 ? targets[i].btf_id : -ESRCH;
+	else
+		id = target_by_name(prog, cookie);
+	if (id < 0) {
+		log_dbg("fgraphtop: %s: no attach target\n", bpf_program__name(prog));
+		return id;
+	}
+	opts->attach_btf_id = (__u32)id;
+	opts->attach_btf_obj_fd = 0;	/* vmlinux */
+	return 0;
+}
+
+static int target_attach(const struct bpf_program *prog, long cookie, struct bpf_link **link)
+{
+	*link = cookie == BPF_TRACE_ITER ? bpf_program__attach_iter(prog, NULL) :
+					   bpf_program__attach_trace(prog);
+	return *link ? 0 : -errno;
+}
+
+static void handlers_off(void)
+{
+	while (nr_handlers > 0)
+		libbpf_unregister_prog_handler(handler_ids[--nr_handlers]);
+	nr_targets = 0;
+}
+
+/* true if ours are in place (else libbpf's look the targets up by name) */
+static bool handlers_on(void)
+{
+	static const struct {
+		const char *sec;
+		enum bpf_attach_type type;
+	} secs[] = {
+		{ "fentry+", BPF_TRACE_FENTRY }, { "fexit+", BPF_TRACE_FEXIT },
+		{ "tp_btf+", BPF_TRACE_RAW_TP }, { "iter+", BPF_TRACE_ITER },
+	};
+	LIBBPF_OPTS(libbpf_prog_handler_opts, o, .prog_prepare_load_fn = target_load,
+		    .prog_attach_fn = target_attach);
+
+	_Static_assert(sizeof(secs) / sizeof(secs[0]) == sizeof(handler_ids) / sizeof(int),
+		       "an id per handler");
+	if (nr_handlers)
+		return true;
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		int id;
+
+		o.cookie = secs[i].type;
+		id = libbpf_register_prog_handler(secs[i].sec, BPF_PROG_TYPE_TRACING,
+						  secs[i].type, &o);
+		if (id < 0) {
+			log_dbg("fgraphtop: no handler of our own for %s (%d): libbpf finds "
+				"the targets\n", secs[i].sec, id);
+			handlers_off();
+			return false;
+		}
+		handler_ids[nr_handlers++] = id;
+	}
+	return true;
+}
+
 /* Load a chosen row's programs; its attach target is the chosen candidate's. */
 static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum fgt_role r)
 {
@@ -124,8 +248,13 @@ static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum
 		/* lazy rows: attached by lazy_update(); test-run ones: never */
 		if (row->lazy || row->kind == FGT_PK_TEST_RUN)
 			bpf_program__set_autoattach(prog, false);
-		if (row->kind == FGT_PK_FENTRY || row->kind == FGT_PK_FEXIT)
-			err = bpf_program__set_attach_target(prog, 0, target);
+		if (row->kind == FGT_PK_FENTRY || row->kind == FGT_PK_FEXIT ||
+		    row->kind == FGT_PK_TP_BTF) {
+			if (nr_handlers)
+				target_set(prog, fgt_plan_target_btf_id(p, r));
+			else if (row->kind != FGT_PK_TP_BTF)
+				err = bpf_program__set_attach_target(prog, 0, target);
+		}
 	}
 	return err;
 }
@@ -627,6 +756,8 @@ static int open_load(struct fgt_session *s, bool exp, int *err, char *msg, size_
 {
 	struct bpf_program *it;
 
+	handlers_on();
+	nr_targets = 0;
 	s->skel = fgraphtop_bpf__open();
 	if (!s->skel) {
 		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
@@ -639,6 +770,7 @@ static int open_load(struct fgt_session *s, bool exp, int *err, char *msg, size_
 	}
 	it = s->skel->progs.exp_count_lacking;
 	bpf_program__set_autoload(it, exp);
+	target_set(it, s->plan->iter_btf_id);
 	bpf_program__set_autoattach(it, false);	/* fgt_exposure_of(): an iterator link */
 	fgt_session_phase("open and configure");
 	*err = fgraphtop_bpf__load(s->skel);
@@ -946,6 +1078,7 @@ void fgt_session_close(struct fgt_session *s)
 	s->exp_it = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
+	handlers_off();		/* after the object: its programs point at them */
 	fgt_assembler_free(s->as);
 	s->as = NULL;
 	fgt_aggact_free(s->agg);
