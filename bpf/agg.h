@@ -336,6 +336,9 @@ static __always_inline void fgt_agg_sync(struct fgt_agg *st)
 
 	if (!st->fast)
 		return;
+	/* a run of blocking allocations alone ended with its last one */
+	if (st->sweep.nonblocking == st->run_nb && st->sweep.batch != st->run_batch)
+		st->batch_end = st->gap_from;
 	st->act.lat.sum += st->gap_from - st->sum_from;
 	/* the run's blocking allocations come before its non-blocking ones
 	 * (blk_limit), so these begin at the last blocking one's end, or at
@@ -620,7 +623,7 @@ static __always_inline void fgt_agg_alloc_slow(struct fgt_agg *st, void *out, __
  * works out later (fgt_agg_sync(), fgt_agg_hist_final()). 1 if taken.
  */
 static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u64 ts,
-					      __u64 ptr, __u32 gfp)
+					      __u64 ptr, __u32 gfp, int trusted)
 {
 	/* fgt_agg_sweep_lat() (gap_from is set where the path may run) */
 	__u64 lat = ts - st->gap_from, off;
@@ -645,17 +648,23 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 	if (gfp & FGT_GFP_DIRECT_RECLAIM) {
 		if (st->sweep.batch >= st->blk_limit)	/* 0 unless fast */
 			return 0;
-		st->sweep.batch++;	/* act.blocking's share: fgt_agg_sync() */
-		st->batch_end = ts;
-		fgt_agg_res_add(st, out, ptr);
+		/* act.blocking's share, and batch_end (the run's last
+		 * blocking allocation, the gap's end): fgt_agg_sync() */
+		st->sweep.batch++;
+		if (!trusted)
+			fgt_agg_res_add(st, out, ptr);
 	} else {
 		if (!st->nb_fast) {
 			if (!st->fast)
 				return 0;
 			/* a blocking one after it is the cold code's, and so
-			 * begins a run (fgt_agg_sync(): inline_ns from the gaps) */
+			 * begins a run (fgt_agg_sync(): inline_ns from the gaps);
+			 * the run's blocking ones, if any, ended at the gap's
+			 * start */
 			st->blk_limit = 0;
 			st->nb_fast = 1;
+			if (st->sweep.batch != st->run_batch)
+				st->batch_end = st->gap_from;
 		}
 		st->sweep.nonblocking++;
 	}
@@ -679,12 +688,15 @@ static __always_inline void fgt_agg_alloc_cold(struct fgt_agg *st, void *out, __
 }
 
 /* A sweep-site allocation; dur 0 when not measured (the gap is taken).
- * 1 if the fast path took it (the replay counts them for its tests). */
+ * trusted: FGT_AGG_RES_TRUST(st), as the caller knows it (a BPF program
+ * that only ever runs where stacks have their own cache says so as a
+ * constant: no test on the fast path). 1 if the fast path took it (the
+ * replay counts them for its tests). */
 static __always_inline int fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
 					 const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
-					 int ok, __u64 dur)
+					 int ok, __u64 dur, int trusted)
 {
-	if (ok && !dur && fgt_agg_alloc_fast(st, out, ts, ptr, gfp))
+	if (ok && !dur && fgt_agg_alloc_fast(st, out, ts, ptr, gfp, trusted))
 		return 1;
 	FGT_AGG_ALLOC_COLD(st, out, ts, src, who, ptr, gfp, ok, dur);
 	return 0;

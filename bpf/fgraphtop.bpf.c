@@ -632,8 +632,10 @@ __noinline int agg_sweep_end(__u64 ts, int ret)
 }
 
 /* A shadow stack of the walk: into the activation's figures (bpf/agg.h),
- * its fast path inline. */
-static __always_inline void sweep_alloc(struct fgt_hot *h, const __u64 *args, int gfp_arg)
+ * its fast path inline. trusted: FGT_AGG_RES_TRUST, a constant where the
+ * caller runs only on kernels whose stacks have their own cache. */
+static __always_inline void sweep_alloc(struct fgt_hot *h, const __u64 *args, int gfp_arg,
+					int trusted)
 {
 	__u64 ts = bpf_ktime_get_ns();
 	/* the tracepoint's ptr and gfp_flags read after the call, from the
@@ -641,7 +643,8 @@ static __always_inline void sweep_alloc(struct fgt_hot *h, const __u64 *args, in
 	__u64 ptr = args[1];
 	__u32 gfp = args[gfp_arg];
 
-	if (fgt_agg_alloc(&h->agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0))
+	if (fgt_agg_alloc(&h->agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0,
+			  trusted))
 		return;		/* the fast path: never with --events (FGT_AGG_NO_FAST) */
 	if (log_on)
 		log_alloc(ts, ptr, FGT_SITE_SWEEP, gfp, shadow_size());
@@ -756,7 +759,7 @@ int BPF_PROG(tp_kmalloc, unsigned long call_site, const void *ptr,
 
 		if (walk_site(h, call_site) ||
 		    alloc_seen(ctx, call_site, (__u64)ptr, gfp_flags, bytes_req))
-			sweep_alloc(h, ctx, KMALLOC_GFP_ARG);
+			sweep_alloc(h, ctx, KMALLOC_GFP_ARG, FGT_AGG_RES_TRUST(&h->agg));
 		return 0;
 	}
 	list_seen(ctx, call_site, (__u64)ptr, bytes_req);
@@ -826,7 +829,9 @@ int tp_kmem_cache_alloc(__u64 *ctx)
 	call_site = ctx[0];
 	if (walk_site(h, call_site) ||
 	    alloc_seen(ctx, call_site, ctx[1], ctx[KMEM_CACHE_ALLOC_GFP_ARG], shadow_size()))
-		sweep_alloc(h, ctx, KMEM_CACHE_ALLOC_GFP_ARG);
+		/* loaded only where stacks come from fgraph_stack_cachep (its
+		 * row needs the cache): every free passed on is the reserve's */
+		sweep_alloc(h, ctx, KMEM_CACHE_ALLOC_GFP_ARG, 1);
 	return 0;
 }
 

@@ -313,7 +313,7 @@ void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
 	case FGT_EV_ALLOC:
 		if (ev->site == FGT_SITE_SWEEP)
 			c->fast_n += fgt_agg_alloc(st, c, ev->ts_ns, ev->src, &who, ev->ptr, ev->gfp,
-						   ev->ok != 0, ev->dur_ns);
+						   ev->ok != 0, ev->dur_ns, FGT_AGG_RES_TRUST(st));
 		else if (ev->site == FGT_SITE_IDLE)
 			fgt_agg_idle(st, ev->ts_ns);
 		break;
