@@ -306,13 +306,28 @@ static struct btf *btf_with(bool cache, bool frames, bool ret_stack)
 static int btf_read(const struct btf *b, struct fgt_btf_stack *st, struct fgt_kernel *k)
 {
 	struct fgt_btf_want w[] = {
-		{ .name = "copy_process", .kind = BTF_KIND_FUNC },
+		{ .name = "" },
 		{ .name = "task_struct", .kind = BTF_KIND_STRUCT },
 		{ .name = "kmem_cache", .kind = BTF_KIND_STRUCT },
-		{ .name = "btf_trace_task_newtask", .kind = BTF_KIND_TYPEDEF },
-		{ .name = "" },		/* a raw_tp probe: nothing */
+		{ .name = "" }, { .name = "" },
 	};
 
+	/* as the probes' targets are wanted, libbpf's names */
+	fgt_plan_btf_want(FGT_PK_FEXIT, "copy_process", &w[0]);
+	assert_string_equal(w[0].name, "copy_process");
+	assert_int_equal(w[0].kind, BTF_KIND_FUNC);
+	fgt_plan_btf_want(FGT_PK_TP_BTF, "task_newtask", &w[3]);
+	assert_string_equal(w[3].name, "btf_trace_task_newtask");
+	assert_int_equal(w[3].kind, BTF_KIND_TYPEDEF);
+	fgt_plan_btf_want(FGT_PK_RAW_TP, "kmalloc", &w[4]);	/* nothing */
+	assert_int_equal(w[4].kind, 0);
+	{
+		struct fgt_btf_want it;
+
+		fgt_plan_btf_want_iter("task", &it);
+		assert_string_equal(it.name, "bpf_iter_task");
+		assert_int_equal(it.kind, BTF_KIND_FUNC);
+	}
 	fgt_plan_btf_find(b, w, 5);
 	/* the same first match as libbpf's lookup by name, for every want */
 	for (int i = 0; i < 4; i++)

@@ -295,6 +295,25 @@ void fgt_kernel_stacks(struct fgt_kernel *k, const struct fgt_btf_known *btf)
 	k->shadow_bytes = btf->stack.bytes;
 }
 
+void fgt_plan_btf_want(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (kind == FGT_PK_TP_BTF) {
+		snprintf(w->name, sizeof(w->name), "btf_trace_%s", target);
+		w->kind = BTF_KIND_TYPEDEF;
+	} else if (kind == FGT_PK_FENTRY || kind == FGT_PK_FEXIT) {
+		snprintf(w->name, sizeof(w->name), "%s", target);
+		w->kind = BTF_KIND_FUNC;
+	}
+}
+
+void fgt_plan_btf_want_iter(const char *target, struct fgt_btf_want *w)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, sizeof(w->name), "bpf_iter_%s", target);
+	w->kind = BTF_KIND_FUNC;
+}
+
 void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n)
 {
 	__u32 cnt = btf__type_cnt(btf), kinds = 0;

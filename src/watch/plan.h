@@ -101,6 +101,12 @@ struct fgt_btf_want {
 	int id;
 };
 
+/* What a probe's target is looked up as, the way libbpf finds it: the FUNC
+ * for fentry/fexit, the btf_trace_<name> TYPEDEF for tp_btf; nothing (kind
+ * 0) for raw_tp. An iterator's, "iter/<name>": the bpf_iter_<name> FUNC. */
+void fgt_plan_btf_want(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w);
+void fgt_plan_btf_want_iter(const char *target, struct fgt_btf_want *w);
+
 /*
  * All of them in one pass over the types, each the first of its name and
  * kind, as btf__find_by_name_kind() would take it (which walks the types

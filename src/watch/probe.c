@@ -76,20 +76,6 @@ int fgt_preflight(const struct fgt_ksyms *ks, char *msg, size_t len)
 
 /* ---- step 2: the probes --------------------------------------------------- */
 
-/* What a probe's target is looked up as, the way libbpf finds it: the FUNC for
- * fentry/fexit, the btf_trace_<name> TYPEDEF for tp_btf; nothing for raw_tp. */
-static void target_want(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w)
-{
-	memset(w, 0, sizeof(*w));
-	if (kind == FGT_PK_TP_BTF) {
-		snprintf(w->name, sizeof(w->name), "btf_trace_%s", target);
-		w->kind = BTF_KIND_TYPEDEF;
-	} else if (kind == FGT_PK_FENTRY || kind == FGT_PK_FEXIT) {
-		snprintf(w->name, sizeof(w->name), "%s", target);
-		w->kind = BTF_KIND_FUNC;
-	}
-}
-
 static const char *probe_target(const struct fgt_probe *pr)
 {
 	return fgt_row_cand(&fgt_probe_rows[pr->role], pr->cand)->target;
@@ -135,12 +121,12 @@ static void btf_ids_of(struct fgt_plan *p, const struct btf *btf, int err, int *
 		if (pr->skipped)
 			memset(&want[i], 0, sizeof(want[i]));
 		else
-			target_want(fgt_probe_rows[pr->role].kind, probe_target(pr), &want[i]);
+			fgt_plan_btf_want(fgt_probe_rows[pr->role].kind, probe_target(pr), &want[i]);
 	}
 	*task = (struct fgt_btf_want){ .name = "task_struct", .kind = BTF_KIND_STRUCT };
 	*cache = (struct fgt_btf_want){ .name = "kmem_cache", .kind = BTF_KIND_STRUCT };
 	/* the exposure's task iterator: what libbpf looks "iter/task" up as */
-	*iter = (struct fgt_btf_want){ .name = "bpf_iter_task", .kind = BTF_KIND_FUNC };
+	fgt_plan_btf_want_iter("task", iter);
 	if (btf)
 		fgt_plan_btf_find(btf, want, p->nr_probes + 3);
 	for (i = 0; i < p->nr_probes; i++) {

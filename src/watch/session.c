@@ -141,25 +141,21 @@ static void target_set(const struct bpf_program *prog, int btf_id)
 static int target_by_name(const struct bpf_program *prog, long cookie)
 {
 	const char *sec = bpf_program__section_name(prog), *name = strchr(sec, '/');
+	struct fgt_btf_want w;
 	struct btf *btf;
-	char want[128];
-	int id, kind = BTF_KIND_FUNC;
+	int id;
 
 	if (!name)
 		return -ESRCH;
-	name++;
 	if (cookie == BPF_TRACE_ITER)
-		snprintf(want, sizeof(want), "bpf_iter_%s", name);
-	else if (cookie == BPF_TRACE_RAW_TP)
-		snprintf(want, sizeof(want), "btf_trace_%s", name);
+		fgt_plan_btf_want_iter(name + 1, &w);
 	else
-		snprintf(want, sizeof(want), "%s", name);
-	if (cookie == BPF_TRACE_RAW_TP)
-		kind = BTF_KIND_TYPEDEF;
+		fgt_plan_btf_want(cookie == BPF_TRACE_RAW_TP ? FGT_PK_TP_BTF : FGT_PK_FENTRY,
+				  name + 1, &w);
 	btf = btf__load_vmlinux_btf();
 	if (libbpf_get_error(btf))
 		return -ESRCH;
-	id = btf__find_by_name_kind(btf, want, kind);
+	id = btf__find_by_name_kind(btf, w.name, w.kind);
 	btf__free(btf);
 	return id > 0 ? id : -ESRCH;
 }
