@@ -337,51 +337,39 @@ void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n)
 	}
 }
 
-/* A member's byte offset, 0 if it is not there (none we read is first). */
-static uint32_t member_off(const struct btf *btf, int id, const char *member)
+/* Struct t's member of that name and its byte offset in *off (0 if it is
+ * not there: none we read is first); NULL if there is none. */
+static const struct btf_member *member_at(const struct btf *btf, const struct btf_type *t,
+					  const char *member, __u32 *off)
 {
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
 	const struct btf_member *m;
 	int i;
 
+	*off = 0;
 	if (!t || !btf_is_struct(t))
-		return 0;
+		return NULL;
 	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
 		const char *name = btf__name_by_offset(btf, m->name_off);
 
-		if (name && !strcmp(name, member))
-			return btf_member_bit_offset(t, i) / 8;
+		if (name && !strcmp(name, member)) {
+			*off = btf_member_bit_offset(t, i) / 8;
+			return m;
+		}
 	}
-	return 0;
+	return NULL;
 }
 
-/* task_struct's members the programs read, by name: their offsets into
- * k->task, tasks' into out; its ret_stack member, or NULL. */
+/* task_struct's members the programs read: their offsets into k->task,
+ * tasks' into out; its ret_stack member, or NULL. */
 static const struct btf_member *task_members(const struct btf *btf, const struct btf_type *t,
 					     struct fgt_btf_stack *out, struct fgt_kernel *k)
 {
-	const struct btf_member *m = btf_members(t), *ret_stack = NULL;
-	const struct {
-		const char *name;
-		__u32 *off;
-	} want[] = {
-		{ "pid", &k->task.pid }, { "tgid", &k->task.tgid },
-		{ "start_time", &k->task.start_time }, { "group_leader", &k->task.group_leader },
-		{ "ret_stack", &k->task.ret_stack }, { "tasks", &out->tasks_off },
-	};
-
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const char *name = btf__name_by_offset(btf, m->name_off);
-
-		for (size_t w = 0; name && w < sizeof(want) / sizeof(want[0]); w++) {
-			if (strcmp(name, want[w].name))
-				continue;
-			*want[w].off = btf_member_bit_offset(t, i) / 8;
-			if (want[w].off == &k->task.ret_stack)
-				ret_stack = m;
-		}
-	}
-	return ret_stack;
+	member_at(btf, t, "pid", &k->task.pid);
+	member_at(btf, t, "tgid", &k->task.tgid);
+	member_at(btf, t, "start_time", &k->task.start_time);
+	member_at(btf, t, "group_leader", &k->task.group_leader);
+	member_at(btf, t, "tasks", &out->tasks_off);
+	return member_at(btf, t, "ret_stack", &k->task.ret_stack);
 }
 
 int fgt_plan_btf_read(const struct btf *btf, int task_id, int cache_id,
@@ -392,7 +380,8 @@ int fgt_plan_btf_read(const struct btf *btf, int task_id, int cache_id,
 
 	memset(out, 0, sizeof(*out));
 	memset(&k->task, 0, sizeof(k->task));
-	k->cache_size_off = member_off(btf, cache_id, "object_size");
+	member_at(btf, cache_id > 0 ? btf__type_by_id(btf, cache_id) : NULL, "object_size",
+		  &k->cache_size_off);
 	t = task_id > 0 ? btf__type_by_id(btf, task_id) : NULL;
 	if (!t || !btf_is_struct(t))
 		return -1;
