@@ -167,6 +167,39 @@ static __always_inline __u64 fgt_agg_hist_slot(__u64 v)
 }
 
 /*
+ * The fast path's slot of a gap in [64 ns, 16 us), by table, as byte offsets
+ * into the histogram's slots: gap >> 6 is 1..255 there, and floor(log2(gap))
+ * is floor(log2(gap >> 6)) + 6. The walk's gaps fall in it: a stock kernel's
+ * batch (the allocator, about 300 ns under icount, and its refill every few
+ * objects, twice or four times that) and a fixed kernel's allocations between
+ * walk steps. Where they take three slots, a cache of the last two slots
+ * missed on every refill (lab-stock, icount: 42 instructions every four
+ * allocations); the table costs two more than a cached slot, and never
+ * misses.
+ */
+#define FGT_AGG_TBL_LO		64ull
+#define FGT_AGG_TBL_HI		16384ull
+#define FGT_AGG_T2(v)		v, v
+#define FGT_AGG_T4(v)		FGT_AGG_T2(v), FGT_AGG_T2(v)
+#define FGT_AGG_T8(v)		FGT_AGG_T4(v), FGT_AGG_T4(v)
+#define FGT_AGG_T16(v)		FGT_AGG_T8(v), FGT_AGG_T8(v)
+#define FGT_AGG_T32(v)		FGT_AGG_T16(v), FGT_AGG_T16(v)
+#define FGT_AGG_T64(v)		FGT_AGG_T32(v), FGT_AGG_T32(v)
+#define FGT_AGG_T128(v)		FGT_AGG_T64(v), FGT_AGG_T64(v)
+
+static const __u8 fgt_agg_slot_tbl[FGT_AGG_TBL_HI / FGT_AGG_TBL_LO] = {
+	0,			/* below 64: not the table's */
+	7 * 8,			/* 64..127: slot 7 */
+	FGT_AGG_T2(8 * 8),
+	FGT_AGG_T4(9 * 8),
+	FGT_AGG_T8(10 * 8),
+	FGT_AGG_T16(11 * 8),
+	FGT_AGG_T32(12 * 8),
+	FGT_AGG_T64(13 * 8),
+	FGT_AGG_T128(14 * 8),	/* 8,192..16,383: slot 14 */
+};
+
+/*
  * fgt_hist_add(), less what the fast path leaves to the cold code: while an
  * activation is under way, count is not kept (fgt_agg_hist_final() adds up
  * the slots), min starts at ~0 (fgt_agg_act_start()), and the sum leaves out
@@ -563,13 +596,14 @@ static FGT_AGG_COLD void fgt_agg_act_end(struct fgt_agg *st, void *out, __u64 ts
 	FGT_AGG_FINISH(st, out, ts, 1, ret);
 }
 
-/* The rest of fgt_agg_alloc(), for what the fast path does not take. */
-static __always_inline void fgt_agg_alloc_cold(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
-					       const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
-					       int ok, __u64 dur);
+/* The rest of fgt_agg_alloc(), for what the fast path does not take: 2 if
+ * fgt_agg_batch_next() took it, else 0. */
+static __always_inline int fgt_agg_alloc_cold(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					      const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
+					      int ok, __u64 dur);
 
-/* fgt_agg_alloc() whatever the state. */
-static __always_inline void fgt_agg_alloc_slow(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+/* The assembler's steps for an allocation, whatever the state. */
+static __always_inline void fgt_agg_alloc_steps(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
 					       const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
 					       int ok, __u64 dur)
 {
@@ -617,6 +651,58 @@ static __always_inline void fgt_agg_alloc_slow(struct fgt_agg *st, void *out, __
 }
 
 /*
+ * A blocking allocation past a full batch: the next sweep's first, where the
+ * sweep before it is clean (fgt_agg_fast_set() gave blk_limit its batch).
+ * What fgt_agg_alloc_cold() does then, worked out for that one state: the
+ * run's totals (fgt_agg_sync() of blocking allocations alone), the sweep
+ * closed after its walk (fgt_agg_sweep_close(), followed: -EAGAIN) and put,
+ * the next opened at ts with this allocation in its batch and no latency
+ * (its gap holds the walk), and the fast path set as it was.
+ * In that state the sweep is open, not opened by SWEEP_BEGIN (so its return
+ * is not known), and has had no FREE, no failure and no non-blocking
+ * allocation: served is the batch, walk_end and inline_ns are 0 and stay
+ * so. gap_from (never 0 on the fast path) ended the batch: a run of
+ * blocking allocations ended with its last, an empty one began there.
+ * A stock kernel's walk comes here once every 32 threads served; the cold
+ * code took 450 instructions for it (lab, icount). 2 if taken, 0 if the
+ * state is another (then the cold code takes it).
+ */
+static FGT_AGG_COLD int fgt_agg_batch_next(struct fgt_agg *st, void *out, __u64 ts, __u64 ptr)
+{
+	struct fgt_agg_sweep *s = &st->sweep;
+	struct fgt_agg_act *act = &st->act;
+	__u64 be = st->gap_from, last;
+
+	/* beyond the last sweep the cold code counts into it */
+	if (!st->blk_limit || s->batch < st->blk_limit || act->nr_sweeps >= FGT_AGG_MAX_SWEEPS)
+		return 0;
+	act->lat.sum += be - st->sum_from;
+	act->blocking += s->batch - st->run_batch + 1;
+	last = ts > be ? ts : be;
+	if (last > st->last_ts)
+		st->last_ts = act->last_ns = last;
+	s->served = s->batch;
+	act->served += s->batch;
+	s->end_ns = ts > s->begin_ns ? ts : s->begin_ns;
+	s->alloc_ns = fgt_agg_span(s->begin_ns, be);
+	s->walk_ns = fgt_agg_span(be, s->end_ns);
+	s->ret = -FGT_AGG_EAGAIN;
+	act->alloc_ns += s->alloc_ns;
+	act->walk_ns += s->walk_ns;
+	fgt_agg_put(st, out);
+	fgt_agg_res_clear(st);
+	fgt_agg_res_add(st, out, ptr);
+	__builtin_memset(s, 0, sizeof(*s));
+	s->begin_ns = ts;
+	s->seq = act->seq;
+	s->index = act->nr_sweeps++;
+	s->batch = 1;
+	st->run_batch = 1;
+	st->batch_end = st->gap_from = st->sum_from = ts;
+	return 2;
+}
+
+/*
  * fgt_agg_alloc() of a successful allocation whose latency is the gap, in
  * the state fgt_agg_fast_set() allows: nearly every allocation of a walk.
  * The same steps, less the tests they need not make and what the cold code
@@ -627,23 +713,24 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 {
 	/* fgt_agg_sweep_lat() (gap_from is set where the path may run) */
 	__u64 lat = ts - st->gap_from, off;
+	/* opaque: the index must stay i's (clang would make it lat >> 6,
+	 * which the verifier cannot bound) */
+	__u64 i = fgt_agg_opaque(lat - FGT_AGG_TBL_LO);
 
-	/*
-	 * The walk's gaps are much alike: the last one's slot, if it holds.
-	 * Else a gap of 0, of 2 s or more, or a clock that went back, is not
-	 * the fast path's, whose slots then stop at 31.
-	 */
-	if (__builtin_expect(lat - st->slot_lo < st->slot_lo, 1)) {
-		off = st->slot_off;
+	if (__builtin_expect(i < FGT_AGG_TBL_HI - FGT_AGG_TBL_LO, 1)) {
+		off = fgt_agg_slot_tbl[(i >> 6) + 1];
+	} else if ((gfp & FGT_GFP_DIRECT_RECLAIM) && st->sweep.batch >= st->blk_limit) {
+		/* the cold code's (a next batch's first, mostly), tested
+		 * first so that the walk's gap costs no log2 */
+		return 0;
 	} else {
+		/* a gap of 0, of 2 s or more, or a clock that went back, is
+		 * not the fast path's, whose slots then stop at 32 */
 		if (!lat || lat >> 31)
 			return 0;
 		/* opaque: the mask must stay where the verifier sees it (clang,
 		 * knowing the bits, would drop it; 6.1's verifier does not) */
-		off = fgt_agg_opaque(fgt_agg_log2_32((__u32)lat)) & 31;
-		st->slot_lo = 1ull << off;
-		off = (off + 1) * sizeof(__u64);
-		st->slot_off = off;
+		off = ((fgt_agg_opaque(fgt_agg_log2_32((__u32)lat)) & 31) + 1) * sizeof(__u64);
 	}
 	if (gfp & FGT_GFP_DIRECT_RECLAIM) {
 		if (st->sweep.batch >= st->blk_limit)	/* 0 unless fast */
@@ -669,7 +756,7 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 		st->sweep.nonblocking++;
 	}
 	st->gap_from = ts;
-	/* slot 1..31 */
+	/* slot 1..32 (the table's 7..14) */
 	(*(__u64 *)((char *)st->act.lat.slots + off))++;
 	if (lat < st->act.lat.min)
 		st->act.lat.min = lat;
@@ -678,28 +765,40 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 	return 1;
 }
 
-static __always_inline void fgt_agg_alloc_cold(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+/* fgt_agg_alloc() whatever the state, as every entry point but the fast
+ * path: the state synced first, the fast path's set after. */
+static __always_inline void fgt_agg_alloc_slow(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
 					       const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
 					       int ok, __u64 dur)
 {
 	fgt_agg_touch(st, ts);
-	fgt_agg_alloc_slow(st, out, ts, src, who, ptr, gfp, ok, dur);
+	fgt_agg_alloc_steps(st, out, ts, src, who, ptr, gfp, ok, dur);
 	fgt_agg_fast_set(st);
+}
+
+static __always_inline int fgt_agg_alloc_cold(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
+					      const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
+					      int ok, __u64 dur)
+{
+	if (ok && !dur && (gfp & FGT_GFP_DIRECT_RECLAIM) && fgt_agg_batch_next(st, out, ts, ptr))
+		return 2;
+	fgt_agg_alloc_slow(st, out, ts, src, who, ptr, gfp, ok, dur);
+	return 0;
 }
 
 /* A sweep-site allocation; dur 0 when not measured (the gap is taken).
  * trusted: FGT_AGG_RES_TRUST(st), as the caller knows it (a BPF program
  * that only ever runs where stacks have their own cache says so as a
- * constant: no test on the fast path). 1 if the fast path took it (the
- * replay counts them for its tests). */
+ * constant: no test on the fast path). 1 if the fast path took it, 2 if
+ * fgt_agg_batch_next() did, 0 if the rest of the cold code (the replay
+ * counts them for its tests; BPF logs the last with --events). */
 static __always_inline int fgt_agg_alloc(struct fgt_agg *st, void *out, __u64 ts, __u32 src,
 					 const struct fgt_agg_who *who, __u64 ptr, __u32 gfp,
 					 int ok, __u64 dur, int trusted)
 {
 	if (ok && !dur && fgt_agg_alloc_fast(st, out, ts, ptr, gfp, trusted))
 		return 1;
-	FGT_AGG_ALLOC_COLD(st, out, ts, src, who, ptr, gfp, ok, dur);
-	return 0;
+	return FGT_AGG_ALLOC_COLD(st, out, ts, src, who, ptr, gfp, ok, dur);
 }
 
 static __always_inline void fgt_agg_free(struct fgt_agg *st, void *out, __u64 ts, __u32 src,

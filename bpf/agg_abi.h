@@ -99,14 +99,6 @@ struct fgt_agg {
 	__u64 gap_from;		/* its previous event, 0 if a gap would hold a walk */
 	__u64 last_ts;		/* the activation's latest event */
 	__u64 sum_from;		/* gap_from when the fast path's run began */
-	/* The fast path's last slot, 2^(slot-1) <= gap < 2^slot: slot_lo is
-	 * 2^(slot-1) (0: none yet), slot_off the slot's byte offset in the
-	 * histogram's slots. A cache of fgt_agg_hist_slot(), nothing more. */
-	__u64 slot_lo;
-	/* a byte: its loads are 0..255 to the verifier, in bounds of the
-	 * slots with no mask (1..31 times 8) */
-	__u8 slot_off;
-	__u8 pad1[3];
 	/* the sweep's batch and nonblocking when the fast path's run began */
 	__u32 run_batch, run_nb;
 	__u32 seq;		/* activations begun */

@@ -596,11 +596,12 @@ __noinline int agg_sweep_open(__u64 begin_ns, int expl, __u64 gap_from)
 	return 0;
 }
 
-/* fgt_agg_alloc()'s cold part (FGT_AGG_ALLOC_COLD). */
+/* fgt_agg_alloc()'s cold part (FGT_AGG_ALLOC_COLD): 2 if a stock
+ * kernel's next batch, which needs no log (no --events: no fast path). */
 __noinline int agg_alloc_cold(__u64 ts, __u64 ptr, __u32 gfp)
 {
-	fgt_agg_alloc_cold(&hot.agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp, ptr != 0, 0);
-	return 0;
+	return fgt_agg_alloc_cold(&hot.agg, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, gfp,
+				  ptr != 0, 0);
 }
 
 __noinline int agg_idle(__u64 ts)

@@ -311,8 +311,10 @@ static uint64_t gen_both(const struct gen_cfg *cfg, const char *what)
 
 /*
  * The fast path takes every allocation of a clean walk but the one that
- * opens each sweep (attributed: the first opens the first; direct: the
- * SWEEP_BEGIN does, with a gap to measure from).
+ * opens each sweep (direct: the SWEEP_BEGIN does, and only the first has a
+ * gap to measure from). Attributed, a walk's first allocation opens the
+ * first sweep, and fgt_agg_batch_next() takes the one that opens each
+ * sweep after a full batch.
  */
 static void test_fast_share(void **state)
 {
@@ -331,8 +333,10 @@ static void test_fast_share(void **state)
 			pair_flush(&p);
 			assert_int_equal(pair_same(&p, "fast share"), 1);
 			a = &p.ref.acts[0];
-			assert_int_equal(fgt_aggact_fast(p.g),
-					 a->blocking + a->nonblocking - a->nr_sweeps + direct);
+			assert_int_equal(fgt_aggact_fast(p.g), a->blocking + a->nonblocking -
+					 (direct ? a->nr_sweeps - 1 : 1));
+			assert_int_equal(fgt_aggact_next(p.g),
+					 direct || i ? 0 : a->nr_sweeps - 1);
 			pair_fini(&p);
 		}
 	}
@@ -389,7 +393,8 @@ static void test_in_a_row(void **state)
  * What the generator never makes, in a walk the fast path is taking:
  * blocking allocations after non-blocking ones in a sweep (its non-blocking
  * latencies add up from the gaps only while those come last), and gaps of
- * every size, among them 0, 2 s and more (a cached slot stops at 31), and
+ * every size, among them 0, 2 s and more (the fast path stops short of
+ * 2^31), the table's edges (64, 16,384), and
  * the clock going back. Both paths, an activation each.
  */
 static void test_kinds_and_gaps(void **state)
@@ -398,6 +403,7 @@ static void test_kinds_and_gaps(void **state)
 	static const uint64_t gaps[] = {
 		700, 700, 1500, 3000000000ull, 3100000000ull, 2500000000ull, 100, 0, 700,
 		1ull << 31, (1ull << 31) + 5, (1ull << 32) + 1, 64, 65, 127, 128,
+		63, 16383, 16384, 1, (1ull << 31) - 1,
 	};
 	struct pair p;
 	uint64_t ts = 1000000, ptr = 0xffff888000000000ull;
@@ -577,6 +583,115 @@ static void test_reserve_set(void **state)
 	assert_false(st.res_overflow);
 }
 
+/*
+ * fgt_agg_batch_next(), a stock walk's next batch, leaves the state byte for
+ * byte as the general cold code does (fgt_agg_alloc_slow()), and the reserve table
+ * too: whatever gap the walk left (none, one, the clock gone back, 2 s and
+ * more), with the queue of finished sweeps at every fill, the run touched
+ * by another event or not, the reserve trusted or kept. It declines, and
+ * changes nothing, where its state is not a clean full batch, and past the
+ * last sweep (the cold code counts into that one).
+ */
+static struct fgt_agg_slot slots_before[FGT_AGG_SLOTS], slots_next[FGT_AGG_SLOTS];
+
+static void batch_of(struct fgt_agg *st, uint64_t *ts, uint64_t *ptr, unsigned int n, int trusted)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		/* the allocator's two gaps: its fast path, a refill */
+		*ts += i % 8 == 7 ? 2900 : 700;
+		fgt_agg_alloc(st, NULL, *ts, FGT_SRC_ATTRIBUTED, NULL, *ptr += 4096, GEN_GFP_KERNEL,
+			      1, 0, trusted);
+	}
+}
+
+/* The next batch's first allocation at ts, both ways; want: what
+ * fgt_agg_batch_next() must return. The state goes on as the cold code's. */
+static void next_vs_cold(struct fgt_agg *st, uint64_t ts, uint64_t ptr, int want)
+{
+	static struct fgt_agg cold;
+	unsigned int puts = test_puts, next_puts;
+
+	cold = *st;
+	memcpy(slots_before, test_slots, sizeof(test_slots));
+	assert_int_equal(fgt_agg_batch_next(st, NULL, ts, ptr), want);
+	next_puts = test_puts - puts;
+	if (!want) {
+		assert_memory_equal(st, &cold, sizeof(cold));
+		assert_memory_equal(test_slots, slots_before, sizeof(test_slots));
+		assert_int_equal(next_puts, 0);
+		*st = cold;
+	} else {
+		memcpy(slots_next, test_slots, sizeof(test_slots));
+		memcpy(test_slots, slots_before, sizeof(test_slots));
+	}
+	puts = test_puts;
+	fgt_agg_alloc_slow(&cold, NULL, ts, FGT_SRC_ATTRIBUTED, NULL, ptr, GEN_GFP_KERNEL, 1, 0);
+	if (want) {
+		assert_memory_equal(st, &cold, sizeof(cold));
+		assert_memory_equal(test_slots, slots_next, sizeof(test_slots));
+		assert_int_equal(test_puts - puts, next_puts);
+	}
+	*st = cold;
+}
+
+static void test_batch_next(void **state)
+{
+	static const uint64_t walks[] = { 0, 1, 700, 2900, 123456, 1ull << 31, 3000000000ull };
+	static struct fgt_agg st;
+	uint64_t ts, ptr = 0xffff888000000000ull;
+	unsigned int taken = 0;
+
+	for (int trusted = 0; trusted < 2; trusted++) {
+		memset(&st, 0, sizeof(st));
+		memset(test_slots, 0, sizeof(test_slots));
+		st.res_trust = trusted;
+		ts = 1000000;
+		fgt_agg_act_begin(&st, NULL, &(struct fgt_agg_begin){ .ts = ts, .nr_threads = 9999,
+								       .src = FGT_SRC_ATTRIBUTED });
+		batch_of(&st, &ts, &ptr, 32, trusted);
+		/* every fill of the queue, each gap, touched or not, the clock back */
+		for (unsigned int k = 0; k < 2 * FGT_AGG_PEND + 3; k++) {
+			uint64_t walk = walks[k % (sizeof(walks) / sizeof(walks[0]))];
+
+			if (k % 3 == 1)
+				fgt_agg_touch(&st, ts + 10);
+			ts = k % 5 == 4 ? ts - 30 : ts + walk;
+			next_vs_cold(&st, ts, ptr += 4096, 2);
+			taken++;
+			batch_of(&st, &ts, &ptr, 31, trusted);
+		}
+		/* a sweep that is not a clean full batch: a free in it */
+		batch_of(&st, &ts, &ptr, 0, trusted);
+		fgt_agg_free(&st, NULL, ts += 10, FGT_SRC_ATTRIBUTED, NULL, ptr);
+		next_vs_cold(&st, ts += 5000, ptr += 4096, 0);
+		batch_of(&st, &ts, &ptr, 31, trusted);
+		next_vs_cold(&st, ts += 5000, ptr += 4096, 2);
+		/* a batch not full yet */
+		batch_of(&st, &ts, &ptr, 10, trusted);
+		next_vs_cold(&st, ts += 700, ptr += 4096, 0);
+		/* one short of the last sweep, then the last */
+		batch_of(&st, &ts, &ptr, 20, trusted);
+		st.act.nr_sweeps = FGT_AGG_MAX_SWEEPS - 1;
+		next_vs_cold(&st, ts += 5000, ptr += 4096, 2);
+		assert_int_equal(st.act.nr_sweeps, FGT_AGG_MAX_SWEEPS);
+		batch_of(&st, &ts, &ptr, 31, trusted);
+		next_vs_cold(&st, ts += 5000, ptr += 4096, 0);
+		assert_int_equal(st.act.nr_sweeps, FGT_AGG_MAX_SWEEPS);
+	}
+	assert_int_equal(taken, 2 * (2 * FGT_AGG_PEND + 3));
+}
+
+/* The fast path's table of slots: fgt_agg_hist_slot()'s, at every gap it
+ * holds, and nothing outside [64, 16384). */
+static void test_slot_table(void **state)
+{
+	for (uint64_t v = FGT_AGG_TBL_LO; v < FGT_AGG_TBL_HI; v++)
+		assert_int_equal(fgt_agg_slot_tbl[((v - FGT_AGG_TBL_LO) >> 6) + 1],
+				 fgt_agg_hist_slot(v) * sizeof(__u64));
+	assert_int_equal(fgt_agg_slot_tbl[0], 0);
+	assert_int_equal(sizeof(fgt_agg_slot_tbl), FGT_AGG_TBL_HI / FGT_AGG_TBL_LO);
+}
+
 /* ---- the consumer's side of BPF's messages ---- */
 
 static void test_hostile_messages(void **state)
@@ -733,6 +848,8 @@ int main(void)
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_hist_slot),
 		cmocka_unit_test(test_reserve_set),
+		cmocka_unit_test(test_batch_next),
+		cmocka_unit_test(test_slot_table),
 		cmocka_unit_test(test_hostile_messages),
 		cmocka_unit_test(test_sweeps_message),
 		cmocka_unit_test(test_pend_edges),

@@ -30,6 +30,7 @@ struct fgt_aggact {
 	/* the replay (fgt_aggact_feed()) */
 	struct fgt_agg st;
 	uint64_t fast_n;		/* allocations the fast path took */
+	uint64_t next_n;		/* ... of which a batch's first (fgt_agg_batch_next()) */
 	struct fgt_agg_slot *slots;
 	bool no_slots;
 };
@@ -280,6 +281,17 @@ void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap)
 
 /* ---- the replay ---- */
 
+static void replay_alloc(struct fgt_aggact *c, const struct fgt_event *ev,
+			 const struct fgt_agg_who *who)
+{
+	struct fgt_agg *st = &c->st;
+	int fast = fgt_agg_alloc(st, c, ev->ts_ns, ev->src, who, ev->ptr, ev->gfp, ev->ok != 0,
+				 ev->dur_ns, FGT_AGG_RES_TRUST(st));
+
+	c->fast_n += fast != 0;
+	c->next_n += fast == 2;
+}
+
 void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
 {
 	struct fgt_agg *st;
@@ -312,8 +324,7 @@ void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
 		break;
 	case FGT_EV_ALLOC:
 		if (ev->site == FGT_SITE_SWEEP)
-			c->fast_n += fgt_agg_alloc(st, c, ev->ts_ns, ev->src, &who, ev->ptr, ev->gfp,
-						   ev->ok != 0, ev->dur_ns, FGT_AGG_RES_TRUST(st));
+			replay_alloc(c, ev, &who);
 		else if (ev->site == FGT_SITE_IDLE)
 			fgt_agg_idle(st, ev->ts_ns);
 		break;
@@ -376,4 +387,9 @@ void fgt_aggact_trust_frees(struct fgt_aggact *c, bool on)
 uint64_t fgt_aggact_fast(const struct fgt_aggact *c)
 {
 	return c ? c->fast_n : 0;
+}
+
+uint64_t fgt_aggact_next(const struct fgt_aggact *c)
+{
+	return c ? c->next_n : 0;
 }

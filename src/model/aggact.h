@@ -68,5 +68,7 @@ const struct fgt_agg *fgt_aggact_state(const struct fgt_aggact *c);
 void fgt_aggact_trust_frees(struct fgt_aggact *c, bool on);
 /* Allocations the replay's fast path took (bpf/agg.h fgt_agg_alloc_fast()). */
 uint64_t fgt_aggact_fast(const struct fgt_aggact *c);
+/* ... of which a full batch's successor took (bpf/agg.h fgt_agg_batch_next()). */
+uint64_t fgt_aggact_next(const struct fgt_aggact *c);
 
 #endif
