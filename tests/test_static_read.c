@@ -680,6 +680,16 @@ static void test_not_affected(void **state)
 	write_blob(&x, mk.other);
 	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF is broken: the symbols "
 	       "and the image disagree", mk.kallsyms);
+	/* nor does a file that gives no size (procfs: read whole, and it is
+	 * text), nor an empty one */
+	o.btf = "/proc/self/status";
+	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF is broken: the symbols "
+	       "and the image disagree", mk.kallsyms);
+	x.len = 0;
+	write_blob(&x, mk.other);
+	o.btf = mk.other;
+	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF is broken: the symbols "
+	       "and the image disagree", mk.kallsyms);
 	/* the caller's answer from the same BTF (the live view's plan) stands
 	 * for the file, which is then not read: with or without ret_stack */
 	o.btf = "/nonexistent";

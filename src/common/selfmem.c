@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include "common/readall.h"
 #include "common/selfmem.h"
 
 /* /proc/self/smaps of a static binary is a few dozen mappings: 64 KiB of
@@ -140,41 +141,17 @@ size_t fgt_selfmem_clean(const char *smaps, size_t len, const char *exe,
 /* The whole of /proc/self/smaps, NUL-terminated; NULL with errno. */
 static char *read_smaps(size_t *len)
 {
-	int fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
-	size_t cap = 64 << 10, n = 0;
-	char *b = fd < 0 ? NULL : malloc(cap), *nb;
-	ssize_t r = 0;
-	int err = ENOMEM;
+	int fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC), err;
+	char *b;
 
-	while (b) {
-		if (n + 1 == cap) {
-			nb = cap < SMAPS_MAX ? realloc(b, cap * 2) : NULL;
-			if (!nb) {
-				err = cap < SMAPS_MAX ? ENOMEM : EFBIG;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			err = errno;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (fd < 0 || !b || r != 0) {
-		err = fd < 0 ? errno : err;
-		free(b);
-		errno = err;
+	if (fd < 0)
+		return NULL;
+	err = fgt_read_all(fd, SMAPS_MAX, &b, len);
+	close(fd);
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
-	b[n] = '\0';
-	*len = n;
 	return b;
 }
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "host/kernel_id.h"
 #include "common/clock.h"
+#include "common/readall.h"
 #include "static/kread.h"
 #include "common/log.h"
 #include "static/static_check.h"
@@ -213,36 +213,6 @@ static int kmem_refs(struct ctx *c, const struct fgt_static_code *code)
 	return 0;
 }
 
-/* The whole of a file, in as few reads as its size allows (sysfs gives
- * /sys/kernel/btf/vmlinux's size: __stop_BTF - __start_BTF). */
-static void *slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap, n = 0;
-	struct stat st;
-	char *buf, *nb;
-	ssize_t got;
-
-	if (fd < 0)
-		return NULL;
-	cap = !fstat(fd, &st) && st.st_size > 0 ? (size_t)st.st_size + 1 : 8u << 20;
-	buf = malloc(cap);
-	while (buf && (got = read(fd, buf + n, cap - n)) > 0) {
-		n += (size_t)got;
-		if (n == cap) {
-			nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = nb;
-		}
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
 /* The BTF file: pread, a page at a time from sysfs (kernfs gives no more).
  * Not counted: the profile's reads (-v) are the kernel image's. */
 static int btf_pread(void *arg, uint64_t off, void *buf, size_t len)
@@ -266,13 +236,17 @@ static int btf_file(const char *path, struct fgt_btf_stack *out, bool *found)
 	if (size > 0) {
 		err = fgt_btf_ret_stack_read(btf_pread, &fd, size, out);
 	} else {
+		/* no size given: read whole, from the file checked, as far
+		 * as a section may be (a read error is no BTF) */
 		size_t len = 0;
-		void *raw = slurp(path, &len);
+		char *raw;
 
-		*found = raw != NULL;
-		if (raw)
+		if (!fgt_read_all(fd, FGT_KIMAGE_MAX_SECTION, &raw, &len)) {
 			err = fgt_btf_ret_stack(raw, len, out);
-		free(raw);
+			free(raw);
+		} else {
+			*found = false;
+		}
 	}
 	close(fd);
 	return err;

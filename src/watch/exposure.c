@@ -14,39 +14,13 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "common/readall.h"
 #include "exposure.skel.h"
 #include "watch/exposure.h"
 
-/* Append everything the iterator yields to a growing buffer. */
-static int read_all(int fd, char **buf, size_t *len)
-{
-	size_t cap = 1 << 16;
-	char *b = malloc(cap), *nb;
-	ssize_t n;
-
-	*len = 0;
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		if (cap - *len < 4096) {
-			nb = realloc(b, cap * 2);
-			if (!nb)
-				return free(b), -ENOMEM;
-			b = nb;
-			cap *= 2;
-		}
-		n = read(fd, b + *len, cap - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return free(b), -errno;
-		if (n == 0)
-			break;
-		*len += n;
-	}
-	*buf = b;
-	return 0;
-}
+/* The iterator writes one record per task: the kernel's most tasks are
+ * PID_MAX_LIMIT's 2^22 (include/linux/threads.h). */
+#define EXP_READ_MAX	((size_t)(1u << 22) * sizeof(struct fgt_exp_rec))
 
 struct fgt_exposure {
 	struct exposure_bpf *skel;	/* our own object; NULL: a session's program */
@@ -142,7 +116,7 @@ int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg,
 		snprintf(msg, len, "cannot open the task iterator: %s", strerror(-err));
 		return err;
 	}
-	err = read_all(fd, &buf, &n);
+	err = fgt_read_all(fd, EXP_READ_MAX, &buf, &n);
 	close(fd);
 	if (err)
 		snprintf(msg, len, "reading the task iterator: %s", strerror(-err));
