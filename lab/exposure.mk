@@ -6,11 +6,11 @@
 # $(BUILD)/lab/fgt-*): the count on its own, next to the oracle and to the
 # live view's.
 FGT_EXPOSURE := $(BUILD)/lab/fgt-exposure
-$(FGT_EXPOSURE): tests/lab/exposure_probe.c src/watch/exposure.c src/model/exposure_model.c src/watch/exposure.h \
-		$(BUILD)/exposure.skel.h
+FGT_EXPOSURE_SRCS := tests/lab/exposure_probe.c src/watch/exposure.c src/model/exposure_model.c \
+		     src/common/readall.c
+$(FGT_EXPOSURE): $(FGT_EXPOSURE_SRCS) src/watch/exposure.h src/common/readall.h $(BUILD)/exposure.skel.h
 	mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ tests/lab/exposure_probe.c src/watch/exposure.c \
-		src/model/exposure_model.c $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $(FGT_EXPOSURE_SRCS) $(LDLIBS)
 
 # The count against the lab's oracle, before and after activations
 # (tests/lab/exposure.sh, lab/scenarios/exposure.sh); one boot of lab-stock.
