@@ -8,7 +8,8 @@ KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
 # lab_opts NAME LETTERS "$@": every driver's options, parsed one way. LETTERS
 # are the ones the driver takes:
 #   o  -o OUTDIR    made if missing (default: a new temp directory
-#                   fgt-lab-NAME.*), in $out
+#                   fgt-lab-NAME.*, removed when the driver exits 0:
+#                   a failing run's stays, with its path said), in $out
 #   k  -k KERNEL    repeatable, in the array $only (empty: the driver's default)
 #   K  -k KERNEL    the same, once at most (a driver of one kernel)
 #   u  -u THREADS   a positive count, in $lab_u (empty: the driver's default)
@@ -62,9 +63,23 @@ lab_opts() {
 		printf 'out=%s kernels=%s u=%s args=%s\n' "$out" "${only[*]}" "$lab_u" "$*"
 		exit 0
 	fi
-	out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-$name.XXXXXX")}
+	if [ -z "$out" ]; then
+		out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-lab-$name.XXXXXX") || exit 1
+		lab_scratch=$out lab_name=$name
+		trap 'lab_leave $?' EXIT
+	fi
 	mkdir -p "$out"
 	rm -f "$out/.failed"
+}
+
+# At exit: the temp directory lab_opts made goes if the driver passed (its
+# guests' outputs, tens of MB a run, would pile up in /tmp); a failure's
+# stays for its reader.
+lab_leave() {	# STATUS
+	if [ "$1" = 0 ] && [ -n "${lab_scratch:-}" ] && rm -rf "$lab_scratch"; then
+		echo "$lab_name: passed, so $lab_scratch is removed (-o OUTDIR keeps the runs)" >&2
+	fi
+	return "$1"
 }
 
 lab_known_kernel() {	# NAME: one of lab/kernels.sh list's
