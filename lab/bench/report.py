@@ -1358,7 +1358,11 @@ def reading_md(res):
           "targets' ids handed to the kernel by handlers of our own where libbpf searched "
           "the types for each name: open and configure 20.7 -> 1.3 ms, load 104.0 -> 96.3, "
           "exec to the start line 192.1 -> 165.0 (icount phases, lab-stock; "
-          "docs/bench/startup.md). What is left beyond the floor: the separate probe phase "
+          "docs/bench/startup.md). The stock walk's next batch, inline in the cold "
+          "allocation path since b8376fa (agg_alloc_cold: 376 -> 583 instructions loaded, "
+          "to take 1.4 points off the activation at lab-stock, U = 10,000), costs start-up "
+          "about 10 ms: 161.3 -> 171.7 ms in the cost part. "
+          "What is left beyond the floor: the separate probe phase "
           "and its BTF parse, libbpf's own parse (for nothing now, but it makes one for any "
           "tracing program), and the verifier's time per instruction loaded.",
           "- **Peak RSS**, phase by phase (`fgraphtop -vv`, lab/scenarios/startup-phases.sh, "
