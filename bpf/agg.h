@@ -653,19 +653,20 @@ static __always_inline void fgt_agg_alloc_steps(struct fgt_agg *st, void *out, _
 /*
  * A blocking allocation past a full batch: the next sweep's first, where the
  * sweep before it is clean (fgt_agg_fast_set() gave blk_limit its batch).
- * What fgt_agg_alloc_cold() does then, worked out for that one state: the
- * run's totals (fgt_agg_sync() of blocking allocations alone), the sweep
- * closed after its walk (fgt_agg_sweep_close(), followed: -EAGAIN) and put,
- * the next opened at ts with this allocation in its batch and no latency
- * (its gap holds the walk), and the fast path set as it was.
+ * What the general cold code (fgt_agg_alloc_slow()) does then, worked out
+ * for that one state: the run's totals (fgt_agg_sync() of blocking
+ * allocations alone), the sweep closed after its walk (fgt_agg_sweep_close(),
+ * followed: -EAGAIN) and put, the next opened at ts with this allocation in
+ * its batch and no latency (its gap holds the walk), and the fast path set
+ * as it was.
  * In that state the sweep is open, not opened by SWEEP_BEGIN (so its return
  * is not known), and has had no FREE, no failure and no non-blocking
  * allocation: served is the batch, walk_end and inline_ns are 0 and stay
  * so. gap_from (never 0 on the fast path) ended the batch: a run of
  * blocking allocations ended with its last, an empty one began there.
- * A stock kernel's walk comes here once every 32 threads served; the cold
- * code took 450 instructions for it (lab, icount). 2 if taken, 0 if the
- * state is another (then the cold code takes it).
+ * A stock kernel's walk comes here once every 32 threads served; the
+ * general code took 450 instructions for it (lab, icount). 2 if taken, 0 if
+ * the state is another (then fgt_agg_alloc_slow() takes it).
  */
 static FGT_AGG_COLD int fgt_agg_batch_next(struct fgt_agg *st, void *out, __u64 ts, __u64 ptr)
 {
