@@ -726,7 +726,7 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 		return 0;
 	} else {
 		/* a gap of 0, of 2 s or more, or a clock that went back, is
-		 * not the fast path's, whose slots then stop at 32 */
+		 * not the fast path's, whose slots then stop at 31 */
 		if (!lat || lat >> 31)
 			return 0;
 		/* opaque: the mask must stay where the verifier sees it (clang,
@@ -757,7 +757,7 @@ static __always_inline int fgt_agg_alloc_fast(struct fgt_agg *st, void *out, __u
 		st->sweep.nonblocking++;
 	}
 	st->gap_from = ts;
-	/* slot 1..32 (the table's 7..14) */
+	/* slot 1..31 (the table's 7..14) */
 	(*(__u64 *)((char *)st->act.lat.slots + off))++;
 	if (lat < st->act.lat.min)
 		st->act.lat.min = lat;
