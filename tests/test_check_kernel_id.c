@@ -127,6 +127,20 @@ static void test_read(void **state)
 	assert_string_equal(id.build_id, "");
 	assert_int_equal(id.build_id_err, -ENOENT);
 	assert_true(id.release[0] != '\0');
+	/* 64 KiB or more is no .notes section; one byte less is read (and is
+	 * no note either) */
+	for (size_t size = 65535; size <= 65536; size++) {
+		char big[] = "/tmp/fgt-notes.XXXXXX";
+		int fd = mkstemp(big);
+
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, (off_t)size), 0);
+		close(fd);
+		fgt_kernel_id_read(&id, big);
+		unlink(big);
+		assert_int_equal(id.build_id_err, size == 65536 ? -EFBIG : -EBADMSG);
+		assert_string_equal(id.build_id, "");
+	}
 }
 
 static void put(const char *path, const char *text)

@@ -32,7 +32,7 @@ static int at_max(int fd)
 
 int fgt_read_all(int fd, size_t max, char **buf, size_t *len)
 {
-	size_t cap, n = 0;
+	size_t cap, ncap, n = 0;
 	char *b, *nb;
 	ssize_t r;
 	int err = 0;
@@ -51,13 +51,14 @@ int fgt_read_all(int fd, size_t max, char **buf, size_t *len)
 				err = at_max(fd);
 				break;
 			}
-			nb = realloc(b, grown(cap, max));
+			ncap = grown(cap, max);
+			nb = realloc(b, ncap);
 			if (!nb) {
 				err = -ENOMEM;
 				break;
 			}
 			b = nb;
-			cap = grown(cap, max);
+			cap = ncap;
 		}
 		r = read(fd, b + n, cap - 1 - n);
 		if (r < 0 && errno == EINTR)

@@ -3,15 +3,17 @@
  * Kernel identity: uname's release and the GNU build ID from /sys/kernel/notes.
  * The notes file is the raw .notes section of vmlinux (a few hundred bytes);
  * its size as stat() reports it is exact, but reading to EOF is what is
- * portable, so it is read whole into a small buffer.
+ * portable, so it is read whole (fgt_read_all(), below 64 KiB).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
+#include "common/readall.h"
 #include "host/kernel_id.h"
 
 #define NT_GNU_BUILD_ID_TYPE	3
@@ -64,45 +66,23 @@ int fgt_build_id_parse(const void *notes, size_t len, char *hex, size_t hexlen)
 	return p == end ? -ENOENT : -EBADMSG;
 }
 
-static int read_small(const char *path, unsigned char *buf, size_t cap, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	*len = 0;
-	if (fd < 0)
-		return -errno;
-	while (*len < cap) {
-		n = read(fd, buf + *len, cap - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		*len += n;
-	}
-	close(fd);
-	return *len == cap ? -EFBIG : 0;
-}
-
 void fgt_kernel_id_read(struct fgt_kernel_id *id, const char *notes_path)
 {
-	static unsigned char buf[NOTES_MAX];
+	int fd = open(notes_path ? notes_path : FGT_NOTES_PATH, O_RDONLY | O_CLOEXEC);
 	struct utsname u;
+	char *buf = NULL;
 	size_t len;
 	int err;
 
 	memset(id, 0, sizeof(*id));
 	if (uname(&u) == 0)
 		snprintf(id->release, sizeof(id->release), "%s", u.release);
-	err = read_small(notes_path ? notes_path : FGT_NOTES_PATH, buf, sizeof(buf), &len);
+	err = fd < 0 ? -errno : fgt_read_all(fd, NOTES_MAX - 1, &buf, &len);
+	if (fd >= 0)
+		close(fd);
 	if (!err)
 		err = fgt_build_id_parse(buf, len, id->build_id, sizeof(id->build_id));
+	free(buf);
 	id->build_id_err = err;
 }
 
