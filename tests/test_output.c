@@ -806,6 +806,19 @@ static void test_lines_live(void **state)
 	assert_non_null(strstr(t, " threads); time left 0 to 952.0 ms (at a pace seen in its 6 "
 				  "sweeps)\n"));
 	free(t);
+	/* a walk again under a third served: its low end, open above */
+	cap_reset(&c);
+	st = status_range(&c, fgt_assembler_current(c.a)->last_ns, "write() -> tracing_set_tracer",
+			  1200000000, 1200000000);
+	((struct fgt_progress *)st->progress)->degraded = true;
+	((struct fgt_progress *)st->progress)->high_open = true;
+	fgt_out_interval(c.o, st);
+	t = cap_text(&c);
+	assert_non_null(strstr(t, " threads); time left 1.200 s or more (if no more failures; failing "
+				  "on, bounded once a third is served)\n"));
+	free(t);
+	((struct fgt_progress *)st->progress)->degraded = false;
+	((struct fgt_progress *)st->progress)->high_open = false;
 	/* the holders change: printed again */
 	cap_reset(&c);
 	{
@@ -892,6 +905,20 @@ static void test_json_live(void **state)
 				  "\"eta_high_ns\":6952000000,\"eta_sweeps\":6,"));
 	free(t);
 	cap_keep(&c);
+	/* a walk again, its high end open: null beside its low end */
+	cap_reset(&c);
+	st = status_range(&c, fgt_assembler_current(c.a)->last_ns, "write() -> tracing_set_tracer",
+			  1200000000, 1200000000);
+	((struct fgt_progress *)st->progress)->degraded = true;
+	((struct fgt_progress *)st->progress)->high_open = true;
+	fgt_out_interval(c.o, st);
+	t = cap_text(&c);
+	assert_non_null(strstr(t, ",\"eta_ns\":1200000000,\"eta_high_ns\":null,\"eta_sweeps\":6,"
+				  "\"degraded\":true,"));
+	free(t);
+	cap_keep(&c);
+	((struct fgt_progress *)st->progress)->degraded = false;
+	((struct fgt_progress *)st->progress)->high_open = false;
 	/* too early for an estimate: nulls, as documented */
 	fgt_assembler_free(c.a);
 	fgt_recorder_init(&c.rec, fgt_out_record, c.o, NULL, NULL, NULL);

@@ -298,9 +298,15 @@ static void persistent(bool grow, unsigned int want_sweeps)
 			assert_false(p.degraded);
 			continue;
 		}
-		ranged++;
 		assert_true(p.degraded);
 		assert_true(p.eta_ns <= left);
+		/* under a third served its high end is open: the low end alone */
+		if (p.served < 1000) {
+			assert_true(p.high_open);
+			assert_int_equal(p.eta_high_ns, p.eta_ns);
+			continue;
+		}
+		ranged++;
 		if (!grow)
 			assert_true(left <= p.eta_high_ns && p.eta_high_ns <= left + left / 10);
 		if (grow || p.sweeps < 8)
@@ -310,7 +316,8 @@ static void persistent(bool grow, unsigned int want_sweeps)
 		assert_true(p.degraded);
 		assert_true(p.eta_ns <= left && left <= p.eta_high_ns && p.eta_high_ns <= left + left / 10);
 	}
-	assert_true(ranged >= 15);
+	print_message("%s: %u of 19 bounded\n", grow ? "plus  " : "series", ranged);
+	assert_true(ranged >= 13);
 	free(v.e);
 }
 
@@ -431,48 +438,130 @@ static unsigned int load_sweeps(const char *name, struct evs *v, uint64_t *begin
 
 /*
  * lab-fixed's walks with kswapd starved (tests/data/lab-fixed-30k-starved*):
- * 316 and 328 sweeps. From a tenth of its time on, a fixed kernel walking
- * again, its range holding the time really left at every tenth, the high end
- * within 3x of it (those guests shared a host building kernels: their pace
- * varied 2x, and the range's high end is the slowest pace shown). Taking the last sweep's count made the range collapse below
- * the time left at 40 % of the first; the average let the second's end pass
- * the high end (and did live, 2 of 8 records).
+ * 289 to 359 sweeps, three of them recorded by CI on its loaded host. At
+ * every hundredth of its time but the last few (the activation goes on
+ * past its last sweep, starting the tracer), once it walks again: the low
+ * end below the time really left; once a third of the threads is
+ * served, the high end above it, from a tenth of its time within 4x of it
+ * on the lab's walks and 9x on CI's. The high end is at the slowest pace
+ * shown, and the walk may go on at a faster one: the lab's host, building
+ * kernels beside it, changed the pace 2x; CI's up to 17x (ci3's sweeps 40
+ * to 60 walked a thread again in 0.4 us, its first ones in 7).
+ * Taking the last sweep's count made the range collapse below the time left
+ * at 40 % of the first; the average let the second's end pass the high end
+ * (and did live, 2 of 8 records); ci2's drawn at 25 % put its high end at
+ * 2.87 s with 4.97 s left (hence the third).
  */
 static void test_recorded_starved(void **state)
 {
-	static const struct { const char *name; unsigned int sweeps; } walks[] = {
-		{ "lab-fixed-30k-starved", 316 }, { "lab-fixed-30k-starved-b", 328 },
-		{ "lab-fixed-30k-starved-ci", 359 }, { "lab-fixed-plus-30k-starved-ci", 10 },
+	static const struct {
+		const char *name;
+		unsigned int sweeps, served, within;
+	} walks[] = {
+		{ "lab-fixed-30k-starved", 316, 30049, 4 }, { "lab-fixed-30k-starved-b", 328, 30049, 4 },
+		{ "lab-fixed-30k-starved-ci", 359, 30049, 9 },
+		{ "lab-fixed-plus-30k-starved-ci", 10, 30053, 0 },
+		{ "lab-fixed-30k-starved-ci2", 338, 30050, 9 },
+		{ "lab-fixed-30k-starved-ci3", 289, 30152, 9 },
 	};
 
 	for (size_t f = 0; f < sizeof(walks) / sizeof(walks[0]); f++) {
 		struct evs v = {};
 		struct fgt_progress p;
 		uint64_t begin, end;
+		unsigned int open = 0, closed = 0;
 
 		assert_int_equal(load_sweeps(walks[f].name, &v, &begin, &end), walks[f].sweeps);
 		at(&v, end, end, -1, &p);
 		assert_int_equal(p.sweeps, walks[f].sweeps);
-		assert_int_equal(p.served, walks[f].sweeps > 100 ? 30049 : 30053);
-		for (int pc = 10; pc < 100; pc += 10) {
+		assert_int_equal(p.served, walks[f].served);
+		for (int pc = 1; pc < 97; pc++) {
 			uint64_t seen = begin + (end - begin) * pc / 100, left = end - seen;
 
 			at(&v, seen, seen, -1, &p);
-			print_message("%-24s %3d%%: %u sweeps, left %7.3f s, range %7.3f - %7.3f s\n",
-				      walks[f].name, pc, p.sweeps, left / 1e9, p.eta_ns / 1e9,
-				      p.eta_high_ns / 1e9);
+			if (pc % 10 == 0)
+				print_message("%-30s %3d%%: %u sweeps, left %7.3f s, range %7.3f - %7.3f s%s\n",
+					      walks[f].name, pc, p.sweeps, left / 1e9, p.eta_ns / 1e9,
+					      p.eta_high_ns / 1e9, p.high_open ? " (open)" : "");
 			assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
+			/* until two walks again have ended the estimate is a
+			 * point from the finished sweeps' rate: CI's first was
+			 * 271 us a thread, the later ones 35 to 60 */
+			if (p.sweeps < 4)
+				continue;
 			/* lab-fixed-plus's reserve grows, which no a + b*k
 			 * foresees: its low end holds */
 			assert_true(p.eta_ns <= left);
+			assert_true(p.degraded);
 			if (walks[f].sweeps < 100)
 				continue;
-			assert_true(p.degraded);
-			assert_true(p.eta_ns <= left && left <= p.eta_high_ns);
-			assert_true(p.eta_high_ns <= left * 3);
+			/* bounded from a third served (the one under way
+			 * aside: a sweep in which kswapd caught up serves
+			 * up to 1,625 here) */
+			if (p.high_open)
+				assert_true(p.served < walks[f].served / 2);
+			else
+				assert_true(p.served >= walks[f].served / 3);
+			if (p.high_open) {
+				open++;
+				continue;
+			}
+			closed++;
+			assert_true(left <= p.eta_high_ns);
+			if (pc >= 10)
+				assert_true(p.eta_high_ns <= left * walks[f].within);
 		}
+		/* open early, bounded from then on */
+		assert_true(walks[f].sweeps < 100 || (open > 0 && closed > 50));
 		free(v.e);
 	}
+}
+
+/*
+ * The sweeps not drained yet count in the pace: a live view's latest ones
+ * come a drain later, and when the host slowed the walk during them the
+ * slowest pace is theirs. An unfixed walk at a steady pace, its 10 latest
+ * finished sweeps not drained, and the same walk with those 10 taking twice
+ * as long: the high end follows (the time left at the new pace), the low
+ * end does not move.
+ */
+static void test_undrained_pace(void **state)
+{
+	struct gen_cfg c = { .lacking = 3000, .ts0 = 1000000 };
+	struct evs v = {}, w = {};
+	struct fgt_progress steady, slow;
+	struct fgt_assembler *a;
+	const struct fgt_activation *cur;
+	uint64_t begin = 0, end = 0, half, from, d;
+
+	gen_activation(&c, keep, &v);
+	span(&v, &begin, &end);
+	half = begin + (end - begin) / 2;
+	a = fed(&v, half);
+	cur = fgt_assembler_current(a);
+	assert_true(cur->nr_sweeps > 20);
+	from = cur->sweeps[cur->nr_sweeps - 11].begin_ns;
+	d = cur->sweeps[cur->nr_sweeps - 1].begin_ns - from;
+	fgt_assembler_free(a);
+	/* the same events, those of the 10 sweeps' time on taking 2x */
+	for (size_t i = 0; i < v.n; i++) {
+		struct fgt_event ev = v.e[i];
+
+		if (ev.ts_ns > from)
+			ev.ts_ns += ev.ts_ns - from < d ? ev.ts_ns - from : d;
+		keep(&ev, &w);
+	}
+	at_lag(&v, half, 10, &steady);
+	at_lag(&w, half + d, 10, &slow);
+	assert_true(steady.eta_known && slow.eta_known);
+	assert_int_equal(slow.sweeps, steady.sweeps);
+	print_message("steady %.3f - %.3f ms, 10 undrained at half the pace %.3f - %.3f ms\n",
+		      steady.eta_ns / 1e6, steady.eta_high_ns / 1e6, slow.eta_ns / 1e6,
+		      slow.eta_high_ns / 1e6);
+	assert_true(slow.eta_high_ns >= steady.eta_high_ns * 18 / 10);
+	assert_true(slow.eta_ns <= steady.eta_ns + steady.eta_ns / 10);
+	free(v.e);
+	free(w.e);
 }
 
 /* Too early to tell: the first batch only (a fixed kernel's reserve looks the
@@ -746,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_degraded),
 		cmocka_unit_test(test_fixed_persistent),
 		cmocka_unit_test(test_recorded_starved),
+		cmocka_unit_test(test_undrained_pace),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_midway),
 		cmocka_unit_test(test_lacking_at_start),

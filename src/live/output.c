@@ -516,14 +516,17 @@ static const char *pattern_words(const struct fgt_progress *p)
  * "1.400 s to 6.952 s (at a pace seen in its 622 sweeps)": the range assumes
  * no more than that (src/model/progress.h). A fixed kernel's is a point:
  * "about 1.6 s (estimate from 1 sweep)", a range again when it walks again
- * under memory pressure (degraded).
+ * under memory pressure (degraded), open above until a third is served.
  */
 static const char *left_words(const struct fgt_progress *p, char *b, size_t len)
 {
 	const char *s = p->fit_sweeps == 1 ? "" : "s";
 	char d[32], h[32];
 
-	if (p->eta_known && p->degraded)
+	if (p->eta_known && p->high_open)
+		snprintf(b, len, "%s or more (if no more failures; failing on, bounded once a third is served)",
+			 p->eta_ns ? dur(p->eta_ns, d, sizeof(d)) : "0");
+	else if (p->eta_known && p->degraded)
 		snprintf(b, len, "%s to %s (no more failures, or failing as they have since its first sweep)",
 			 p->eta_ns ? dur(p->eta_ns, d, sizeof(d)) : "0",
 			 dur(p->eta_high_ns, h, sizeof(h)));
@@ -577,7 +580,10 @@ static void progress_json(struct fgt_out *o, const struct fgt_progress *p, const
 		jsonw_null_field(jw, "sweeps_to_come");
 	if (p->eta_known) {
 		jsonw_uint_field(jw, "eta_ns", p->eta_ns);
-		jsonw_uint_field(jw, "eta_high_ns", p->eta_high_ns);
+		if (p->high_open)
+			jsonw_null_field(jw, "eta_high_ns");
+		else
+			jsonw_uint_field(jw, "eta_high_ns", p->eta_high_ns);
 	} else {
 		jsonw_null_field(jw, "eta_ns");
 		jsonw_null_field(jw, "eta_high_ns");

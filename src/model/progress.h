@@ -31,6 +31,12 @@
  * failed any more, to the end if they kept failing as they have since
  * its first sweep, each sweep to come walking again over the served threads at the
  * slowest pace shown (tests/data/lab-fixed-30k-starved, test_progress.c).
+ * Its high end waits for a third of the threads served: until then it is
+ * "that point or more" (high_open).
+ *
+ * The sweeps' durations are measured begin to begin, and a live view's
+ * latest ones may not be drained yet: their time counts in the pace all the
+ * same, as one span (progress.c pace()).
  */
 #ifndef FGT_PROGRESS_H
 #define FGT_PROGRESS_H
@@ -79,6 +85,8 @@ struct fgt_progress {
 	uint32_t fit_sweeps;		/* sweeps the estimate rests on */
 	bool degraded;			/* fixed, walking again: the range runs from no more
 					 * failures to failures as since its first sweep */
+	bool high_open;			/* degraded, but its high end not bounded yet: under
+					 * a third of the threads served (eta_high_ns = eta_ns) */
 	uint64_t lost;			/* its records lost so far */
 };
 
