@@ -190,6 +190,31 @@ static struct fgt_status *status_range(struct cap *c, uint64_t now, const char *
 	return st;
 }
 
+/*
+ * A walk again whose high end is open (progress.h), its low end 1.2 s: what
+ * the renderer of c wrote holds `want` (JSON kept for the schema check).
+ */
+static void assert_open(struct cap *c, const char *want)
+{
+	struct fgt_status *st;
+	struct fgt_progress *p;
+	char *t;
+
+	cap_reset(c);
+	st = status_range(c, fgt_assembler_current(c->a)->last_ns, "write() -> tracing_set_tracer",
+			  1200000000, 1200000000);
+	p = (struct fgt_progress *)st->progress;
+	p->degraded = true;
+	p->high_open = true;
+	fgt_out_interval(c->o, st);
+	t = cap_text(c);
+	assert_non_null(strstr(t, want));
+	free(t);
+	cap_keep(c);
+	p->degraded = false;
+	p->high_open = false;
+}
+
 static int count(const char *s, const char *what)
 {
 	int n = 0;
@@ -807,18 +832,8 @@ static void test_lines_live(void **state)
 				  "sweeps)\n"));
 	free(t);
 	/* a walk again under a third served: its low end, open above */
-	cap_reset(&c);
-	st = status_range(&c, fgt_assembler_current(c.a)->last_ns, "write() -> tracing_set_tracer",
-			  1200000000, 1200000000);
-	((struct fgt_progress *)st->progress)->degraded = true;
-	((struct fgt_progress *)st->progress)->high_open = true;
-	fgt_out_interval(c.o, st);
-	t = cap_text(&c);
-	assert_non_null(strstr(t, " threads); time left 1.200 s or more (if no more failures; failing "
-				  "on, bounded once a third is served)\n"));
-	free(t);
-	((struct fgt_progress *)st->progress)->degraded = false;
-	((struct fgt_progress *)st->progress)->high_open = false;
+	assert_open(&c, " threads); time left 1.200 s or more (if no more failures; failing on, "
+		    "bounded once a third is served)\n");
 	/* the holders change: printed again */
 	cap_reset(&c);
 	{
@@ -906,19 +921,8 @@ static void test_json_live(void **state)
 	free(t);
 	cap_keep(&c);
 	/* a walk again, its high end open: null beside its low end */
-	cap_reset(&c);
-	st = status_range(&c, fgt_assembler_current(c.a)->last_ns, "write() -> tracing_set_tracer",
-			  1200000000, 1200000000);
-	((struct fgt_progress *)st->progress)->degraded = true;
-	((struct fgt_progress *)st->progress)->high_open = true;
-	fgt_out_interval(c.o, st);
-	t = cap_text(&c);
-	assert_non_null(strstr(t, ",\"eta_ns\":1200000000,\"eta_high_ns\":null,\"eta_sweeps\":6,"
-				  "\"degraded\":true,"));
-	free(t);
-	cap_keep(&c);
-	((struct fgt_progress *)st->progress)->degraded = false;
-	((struct fgt_progress *)st->progress)->high_open = false;
+	assert_open(&c, ",\"eta_ns\":1200000000,\"eta_high_ns\":null,\"eta_sweeps\":6,"
+		    "\"degraded\":true,");
 	/* too early for an estimate: nulls, as documented */
 	fgt_assembler_free(c.a);
 	fgt_recorder_init(&c.rec, fgt_out_record, c.o, NULL, NULL, NULL);
