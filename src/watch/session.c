@@ -955,9 +955,10 @@ static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activat
 
 /*
  * The activation under way: BPF's aggregation as it stands (a copy of its
- * state, read here, at the live view's pace: at most once a second during a
- * stall), with the sweeps read from the ring buffer so far; else the
- * assembler's, of sweeps seen without their ACT_BEGIN.
+ * state, read here, at the live view's pace: once an interval, and on the
+ * screen a redraw every half second during a stall), with the sweeps read
+ * from the ring buffer so far; else the assembler's, of sweeps seen without
+ * their ACT_BEGIN.
  */
 static const struct fgt_activation *current(struct fgt_session *s)
 {
