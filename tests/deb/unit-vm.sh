@@ -32,7 +32,10 @@ note() { echo "unit-vm: $*" >&2; }
 [ "$(id -u)" -eq 0 ] || { note "needs root (mmdebstrap)"; exit 1; }
 [ -f "$deb" ] || { note "no package $deb"; exit 1; }
 kdir=$("$ROOT/lab/kernels.sh" path "$kernel") || exit 1
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/fgt-unit-vm.XXXXXX")}
+# a temp directory of our own goes when the run passes (as tests/lab/lib.sh's
+# lab_leave()): make test made one a run, and they piled up in /tmp
+scratch=
+[ -n "$out" ] || { out=$(mktemp -d "${TMPDIR:-/tmp}/fgt-unit-vm.XXXXXX"); scratch=$out; }
 mkdir -p "$out"
 
 # --- the userland, once: Debian 12 minbase with systemd, as a cpio ----------
@@ -108,3 +111,6 @@ tr -d '\r' < "$out/results.txt" | sed 's/^/unit-vm: guest: /' >&2
 note "$kernel, $((SECONDS - t0)) s (outputs in $out)"
 grep -q '^PASS' "$out/results.txt" || { note FAILED; exit 1; }
 note PASS
+if [ -n "$scratch" ] && rm -rf "$scratch"; then
+	note "passed, so $scratch is removed (-o OUTDIR keeps the runs)"
+fi
