@@ -964,13 +964,15 @@ static const struct fgt_activation *current(struct fgt_session *s)
 {
 	const struct fgt_activation *cur = NULL;
 
-	/* the finished sweeps first, read at this same pace: the estimate of
-	 * the time left rests on them, and poll's own drain, a second apart
-	 * and out of step with this view, left CI's lab-fixed at 116 sweeps
-	 * with its latest 30 (4x slower than the rest) in the ring buffer */
-	if (s->skel && s->skel->bss->act_tid && s->rb)
-		drain(s, now_ms());
 	if (s->skel && s->skel->bss->act_tid) {
+		/* the finished sweeps first, read at this same pace: the
+		 * estimate of the time left rests on them, and poll's own
+		 * drain, a second apart and out of step with this view, left
+		 * CI's lab-fixed at 116 sweeps with its latest 30 (4x slower
+		 * than the rest) in the ring buffer. An activation that ends
+		 * during it leaves a snapshot no longer active: the assembler's */
+		if (s->rb)
+			drain(s, now_ms());
 		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
 		cur = fgt_aggact_current(s->agg, &s->agg_snap);
 		if (cur)
