@@ -92,10 +92,16 @@ def check_progress(kernel, recs, a, starved):
     check(rising and all(r["served"] <= a["served"] and r["sweeps"] <= a["sweeps"] for r in pr),
           f"{kernel}: served and sweeps only rise, up to the activation's")
     degraded = [r for r in pr if r.get("degraded")]
-    # its high end waits for a third of the threads served (docs/json.md):
-    # null until then, a number from then on
+    # its high end waits for a third of the threads served before the sweep
+    # under way (docs/json.md): null until then, a number from then on. A
+    # record's served counts that sweep too: a series sweep serves 1,625 at
+    # most, so an open one is under half served; lab-fixed-plus's reserve
+    # doubles (8,192 stacks in one sweep: 17,161 served, still open, on
+    # 2026-12-06), so its open ones only come first
     opened = [r for r in degraded if r["eta_high_ns"] is None]
-    check(all(r["served"] < a["served"] / 2 for r in opened) and
+    first = all(r["eta_high_ns"] is None for r in degraded[:len(opened)])
+    under_half = kernel == "lab-fixed-plus" or all(r["served"] < a["served"] / 2 for r in opened)
+    check(first and under_half and
           all(r["served"] >= a["served"] / 3 for r in degraded if r not in opened),
           f"{kernel}: the high end open under a third served, bounded from there "
           f"({[(r['served'], r['eta_high_ns']) for r in degraded][:5]})")
