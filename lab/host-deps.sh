@@ -15,6 +15,8 @@ PKGS=(
 	# make deb, make test-deb (debhelper, lintian; systemd-analyze, man for its verify)
 	build-essential dpkg-dev debhelper lintian systemd man-db mmdebstrap
 	python3-pyte
+	# tests/load.sh: a documented CPU hog beside the lab (issue 38)
+	stress-ng
 	# make bench: its plot (docs/bench/fix.svg, fix.png)
 	gnuplot-nox
 	# the pressure scenario's disk (lab/guest/mkdisk.sh: mke2fs -d)
