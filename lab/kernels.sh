@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The lab's twenty-two kernels, fetched (Debian's) or built (ours) once and
-# cached outside the clone, keyed by their inputs: seventeen x86-64 ones and
+# The lab's twenty-six kernels, fetched (Debian's) or built (ours) once and
+# cached outside the clone, keyed by their inputs: twenty-one x86-64 ones and
 # five arm64 ones (issue 23). See docs/DESIGN.md, "Kernels".
 #
 #   kernels.sh list [--arch x86_64|arm64] [--tier test|long|all]
@@ -43,6 +43,7 @@ JOBS=${FGT_JOBS:-$(nproc)}
 
 NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 	lab-stock lab-fixed lab-fixed-plus lab-traceable-stock lab-traceable-fixed
+	lab-shape-single lab-shape-pinned lab-shape-blocking lab-shape-v1
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
 # arm64: Debian's, fetched through lab/arm64-kernels.sh (an arm64 apt view of
@@ -69,7 +70,9 @@ LONG_NAMES=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 # tree but has an object tree of its own, so that neither pair rebuilds the
 # other's objects. The arm64 flavour (lab-arm64-*) is another architecture:
 # cross-built, an object tree of its own.
-LAB_ORDER=(lab-stock lab-fixed lab-fixed-plus lab-traceable-fixed lab-traceable-stock
+LAB_ORDER=(lab-stock lab-fixed lab-fixed-plus
+	lab-shape-single lab-shape-pinned lab-shape-blocking lab-shape-v1
+	lab-traceable-fixed lab-traceable-stock
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed
 	lab-arm64-stock lab-arm64-fixed)
@@ -314,6 +317,17 @@ lab_patches() {
 	# (two ls: one would sort fix-plus/ before fix/)
 	lab-fixed-plus) ls "$LAB"/patches/fix/*.patch && ls "$LAB"/patches/fix-plus/*.patch ;;
 	lab-traceable-stock) ls "$LAB"/patches/traceable/*.patch ;;
+	# shape-*/: lab only, each alone on stock 7.x: the other shapes a fix
+	# of the quadratic walk can take (issue 39; docs/static.md, "Shapes").
+	# single: one walk, GFP_NOWAIT, no reserve, a task whose allocation
+	# fails runs without a stack; pinned: GFP_NOWAIT, and on failure one
+	# GFP_KERNEL allocation with the cursor pinned outside RCU; blocking:
+	# every stack GFP_KERNEL before one walk (counted first); v1: the batch
+	# of 32 and its -EAGAIN loop with cond_resched(), still quadratic.
+	lab-shape-single) ls "$LAB"/patches/shape-single/*.patch ;;
+	lab-shape-pinned) ls "$LAB"/patches/shape-pinned/*.patch ;;
+	lab-shape-blocking) ls "$LAB"/patches/shape-blocking/*.patch ;;
+	lab-shape-v1) ls "$LAB"/patches/shape-v1/*.patch ;;
 	lab-traceable-fixed) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/traceable/*.patch ;;
 	# lab-6.1/: lab-only, lets failslab's stack filter be configured on
 	# x86-64; in both 6.1 kernels so that they differ by the fix alone.
@@ -337,7 +351,8 @@ lab_patches() {
 # pristine copies in that series' tree.
 series_patches() {
 	case $1 in
-	7) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/fix-plus/*.patch "$LAB"/patches/traceable/*.patch ;;
+	7) ls "$LAB"/patches/fix/*.patch "$LAB"/patches/fix-plus/*.patch "$LAB"/patches/traceable/*.patch \
+		"$LAB"/patches/shape-*/*.patch ;;
 	6.1) ls "$LAB"/patches/lab-6.1/*.patch "$LAB"/patches/fix-6.1/*.patch ;;
 	6.12) ls "$LAB"/patches/fix-6.12/*.patch ;;
 	5.10) ls "$LAB"/patches/lab-5.10/*.patch "$LAB"/patches/fix-5.10/*.patch ;;
@@ -351,6 +366,10 @@ lab_localversion() {
 	lab-fixed-plus) echo -fgt-fplus ;;
 	lab-traceable-stock) echo -fgt-tstock ;;
 	lab-traceable-fixed) echo -fgt-tfixed ;;
+	lab-shape-single) echo -fgt-ssingle ;;
+	lab-shape-pinned) echo -fgt-spinned ;;
+	lab-shape-blocking) echo -fgt-sblocking ;;
+	lab-shape-v1) echo -fgt-sv1 ;;
 	lab-6.12-nopreempt-stock) echo -fgt-npstock ;;
 	lab-6.12-nopreempt-fixed) echo -fgt-npfixed ;;
 	lab-arm64-stock) echo -fgt-astock ;;
