@@ -31,6 +31,9 @@ PKGS=(
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64
 	liblzma-dev:arm64 libzstd-dev:arm64
 	qemu-user-static qemu-system-arm
+	# make test-long's lab-clang-* kernels (LLVM=-19): 7.x needs LLVM 17 or
+	# later, Debian 12's clang is 14 (issue 39)
+	clang-19 lld-19 llvm-19
 )
 
 missing=()

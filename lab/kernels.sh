@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The lab's twenty-six kernels, fetched (Debian's) or built (ours) once and
-# cached outside the clone, keyed by their inputs: twenty-one x86-64 ones and
-# five arm64 ones (issue 23). See docs/DESIGN.md, "Kernels".
+# The lab's twenty-eight kernels, fetched (Debian's) or built (ours) once and
+# cached outside the clone, keyed by their inputs: twenty-three x86-64 ones
+# and five arm64 ones (issue 23). See docs/DESIGN.md, "Kernels".
 #
 #   kernels.sh list [--arch x86_64|arm64] [--tier test|long|all]
 #                                   print the kernel names (of one architecture;
@@ -40,12 +40,17 @@ KDIR=$CACHE/kernels
 RESOLVED=$CACHE/resolved.env
 STAMP=$CACHE/apt/update.stamp
 JOBS=${FGT_JOBS:-$(nproc)}
+# The clang the lab-clang-* kernels are built with, as LLVM=SUFFIX: 7.x
+# needs LLVM 17.0.1 or later (scripts/min-tool-version.sh); Debian 12's
+# clang is 14, its clang-19 package is 19 (lab/host-deps.sh).
+CLANG_SUFFIX=${FGT_CLANG_SUFFIX:--19}
 
 NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 	lab-stock lab-fixed lab-fixed-plus lab-traceable-stock lab-traceable-fixed
 	lab-shape-single lab-shape-pinned lab-shape-blocking lab-shape-v1
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
-	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
+	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed
+	lab-clang-stock lab-clang-fixed)
 # arm64: Debian's, fetched through lab/arm64-kernels.sh (an arm64 apt view of
 # its own), and the 7.x pair cross-built (the arm64 flavour of series 7).
 ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock lab-arm64-fixed)
@@ -57,8 +62,10 @@ ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock
 # of the fix through the 5.10 pair, a walk with no __rcu_read_lock call
 # through debian-5.10 (PREEMPT_VOLUNTARY: rcu_read_lock() is no code) and the
 # unit tests' recorded code of the nopreempt pair (tests/test_static.c).
+# The clang pair (issue 39: a compiler's shapes, the static judge must answer
+# them right) is another full build of series 7 with LLVM=1, make test-long's.
 LONG_NAMES=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
-	lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed)
+	lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed lab-clang-stock lab-clang-fixed)
 # Lab variants in build order. Four series, each with its own source and
 # object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1, 6.12 and 5.10
 # (the stable backports, lab-6.1-*, lab-6.12-* and lab-5.10-*), the 6.12
@@ -75,7 +82,7 @@ LAB_ORDER=(lab-stock lab-fixed lab-fixed-plus
 	lab-traceable-fixed lab-traceable-stock
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed
-	lab-arm64-stock lab-arm64-fixed)
+	lab-clang-stock lab-clang-fixed lab-arm64-stock lab-arm64-fixed)
 # Part of every key: bump when the recipe below changes the artifacts.
 RECIPE=1
 
@@ -111,6 +118,7 @@ lab_flavour() {
 	case $1 in
 	lab-6.12-nopreempt-*) echo nopreempt ;;
 	lab-arm64-*) echo arm64 ;;
+	lab-clang-*) echo clang ;;
 	*) echo "" ;;
 	esac
 }
@@ -344,6 +352,9 @@ lab_patches() {
 	# the series as on x86: fgraph.c is the same on every architecture
 	lab-arm64-stock) ;;
 	lab-arm64-fixed) ls "$LAB"/patches/fix/*.patch ;;
+	# the series built by clang (LLVM=1): another compiler's shapes
+	lab-clang-stock) ;;
+	lab-clang-fixed) ls "$LAB"/patches/fix/*.patch ;;
 	esac
 }
 
@@ -374,6 +385,8 @@ lab_localversion() {
 	lab-6.12-nopreempt-fixed) echo -fgt-npfixed ;;
 	lab-arm64-stock) echo -fgt-astock ;;
 	lab-arm64-fixed) echo -fgt-afixed ;;
+	lab-clang-stock) echo -fgt-cstock ;;
+	lab-clang-fixed) echo -fgt-cfixed ;;
 	esac
 }
 
@@ -392,6 +405,8 @@ series_config() {
 toolchain() {
 	if [ "$1" = arm64 ]; then
 		aarch64-linux-gnu-gcc --version | sed -n 1p
+	elif [ "$1" = clang ]; then
+		"clang$CLANG_SUFFIX" --version | sed -n 1p
 	else
 		gcc --version | sed -n 1p
 	fi
@@ -697,6 +712,8 @@ ensure_lab() {
 		if [ "$FLAVOUR" = arm64 ]; then
 			KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 			CROSS_NM=aarch64-linux-gnu-nm
+		elif [ "$FLAVOUR" = clang ]; then
+			KMAKE=(LLVM="$CLANG_SUFFIX")
 		fi
 		build_lab "$name" "${s#*:}"
 	done
