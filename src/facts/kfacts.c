@@ -181,6 +181,13 @@ const struct fgt_walk_call fgt_walk_calls[] = {
 	  "FGRAPH_ARRAY_SIZE words, called out of line by Debian's 6.12 and 7.2" },
 	{ "memset",
 	  "what ret_stack_init_task_vars() is, where GCC inlines it but not the memset()" },
+	{ "__put_task_struct",
+	  "put_task_struct()'s last reference: frees the task, allocates nothing; a walk "
+	  "that pins its cursor (get_task_struct(), as rcu_lock_break() in "
+	  "kernel/hung_task.c) drops the pin with it (issue 39)" },
+	{ "refcount_warn_saturate",
+	  "the WARN of a refcount_t that over- or underflows, in get_task_struct() and "
+	  "put_task_struct() of a pinned cursor: prints, allocates nothing" },
 };
 
 const size_t fgt_nr_walk_calls = sizeof(fgt_walk_calls) / sizeof(fgt_walk_calls[0]);

@@ -47,6 +47,11 @@
  * Where a shadow stack's pointer goes is read off the stores of these.
  */
 #define ARG0		(1ull << 63)
+/* OTHER: returned by a call of another function (a kvcalloc()'d array of
+ * stacks sized at run time, issue 39's lab-shape-blocking: its entries,
+ * loaded back, go into t->ret_stack as ret_stack_list[]'s do) */
+#define OTHER		(1ull << 62)
+#define NSITE_BITS	62
 
 struct val {
 	uint8_t kind;		/* enum fgt_static_val */
@@ -87,6 +92,8 @@ struct dec {
 	uint64_t init_lo, init_hi;	/* init_task's symbol */
 	bool head_by_tasks;	/* a thread loop's head told by its step (no init_task) */
 	const struct fgt_arch_fact *arch;	/* calling convention */
+	long *pstart, *pred;	/* predecessors (preds()), for the shapes */
+	int dropped_loops;	/* thread loops that never store into t->ret_stack */
 };
 
 const char *fgt_static_why_name(enum fgt_static_why w)
@@ -818,8 +825,10 @@ static void transfer(const struct dec *d, const struct insn *in, struct state *s
 		for (int g = 0; g < NGPR; g++)
 			if (d->arch->caller_saved & (1u << g))
 				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
-		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < 63)
+		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < NSITE_BITS)
 			s->r[d->arch->ret_reg].ret = 1ull << in->ord;
+		else if (in->kind == I_CALL && in->callee == C_OTHER)
+			s->r[d->arch->ret_reg].ret = OTHER;
 	}
 	/* a call, or the read opening the walk where rcu_read_lock() is no code */
 	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM || in->op == OP_LOAD) &&
@@ -1328,7 +1337,7 @@ static bool walk_tests_field(struct dec *d, uint32_t off)
 static void destinations(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
-	uint64_t task = 0, elem_task = 0, arr[63] = { 0 };
+	uint64_t task = 0, elem_task = 0, arr[NSITE_BITS] = { 0 };
 	uint32_t f = r->ret_stack_off;
 
 	for (size_t i = 0; f && i < d->n; i++) {
@@ -1352,7 +1361,7 @@ static void destinations(struct dec *d)
 				elem_task |= src->elem;
 			}
 			if (into(base))
-				for (int j = 0; j < 63; j++)
+				for (int j = 0; j < NSITE_BITS; j++)
 					if (src->ret & (1ull << j))
 						arr[j] |= into(base);
 		}
@@ -1360,7 +1369,7 @@ static void destinations(struct dec *d)
 	for (unsigned int j = 0; j < r->nr_sites; j++) {
 		struct fgt_static_site *s = &r->sites[j];
 
-		s->dest = j >= 63 ? FGT_DEST_NONE :
+		s->dest = j >= NSITE_BITS ? FGT_DEST_NONE :
 			  task & (1ull << j) ? FGT_DEST_TASK :
 			  arr[j] & elem_task ? FGT_DEST_LIST : FGT_DEST_NONE;
 		if (s->dest != FGT_DEST_NONE)
@@ -1384,6 +1393,7 @@ const char *fgt_static_dest_name(enum fgt_static_dest dd)
 struct ev {
 	char *buf;
 	size_t len, at;
+	size_t start;		/* where the list of sites starts (its first has no "; ") */
 };
 
 static void ev_add(struct ev *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1449,7 +1459,7 @@ static unsigned int ev_sites(struct ev *e, const struct dec *d, bool (*want)(con
 
 		if (!want(s))
 			continue;
-		ev_add(e, "%s%s %s", e->at ? "; " : "", fgt_static_site_str(s, buf, sizeof(buf)),
+		ev_add(e, "%s%s %s", e->at > e->start ? "; " : "", fgt_static_site_str(s, buf, sizeof(buf)),
 		       d->by_loop ? (s->rcu == FGT_RCU_INSIDE ? "inside the walk" : "outside the walk") :
 		       s->rcu == FGT_RCU_INSIDE ? "inside rcu_read_lock()" : "outside rcu_read_lock()");
 		if (s->thunk)
@@ -1483,6 +1493,28 @@ static bool inside_nb(const struct fgt_static_site *s)
 static bool outside_b(const struct fgt_static_site *s)
 {
 	return shadow(s) && s->rcu == FGT_RCU_OUTSIDE && blocking(s);
+}
+
+/* Blocking, before the walk, into ret_stack_list[]: a reserve, or a batch. */
+static bool reserve(const struct fgt_static_site *s)
+{
+	return outside_b(s) && s->dest == FGT_DEST_LIST;
+}
+
+/* Blocking, outside the walk's RCU section but straight into t->ret_stack:
+ * a pinned cursor's fallback (the walk left and taken again around it). */
+static bool fallback(const struct fgt_static_site *s)
+{
+	return outside_b(s) && s->dest == FGT_DEST_TASK;
+}
+
+static const struct fgt_static_site *first_site(const struct dec *d,
+						bool (*want)(const struct fgt_static_site *))
+{
+	for (unsigned int i = 0; i < d->r->nr_sites; i++)
+		if (want(&d->r->sites[i]))
+			return &d->r->sites[i];
+	return NULL;
 }
 
 /* How the destinations were told: the field's offset and where it came from. */
@@ -1551,17 +1583,354 @@ static const struct insn *walk_call(const struct dec *d)
 	return NULL;
 }
 
+/* ---- the bug's signature and the fix's shapes (docs/static.md) ------------- */
+
+/*
+ * FTRACE_RETSTACK_ALLOC_SIZE as the code compares with it: a count (i < 32,
+ * start == end; i <= 31) or the list's bytes (32 pointers: 256; 248).
+ */
+static bool batch_bound(uint64_t v)
+{
+	v &= 0xffffffffu;
+	return v == 32 || v == 31 || v == 256 || v == 248;
+}
+
+/* A compare of one of these (an immediate, or a register holding one). */
+static bool cmp_bound(const struct dec *d, size_t i)
+{
+	const struct insn *in = &d->in[i];
+
+	if (in->has_cimm)
+		return batch_bound(in->cimm);
+	for (int k = 0; k < 2; k++) {
+		uint8_t g = in->creg[k];
+
+		if (g != R_NONE && d->st[i].r[g].kind == FGT_VAL_CONST && batch_bound(d->st[i].r[g].v))
+			return true;
+	}
+	return false;
+}
+
+static bool is_cmp(const struct insn *in)
+{
+	return in->has_cimm || in->creg[0] != R_NONE;
+}
+
+/* Predecessors, CSR (d->pstart, d->pred). 0, -1 on ENOMEM. */
+static int preds(struct dec *d)
+{
+	size_t n = d->n;
+	long *fill;
+
+	d->pstart = calloc(n + 2, sizeof(*d->pstart));
+	d->pred = malloc((2 * n + 1) * sizeof(*d->pred));
+	fill = calloc(n + 1, sizeof(*fill));
+	if (!d->pstart || !d->pred || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < d->in[i].nsucc; k++)
+			d->pstart[d->in[i].succ[k] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		d->pstart[i + 1] += d->pstart[i];
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < d->in[i].nsucc; k++) {
+			long x = d->in[i].succ[k];
+
+			d->pred[d->pstart[x] + fill[x]++] = (long)i;
+		}
+	free(fill);
+	return 0;
+}
+
+/*
+ * Marks in out[] what is reached from the instructions set in from[] (not
+ * themselves, unless reached again), going forwards (or backwards), never
+ * into an instruction for which avoid_walk says it is the walk's.
+ */
+static void reach(const struct dec *d, const bool *from, bool backwards, bool avoid_walk,
+		  bool *out, long *wl)
+{
+	size_t nwl = 0;
+
+	memset(out, 0, d->n * sizeof(*out));
+	for (size_t i = 0; i < d->n; i++)
+		if (from[i])
+			wl[nwl++] = (long)i;
+	while (nwl) {
+		long x = wl[--nwl];
+		long lo = backwards ? d->pstart[x] : 0, hi = backwards ? d->pstart[x + 1] : d->in[x].nsucc;
+
+		for (long k = lo; k < hi; k++) {
+			long y = backwards ? d->pred[k] : d->in[x].succ[k];
+
+			if (out[y] || !d->st[y].reached || (avoid_walk && in_walk(d, (size_t)y)))
+				continue;
+			out[y] = true;
+			wl[nwl++] = y;
+		}
+	}
+}
+
+enum bound { B_NONE, B_32, B_CONST, B_COUNT };
+
+/* Scratch for the searches over the control flow: four flags and a work
+ * list per instruction. */
+struct scratch {
+	bool *one, *fw, *bw, *loop;
+	long *wl;
+};
+
+static int scratch_get(const struct dec *d, struct scratch *t)
+{
+	bool *b = calloc(4 * d->n + 1, sizeof(*b));
+
+	t->wl = malloc((d->n + 1) * sizeof(*t->wl));
+	if (!b || !t->wl) {
+		free(b);
+		free(t->wl);
+		return -1;
+	}
+	t->one = b;
+	t->fw = b + d->n;
+	t->bw = b + 2 * d->n;
+	t->loop = b + 3 * d->n;
+	return 0;
+}
+
+static void scratch_put(struct scratch *t)
+{
+	free(t->one);
+	free(t->wl);
+}
+
+/* A count of 32 set before the loop (on an edge into it) and stepped in it:
+ * a loop counting down. The stepping instruction, or -1. */
+static long count_down(const struct dec *d, const bool *loop)
+{
+	for (size_t p = 0; p < d->n; p++) {
+		if (loop[p] || !d->st[p].reached)
+			continue;
+		for (int k = 0; k < d->in[p].nsucc; k++) {
+			struct state s;
+
+			if (!loop[d->in[p].succ[k]])
+				continue;
+			s = d->st[p];
+			transfer(d, &d->in[p], &s);
+			for (size_t i = 0; i < d->n; i++) {
+				const struct insn *in = &d->in[i];
+
+				if (loop[i] && in->op == OP_ALU && in->dst != R_NONE &&
+				    (in->alu == '-' || in->alu == '+') &&
+				    s.r[in->dst].kind == FGT_VAL_CONST &&
+				    (s.r[in->dst].v & 0xffffffffu) == 32)
+					return (long)i;
+			}
+		}
+	}
+	return -1;
+}
+
+/*
+ * What bounds the loop that makes the batch (its allocator call at
+ * instruction ci): the instructions on a cycle through it outside the walk.
+ * B_32: a compare with FTRACE_RETSTACK_ALLOC_SIZE in that loop, or a count
+ * of 32 stepped in it (*at: that instruction); B_CONST: its exit compares
+ * with another constant; B_COUNT: its exit compares two registers, no
+ * constant known (a count made at run time); B_NONE: no loop, or no
+ * compare at its exit.
+ */
+static enum bound batch_loop(const struct dec *d, size_t ci, long *at, struct scratch *t)
+{
+	enum bound b = B_NONE;
+	size_t n = d->n;
+
+	*at = -1;
+	memset(t->one, 0, n * sizeof(*t->one));
+	t->one[ci] = true;
+	reach(d, t->one, false, true, t->fw, t->wl);
+	reach(d, t->one, true, true, t->bw, t->wl);
+	for (size_t i = 0; i < n; i++)
+		t->loop[i] = t->fw[i] && t->bw[i];
+	if (!t->loop[ci])
+		return B_NONE;
+	for (size_t i = 0; i < n; i++)
+		if (t->loop[i] && is_cmp(&d->in[i]) && cmp_bound(d, i)) {
+			*at = (long)i;
+			return B_32;
+		}
+	*at = count_down(d, t->loop);
+	if (*at >= 0)
+		return B_32;
+	/* the loop's exit: a conditional jump out of it right after a compare */
+	for (size_t i = 1; i < n && b != B_CONST; i++) {
+		const struct insn *in = &d->in[i], *c = &d->in[i - 1];
+
+		if (!t->loop[i] || in->kind != I_JCC || !t->loop[i - 1] || !is_cmp(c))
+			continue;
+		for (int k = 0; k < in->nsucc; k++)
+			if (!t->loop[in->succ[k]]) {
+				*at = (long)(i - 1);
+				b = c->has_cimm ? B_CONST : B_COUNT;
+				break;
+			}
+	}
+	return b;
+}
+
+/* The walk's own compare with FTRACE_RETSTACK_ALLOC_SIZE: its exit when the
+ * batch is used up (start == end). -1: none. */
+static long walk_bound(const struct dec *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->st[i].reached && in_walk(d, i) && is_cmp(&d->in[i]) && cmp_bound(d, i))
+			return (long)i;
+	return -1;
+}
+
+/* Is the instruction ci reached again from the walk (the retry loop around
+ * it, inlined)? */
+static bool from_walk(const struct dec *d, size_t ci, struct scratch *t)
+{
+	for (size_t i = 0; i < d->n; i++)
+		t->one[i] = d->st[i].reached && in_walk(d, i);
+	reach(d, t->one, false, false, t->fw, t->wl);
+	return t->fw[ci];
+}
+
+/* -EAGAIN (-11) loaded on a reached path: the out-of-line walk's return. */
+static long eagain(const struct dec *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->st[i].reached && d->in[i].op == OP_CONST &&
+		    (d->in[i].imm & 0xffffffffu) == 0xfffffff5u)
+			return (long)i;
+	return -1;
+}
+
+/* A store into t->ret_stack (8 bytes at its offset, no index) inside the
+ * walk (of the thread loops in bits, when given). -1: none. */
+static long walk_store(const struct dec *d, uint8_t bits)
+{
+	uint32_t f = d->r->ret_stack_off;
+
+	for (size_t i = 0; f && i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if (in->op != OP_STORE || in->midx || !d->st[i].reached || !in_walk(d, i) ||
+		    (bits && !(d->walk[i] & bits)))
+			continue;
+		if ((in->mdisp > 0 && (uint32_t)in->mdisp == f) ||
+		    (in->msrc2 != R_NONE && in->mdisp + 8 > 0 && (uint32_t)(in->mdisp + 8) == f))
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * Without PREEMPT_RCU the walk is the thread loop; a loop over the threads
+ * that never stores into t->ret_stack is another one (6.11's init_task_vars()
+ * for a second fgraph user only tests it): it is not the walk.
+ */
+static void walk_loops_that_store(struct dec *d)
+{
+	int kept = 0;
+
+	for (int l = 0; l < d->nloops; l++) {
+		uint8_t bit = (uint8_t)(1u << l);
+
+		if (walk_store(d, bit) >= 0) {
+			kept++;
+			continue;
+		}
+		for (size_t i = 0; i < d->n; i++)
+			d->walk[i] &= (uint8_t)~bit;
+	}
+	if (d->nloops && !kept) {
+		d->dropped_loops = d->nloops;
+		d->by_loop = false;
+		d->r->walk_by_loop = false;
+	}
+}
+
+static long caller_loop(const struct dec *d, char *at, size_t len);
+
+/*
+ * The rest of the bug's signature once the batch is bounded by 32 (at bnd):
+ * the walk's exit when the batch is used up (its compare with 32) and the
+ * loop back into the walk (the batch reached again from the walk; or, out
+ * of line, -EAGAIN returned and the caller's loop calling again). 1: all
+ * there, the shape's evidence written; 0: not, why written; -1: ENOMEM.
+ */
+static int signature(const struct dec *d, const struct fgt_static_site *s, long ci, long bnd,
+		     struct scratch *t, struct ev *e, char *why, size_t wlen)
+{
+	char a[96], b[96], c[96], cl[96];
+	long wb = walk_bound(d), ea, cc;
+
+	where(d, d->in[bnd].addr, a, sizeof(a));
+	if (wb < 0) {
+		snprintf(why, wlen, "the batch at %s is bounded by 32 (at %s), but the walk never "
+			 "compares with 32: its exit when the batch is used up is not seen", s->at, a);
+		return 0;
+	}
+	where(d, d->in[wb].addr, b, sizeof(b));
+	if (from_walk(d, (size_t)ci, t)) {
+		ev_add(e, "the batch of 32 and its -EAGAIN loop at %s: the batch bounded by 32 at "
+		       "%s, the walk's exit when it is used up at %s, and the loop back from the "
+		       "walk into the batch; ", s->at, a, b);
+		return 1;
+	}
+	ea = eagain(d);
+	if (ea < 0) {
+		snprintf(why, wlen, "the batch at %s is bounded by 32 (at %s) and the walk leaves "
+			 "when it is used up (at %s), but nothing loops back: no path from the walk "
+			 "to the batch, and no -EAGAIN returned", s->at, a, b);
+		return 0;
+	}
+	where(d, d->in[ea].addr, c, sizeof(c));
+	cc = caller_loop(d, cl, sizeof(cl));
+	if (cc == -4)
+		return -1;
+	if (cc < 0) {
+		snprintf(why, wlen, "the batch at %s is bounded by 32 (at %s), the walk leaves when "
+			 "it is used up (at %s) and -EAGAIN is returned (at %s), but %s", s->at, a, b, c,
+			 cc == -2 ? "no loop of its caller calls it again on -EAGAIN" :
+			 cc == -3 ? "its caller's code does not decode" :
+			 "its caller's code was not read: the loop back is not seen");
+		return 0;
+	}
+	ev_add(e, "the batch of 32 and its -EAGAIN loop at %s: the batch bounded by 32 at %s, "
+	       "the walk's exit when it is used up at %s, -EAGAIN at %s, and the loop of %s "
+	       "calling it again at %s; ", s->at, a, b, c, d->c->caller, cl);
+	return 1;
+}
+
 static enum fgt_verdict judge(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
 	const char *fn = d->c->func;
 	unsigned int nshadow = 0;
-	struct ev e = { r->evidence, sizeof(r->evidence), 0 };
+	struct ev e = { r->evidence, sizeof(r->evidence), 0, 0 };
+	const struct fgt_static_site *nb, *fb, *bt;
+	struct scratch t = { 0 };
 	const struct insn *wc;
-	char buf[256], at[96];
+	char buf[256], at[96], why[800];
+	long ws, ci, bnd = -1;
+	enum bound k;
+	int sig;
 
 	if (d->anomaly[0])
 		return unknown(r, d->anomaly_why, "%s: %s", fn, d->anomaly);
+	if (!r->nr_rcu_lock && !d->by_loop && d->dropped_loops)
+		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and its %d loop%s over the "
+			       "thread list never store%s into t->ret_stack (+%#x): not the walk "
+			       "(a second user's init_task_vars() only tests it)",
+			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn, d->dropped_loops,
+			       d->dropped_loops == 1 ? "" : "s", d->dropped_loops == 1 ? "s" : "",
+			       r->ret_stack_off);
 	if (!r->nr_rcu_lock && !d->by_loop)
 		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and no loop over the thread "
 			       "list (closed by a cmp with &init_task.tasks): cannot tell the walk",
@@ -1629,13 +1998,73 @@ static enum fgt_verdict judge(struct dec *d)
 			       where(d, wc->addr, at, sizeof(at)),
 			       wc->kind == I_CALL_IND ? "through a pointer" :
 			       where(d, wc->target, buf, sizeof(buf)));
-	if (ev_sites(&e, d, inside_nb, NULL)) {
-		ev_sites(&e, d, outside_b, "(the reserve)");
+	ws = walk_store(d, 0);
+	if (ws < 0)
+		return unknown(r, FGT_SW_SHAPE, "%s: the walk (%s) never stores into t->ret_stack "
+			       "(+%#x), it only tests it: not the walk that hands out stacks", fn,
+			       d->by_loop ? r->walk_loop : r->rcu_lock[0], r->ret_stack_off);
+	if (scratch_get(d, &t))
+		return unknown(r, FGT_SW_DISASM, "out of memory");
+	/* fixed: one walk allocating inline, non-blocking */
+	nb = first_site(d, inside_nb);
+	if (nb) {
+		char g[48];
+
+		ev_add(&e, "one walk allocating inline, %s, at %s",
+		       num_str(&nb->gfp, true, g, sizeof(g)), nb->at);
+		fb = first_site(d, fallback);
+		if (fb)
+			ev_add(&e, ", falling back to a blocking allocation outside the walk's "
+			       "rcu_read_lock() at %s (a pinned cursor)", fb->at);
+		ev_add(&e, "; ");
+		e.start = e.at;
+		ev_sites(&e, d, inside_nb, NULL);
+		ev_sites(&e, d, fallback, "(the fallback)");
+		ev_sites(&e, d, reserve, "(the reserve)");
 		ev_field(&e, d);
+		scratch_put(&t);
 		r->why = FGT_SW_NONE;
 		return r->verdict = FGT_VERDICT_FIXED;
 	}
-	ev_sites(&e, d, outside_b, "(the batch)");
+	/* the batch before the walk: of 32 (the bug), or of every stack (a count) */
+	bt = first_site(d, reserve);
+	if (!bt) {
+		scratch_put(&t);
+		return unknown(r, FGT_SW_SHAPE, "%s: no shadow-stack allocation inside the walk and "
+			       "no batch before it whose stacks the walk stores into t->ret_stack "
+			       "(%u allocator call%s; its store at %s): neither the bug's "
+			       "signature nor a linear shape", fn, r->nr_sites,
+			       r->nr_sites == 1 ? "" : "s", where(d, d->in[ws].addr, at, sizeof(at)));
+	}
+	ci = find_insn(d, bt->addr);
+	k = ci < 0 ? B_NONE : batch_loop(d, (size_t)ci, &bnd, &t);
+	if (k == B_COUNT) {
+		ev_add(&e, "every stack allocated before one walk at %s: the batch's loop bounded "
+		       "by a count made at run time (its compare at %s), not by 32; ", bt->at,
+		       where(d, d->in[bnd].addr, at, sizeof(at)));
+		ev_sites(&e, d, reserve, "(the batch)");
+		ev_field(&e, d);
+		scratch_put(&t);
+		r->why = FGT_SW_NONE;
+		return r->verdict = FGT_VERDICT_FIXED;
+	}
+	if (k != B_32) {
+		scratch_put(&t);
+		return unknown(r, FGT_SW_SHAPE, "%s before the walk, into ret_stack_list[]: it is "
+			       "%s%s: neither the batch of 32 nor every stack",
+			       fgt_static_site_str(bt, buf, sizeof(buf)),
+			       k == B_CONST ? "in a loop bounded by another constant than 32, at " :
+			       "in no loop, or in one whose exit compares nothing seen here",
+			       k == B_CONST ? where(d, d->in[bnd].addr, at, sizeof(at)) : "");
+	}
+	sig = signature(d, bt, ci, bnd, &t, &e, why, sizeof(why));
+	scratch_put(&t);
+	if (sig < 0)
+		return unknown(r, FGT_SW_DISASM, "out of memory");
+	if (!sig)
+		return unknown(r, FGT_SW_SHAPE, "%s: %s", fn, why);
+	e.start = e.at;
+	ev_sites(&e, d, reserve, "(the batch)");
 	if (d->by_loop && d->head_by_tasks)
 		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
 		       "list closed at %s, its cursor stepped through task_struct::tasks at +%#x "
@@ -1650,6 +2079,98 @@ static enum fgt_verdict judge(struct dec *d)
 	ev_field(&e, d);
 	r->why = FGT_SW_NONE;
 	return r->verdict = FGT_VERDICT_NOT_FIXED;
+}
+
+/* Is ci on a cycle whose compare is with -EAGAIN (while (ret == -EAGAIN))? */
+static bool eagain_cycle(struct dec *e, size_t ci, struct scratch *t)
+{
+	memset(t->one, 0, e->n * sizeof(*t->one));
+	t->one[ci] = true;
+	reach(e, t->one, false, false, t->fw, t->wl);
+	reach(e, t->one, true, false, t->bw, t->wl);
+	if (!t->fw[ci])
+		return false;
+	for (size_t i = 0; i < e->n; i++)
+		if (t->fw[i] && t->bw[i] && e->in[i].has_cimm &&
+		    (e->in[i].cimm & 0xffffffffu) == 0xfffffff5u)
+			return true;
+	return false;
+}
+
+/*
+ * The caller's loop back, where the function read is out of line: decode
+ * the caller (c->caller), find its calls of the function's entry, and take
+ * one on a cycle that compares with -EAGAIN. Its address into at; the call's
+ * index, or -1: no caller read; -2: no such loop; -3: its code does not
+ * decode; -4: ENOMEM.
+ */
+static long caller_loop(const struct dec *d, char *at, size_t len)
+{
+	const struct fgt_static_code *c = d->c;
+	struct fgt_static_code cc = { .func = c->caller, .arch = c->arch };
+	struct fgt_static_result *rr;
+	struct dec e = { .c = &cc, .k = d->k, .arch = d->arch };
+	uint64_t fn = c->part[0].addr;
+	struct scratch t = { 0 };
+	cs_insn *ci = NULL;
+	long ret = -2;
+	csh h = 0;
+
+	if (!c->caller || !c->nr_caller_parts || c->nr_caller_parts > FGT_STATIC_MAX_CALLER_PARTS)
+		return -1;
+	for (unsigned int i = 0; i < c->nr_caller_parts; i++)
+		cc.part[i] = c->caller_part[i];
+	cc.nr_parts = c->nr_caller_parts;
+	/* part[0] is the entry; a .cold part after it in address order */
+	if (cc.nr_parts == 2 && cc.part[1].addr < cc.part[0].addr)
+		return -3;
+	rr = calloc(1, sizeof(*rr));
+	e.r = rr;
+	if (!rr)
+		return -4;
+	if (cs_open(c->arch == FGT_ARCH_ARM64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
+		    c->arch == FGT_ARCH_ARM64 ? CS_MODE_ARM : CS_MODE_64, &h) != CS_ERR_OK ||
+	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(ci = cs_malloc(h))) {
+		ret = -3;
+		goto out;
+	}
+	for (unsigned int i = 0; i < cc.nr_parts; i++)
+		if (decode_part(&e, h, ci, &cc.part[i])) {
+			ret = -4;
+			goto out;
+		}
+	if (!e.n || e.in[0].addr != cc.part[0].addr) {
+		ret = -3;
+		goto out;
+	}
+	resolve_all(&e);
+	if (follow(&e) || preds(&e) || scratch_get(&e, &t)) {
+		ret = -4;
+		goto out;
+	}
+	for (size_t i = 0; i < e.n; i++) {
+		const struct insn *in = &e.in[i];
+
+		if (in->kind != I_CALL || !e.st[i].reached || in->target > fn || fn - in->target > 16)
+			continue;
+		if (eagain_cycle(&e, i, &t)) {
+			where(d, in->addr, at, len);
+			ret = (long)i;
+			break;
+		}
+	}
+out:
+	scratch_put(&t);
+	if (ci)
+		cs_free(ci, 1);
+	if (h)
+		cs_close(&h);
+	free(e.in);
+	free(e.st);
+	free(e.pstart);
+	free(e.pred);
+	free(rr);
+	return ret;
 }
 
 enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
@@ -1740,14 +2261,20 @@ enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 		d.by_loop = nloop > 0;
 	}
 	r->walk_by_loop = d.by_loop;
-	collect(&d);
 	ret_stack_field(&d);
+	if (d.by_loop && r->ret_stack_off)
+		walk_loops_that_store(&d);
+	collect(&d);
 	walk_tests_field(&d, r->ret_stack_off);	/* names the walk's loop */
 	destinations(&d);
+	if (preds(&d))
+		goto oom;
 	judge(&d);
 	free(d.in);
 	free(d.st);
 	free(d.walk);
+	free(d.pstart);
+	free(d.pred);
 	return r->verdict;
 oom:
 	if (ci)
@@ -1757,11 +2284,13 @@ oom:
 	free(d.in);
 	free(d.st);
 	free(d.walk);
+	free(d.pstart);
+	free(d.pred);
 	return unknown(r, FGT_SW_DISASM, "out of memory");
 }
 
-void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
-		     void *arg)
+static void refs_of(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
+		    void *arg)
 {
 	cs_insn *ci;
 	csh h;
@@ -1815,6 +2344,20 @@ void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, 
 	if (ci)
 		cs_free(ci, 1);
 	cs_close(&h);
+}
+
+void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
+		     void *arg)
+{
+	struct fgt_static_code cc = { .func = c->caller, .arch = c->arch };
+
+	refs_of(c, cb, arg);
+	if (!c->caller)
+		return;
+	for (unsigned int i = 0; i < c->nr_caller_parts && i < FGT_STATIC_MAX_CALLER_PARTS; i++)
+		cc.part[i] = c->caller_part[i];
+	cc.nr_parts = c->nr_caller_parts;
+	refs_of(&cc, cb, arg);
 }
 
 const char *fgt_static_kind_name(enum fgt_static_kind k)

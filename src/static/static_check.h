@@ -18,10 +18,16 @@
  * values loaded from a global), so that at each call of an allocator of
  * fgt_alloc_fns it knows the cache or size (is it a shadow stack?), the gfp
  * (blocking or not) and whether the call lies inside the walk:
- *  - fixed: a non-blocking shadow-stack allocation inside the walk;
- *  - not_fixed: only blocking ones, all outside it, and the walk calls nothing
- *    that could allocate;
- *  - unknown otherwise, with the reason: an unrecognized shape is never guessed.
+ * One rule (docs/static.md, "The rule"; issue 39):
+ *  - not_fixed needs the bug's own signature: a batch of shadow stacks
+ *    bounded by FTRACE_RETSTACK_ALLOC_SIZE (32) taken before the walk, the
+ *    walk's exit when the batch is used up, and the loop back into the walk
+ *    (in the function, or its caller's loop on -EAGAIN);
+ *  - fixed needs positive evidence of one walk serving every thread: a
+ *    non-blocking shadow-stack allocation inside the walk (with or without a
+ *    reserve, a pinned cursor's blocking fallback), or every stack allocated
+ *    before one walk by a batch that no constant bounds (a count);
+ *  - unknown otherwise, saying what was seen: never not_fixed from an absence.
  */
 #ifndef FGT_STATIC_CHECK_H
 #define FGT_STATIC_CHECK_H
@@ -114,7 +120,7 @@ struct fgt_static_site {
 
 #define FGT_STATIC_MAX_SITES	32
 #define FGT_STATIC_MAX_MARKS	8
-#define FGT_STATIC_EVIDENCE	640
+#define FGT_STATIC_EVIDENCE	1024
 
 struct fgt_static_result {
 	enum fgt_verdict verdict;
@@ -157,11 +163,22 @@ struct fgt_static_part {
 	size_t len;
 };
 
+#define FGT_STATIC_MAX_CALLER_PARTS	2
+
 struct fgt_static_code {
 	const char *func;		/* the function's name */
 	enum fgt_arch arch;		/* whose machine code (0: x86-64) */
 	struct fgt_static_part part[FGT_STATIC_MAX_PARTS];	/* part[0]: the entry */
 	unsigned int nr_parts;
+	/*
+	 * Where the function is out of line (alloc_retstack_tasklist and its
+	 * clones, start_graph_tracing*): the function that calls it on the way
+	 * from register_ftrace_graph, whose loop calls it again while it
+	 * returns -EAGAIN (the bug's loop back). NULL: none read.
+	 */
+	const char *caller;
+	struct fgt_static_part caller_part[FGT_STATIC_MAX_CALLER_PARTS];
+	unsigned int nr_caller_parts;
 };
 
 /* What the decoder needs to know of the kernel. */
@@ -210,6 +227,8 @@ struct fgt_static_rec {
 	struct fgt_static_kernel k;
 	struct fgt_ksyms *ks;		/* owned */
 	uint8_t *bytes[FGT_STATIC_MAX_PARTS];
+	char caller[64];		/* "caller NAME": the parts after it are its */
+	uint8_t *cbytes[FGT_STATIC_MAX_CALLER_PARTS];
 };
 
 /* Write the code with the symbols it needs (from k->ks). 0 or -errno. */

@@ -59,6 +59,8 @@ struct ctx {
 	struct fgt_ksyms *ks_owned;
 	const struct fgt_ksyms *ks;
 	uint8_t *text[FGT_STATIC_MAX_PARTS];
+	uint8_t *ctext[FGT_STATIC_MAX_CALLER_PARTS];	/* the caller's, where out of line */
+	char caller[64];
 	/* the running kernel's kallsyms from its memory, and the symbols taken */
 	struct fgt_kmem *km;
 	long *sel;
@@ -286,6 +288,34 @@ static int kernel_btf(struct ctx *c, struct fgt_btf_stack *out, bool *found)
 	return c->btf_err;
 }
 
+/*
+ * The kernel's page size: on 6.11 and 6.12 SHADOW_STACK_SIZE is PAGE_SIZE
+ * (42675b723b48; 6.13 fixed it at 4096), so a kernel of 16K pages (Debian's
+ * linux-image-6.12.*-arm64-16k) allocates 16384-byte stacks. The running
+ * kernel's is this process's; an arm64 image says it in its header's flags
+ * (Documentation/arch/arm64/booting.rst: bits 1-2, 1: 4K, 2: 16K, 3: 64K;
+ * the header is at _text); x86-64 has 4K pages only. 0: not known.
+ */
+static uint32_t page_size(struct ctx *c)
+{
+	const struct fgt_ksym *t;
+	uint8_t flags[8];
+	unsigned int ps;
+	long sz;
+
+	if (!c->o->kernel) {
+		sz = sysconf(_SC_PAGESIZE);
+		return sz > 0 && sz <= (1l << 16) ? (uint32_t)sz : 0;
+	}
+	if (!c->have_im || c->im.arch != FGT_ARCH_ARM64)
+		return c->have_im && c->im.arch == FGT_ARCH_X86_64 ? 4096 : 0;
+	t = fgt_ksyms_by_name(c->ks, "_text");
+	if (!t || fgt_kimage_read(&c->im, t->addr + 24, flags, sizeof(flags)))
+		return 0;
+	ps = (flags[0] >> 1) & 3;
+	return ps ? 1u << (10 + 2 * ps) : 0;
+}
+
 /* Where shadow stacks come from: the cache (6.13+), else BTF decides; and
  * where in task_struct a stack's pointer goes. */
 static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
@@ -319,6 +349,12 @@ static int stack_source(struct ctx *c, struct fgt_static_kernel *k)
 	}
 	k->stack_src = bs.src;
 	k->shadow_bytes = bs.bytes;
+	if (bs.src == FGT_STACK_KMALLOC) {
+		uint32_t page = page_size(c);
+
+		if (page)
+			k->shadow_bytes = page;
+	}
 	return 0;
 }
 
@@ -538,42 +574,167 @@ static void not_affected(struct ctx *c)
 		 "so no shadow-stack walk", reg, r->symbols, facts);
 }
 
-/* The function holding the sweep, and its .cold part. */
+/*
+ * Is name base or one of the clones compilers make of it: GCC's .part.N (the
+ * early WARN_ON_ONCE() return invites it), .isra.N, .constprop.N, and
+ * ThinLTO's .llvm.N (a hash of digits), in any chain ("start_graph_tracing
+ * .constprop.0.isra.0"). Not .cold: that is a part of the function.
+ */
+static bool clone_of(const char *name, const char *base)
+{
+	static const char *const kinds[] = { "part", "isra", "constprop", "llvm", "lto_priv" };
+	size_t n = strlen(base);
+	const char *p = name + n;
+
+	if (strncmp(name, base, n))
+		return false;
+	while (*p == '.') {
+		bool kind = false;
+
+		p++;
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !kind; i++) {
+			size_t k = strlen(kinds[i]);
+
+			if (!strncmp(p, kinds[i], k) && p[k] == '.') {
+				p += k + 1;
+				kind = true;
+			}
+		}
+		if (!kind || *p < '0' || *p > '9')
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return !*p;
+}
+
+/* Read a function's text (and its .cold part, when parts has room) into
+ * parts, buffers into text[]. The number of parts, or -1 with r filled. */
+static int read_func(struct ctx *c, const struct fgt_ksym *f, struct fgt_static_part *parts,
+		     uint8_t **text, unsigned int max)
+{
+	const struct fgt_ksym *cold;
+	unsigned int n = 1;
+	char name[160];
+
+	if (!f->size || f->size > MAX_FUNC)
+		return fail(c->r, FGT_SW_SHAPE, "%s: %lu bytes by its symbols: not the function we know",
+			    f->name, (unsigned long)f->size), -1;
+	parts[0] = (struct fgt_static_part){ f->addr, NULL, f->size };
+	snprintf(name, sizeof(name), "%s.cold", f->name);
+	cold = fgt_ksyms_by_name(c->ks, name);
+	if (max > 1 && cold && cold->size && cold->size <= MAX_FUNC)
+		parts[n++] = (struct fgt_static_part){ cold->addr, NULL, cold->size };
+	for (unsigned int i = 0; i < n; i++) {
+		text[i] = malloc(parts[i].len);
+		if (!text[i])
+			return fail(c->r, FGT_SW_READ, "out of memory"), -1;
+		if (read_text(c, parts[i].addr, text[i], parts[i].len))
+			return -1;
+		parts[i].bytes = text[i];
+	}
+	return (int)n;
+}
+
+struct callees {
+	const struct fgt_ksyms *ks;
+	const struct fgt_ksym *sweep, *start;
+};
+
+/* A text symbol the code refers to at its very address: a clone of the
+ * sweep or of start_graph_tracing() is what the code reaches. */
+static void callee_ref(uint64_t a, void *arg)
+{
+	struct callees *cl = arg;
+	const struct fgt_ksym *s = fgt_ksyms_by_addr(cl->ks, a);
+
+	if (!s || s->addr != a || (s->type != 't' && s->type != 'T'))
+		return;
+	if (!cl->sweep && clone_of(s->name, fgt_sym_name(FGT_SYM_SWEEP)))
+		cl->sweep = s;
+	else if (!cl->start && clone_of(s->name, fgt_sym_name(FGT_SYM_START)))
+		cl->start = s;
+}
+
+/* What the code (read, its symbols known) reaches of the two. */
+static int reached(struct ctx *c, const struct fgt_static_code *code, struct callees *cl)
+{
+	if (c->km && kmem_refs(c, code))
+		return -1;
+	*cl = (struct callees){ .ks = c->ks };
+	fgt_static_refs(code, callee_ref, cl);
+	return 0;
+}
+
+/*
+ * The function holding the sweep, found from register_ftrace_graph by what
+ * it reaches (issue 39): register_ftrace_graph itself where the sweep is
+ * inlined into it; else the out-of-line start_graph_tracing*() it calls,
+ * and in either the out-of-line alloc_retstack_tasklist*() that one calls,
+ * clones included. A symbol of those names that register_ftrace_graph does
+ * not reach is never taken (a renamed or planted one: issue 40). Where the
+ * function taken is out of line, its caller's text comes with it: the
+ * bug's loop back is there.
+ */
 static int find_code(struct ctx *c, struct fgt_static_code *code)
 {
 	struct fgt_static_result *r = c->r;
-	const struct fgt_ksym *f, *cold;
-	char name[128];
+	const struct fgt_ksym *reg, *f, *caller = NULL;
+	struct callees cl;
+	int n;
 
-	f = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_SWEEP));
-	if (!f || (f->type != 't' && f->type != 'T'))
-		f = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_REGISTER));
-	if (!f) {
+	reg = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_REGISTER));
+	if (!reg) {
 		not_affected(c);
 		return -1;
 	}
-	if (!f->size || f->size > MAX_FUNC)
-		return fail(r, FGT_SW_SHAPE, "%s: %lu bytes by its symbols: not the function we know",
-			    f->name, (unsigned long)f->size), -1;
+	f = reg;
+	n = read_func(c, f, code->part, c->text, FGT_STATIC_MAX_PARTS);
+	if (n < 0)
+		return -1;
+	code->nr_parts = (unsigned int)n;
+	code->arch = c->have_im ? c->im.arch : HOST_ARCH;
+	/* at most two steps: register_ftrace_graph -> start_graph_tracing* ->
+	 * alloc_retstack_tasklist* */
+	for (int step = 0; step < 2; step++) {
+		const struct fgt_ksym *next;
+
+		code->func = f->name;
+		if (reached(c, code, &cl))
+			return -1;
+		next = cl.sweep ? cl.sweep : step == 0 ? cl.start : NULL;
+		if (!next)
+			break;
+		/* the function reached becomes the one judged, this one its caller */
+		for (unsigned int i = 0; i < code->nr_parts && i < FGT_STATIC_MAX_CALLER_PARTS; i++) {
+			free(c->ctext[i]);
+			c->ctext[i] = c->text[i];
+			code->caller_part[i] = code->part[i];
+			c->text[i] = NULL;
+		}
+		for (unsigned int i = FGT_STATIC_MAX_CALLER_PARTS; i < code->nr_parts; i++) {
+			free(c->text[i]);
+			c->text[i] = NULL;
+		}
+		code->nr_caller_parts = code->nr_parts < FGT_STATIC_MAX_CALLER_PARTS ?
+					code->nr_parts : FGT_STATIC_MAX_CALLER_PARTS;
+		caller = f;
+		f = next;
+		n = read_func(c, f, code->part, c->text, FGT_STATIC_MAX_PARTS);
+		if (n < 0)
+			return -1;
+		code->nr_parts = (unsigned int)n;
+		if (cl.sweep)
+			break;
+	}
 	snprintf(r->func, sizeof(r->func), "%s", f->name);
 	r->func_addr = f->addr;
 	r->func_len = f->size;
 	code->func = r->func;
-	code->part[0] = (struct fgt_static_part){ f->addr, NULL, f->size };
-	code->nr_parts = 1;
-	snprintf(name, sizeof(name), "%s.cold", f->name);
-	cold = fgt_ksyms_by_name(c->ks, name);
-	if (cold && cold->size && cold->size <= MAX_FUNC)
-		code->part[code->nr_parts++] = (struct fgt_static_part){ cold->addr, NULL, cold->size };
-	for (unsigned int i = 0; i < code->nr_parts; i++) {
-		c->text[i] = malloc(code->part[i].len);
-		if (!c->text[i])
-			return fail(r, FGT_SW_READ, "out of memory"), -1;
-		if (read_text(c, code->part[i].addr, c->text[i], code->part[i].len))
-			return -1;
-		code->part[i].bytes = c->text[i];
+	if (caller) {
+		snprintf(c->caller, sizeof(c->caller), "%s", caller->name);
+		code->caller = c->caller;
 	}
-	code->arch = c->have_im ? c->im.arch : HOST_ARCH;
 	return 0;
 }
 
@@ -656,6 +817,8 @@ enum fgt_verdict fgt_static_check(const struct fgt_static_opts *o,
 		fgt_kimage_close(&c.im);
 	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
 		free(c.text[i]);
+	for (int i = 0; i < FGT_STATIC_MAX_CALLER_PARTS; i++)
+		free(c.ctext[i]);
 	fgt_ksyms_free(c.ks_owned);
 	fgt_kmem_free(c.km);
 	free(c.sel);

@@ -63,6 +63,13 @@ static const char *const src_names[FGT_STACK__NR] = {
 	[FGT_STACK_CACHE] = "cache",
 };
 
+static void write_part(FILE *f, const struct fgt_static_part *p)
+{
+	fprintf(f, "part %016" PRIx64 " %zu\n", p->addr, p->len);
+	for (size_t j = 0; j < p->len; j++)
+		fprintf(f, "%02x%s", p->bytes[j], (j % 32 == 31 || j + 1 == p->len) ? "\n" : "");
+}
+
 int fgt_static_rec_write(FILE *f, const char *name, const struct fgt_static_code *c,
 			 const struct fgt_static_kernel *k)
 {
@@ -93,11 +100,12 @@ int fgt_static_rec_write(FILE *f, const char *name, const struct fgt_static_code
 		fprintf(f, "arch %s\n", fgt_arch_facts[c->arch].name);
 	for (size_t i = 0; i < ss->n; i++)
 		fprintf(f, "sym %016" PRIx64 " %c %s\n", ss->s[i]->addr, ss->s[i]->type, ss->s[i]->name);
-	for (unsigned int i = 0; i < c->nr_parts; i++) {
-		fprintf(f, "part %016" PRIx64 " %zu\n", c->part[i].addr, c->part[i].len);
-		for (size_t j = 0; j < c->part[i].len; j++)
-			fprintf(f, "%02x%s", c->part[i].bytes[j],
-				(j % 32 == 31 || j + 1 == c->part[i].len) ? "\n" : "");
+	for (unsigned int i = 0; i < c->nr_parts; i++)
+		write_part(f, &c->part[i]);
+	if (c->caller) {
+		fprintf(f, "caller %s\n", c->caller);
+		for (unsigned int i = 0; i < c->nr_caller_parts; i++)
+			write_part(f, &c->caller_part[i]);
 	}
 	free(ss);
 	return ferror(f) ? -EIO : 0;
@@ -108,6 +116,8 @@ void fgt_static_rec_free(struct fgt_static_rec *r)
 	fgt_ksyms_free(r->ks);
 	for (int i = 0; i < FGT_STATIC_MAX_PARTS; i++)
 		free(r->bytes[i]);
+	for (int i = 0; i < FGT_STATIC_MAX_CALLER_PARTS; i++)
+		free(r->cbytes[i]);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -142,7 +152,13 @@ int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, s
 	if (!syms)
 		goto out;
 	while (fgets(line, sizeof(line), f)) {
-		struct fgt_static_part *p = r->code.nr_parts ? &r->code.part[r->code.nr_parts - 1] : NULL;
+		/* the parts being read: the function's, or its caller's after "caller" */
+		bool cl = r->caller[0];
+		unsigned int np = cl ? r->code.nr_caller_parts : r->code.nr_parts;
+		unsigned int maxp = cl ? FGT_STATIC_MAX_CALLER_PARTS : FGT_STATIC_MAX_PARTS;
+		struct fgt_static_part *parts = cl ? r->code.caller_part : r->code.part;
+		uint8_t **pb = cl ? r->cbytes : r->bytes;
+		struct fgt_static_part *p = np ? &parts[np - 1] : NULL;
 
 		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
@@ -177,26 +193,39 @@ int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, s
 			fputs(line + 4, syms);
 			continue;
 		}
-		if (sscanf(line, "part %" SCNx64 " %zu", &a, &n) == 2) {
-			if (r->code.nr_parts == FGT_STATIC_MAX_PARTS || !n || n > (1u << 20))
+		if (sscanf(line, "caller %63s", r->caller) == 1) {
+			/* after the function's parts, once */
+			if (cl || !r->code.nr_parts ||
+			    got != r->code.part[r->code.nr_parts - 1].len) {
+				r->caller[0] = '\0';
 				break;
-			if (p && got != p->len)
-				break;
-			unsigned int i = r->code.nr_parts;
-
-			r->bytes[i] = malloc(n);
-			if (!r->bytes[i])
-				break;
-			r->code.part[i] = (struct fgt_static_part){ a, r->bytes[i], n };
-			r->code.nr_parts = i + 1;
+			}
 			got = 0;
 			continue;
 		}
-		if (!p || hexbytes(line, r->bytes[r->code.nr_parts - 1], p->len, &got))
+		if (sscanf(line, "part %" SCNx64 " %zu", &a, &n) == 2) {
+			if (np == maxp || !n || n > (1u << 20))
+				break;
+			if (p && got != p->len)
+				break;
+			pb[np] = malloc(n);
+			if (!pb[np])
+				break;
+			parts[np] = (struct fgt_static_part){ a, pb[np], n };
+			if (cl)
+				r->code.nr_caller_parts = np + 1;
+			else
+				r->code.nr_parts = np + 1;
+			got = 0;
+			continue;
+		}
+		if (!p || hexbytes(line, pb[np - 1], p->len, &got))
 			break;
 	}
-	if (!feof(f) || !r->code.nr_parts || got != r->code.part[r->code.nr_parts - 1].len ||
-	    !r->func[0]) {
+	if (!feof(f) || !r->code.nr_parts || !r->func[0] ||
+	    (r->caller[0] ? !r->code.nr_caller_parts ||
+	     got != r->code.caller_part[r->code.nr_caller_parts - 1].len :
+	     got != r->code.part[r->code.nr_parts - 1].len)) {
 		snprintf(msg, len, "%s:%zu: not a recorded sequence", path, lineno);
 		goto out;
 	}
@@ -208,6 +237,7 @@ int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, s
 		goto out;
 	}
 	r->code.func = r->func;
+	r->code.caller = r->caller[0] ? r->caller : NULL;
 	r->k.ks = r->ks;
 	err = 0;
 out:
