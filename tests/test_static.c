@@ -411,6 +411,107 @@ static void tstock_no_caller(const char *file)
 	expect_unknown(&rec, FGT_SW_SHAPE, TSTOCK_NO_CALLER);
 }
 
+/*
+ * The shapes a fix can take (issue 39, lab/patches/shape-*), each its own
+ * patch on lab-stock's fgraph.c, compiled by the lab's 7.x build command and
+ * recorded with tests/static-reloc.py (lab-stock's own fgraph.o recorded
+ * that way decodes to lab-stock's answer, address for address). The sites,
+ * the compares and the calls below were read off `objdump -d` of the
+ * recordings (tests/data/static/lab-shape-*.txt).
+ */
+static void check_shape(const char *file, enum fgt_verdict want, const char *evidence,
+			unsigned int nsites, const char *lock0)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+
+	load(file, &rec);
+	assert_null(rec.code.caller);
+	assert_int_equal(decode(&rec, &r), want);
+	assert_int_equal(r.why, FGT_SW_NONE);
+	assert_string_equal(r.evidence, evidence);
+	assert_int_equal(r.nr_sites, nsites);
+	assert_false(r.walk_by_loop);
+	assert_string_equal(r.rcu_lock[0], lock0);
+	fgt_static_rec_free(&rec);
+}
+
+/* one walk, `mov $0x2800,%esi; call kmem_cache_alloc_noprof` at +0x375
+ * between __rcu_read_lock (+0x2f8) and __rcu_read_unlock (+0x48d); no
+ * reserve, no kcalloc of ret_stack_list: one allocator call */
+static void test_shape_single(void **state)
+{
+	check_shape("lab-shape-single", FGT_VERDICT_FIXED,
+		    INL("GFP_NOWAIT|__GFP_NOWARN", "register_ftrace_graph+0x375")
+		    "register_ftrace_graph+0x375: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack"
+		    F_BTF("0x890"), 1, "register_ftrace_graph+0x2f8");
+}
+
+/* GFP_NOWAIT at +0x37e; on failure the cursor pinned (lock xadd on both
+ * tasks' usage), __rcu_read_unlock at +0x60f, `mov $0xcc0,%esi; call
+ * kmem_cache_alloc_noprof` at +0x620, __rcu_read_lock at +0x62a; GCC keeps
+ * that pointer on the stack (mov %rax,0x30(%rsp)) across the calls, so the
+ * fallback is told by its place: outside the RCU section, on a cycle
+ * through the walk. put_task_struct() is call_rcu() there. */
+static void test_shape_pinned(void **state)
+{
+	check_shape("lab-shape-pinned", FGT_VERDICT_FIXED,
+		    "one walk allocating inline, GFP_NOWAIT|__GFP_NOWARN, at "
+		    "register_ftrace_graph+0x37e, falling back to a blocking allocation outside "
+		    "the walk's rcu_read_lock() at register_ftrace_graph+0x620 (a pinned cursor); "
+		    "register_ftrace_graph+0x37e: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack"
+		    F_BTF("0x890"), 2, "register_ftrace_graph+0x300");
+}
+
+/* the threads counted (an RCU section of its own from +0x307), the array
+ * from __kvmalloc_node_noprof (+0x3a9), then `mov $0xcc0,%esi; call
+ * kmem_cache_alloc_noprof` at +0x3d1 stored into stacks[i] in a loop closed
+ * by `cmp %rbp,%r15; jne` at +0x3e7 (no 32 in it), one walk storing
+ * stacks[i] into t->ret_stack (mov %rcx,0x890(%rdx) at +0x4aa) */
+static void test_shape_blocking(void **state)
+{
+	check_shape("lab-shape-blocking", FGT_VERDICT_FIXED,
+		    "every stack allocated before one walk at register_ftrace_graph+0x3d1: the "
+		    "batch's loop bounded by a count made at run time (its compare at "
+		    "register_ftrace_graph+0x3e7), not by 32; register_ftrace_graph+0x3d1: "
+		    "kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside "
+		    "rcu_read_lock() (the batch), into ret_stack_list[]" F_BTF("0x890"), 1,
+		    "register_ftrace_graph+0x307");
+}
+
+/* v1: the batch of 32 (cmp $0x20,%r15 at +0x354), the walk's cmp $0x20 at
+ * +0x398 and the retry loop; cond_resched() is no call on this preemptible
+ * config, so the code is lab-stock's up to the loop */
+static void test_shape_v1(void **state)
+{
+	check_shape("lab-shape-v1", FGT_VERDICT_NOT_FIXED,
+		    SIG("register_ftrace_graph+0x33e", "register_ftrace_graph+0x354",
+			"register_ftrace_graph+0x398")
+		    "register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_KERNEL) outside rcu_read_lock() (the batch), into ret_stack_list[]; no "
+		    "shadow-stack allocation inside the walk (rcu_read_lock() at "
+		    "register_ftrace_graph+0x35a)" F_BTF("0x890"), 2, "register_ftrace_graph+0x35a");
+}
+
+/* The blocking shape's batch made a batch of 32 (`add $0x20,%r14d; movslq
+ * %r14d,%r15` at +0x37e turned into `mov $0x20,%r15d; nop`, the same seven
+ * bytes: its loop's cmp %rbp,%r15 now compares with 32), but the walk
+ * compares with no 32 (its cmp %r14d,%r15d at +0x454): one part of the
+ * signature alone is unknown, never not_fixed. */
+static void test_shape_batch32_alone(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("lab-shape-blocking", &rec);
+	patch(&rec, 0x37e, "41bf2000000090");
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "register_ftrace_graph: the batch at register_ftrace_graph+0x3d1 is bounded "
+		       "by 32 (at register_ftrace_graph+0x3e7), but the walk never compares with 32: "
+		       "its exit when the batch is used up is not seen");
+}
+
 static void test_lab_traceable_stock(void **state) { tstock_no_caller("lab-traceable-stock"); }
 static void test_lab_traceable_fixed(void **state) { check_kernel(&lab_tfixed, "lab-traceable-fixed"); }
 static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
@@ -1007,6 +1108,11 @@ int main(void)
 		cmocka_unit_test(test_live_lab_stock),
 		cmocka_unit_test(test_live_lab_fixed),
 		cmocka_unit_test(test_live_lab_tstock),
+		cmocka_unit_test(test_shape_single),
+		cmocka_unit_test(test_shape_pinned),
+		cmocka_unit_test(test_shape_blocking),
+		cmocka_unit_test(test_shape_v1),
+		cmocka_unit_test(test_shape_batch32_alone),
 		cmocka_unit_test(test_live_lab_tfixed),
 		cmocka_unit_test(test_live_lab_612np_stock),
 		cmocka_unit_test(test_live_lab_612np_fixed),

@@ -185,6 +185,9 @@ const struct fgt_walk_call fgt_walk_calls[] = {
 	  "put_task_struct()'s last reference: frees the task, allocates nothing; a walk "
 	  "that pins its cursor (get_task_struct(), as rcu_lock_break() in "
 	  "kernel/hung_task.c) drops the pin with it (issue 39)" },
+	{ "call_rcu",
+	  "7.x's put_task_struct() of a pinned cursor's last reference: queues the "
+	  "task's own rcu_head (__put_task_struct_rcu_cb), allocates nothing" },
 	{ "kmem_cache_free",
 	  "a pinned cursor's fallback stack given back when the cursor's task exited "
 	  "meanwhile (lab-shape-pinned, issue 39): frees, allocates nothing" },
