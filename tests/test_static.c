@@ -512,6 +512,41 @@ static void test_shape_batch32_alone(void **state)
 		       "its exit when the batch is used up is not seen");
 }
 
+/*
+ * clang 19 (LLVM=-19) of the lab's 7.x config: the sweep inlined too, but
+ * its cursor steps through &t->thread_node, so the walk reaches ret_stack
+ * (+0x890 by BTF) as 0x370(%rbp) (cmpq $0x0,0x370(%rbp); mov %rax,0x370(%rbp);
+ * the cursor stepped by mov 0x0(%rbp),%rbp): read before issue 39 as "no
+ * shadow-stack allocation found". The batch: mov $0xcc0,%esi; call
+ * kmem_cache_alloc_noprof at +0x537, cmp $0x20,%r13 at +0x54c; the walk's
+ * cmp $0x20,%r14d at +0x59e; the fix's mov $0x2800 call at +0x68c.
+ */
+#define CLANG_NODE ", at +0x370 from the thread list's node the walk steps through (the " \
+	"field it tests for NULL and stores into)"
+
+static void test_clang_stock(void **state)
+{
+	check_shape("lab-clang-stock", FGT_VERDICT_NOT_FIXED,
+		    SIG("register_ftrace_graph+0x537", "register_ftrace_graph+0x54c",
+			"register_ftrace_graph+0x59e")
+		    "register_ftrace_graph+0x537: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_KERNEL) outside rcu_read_lock() (the batch), into ret_stack_list[]; no "
+		    "shadow-stack allocation inside the walk (rcu_read_lock() at "
+		    "register_ftrace_graph+0x552)" F_BTF("0x890") CLANG_NODE, 2,
+		    "register_ftrace_graph+0x552");
+}
+
+static void test_clang_fixed(void **state)
+{
+	check_shape("lab-clang-fixed", FGT_VERDICT_FIXED,
+		    INL("GFP_NOWAIT|__GFP_NOWARN", "register_ftrace_graph+0x68c")
+		    "register_ftrace_graph+0x68c: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; "
+		    "register_ftrace_graph+0x537: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]"
+		    F_BTF("0x890") CLANG_NODE, 3, "register_ftrace_graph+0x552");
+}
+
 static void test_lab_traceable_stock(void **state) { tstock_no_caller("lab-traceable-stock"); }
 static void test_lab_traceable_fixed(void **state) { check_kernel(&lab_tfixed, "lab-traceable-fixed"); }
 static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
@@ -1113,6 +1148,8 @@ int main(void)
 		cmocka_unit_test(test_shape_blocking),
 		cmocka_unit_test(test_shape_v1),
 		cmocka_unit_test(test_shape_batch32_alone),
+		cmocka_unit_test(test_clang_stock),
+		cmocka_unit_test(test_clang_fixed),
 		cmocka_unit_test(test_live_lab_tfixed),
 		cmocka_unit_test(test_live_lab_612np_stock),
 		cmocka_unit_test(test_live_lab_612np_fixed),

@@ -93,6 +93,10 @@ struct dec {
 	bool head_by_tasks;	/* a thread loop's head told by its step (no init_task) */
 	const struct fgt_arch_fact *arch;	/* calling convention */
 	long *pstart, *pred;	/* predecessors (preds()), for the shapes */
+	/* t->ret_stack as the walk reaches it from the thread list's node inside
+	 * task_struct (clang keeps the cursor at &t->thread_node: +0x370 for
+	 * +0x890 on the lab's 7.x), 0 if the walk uses the task's own address */
+	uint32_t node_off;
 	int dropped_loops;	/* thread loops that never store into t->ret_stack */
 };
 
@@ -1287,6 +1291,66 @@ static void collect(struct dec *d)
  * task_struct::ret_stack: BTF's offset, else the one field the walk tests
  * for NULL (`if (t->ret_stack == NULL)`: cmpq $0x0,OFF(%reg)). 0: none.
  */
+/* Is an access at disp (of a base register the walk holds) t->ret_stack? */
+static bool is_field(const struct dec *d, int64_t disp)
+{
+	return disp > 0 && ((uint64_t)disp == d->r->ret_stack_off ||
+			    (d->node_off && (uint64_t)disp == d->node_off));
+}
+
+/*
+ * The walk's cursor may point into task_struct rather than at it: clang
+ * steps for_each_thread() through &t->thread_node and reaches ret_stack at
+ * a smaller displacement from there. Such a displacement is one the walk
+ * both tests for NULL and stores into, below the field's offset, from a
+ * register the walk steps as a list cursor (x = x->next); BTF gives no
+ * thread_node offset here to check it against, so it is taken only when
+ * there is exactly one and the walk does not use the field's own.
+ */
+/* Is the register a list cursor in the walk: stepped by x = x->next (a
+ * load of itself at +0)? Then it points at a list node inside the task. */
+static bool steps_list(const struct dec *d, uint8_t g)
+{
+	if (g == R_NONE)
+		return false;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if (in->op == OP_LOAD && in->dst == g && in->mbase == g && !in->midx &&
+		    in->mdisp == 0 && d->st[i].reached && in_walk(d, i))
+			return true;
+	}
+	return false;
+}
+
+static void node_field(struct dec *d)
+{
+	uint32_t f = d->r->ret_stack_off, cand = 0;
+
+	for (size_t i = 0; f && i < d->n; i++) {
+		const struct insn *in = &d->in[i];
+
+		if (!d->st[i].reached || !in_walk(d, i) || in->mdisp <= 0)
+			continue;
+		if ((in->cmp0 || in->op == OP_STORE) && (uint32_t)in->mdisp == f)
+			return;		/* the walk uses the field's own offset */
+		if (!in->cmp0 || (uint32_t)in->mdisp >= f || !steps_list(d, in->mbase))
+			continue;
+		for (size_t j = 0; j < d->n; j++) {
+			const struct insn *st = &d->in[j];
+
+			if (st->op == OP_STORE && !st->midx && d->st[j].reached && in_walk(d, j) &&
+			    st->mdisp == in->mdisp) {
+				if (cand && cand != (uint32_t)in->mdisp)
+					return;		/* two: which one is not known */
+				cand = (uint32_t)in->mdisp;
+				break;
+			}
+		}
+	}
+	d->node_off = cand;
+}
+
 static void ret_stack_field(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
@@ -1314,7 +1378,7 @@ static bool walk_tests_field(struct dec *d, uint32_t off)
 {
 	for (size_t i = 0; i < d->n; i++)
 		if (d->in[i].cmp0 && d->st[i].reached && in_walk(d, i) &&
-		    (uint32_t)d->in[i].mdisp == off) {
+		    ((uint32_t)d->in[i].mdisp == off || is_field(d, d->in[i].mdisp))) {
 			for (int l = 0; d->by_loop && l < d->nloops; l++)
 				if (d->walk[i] & (1u << l)) {
 					where(d, d->latch[l], d->r->walk_loop, sizeof(d->r->walk_loop));
@@ -1356,7 +1420,7 @@ static void destinations(struct dec *d)
 			if (sr == R_NONE)
 				continue;
 			src = &st->r[sr];
-			if (!in->midx && disp > 0 && (uint64_t)disp == f) {
+			if (!in->midx && is_field(d, disp)) {
 				task |= src->ret;
 				elem_task |= src->elem;
 			}
@@ -1525,6 +1589,9 @@ static void ev_field(struct ev *e, const struct dec *d)
 	else
 		ev_add(e, "; t->ret_stack at +%#x (the field the walk tests for NULL; no BTF offset)",
 		       d->r->ret_stack_off);
+	if (d->node_off)
+		ev_add(e, ", at +%#x from the thread list's node the walk steps through (the "
+		       "field it tests for NULL and stores into)", d->node_off);
 }
 
 static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
@@ -1847,8 +1914,7 @@ static long walk_store(const struct dec *d, uint8_t bits)
 		if (in->op != OP_STORE || in->midx || !d->st[i].reached || !in_walk(d, i) ||
 		    (bits && !(d->walk[i] & bits)))
 			continue;
-		if ((in->mdisp > 0 && (uint32_t)in->mdisp == f) ||
-		    (in->msrc2 != R_NONE && in->mdisp + 8 > 0 && (uint32_t)(in->mdisp + 8) == f))
+		if (is_field(d, in->mdisp) || (in->msrc2 != R_NONE && is_field(d, in->mdisp + 8)))
 			return (long)i;
 	}
 	return -1;
@@ -2290,6 +2356,7 @@ enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 	}
 	r->walk_by_loop = d.by_loop;
 	ret_stack_field(&d);
+	node_field(&d);
 	if (d.by_loop && r->ret_stack_off)
 		walk_loops_that_store(&d);
 	collect(&d);
