@@ -2,11 +2,13 @@
 """A recording for the static decoder (tests/data/static/README) made from a
 relocatable object, kernel/trace/fgraph.o, instead of a linked kernel.
 
-    static-reloc.py FGRAPH.O NAME [RETSTACK [FUNC]]    the recording on stdout
+    static-reloc.py FGRAPH.O NAME [RETSTACK [FUNC [CALLER]]]    the recording on stdout
 
 RETSTACK is offsetof(struct task_struct, ret_stack) from the build's BTF
 (pahole -C task_struct; 0x890 on the lab's 7.x config), the recording's
-"retstack" line; none: the decoder infers it.
+"retstack" line; none: the decoder infers it. FUNC (register_ftrace_graph by
+default) is the function recorded; CALLER, where FUNC is out of line, the one
+whose loop calls it (the recording's "caller" part).
 
 The object is one the kernel's own build compiles (the .cmd file's command
 line, on a patched fgraph.c): its code is the code a vmlinux of that config
@@ -59,26 +61,8 @@ def symbols(obj):
     return syms
 
 
-def main():
-    obj, rec_name = sys.argv[1], sys.argv[2]
-    retstack = int(sys.argv[3], 0) if len(sys.argv) > 3 else 0
-    func = sys.argv[4] if len(sys.argv) > 4 else "register_ftrace_graph"
-    secs = sections(obj)
-    base = {i: (TEXT_BASE if n == ".text" else SEC_BASE + i * 0x100000) for i, (n, _, _) in secs.items()}
-    by_sec_name = {n: i for i, (n, _, _) in secs.items()}
-    syms = symbols(obj)
-    addr = {}
-    kinds = {}
-    ext = [s for s in syms if s[1] == "UND" and s[0]]
-    for k, s in enumerate(sorted({s[0] for s in ext})):
-        addr[s] = EXT_BASE + k * 0x10000
-        kinds[s] = "D"
-    for name, ndx, value, size, typ, bind in syms:
-        if ndx == "UND" or not ndx.isdigit():
-            continue
-        addr.setdefault(name, base[int(ndx)] + value)
-        t = "t" if typ == "FUNC" else "d"
-        kinds[name] = t.upper() if bind == "GLOBAL" else t
+def extract(obj, func, syms, secs, base, by_sec_name, addr, kinds):
+    """The function's bytes with its relocations applied, and its address."""
     fn = [s for s in syms if s[0] == func and s[1] != "UND"]
     if not fn:
         sys.exit(f"static-reloc: no {func} in {obj}")
@@ -121,6 +105,33 @@ def main():
                 struct.pack_into("<Q", code, at, (s + a) & 0xffffffffffffffff)
             else:
                 sys.exit(f"static-reloc: relocation type {typ} not handled")
+    return start, code
+
+
+def main():
+    obj, rec_name = sys.argv[1], sys.argv[2]
+    retstack = int(sys.argv[3], 0) if len(sys.argv) > 3 else 0
+    func = sys.argv[4] if len(sys.argv) > 4 else "register_ftrace_graph"
+    secs = sections(obj)
+    base = {i: (TEXT_BASE if n == ".text" else SEC_BASE + i * 0x100000) for i, (n, _, _) in secs.items()}
+    by_sec_name = {n: i for i, (n, _, _) in secs.items()}
+    syms = symbols(obj)
+    addr = {}
+    kinds = {}
+    ext = [s for s in syms if s[1] == "UND" and s[0]]
+    for k, s in enumerate(sorted({s[0] for s in ext})):
+        addr[s] = EXT_BASE + k * 0x10000
+        kinds[s] = "D"
+    for name, ndx, value, size, typ, bind in syms:
+        if ndx == "UND" or not ndx.isdigit():
+            continue
+        addr.setdefault(name, base[int(ndx)] + value)
+        t = "t" if typ == "FUNC" else "d"
+        kinds[name] = t.upper() if bind == "GLOBAL" else t
+    start, code = extract(obj, func, syms, secs, base, by_sec_name, addr, kinds)
+    caller = sys.argv[5] if len(sys.argv) > 5 else None
+    if caller:
+        cstart, ccode = extract(obj, caller, syms, secs, base, by_sec_name, addr, kinds)
     # a call through PC32 (call thunks, jumps) is text too: any symbol a
     # relocation names from a call or jmp opcode
     print(f"# {rec_name}: made by tests/static-reloc.py from {obj.split('/')[-1]} "
@@ -136,6 +147,11 @@ def main():
     print(f"part {start:016x} {len(code)}")
     for i in range(0, len(code), 32):
         print(code[i:i + 32].hex())
+    if caller:
+        print(f"caller {caller}")
+        print(f"part {cstart:016x} {len(ccode)}")
+        for i in range(0, len(ccode), 32):
+            print(ccode[i:i + 32].hex())
 
 
 if __name__ == "__main__":

@@ -547,6 +547,72 @@ static void test_clang_fixed(void **state)
 		    F_BTF("0x890") CLANG_NODE, 3, "register_ftrace_graph+0x552");
 }
 
+/*
+ * The same function with its caller read: a loop of register_ftrace_graph
+ * (hand-assembled at its address: call alloc_retstack_tasklist; cmp
+ * $0xfffffff5,%eax; je back; ret) calls it again on -EAGAIN: the loop back,
+ * and not_fixed. With the loop on anything but -EAGAIN (test %eax,%eax; jne
+ * back), no loop back: unknown.
+ */
+static void tstock_with_caller(const char *loop_test, enum fgt_verdict want, const char *evidence)
+{
+	struct fgt_static_rec rec;
+	struct fgt_static_result r;
+	const struct fgt_ksym *reg, *fn;
+	uint8_t code[16];
+	int32_t rel;
+	size_t n = 0;
+
+	load("lab-traceable-stock", &rec);
+	reg = fgt_ksyms_by_name(rec.ks, "register_ftrace_graph");
+	fn = fgt_ksyms_by_name(rec.ks, "alloc_retstack_tasklist");
+	assert_non_null(reg);
+	assert_non_null(fn);
+	rel = (int32_t)(fn->addr - (reg->addr + 5));
+	code[n++] = 0xe8;
+	memcpy(code + n, &rel, 4);
+	n += 4;
+	for (const char *h = loop_test; h[0] && h[1]; h += 2) {
+		unsigned int b;
+
+		assert_int_equal(sscanf(h, "%2x", &b), 1);
+		code[n++] = (uint8_t)b;
+	}
+	code[n] = (uint8_t)(0x100 - (n + 1));	/* the jcc's rel8, back to the call */
+	n++;
+	code[n++] = 0xc3;
+	rec.code.caller = "register_ftrace_graph";
+	rec.code.caller_part[0] = (struct fgt_static_part){ reg->addr, code, n };
+	rec.code.nr_caller_parts = 1;
+	assert_int_equal(decode(&rec, &r), want);
+	assert_string_equal(r.evidence, evidence);
+	fgt_static_rec_free(&rec);
+}
+
+static void test_tstock_caller_loop(void **state)
+{
+	tstock_with_caller("83f8f574", FGT_VERDICT_NOT_FIXED,
+			   "the batch of 32 and its -EAGAIN loop at alloc_retstack_tasklist+0x2f: the "
+			   "batch bounded by 32 at alloc_retstack_tasklist+0x46, the walk's exit when it "
+			   "is used up at alloc_retstack_tasklist+0x92, -EAGAIN at "
+			   "alloc_retstack_tasklist+0x167, and the loop of register_ftrace_graph calling "
+			   "it again at register_ftrace_graph+0x0; alloc_retstack_tasklist+0x2f: "
+			   "kmem_cache_alloc_noprof(fgraph_stack_cachep, GFP_KERNEL) outside "
+			   "rcu_read_lock() (the batch), into ret_stack_list[]; no shadow-stack "
+			   "allocation inside the walk (rcu_read_lock() at alloc_retstack_tasklist+0x4c)"
+			   F_WALK("0x890"));
+}
+
+static void test_tstock_caller_no_eagain(void **state)
+{
+	tstock_with_caller("85c075", FGT_VERDICT_UNKNOWN,
+			   "alloc_retstack_tasklist: the batch at alloc_retstack_tasklist+0x2f is "
+			   "bounded by 32 (at alloc_retstack_tasklist+0x46), the walk leaves when it is "
+			   "used up (at alloc_retstack_tasklist+0x92) and -EAGAIN is returned (at "
+			   "alloc_retstack_tasklist+0x167), but no loop of its caller calls it again on "
+			   "-EAGAIN");
+}
+
 static void test_lab_traceable_stock(void **state) { tstock_no_caller("lab-traceable-stock"); }
 static void test_lab_traceable_fixed(void **state) { check_kernel(&lab_tfixed, "lab-traceable-fixed"); }
 static void test_debian_61(void **state) { check_kernel(&deb61, "debian-6.1"); }
@@ -1150,6 +1216,8 @@ int main(void)
 		cmocka_unit_test(test_shape_batch32_alone),
 		cmocka_unit_test(test_clang_stock),
 		cmocka_unit_test(test_clang_fixed),
+		cmocka_unit_test(test_tstock_caller_loop),
+		cmocka_unit_test(test_tstock_caller_no_eagain),
 		cmocka_unit_test(test_live_lab_tfixed),
 		cmocka_unit_test(test_live_lab_612np_stock),
 		cmocka_unit_test(test_live_lab_612np_fixed),
