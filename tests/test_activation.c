@@ -47,6 +47,23 @@ static void run_both(const struct gen_cfg *cfg, struct collect *c)
 
 		assert_int_equal(x.src, FGT_SRC_DIRECT);
 		assert_int_equal(y.src, FGT_SRC_ATTRIBUTED);
+		assert_int_equal(x.walks, x.nr_sweeps ? FGT_WALKS_CALLS : FGT_WALKS_NONE);
+		assert_int_equal(x.batches, x.nr_sweeps);
+		if (y.walks == FGT_WALKS_UNSEEN) {
+			/* no walk shows between the batches: one run, the same counts */
+			assert_int_equal(y.nr_sweeps, 1);
+			assert_int_equal(y.batches, x.nr_sweeps);
+			assert_int_equal(y.served, x.served);
+			assert_int_equal(y.blocking, x.blocking);
+			assert_int_equal(y.freed, x.freed);
+			assert_int_equal(y.failed_blocking, x.failed_blocking);
+			assert_int_equal(y.nonblocking + y.failed_nonblocking, 0);
+			assert_int_equal(y.sweeps[0].ret, x.sweeps[x.nr_sweeps - 1].ret);
+			assert_near(x.alloc_ns + x.walk_ns, y.alloc_ns + y.walk_ns, tol);
+			continue;
+		}
+		x.walks = y.walks;
+		x.batches = y.batches;
 		assert_int_equal(x.nr_sweeps, y.nr_sweeps);
 		for (s = 0; s < x.nr_sweeps; s++) {
 			struct fgt_sweep xs = x.sweeps[s], ys = y.sweeps[s];
@@ -105,6 +122,29 @@ static void unfixed(unsigned int u, unsigned int sweeps, unsigned int last)
 	a = &c.acts[0];
 	assert_true(a->complete);
 	assert_false(a->implicit);
+	if (sweeps == 1) {
+		/* one walk of at most a batch: the same on both kernels */
+		assert_int_equal(a->walks, FGT_WALKS_ONE);
+		assert_int_equal(a->sweeps[0].served, last);
+		assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+		assert_string_equal(ev, "one walk served 8 threads, at most a batch of 32: no restart "
+				    "was needed, fixed and unfixed kernels behave alike");
+		collect_fini(&c);
+		return;
+	}
+	if (sweeps <= 3) {
+		/* too few gaps between batches to see walks grow: not observable */
+		assert_int_equal(a->walks, FGT_WALKS_UNSEEN);
+		assert_int_equal(a->nr_sweeps, 1);
+		assert_int_equal(a->batches, sweeps);
+		assert_int_equal(a->served, u);
+		assert_int_equal(a->sweeps[0].ret, 0);
+		assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+		collect_fini(&c);
+		return;
+	}
+	assert_int_equal(a->walks, FGT_WALKS_GAPS);
+	assert_int_equal(a->batches, sweeps);
 	assert_int_equal(a->nr_sweeps, sweeps);
 	for (i = 0; i + 1 < sweeps; i++) {
 		assert_int_equal(a->sweeps[i].served, 32);
@@ -142,6 +182,7 @@ static void test_unfixed_small(void **state)
 {
 	unfixed(8, 1, 8);
 	unfixed(64, 2, 32);	/* the last thread is served: no extra sweep */
+	unfixed(160, 5, 32);	/* the fewest batches whose gaps show walks growing */
 }
 
 /* U fixed, K injected inline failures: 1 + floor(K/33) sweeps. */
@@ -261,18 +302,31 @@ static void test_fixed_spread_failures(void **state)
 /* A thread after the last one served: the unfixed walk says -EAGAIN once more. */
 static void test_unfixed_extra_empty_sweep(void **state)
 {
-	struct gen_cfg cfg = { .lacking = 64, .after = 5 };
+	struct gen_cfg cfg = { .lacking = 128, .after = 5 };
 	struct collect c;
 	const struct fgt_activation *a;
 
 	run_both(&cfg, &c);
 	a = &c.acts[0];
-	assert_int_equal(a->nr_sweeps, 3);
-	assert_int_equal(a->sweeps[1].served, 32);
-	assert_int_equal(a->sweeps[1].ret, -EAGAIN);
-	assert_int_equal(a->sweeps[2].served, 0);
-	assert_int_equal(a->sweeps[2].freed, 32);
+	assert_int_equal(a->walks, FGT_WALKS_GAPS);
+	assert_int_equal(a->nr_sweeps, 5);
+	assert_int_equal(a->sweeps[3].served, 32);
+	assert_int_equal(a->sweeps[3].ret, -EAGAIN);
+	assert_int_equal(a->sweeps[4].served, 0);
+	assert_int_equal(a->sweeps[4].freed, 32);
+	assert_int_equal(a->served, 128);
+	assert_int_equal(fgt_verdict_of(a, NULL, 0), FGT_VERDICT_NOT_FIXED);
+	collect_fini(&c);
+	/* two batches: one gap between them, no growth to see */
+	cfg.lacking = 64;
+	run_both(&cfg, &c);
+	a = &c.acts[0];
+	assert_int_equal(a->walks, FGT_WALKS_UNSEEN);
+	assert_int_equal(a->nr_sweeps, 1);
+	assert_int_equal(a->batches, 3);
 	assert_int_equal(a->served, 64);
+	assert_int_equal(a->freed, 32);
+	assert_int_equal(fgt_verdict_of(a, NULL, 0), FGT_VERDICT_UNKNOWN);
 	collect_fini(&c);
 }
 
@@ -291,20 +345,21 @@ static void test_nothing_to_serve(void **state)
 
 static void test_enomem(void **state)
 {
-	/* the 40th blocking allocation fails: the 2nd sweep's 8th */
-	struct gen_cfg cfg = { .lacking = 100, .fail_blocking_nth = 40 };
+	/* the 136th blocking allocation fails: the 5th sweep's 8th */
+	struct gen_cfg cfg = { .lacking = 200, .fail_blocking_nth = 136 };
 	struct collect c;
 	const struct fgt_activation *a;
 
 	run_both(&cfg, &c);
 	a = &c.acts[0];
-	assert_int_equal(a->nr_sweeps, 2);
-	assert_int_equal(a->sweeps[0].ret, -EAGAIN);
-	assert_int_equal(a->sweeps[1].ret, -ENOMEM);
-	assert_int_equal(a->sweeps[1].batch, 7);
-	assert_int_equal(a->sweeps[1].failed_blocking, 1);
-	assert_int_equal(a->sweeps[1].freed, 7);
-	assert_int_equal(a->served, 32);
+	assert_int_equal(a->walks, FGT_WALKS_GAPS);
+	assert_int_equal(a->nr_sweeps, 5);
+	assert_int_equal(a->sweeps[3].ret, -EAGAIN);
+	assert_int_equal(a->sweeps[4].ret, -ENOMEM);
+	assert_int_equal(a->sweeps[4].batch, 7);
+	assert_int_equal(a->sweeps[4].failed_blocking, 1);
+	assert_int_equal(a->sweeps[4].freed, 7);
+	assert_int_equal(a->served, 128);
 	assert_int_equal(a->ret, -ENOMEM);
 	collect_fini(&c);
 }
@@ -333,14 +388,16 @@ static void test_times(void **state)
 	assert_int_equal(a->lat.max, 300);
 	collect_fini(&c);
 
-	/* attributed: the second sweep seems to begin at its first allocation's end */
+	/* attributed: two batches, one gap between them that shows no walk
+	 * growing: one run, the gap counted as allocating, the walk the last */
 	cfg.direct = false;
 	collect_gen(&c, &cfg);
 	a = &c.acts[0];
-	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300);
-	assert_int_equal(a->sweeps[0].walk_ns, 33 * 10 + 300);
-	assert_int_equal(a->sweeps[1].alloc_ns, 31 * 300);
-	assert_int_equal(a->sweeps[1].walk_ns, 64 * 10);
+	assert_int_equal(a->walks, FGT_WALKS_UNSEEN);
+	assert_int_equal(a->sweeps[0].alloc_ns, 32 * 300 + 33 * 10 + 300 + 31 * 300);
+	assert_int_equal(a->sweeps[0].walk_ns, 64 * 10);
+	assert_int_equal(a->alloc_ns, a->sweeps[0].alloc_ns);
+	assert_int_equal(a->walk_ns, 64 * 10);
 	assert_int_equal(a->end_ns - a->begin_ns, 2 * 32 * 300 + 33 * 10 + 64 * 10);
 	assert_int_equal(a->lat.count, 63);
 	assert_int_equal(a->lat.min, 300);
@@ -360,7 +417,7 @@ static void test_times(void **state)
 
 static void test_activations_in_a_row(void **state)
 {
-	struct gen_cfg one = { .lacking = 100 }, two = { .before = 100, .lacking = 40 };
+	struct gen_cfg one = { .lacking = 160 }, two = { .before = 160, .lacking = 40 };
 	struct collect c;
 
 	collect_init(&c);
@@ -372,8 +429,13 @@ static void test_activations_in_a_row(void **state)
 	assert_int_equal(c.n, 2);
 	assert_int_equal(c.acts[0].seq, 1);
 	assert_int_equal(c.acts[1].seq, 2);
-	assert_int_equal(c.acts[0].nr_sweeps, 4);
-	assert_int_equal(c.acts[1].nr_sweeps, 2);
+	assert_int_equal(c.acts[0].nr_sweeps, 5);
+	assert_int_equal(c.acts[0].walks, FGT_WALKS_GAPS);
+	/* two batches, one gap: not observable (VISIT_NS 10 makes the walk
+	 * past 160 threads shorter than six allocations) */
+	assert_int_equal(c.acts[1].nr_sweeps, 1);
+	assert_int_equal(c.acts[1].batches, 2);
+	assert_int_equal(c.acts[1].walks, FGT_WALKS_UNSEEN);
 	assert_int_equal(c.acts[1].served, 40);
 	assert_int_equal(fgt_assembler_fork(c.a)->allocs, 10);
 	assert_int_equal(fgt_assembler_fork(c.a)->failed, 3);
@@ -419,7 +481,15 @@ static void test_current_and_midway_start(void **state)
 	assert_int_equal(c.n, 1);
 	assert_true(c.acts[0].implicit);
 	assert_false(c.acts[0].complete);
-	assert_int_equal(c.acts[0].nr_sweeps, 22);	/* part of the 11th, then 21 more */
+	/*
+	 * Cut every 32 blocking allocations from the 5th of the 11th batch
+	 * on, its 22 batches straddle the walks: each gap between them is one
+	 * allocation, and the walks are inside them. No walk shows: one run.
+	 */
+	assert_int_equal(c.acts[0].batches, 22);
+	assert_int_equal(c.acts[0].nr_sweeps, 1);
+	assert_int_equal(c.acts[0].walks, FGT_WALKS_UNSEEN);
+	assert_int_equal(c.acts[0].served, 1000 - 10 * 32 - 4);	/* events 321-324 missed */
 	/* the sweep runs in the trigger: its events name it */
 	assert_int_equal(c.acts[0].pid, 4242);
 	assert_string_equal(c.acts[0].comm, "trace-cmd");
@@ -596,6 +666,11 @@ static void check_expect(const char *line, struct collect *c, const char *file)
 	expect_u64(line, "alloc_ns", a->alloc_ns, file);
 	expect_list(line, "served_per", a, true, file);
 	expect_list(line, "rets", a, false, file);
+	expect_u64(line, "batches", a->batches, file);
+	if (!ev_expect_get(line, "walks", buf, sizeof(buf)) &&
+	    strcmp(buf, fgt_walks_name(a->walks) ? fgt_walks_name(a->walks) : "none"))
+		fail_msg("%s: walks: expected %s, got %s", file, buf,
+			 fgt_walks_name(a->walks) ? fgt_walks_name(a->walks) : "none");
 	if (!ev_expect_get(line, "verdict", buf, sizeof(buf)) &&
 	    strcmp(buf, fgt_verdict_name(fgt_verdict_of(a, ev, sizeof(ev)))))
 		fail_msg("%s: verdict: expected %s, got %s (%s)", file, buf,

@@ -698,7 +698,9 @@ static void test_hostile_messages(void **state)
 {
 	struct side sd = { 0 };
 	struct fgt_aggact *c = fgt_aggact_new(side_cb, &sd);
-	struct fgt_agg_sweep s = { .seq = 5, .index = FGT_AGG_MAX_SWEEPS, .served = 32, .batch = 32 };
+	/* direct sweeps (their calls seen): settling keeps them as they came */
+	struct fgt_agg_sweep s = { .seq = 5, .index = FGT_AGG_MAX_SWEEPS, .served = 32, .batch = 32,
+				   .ret_known = 1 };
 	struct fgt_agg_act a = { .seq = 5, .nr_sweeps = 3, .served = 64 };
 
 	assert_non_null(c);
@@ -729,7 +731,7 @@ static void test_hostile_messages(void **state)
 	/* an absurd count is clamped to the assembler's limit */
 	a.nr_sweeps = UINT32_MAX;
 	assert_int_equal(fgt_aggact_act(c, &a), 0);
-	assert_int_equal(sd.acts[2].nr_sweeps, FGT_AGG_MAX_SWEEPS);
+	assert_int_equal(sd.acts[2].batches, FGT_AGG_MAX_SWEEPS);
 	side_fini(&sd);
 	fgt_aggact_free(c);
 }
@@ -750,7 +752,8 @@ static void test_sweeps_message(void **state)
 	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m)), -EINVAL);
 	m.ev.size = 3;
 	for (uint32_t i = 0; i < 3; i++)
-		m.s[i] = (struct fgt_agg_sweep){ .seq = 9, .index = i, .batch = 32, .served = 30 + i };
+		m.s[i] = (struct fgt_agg_sweep){ .seq = 9, .index = i, .batch = 32, .served = 30 + i,
+						 .ret_known = 1 };
 	m.s[1].index = FGT_AGG_MAX_SWEEPS;	/* makes no sense: that one alone */
 	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m) - 1), -EINVAL);
 	assert_int_equal(fgt_aggact_sweeps(NULL, &m, sizeof(m)), -EINVAL);

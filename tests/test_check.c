@@ -184,7 +184,8 @@ static void test_passive_not_fixed(void **state)
 	assert_string_equal(r.kid.build_id, "06f8bde30046985060c60820f7a11515a33afb06");
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH CRITICAL - not fixed: 313 sweeps, each a GFP_KERNEL "
-			       "batch of at most 32, served 10002 threads; kernel "));
+			       "batch of at most 32, served 10002 threads: the walk restarted per "
+			       "batch (the gaps between the batches hold them); kernel "));
 	assert_non_null(strstr(out, " build 06f8bde30046985060c60820f7a11515a33afb06 | sweeps=313 "
 			       "served=10002 duration="));
 	assert_non_null(strstr(out, "s failures=0 lost=0\n"));
@@ -381,7 +382,7 @@ static void test_trigger(void **state)
 static void test_trigger_after_killed_run(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fake_session s = { .kernel = { .lacking = 1000 } };
 	struct fgt_watch_ops w = session_ops(&s);
 	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
@@ -416,7 +417,7 @@ static void test_trigger_after_killed_run(void **state)
 static void test_trigger_refusals(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fake_session s = { .kernel = { .lacking = 1000 } };
 	struct fgt_watch_ops w = session_ops(&s);
 	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };
@@ -500,7 +501,7 @@ static void code_says(enum fgt_verdict v, enum fgt_static_why why, const char *e
 static void test_code_alone(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fake_session s = { .kernel = { .lacking = 1000 } };
 	struct fgt_watch_ops w = session_ops(&s);
 	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 30 };
@@ -558,7 +559,7 @@ static void test_code_alone(void **state)
 static void test_code_and_trigger_agree(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fake_session s = { .kernel = { .lacking = 1000 } };
 	struct fgt_watch_ops w = session_ops(&s);
 	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
@@ -571,8 +572,9 @@ static void test_code_and_trigger_agree(void **state)
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
 	assert_true(r.triggered);
 	assert_string_equal(fgt_check_by_name(r.answered_by), "static+trigger");
-	assert_string_equal(reason(&r), UNFIXED_CODE "; the activation: 4 sweeps, each a GFP_KERNEL "
-			    "batch of at most 32, served 100 threads");
+	assert_string_equal(reason(&r), UNFIXED_CODE "; the activation: 32 sweeps, each a GFP_KERNEL "
+			    "batch of at most 32, served 1000 threads: the walk restarted per batch "
+			    "(the gaps between the batches hold them)");
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH CRITICAL - not fixed (from the code and an activation): "));
 	out = render(&r, true);
@@ -584,7 +586,7 @@ static void test_code_and_trigger_agree(void **state)
 static void test_code_and_trigger_disagree(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fake_session s = { .kernel = { .lacking = 1000 } };
 	struct fgt_watch_ops w = session_ops(&s);
 	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
@@ -596,8 +598,9 @@ static void test_code_and_trigger_disagree(void **state)
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
 	assert_int_equal(r.verdict, FGT_VERDICT_UNKNOWN);
 	assert_string_equal(reason(&r), "the code and the activation disagree: the code says fixed ("
-			    FIXED_CODE "); the activation says not_fixed (4 sweeps, each a GFP_KERNEL "
-			    "batch of at most 32, served 100 threads)");
+			    FIXED_CODE "); the activation says not_fixed (32 sweeps, each a GFP_KERNEL "
+			    "batch of at most 32, served 1000 threads: the walk restarted per batch "
+			    "(the gaps between the batches hold them))");
 	assert_string_equal(fgt_check_by_name(r.answered_by), "static+trigger");
 	fake_free(f);
 }
@@ -606,7 +609,7 @@ static void test_code_and_trigger_disagree(void **state)
 static void test_code_stands_when_trigger_refused(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fake_session s = { .kernel = { .lacking = 1000 } };
 	struct fgt_watch_ops w = session_ops(&s);
 	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };

@@ -28,17 +28,24 @@ static void test_not_fixed_many_sweeps(void **state)
 
 	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
 	assert_string_equal(ev, "313 sweeps, each a GFP_KERNEL batch of at most 32, "
-			    "served 10002 threads");
+			    "served 10002 threads: the walk restarted per batch (the gaps "
+			    "between the batches hold them)");
+	cfg.direct = true;
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
+	assert_non_null(strstr(ev, "(each call returned -EAGAIN)"));
 }
 
-static void test_not_fixed_single_sweep(void **state)
+/* One walk of at most a batch: no restart was needed, both kernels alike. */
+static void test_single_sweep(void **state)
 {
 	struct gen_cfg cfg = { .lacking = 8 };
 	char ev[256];
 
-	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
-	assert_non_null(strstr(ev, "one sweep served 8 threads from a GFP_KERNEL batch of 32"));
-	assert_non_null(strstr(ev, "no non-blocking allocation attempted"));
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_string_equal(ev, "one walk served 8 threads, at most a batch of 32: no restart "
+			    "was needed, fixed and unfixed kernels behave alike");
+	cfg.direct = true;
+	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 }
 
 static void test_fixed(void **state)
@@ -141,9 +148,11 @@ static void test_nothing_served(void **state)
 
 static void test_incomplete(void **state)
 {
-	struct fgt_sweep s = { .batch = 32, .served = 32 };
-	struct fgt_activation a = { .seq = 3, .nr_sweeps = 1, .sweeps = &s, .served = 32,
-				    .blocking = 32, .implicit = true };
+	struct fgt_sweep s[2] = { { .batch = 32, .served = 32, .ret = -EAGAIN, .ret_known = true },
+				  { .batch = 32, .served = 1, .freed = 31, .ret_known = true } };
+	struct fgt_activation a = { .seq = 3, .nr_sweeps = 2, .sweeps = s, .served = 33,
+				    .blocking = 64, .freed = 31, .implicit = true,
+				    .walks = FGT_WALKS_CALLS, .batches = 2 };
 	char ev[256];
 
 	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
@@ -159,16 +168,78 @@ static void test_incomplete(void **state)
 	assert_non_null(strstr(ev, "4 events lost"));
 }
 
-/* Neither kernel makes a blocking batch above 32: do not guess. */
+/* Walks that restart but served more than a batch each: neither code. */
 static void test_unknown_shape(void **state)
 {
-	struct fgt_sweep s = { .batch = 64, .served = 64 };
-	struct fgt_activation a = { .nr_sweeps = 1, .sweeps = &s, .served = 64,
-				    .blocking = 64, .complete = true };
+	struct fgt_sweep s[2] = { { .batch = 64, .served = 64, .ret = -EAGAIN, .ret_known = true },
+				  { .batch = 64, .served = 6, .freed = 58, .ret_known = true } };
+	struct fgt_activation a = { .nr_sweeps = 2, .sweeps = s, .served = 70, .blocking = 128,
+				    .freed = 58, .complete = true, .walks = FGT_WALKS_CALLS,
+				    .batches = 2 };
 	char ev[256];
 
 	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
-	assert_non_null(strstr(ev, "64 blocking allocations"));
+	assert_non_null(strstr(ev, "one serving more than a batch of 32 (a batch of up to 64)"));
+}
+
+/*
+ * The shapes a fix can take, as records (docs/EVENTS.md, "Walks"): the
+ * verdict from what the kernel did, its walks and what each served.
+ */
+static void test_shape_one_walk(void **state)
+{
+	/* every stack GFP_KERNEL before one walk, its call seen (direct) */
+	struct fgt_sweep s = { .batch = 1032, .served = 1000, .freed = 32, .ret_known = true };
+	struct fgt_activation a = { .nr_sweeps = 1, .sweeps = &s, .served = 1000,
+				    .blocking = 1032, .freed = 32, .complete = true,
+				    .walks = FGT_WALKS_CALLS, .batches = 1 };
+	char ev[256];
+
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_string_equal(ev, "one walk served all 1000 threads from 1032 blocking "
+			    "allocations, with no restart: linear");
+	/* the same on the attributed path: 33 batches, nothing between them */
+	a.walks = FGT_WALKS_UNSEEN, a.batches = 33, s.ret_known = false;
+	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_string_equal(ev, "1000 threads served from blocking allocations in 33 batches "
+			    "of at most 32, with no walk seen between them: the sweeps are not "
+			    "observable here (every stack allocated before one walk looks so)");
+}
+
+static void test_shape_single_walk_no_reserve(void **state)
+{
+	/* GFP_NOWAIT inline, no reserve: 7 failures leave 7 threads without */
+	struct fgt_sweep s = { .nonblocking = 993, .failed_nonblocking = 7, .served = 993 };
+	struct fgt_activation a = { .nr_sweeps = 1, .sweeps = &s, .served = 993,
+				    .nonblocking = 993, .failed_nonblocking = 7, .complete = true,
+				    .walks = FGT_WALKS_INLINE, .batches = 1 };
+	struct fgt_verdict_val v;
+	char ev[256];
+
+	fgt_verdict_judge(&a, &v);
+	assert_int_equal(v.verdict, FGT_VERDICT_FIXED);
+	assert_int_equal(v.left, 7);
+	fgt_verdict_text(&v, ev, sizeof(ev));
+	assert_string_equal(ev, "one sweep: 7 non-blocking allocations failed under memory "
+			    "pressure, 7 threads left without a shadow stack; 993 threads served "
+			    "(993 non-blocking, 0 from the reserve, 7 failed)");
+}
+
+static void test_shape_pinned(void **state)
+{
+	/* GFP_NOWAIT inline, one GFP_KERNEL allocation per failure: none left */
+	struct fgt_sweep s = { .batch = 5, .nonblocking = 995, .failed_nonblocking = 5,
+			       .served = 1000 };
+	struct fgt_activation a = { .nr_sweeps = 1, .sweeps = &s, .served = 1000,
+				    .blocking = 5, .nonblocking = 995, .failed_nonblocking = 5,
+				    .complete = true, .walks = FGT_WALKS_INLINE, .batches = 6 };
+	struct fgt_verdict_val v;
+
+	fgt_verdict_judge(&a, &v);
+	assert_int_equal(v.verdict, FGT_VERDICT_FIXED);
+	assert_int_equal(v.left, 0);
+	assert_int_equal(v.reserve, 5);
+	assert_int_equal(v.extra_sweeps, 0);
 }
 
 static void test_names(void **state)
@@ -227,7 +298,8 @@ static void test_judge(void **state)
 	assert_int_equal(j.n_fixed, 2);
 	assert_int_equal(j.n_not_fixed, 1);
 	assert_string_equal(fgt_judge_text(&j, ev, sizeof(ev)), "32 sweeps, each a GFP_KERNEL batch of at most 32, "
-			    "served 1000 threads (conflicting: 2 activations looked fixed)");
+			    "served 1000 threads: the walk restarted per batch (the gaps between "
+			    "the batches hold them) (conflicting: 2 activations looked fixed)");
 	/* the quote is a value: the activation that served the most */
 	assert_int_equal(j.quoted.verdict, FGT_VERDICT_NOT_FIXED);
 	assert_int_equal(j.quoted.served, 1000);
@@ -238,7 +310,7 @@ static void test_judge(void **state)
 static void test_judge_quotes(void **state)
 {
 	const struct gen_cfg cfgs[] = {
-		{ .before = 10 }, { .lacking = 100 }, { .lacking = 50 }, { .lacking = 300 },
+		{ .before = 10 }, { .lacking = 200 }, { .lacking = 160 }, { .lacking = 300 },
 		{ .fixed = true, .lacking = 1000 },
 	};
 	const bool quoted[] = { true, true, false, true, false };
@@ -264,7 +336,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_not_fixed_many_sweeps),
-		cmocka_unit_test(test_not_fixed_single_sweep),
+		cmocka_unit_test(test_single_sweep),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_fixed_degraded_text),
 		cmocka_unit_test(test_fixed_degraded_value),
@@ -272,6 +344,9 @@ int main(void)
 		cmocka_unit_test(test_nothing_served),
 		cmocka_unit_test(test_incomplete),
 		cmocka_unit_test(test_unknown_shape),
+		cmocka_unit_test(test_shape_one_walk),
+		cmocka_unit_test(test_shape_single_walk_no_reserve),
+		cmocka_unit_test(test_shape_pinned),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_judge_quotes),

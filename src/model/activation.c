@@ -291,6 +291,7 @@ static void act_finish(struct fgt_assembler *a, uint64_t end_ns, bool complete, 
 	/* the attributed END (a kfree) carries no ret: an inferred -ENOMEM is it */
 	if (last && complete && !ret && last->ret == -ENOMEM)
 		act->ret = -ENOMEM;
+	fgt_activation_settle(act);
 	if (a->cb)
 		a->cb(act, a->ctx);
 	a->active = false;
@@ -518,4 +519,212 @@ void fgt_assembler_flush(struct fgt_assembler *a)
 {
 	if (a && a->active)
 		act_finish(a, a->last_ts, false, 0);
+}
+
+/* ---- settling: which batches are walks of their own (docs/EVENTS.md, "Walks") ---- */
+
+/*
+ * The gaps after the batches (from a batch's last allocation to the next
+ * batch's first), against the allocations' pace (the median of the batches'
+ * time per allocation): a walk between batches is a run of thread visits, an
+ * allocation is not. Where the kernel allocates every stack back to back, the
+ * gap after the 32nd is one allocation, at most a slab refill: under the
+ * objects a slab holds (8) times the pace. The unfixed walk k restarts at
+ * init_task and goes past every thread served before it, so its gap grows
+ * with k: the gaps rise with k in rank (Spearman's rho), the last third's
+ * are twice the first third's and several allocations long. A walk past
+ * threads already served (a second activation) is long at any k.
+ * Thresholds from the recorded unfixed walks in tests/data's .sweeps (lab and
+ * Debian kernels, idle, loaded, under memory pressure): every one shows its
+ * walks by its 27th sweep, most by their 8th.
+ */
+#define WALK_SAMPLES	240	/* gaps looked at, at most (evenly spaced) */
+#define WALK_MIN_GAPS	4	/* fewer gaps cannot show a trend */
+#define WALK_RHO	0.5	/* rank correlation of the gaps with k */
+#define WALK_GROWTH	2.0	/* the last third's median gap over the first third's */
+#define WALK_GROWN	4.0	/* ... and at least this many allocations long */
+#define WALK_LONG	16.0	/* the median gap this many allocations long, */
+#define WALK_LONG_Q1	8.0	/* and its lower quartile this many: walks */
+
+struct gaps {
+	double gap[WALK_SAMPLES], pace[WALK_SAMPLES];
+	uint32_t n;
+};
+
+static bool gap_of(const struct fgt_sweep *s, double *gap, double *pace)
+{
+	uint32_t n = s->batch + s->failed_blocking;
+
+	/* a sweep lost on the way (zero), or a batch with no time to go by */
+	if (!s->begin_ns || !n || !s->alloc_ns)
+		return false;
+	*gap = (double)s->walk_ns;
+	*pace = (double)s->alloc_ns / n;
+	return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The q-quantile (0 .. 1) of n values, sorted in a copy. */
+static double quantile(const double *v, uint32_t n, double q)
+{
+	double t[WALK_SAMPLES];
+	uint32_t i = (uint32_t)(q * (n - 1) + 0.5);
+
+	memcpy(t, v, n * sizeof(*t));
+	qsort(t, n, sizeof(*t), cmp_double);
+	return t[i];
+}
+
+/* Spearman's rho of v against its index (ties ranked in order). */
+static double rank_rho(const double *v, uint32_t n)
+{
+	uint32_t i, j, rank;
+	double d2 = 0;
+
+	for (i = 0; i < n; i++) {
+		for (rank = 0, j = 0; j < n; j++)
+			rank += v[j] < v[i] || (v[j] == v[i] && j < i);
+		d2 += ((double)rank - i) * ((double)rank - i);
+	}
+	return 1 - 6 * d2 / ((double)n * ((double)n * n - 1));
+}
+
+/* The gaps after batches 0 .. n-2, at most WALK_SAMPLES evenly spaced
+ * (bounded work over a million sweeps). */
+static void gaps_take(const struct fgt_sweep *s, uint32_t n, struct gaps *g)
+{
+	uint32_t m = 0, i, idx = 0, want;
+	double gap, pace;
+
+	g->n = 0;
+	for (i = 0; i + 1 < n; i++)
+		m += gap_of(&s[i], &gap, &pace);
+	want = m < WALK_SAMPLES ? m : WALK_SAMPLES;
+	for (i = 0; i + 1 < n && g->n < want; i++) {
+		if (!gap_of(&s[i], &gap, &pace))
+			continue;
+		if (idx++ == (uint32_t)((uint64_t)g->n * m / want)) {
+			g->gap[g->n] = gap;
+			g->pace[g->n++] = pace;
+		}
+	}
+}
+
+bool fgt_walks_in_gaps(const struct fgt_sweep *s, uint32_t n)
+{
+	struct gaps g;
+	double pace, last, t;
+
+	gaps_take(s, n, &g);
+	if (g.n < 2)
+		return false;
+	pace = quantile(g.pace, g.n, 0.5);
+	if (quantile(g.gap, g.n, 0.5) >= WALK_LONG * pace &&
+	    quantile(g.gap, g.n, 0.25) >= WALK_LONG_Q1 * pace)
+		return true;
+	if (g.n < WALK_MIN_GAPS)
+		return false;
+	t = g.n / 3;
+	last = quantile(g.gap + g.n - (uint32_t)t, (uint32_t)t, 0.5);
+	return rank_rho(g.gap, g.n) >= WALK_RHO && last >= WALK_GROWN * pace &&
+	       last >= WALK_GROWTH * quantile(g.gap, (uint32_t)t, 0.5);
+}
+
+/*
+ * With inline allocations, a batch begins a walk of its own only where the
+ * one before it used up its reserve and one more inline allocation failed
+ * (the -EAGAIN of the lab's reading), and a reserve was taken again: a
+ * single blocking allocation after each failure is a walk going on (a
+ * pinned cursor: the stack allocated with GFP_KERNEL outside RCU).
+ */
+static bool inline_restart(const struct fgt_sweep *prev, const struct fgt_sweep *s)
+{
+	return prev->batch >= 1 && prev->failed_nonblocking > prev->batch && s->batch >= 2;
+}
+
+static void sweep_merge(struct fgt_sweep *d, const struct fgt_sweep *s)
+{
+	d->batch += s->batch;
+	d->nonblocking += s->nonblocking;
+	d->failed_nonblocking += s->failed_nonblocking;
+	d->failed_blocking += s->failed_blocking;
+	d->freed += s->freed;
+	d->served += s->served;
+	d->alloc_ns += s->alloc_ns;
+	d->walk_ns += s->walk_ns;
+	d->ret = s->ret;
+	d->ret_known = s->ret_known;
+	if (s->end_ns > d->end_ns)
+		d->end_ns = s->end_ns;
+	if (!d->begin_ns)
+		d->begin_ns = s->begin_ns;
+}
+
+void fgt_activation_settle(struct fgt_activation *act)
+{
+	uint32_t n = act->nr_sweeps, i, k = 0;
+	struct fgt_sweep prev;
+	uint64_t moved = 0;
+
+	act->batches = n;
+	act->walks = FGT_WALKS_NONE;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		if (act->sweeps[i].ret_known) {
+			act->walks = FGT_WALKS_CALLS;
+			return;
+		}
+	if (act->nonblocking || act->failed_nonblocking) {
+		act->walks = FGT_WALKS_INLINE;
+		prev = act->sweeps[0];
+		for (i = 1; i < n; i++) {
+			struct fgt_sweep cur = act->sweeps[i];
+
+			if (inline_restart(&prev, &cur))
+				act->sweeps[++k] = cur;
+			else
+				sweep_merge(&act->sweeps[k], &cur);
+			prev = cur;
+		}
+		act->nr_sweeps = k + 1;
+		return;
+	}
+	if (n == 1) {
+		act->walks = FGT_WALKS_ONE;
+		return;
+	}
+	if (fgt_walks_in_gaps(act->sweeps, n)) {
+		act->walks = FGT_WALKS_GAPS;
+		return;
+	}
+	/* one run of allocations: the gaps between its batches held no walk
+	 * that shows, so they were allocating; the walk is the last one's */
+	act->walks = FGT_WALKS_UNSEEN;
+	for (i = 1; i < n; i++) {
+		moved += act->sweeps[0].walk_ns;
+		act->sweeps[0].alloc_ns += act->sweeps[0].walk_ns;
+		act->sweeps[0].walk_ns = 0;
+		sweep_merge(&act->sweeps[0], &act->sweeps[i]);
+	}
+	act->alloc_ns += moved;
+	act->walk_ns = act->walk_ns > moved ? act->walk_ns - moved : 0;
+	act->nr_sweeps = 1;
+}
+
+const char *fgt_walks_name(uint32_t walks)
+{
+	static const char *const names[FGT_WALKS__NR] = {
+		[FGT_WALKS_CALLS] = "calls", [FGT_WALKS_INLINE] = "inline",
+		[FGT_WALKS_GAPS] = "gaps", [FGT_WALKS_ONE] = "one",
+		[FGT_WALKS_UNSEEN] = "not_observable",
+	};
+
+	return walks < FGT_WALKS__NR ? names[walks] : NULL;
 }

@@ -30,6 +30,25 @@ struct fgt_sweep {
 				 * else the sweep's end); includes inline allocations */
 };
 
+/*
+ * How the activation's sweeps (walks of the thread list) were seen: a sweep
+ * is counted only where something shows a walk (docs/EVENTS.md, "Walks").
+ */
+enum fgt_walks {
+	FGT_WALKS_NONE = 0,	/* no sweep, or not settled yet (under way) */
+	FGT_WALKS_CALLS,	/* direct: each call of alloc_retstack_tasklist() seen */
+	FGT_WALKS_INLINE,	/* attributed: the walk allocates inline (non-blocking); a
+				 * new walk only where its reserve was used up, one more
+				 * inline allocation failed (-EAGAIN) and a reserve was
+				 * taken again */
+	FGT_WALKS_GAPS,		/* attributed, blocking only: the gaps between batches hold
+				 * walks (they grow with k, or each is a walk's length) */
+	FGT_WALKS_ONE,		/* attributed, blocking only: a single batch, one walk */
+	FGT_WALKS_UNSEEN,	/* attributed, blocking only: several batches with nothing
+				 * between them that shows a walk: not observable */
+	FGT_WALKS__NR
+};
+
 struct fgt_activation {
 	uint32_t seq;		/* 1, 2, ... since fgraphtop started */
 	uint32_t src;		/* enum fgt_src of the events that made it */
@@ -46,6 +65,9 @@ struct fgt_activation {
 	uint64_t lost;		/* events reported lost while it was under way */
 	uint32_t nr_sweeps;
 	struct fgt_sweep *sweeps;	/* nr_sweeps of them */
+	uint32_t walks;		/* enum fgt_walks, set when it is settled */
+	uint32_t batches;	/* the sweeps as cut from the allocations, before settling:
+				 * more than nr_sweeps where no walk was seen between them */
 	uint64_t served;	/* threads handed a stack, all sweeps */
 	uint64_t blocking, nonblocking;	/* successful allocations by class */
 	uint64_t failed_blocking, failed_nonblocking;
@@ -62,6 +84,20 @@ struct fgt_fork_stats {
 	uint64_t idle_allocs;		/* ... of which from ftrace_graph_init_idle_task() */
 	struct fgt_hist lat;		/* per-allocation latency, fork path (ns, log2) */
 };
+
+/*
+ * A finished activation's sweeps as the kernel made them: on the attributed
+ * path the allocation stream is cut into batches (a blocking allocation after
+ * 32 blocking ones, or after a non-blocking one or a FREE, begins one); a
+ * batch counts as a sweep of its own only where something shows a walk
+ * before it (enum fgt_walks), else it is merged into the sweep before it.
+ * Both paths' records go through it (src/model/aggact.c too). Pure.
+ */
+void fgt_activation_settle(struct fgt_activation *act);
+/* Do the gaps after batches 0 .. n-2 (each closed by the next) hold walks? */
+bool fgt_walks_in_gaps(const struct fgt_sweep *s, uint32_t n);
+/* "calls", "inline", "gaps", "one", "not_observable"; NULL for NONE. */
+const char *fgt_walks_name(uint32_t walks);
 
 struct fgt_assembler;
 

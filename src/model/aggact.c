@@ -235,6 +235,7 @@ int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *msg)
 	fgt_agg_hist_final(&a.lat);
 	build(c, &a, NULL, true);
 	held_reset(c, 0);
+	fgt_activation_settle(&c->out);
 	if (c->cb)
 		c->cb(&c->out, c->ctx);
 	return 0;

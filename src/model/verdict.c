@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The verdict from activation records alone. What tells the kernels apart:
- *  - the fixed alloc_retstack_tasklist() tries a non-blocking (GFP_NOWAIT)
- *    allocation for every thread lacking a stack, during the walk;
- *  - the unfixed one never allocates non-blocking: each sweep is a blocking
- *    (GFP_KERNEL) batch of 32 handed out during the walk.
- * So a sweep-path non-blocking allocation means fixed, and threads served with
- * none attempted means not fixed, even for a single sweep of <= 32 threads.
- * With no thread lacking a stack both kernels do the same thing: inconclusive.
+ * The verdict from activation records alone, by what the kernel did: how many
+ * walks of the thread list, and how many threads each served
+ * (fgt_activation_settle() counts a walk only where something shows one):
+ *  - not fixed: the bug's own signature, walks that restart and serve at most
+ *    a batch (32) each while threads still lack a stack, the last one serving
+ *    the rest;
+ *  - fixed: positive evidence of a linear walk, the walk allocating inline
+ *    with a non-blocking gfp (the lab's reading, a single walk without a
+ *    reserve, a pinned cursor), or one walk whose call was seen serving every
+ *    thread, more than a batch;
+ *  - anything else says what was seen: the same single walk of at most 32
+ *    threads on both kernels, or blocking batches with no walk seen between
+ *    them (the sweeps are not observable on this path: a fix that allocates
+ *    every stack with GFP_KERNEL before one walk looks so, and so would the
+ *    unfixed code if its walks left no gap). Blocking allocations alone never
+ *    decide.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,6 +74,24 @@ static uint32_t max_batch(const struct fgt_activation *act)
 	return m;
 }
 
+/*
+ * The bug's signature in the first n sweeps: each restarted (-EAGAIN: seen
+ * on the direct path, else the next batch followed) after serving at most a
+ * batch, and no sweep took a bigger batch.
+ */
+static bool restarts_by_batch(const struct fgt_activation *act, uint32_t n)
+{
+	uint32_t i;
+
+	if (max_batch(act) > FGT_RETSTACK_BATCH)
+		return false;
+	for (i = 0; i < n && i + 1 < act->nr_sweeps; i++)
+		if (act->sweeps[i].served > FGT_RETSTACK_BATCH ||
+		    (act->sweeps[i].ret_known && act->sweeps[i].ret != -EAGAIN))
+			return false;
+	return true;
+}
+
 void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -85,7 +112,11 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 		before += act->sweeps[i - 1].served;
 		v->rewalked += before;
 	}
+	if (v->failed_nb > v->reserve + v->extra_sweeps)
+		v->left = v->failed_nb - v->reserve - v->extra_sweeps;
 	v->lost = act->lost;
+	v->walks = act->walks;
+	v->batches = act->batches;
 	v->verdict = FGT_VERDICT_UNKNOWN;
 	if (!act->complete)
 		v->why = FGT_WHY_INCOMPLETE;
@@ -93,7 +124,13 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 		v->why = FGT_WHY_NONE_LACKING;
 	else if (act->nonblocking || act->failed_nonblocking)
 		v->why = FGT_WHY_NONBLOCKING, v->verdict = FGT_VERDICT_FIXED;
-	else if (v->max_batch <= FGT_RETSTACK_BATCH)
+	else if (act->walks == FGT_WALKS_UNSEEN || act->walks == FGT_WALKS_NONE)
+		v->why = FGT_WHY_UNSEEN;
+	else if (act->nr_sweeps == 1 && act->served > FGT_RETSTACK_BATCH)
+		v->why = FGT_WHY_ONE_WALK, v->verdict = FGT_VERDICT_FIXED;
+	else if (act->nr_sweeps == 1)
+		v->why = FGT_WHY_ONE_BATCH;
+	else if (restarts_by_batch(act, act->nr_sweeps))
 		v->why = FGT_WHY_BATCHES, v->verdict = FGT_VERDICT_NOT_FIXED;
 	else
 		v->why = FGT_WHY_ODD_BATCH;
@@ -101,9 +138,19 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 
 enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act)
 {
+	uint32_t n = act->nr_sweeps, i;
+	bool calls = false;
+
 	if (act->nonblocking || act->failed_nonblocking)
 		return FGT_VERDICT_FIXED;
-	if (act->nr_sweeps >= 2 && max_batch(act) <= FGT_RETSTACK_BATCH)
+	if (n < 2)
+		return FGT_VERDICT_UNKNOWN;
+	for (i = 0; i < n; i++)
+		calls |= act->sweeps[i].ret_known;
+	/* the sweeps finished: all but the one under way */
+	if (!restarts_by_batch(act, n - 1))
+		return FGT_VERDICT_UNKNOWN;
+	if (calls || fgt_walks_in_gaps(act->sweeps, n))
 		return FGT_VERDICT_NOT_FIXED;
 	return FGT_VERDICT_UNKNOWN;
 }
@@ -118,10 +165,12 @@ static const char *secs(uint64_t ns, char *b, size_t len)
 }
 
 /*
- * Fixed, but non-blocking allocations failed: the reserve served them, and
- * every reserve used up cost a walk from the start again (the fix degraded,
- * towards the unfixed code's sweeps: the failures' cause is memory under
- * the watermark, or fault injection).
+ * Fixed, but non-blocking allocations failed (memory under the watermark, or
+ * injected): blocking allocations served them (the lab's reading: its
+ * reserve, and each reserve used up cost a walk from the start again,
+ * towards the unfixed code's sweeps; a pinned cursor: one GFP_KERNEL
+ * allocation each), or the thread was left without a stack (a single walk
+ * without a reserve).
  */
 static void degraded_text(const struct fgt_verdict_val *v, char *buf, size_t len)
 {
@@ -134,9 +183,18 @@ static void degraded_text(const struct fgt_verdict_val *v, char *buf, size_t len
 	else
 		snprintf(buf, len, "one sweep: ");
 	n = strnlen(buf, len);
-	snprintf(buf + n, len - n, "%" PRIu64 " non-blocking %s failed under memory pressure, "
-		 "served from the reserve", v->failed_nb,
-		 plural(v->failed_nb, "allocation", "allocations"));
+	snprintf(buf + n, len - n, "%" PRIu64 " non-blocking %s failed under memory pressure",
+		 v->failed_nb, plural(v->failed_nb, "allocation", "allocations"));
+	n = strnlen(buf, len);
+	if (!v->left)
+		snprintf(buf + n, len - n, ", served from the reserve");
+	else if (v->reserve)
+		snprintf(buf + n, len - n, ", %" PRIu64 " served from the reserve, %" PRIu64
+			 " %s left without a shadow stack", v->reserve, v->left,
+			 plural(v->left, "thread", "threads"));
+	else
+		snprintf(buf + n, len - n, ", %" PRIu64 " %s left without a shadow stack",
+			 v->left, plural(v->left, "thread", "threads"));
 	n = strnlen(buf, len);
 	if (v->extra_sweeps)
 		snprintf(buf + n, len - n, " (the %u extra %s walked again past %" PRIu64
@@ -166,16 +224,18 @@ static void fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
 		 v->nonblocking, v->reserve, v->failed);
 }
 
+/* How the activation's walks were seen (enum fgt_walks). */
+static const char *walks_seen(uint32_t walks)
+{
+	return walks == FGT_WALKS_CALLS ? "each call returned -EAGAIN" :
+	       "the gaps between the batches hold them";
+}
+
 static void not_fixed_text(const struct fgt_verdict_val *v, char *buf, size_t len)
 {
-	if (v->nr_sweeps == 1)
-		snprintf(buf, len, "one sweep served %" PRIu64 " %s from a GFP_KERNEL batch of %u "
-			 "with no non-blocking allocation attempted: the unfixed code",
-			 v->served, plural(v->served, "thread", "threads"), v->max_batch);
-	else
-		snprintf(buf, len, "%u sweeps, each a GFP_KERNEL batch of at most %u, served %"
-			 PRIu64 " %s", v->nr_sweeps, FGT_RETSTACK_BATCH, v->served,
-			 plural(v->served, "thread", "threads"));
+	snprintf(buf, len, "%u sweeps, each a GFP_KERNEL batch of at most %u, served %" PRIu64
+		 " %s: the walk restarted per batch (%s)", v->nr_sweeps, FGT_RETSTACK_BATCH,
+		 v->served, plural(v->served, "thread", "threads"), walks_seen(v->walks));
 }
 
 const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t len)
@@ -204,8 +264,26 @@ const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t 
 		not_fixed_text(v, buf, len);
 		break;
 	case FGT_WHY_ODD_BATCH:
-		snprintf(buf, len, "a sweep made %u blocking allocations and none non-blocking: "
-			 "neither the fixed nor the unfixed code does that", v->max_batch);
+		snprintf(buf, len, "%u sweeps restarting, with no non-blocking allocation, one "
+			 "serving more than a batch of %u (a batch of up to %u): neither the "
+			 "unfixed code's sweeps nor one walk", v->nr_sweeps, FGT_RETSTACK_BATCH,
+			 v->max_batch);
+		break;
+	case FGT_WHY_UNSEEN:
+		snprintf(buf, len, "%" PRIu64 " %s served from blocking allocations in %u %s of at "
+			 "most %u, with no walk seen between them: the sweeps are not observable "
+			 "here (every stack allocated before one walk looks so)", v->served,
+			 plural(v->served, "thread", "threads"), v->batches,
+			 plural(v->batches, "batch", "batches"), FGT_RETSTACK_BATCH);
+		break;
+	case FGT_WHY_ONE_WALK:
+		snprintf(buf, len, "one walk served all %" PRIu64 " threads from %u blocking "
+			 "allocations, with no restart: linear", v->served, v->max_batch);
+		break;
+	case FGT_WHY_ONE_BATCH:
+		snprintf(buf, len, "one walk served %" PRIu64 " %s, at most a batch of %u: no "
+			 "restart was needed, fixed and unfixed kernels behave alike", v->served,
+			 plural(v->served, "thread", "threads"), FGT_RETSTACK_BATCH);
 		break;
 	}
 	if (v->lost)

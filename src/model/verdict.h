@@ -31,14 +31,26 @@ const char *fgt_verdict_answer(enum fgt_verdict v);
 /* check's line: "fixed", "not fixed", "not affected", "unknown". */
 const char *fgt_verdict_words(enum fgt_verdict v);
 
-/* Why, in the kernel's terms. */
+/*
+ * Why, in the kernel's terms: what the kernel did, its walks and the threads
+ * each served (docs/EVENTS.md, "Walks"). not_fixed needs the bug's own
+ * signature, walks that restart and serve at most a batch (32) each while
+ * threads still lack a stack; fixed needs positive evidence of a linear walk;
+ * blocking allocations alone decide neither.
+ */
 enum fgt_verdict_why {
 	FGT_WHY_NOTHING,	/* no activation seen */
 	FGT_WHY_INCOMPLETE,	/* its sweeps were not all seen */
 	FGT_WHY_NONE_LACKING,	/* no thread lacked a stack: both kernels alike */
-	FGT_WHY_NONBLOCKING,	/* non-blocking allocations inside the walk: fixed */
-	FGT_WHY_BATCHES,	/* blocking batches of at most 32 only: unfixed */
-	FGT_WHY_ODD_BATCH,	/* a bigger blocking batch: neither code */
+	FGT_WHY_NONBLOCKING,	/* the walk allocated inline, non-blocking: fixed */
+	FGT_WHY_BATCHES,	/* walks restarting, each serving at most 32: unfixed */
+	FGT_WHY_ODD_BATCH,	/* walks restarting that served more than a batch: neither */
+	FGT_WHY_UNSEEN,		/* blocking batches, no walk seen between them: the
+				 * sweeps are not observable here */
+	FGT_WHY_ONE_WALK,	/* one walk (its call seen) served them all, more than a
+				 * batch: fixed */
+	FGT_WHY_ONE_BATCH,	/* one walk served at most a batch: no restart was
+				 * needed, both kernels alike */
 };
 
 struct fgt_verdict_val {
@@ -46,6 +58,8 @@ struct fgt_verdict_val {
 	enum fgt_verdict_why why;
 	uint32_t seq;			/* the activation's */
 	bool implicit;			/* INCOMPLETE: fgraphtop started during it */
+	uint32_t walks;			/* enum fgt_walks: how the sweeps were seen */
+	uint32_t batches;		/* the batches they were cut from (UNSEEN) */
 	uint32_t nr_sweeps;
 	uint32_t max_batch;		/* blocking allocations of the biggest sweep */
 	uint64_t served, nonblocking, reserve, failed;
@@ -53,6 +67,10 @@ struct fgt_verdict_val {
 	 * watermark, or injected), the reserve served them, and each reserve
 	 * used up cost another walk from the start */
 	uint64_t failed_nb;
+	/* threads the walk left without a stack: non-blocking failures that no
+	 * blocking allocation served and no new walk took up again (a single
+	 * walk without a reserve) */
+	uint64_t left;
 	uint32_t extra_sweeps;		/* nr_sweeps - 1 */
 	uint64_t extra_ns;		/* the second sweep's begin to the end */
 	uint64_t total_ns;		/* the activation's duration */
@@ -66,10 +84,10 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 /*
  * What an activation under way shows so far, by the same facts (the live
  * view's forecast; the verdict itself waits for the end): FIXED once a
- * sweep-path non-blocking allocation was attempted; NOT_FIXED once a second
- * sweep began with none attempted (the fixed code's first sweep also starts
- * with a blocking batch, its reserve, so one sweep alone does not tell);
- * INCONCLUSIVE before either.
+ * sweep-path non-blocking allocation was attempted; NOT_FIXED once walks
+ * that restart are seen (direct: a call returned -EAGAIN after serving at
+ * most 32; attributed: the gaps between the batches finished hold walks,
+ * fgt_walks_in_gaps()); INCONCLUSIVE before either.
  */
 enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act);
 /* The evidence in words, into buf; returns buf. */
