@@ -176,6 +176,59 @@ static int sweep(struct gen *g, unsigned int size)
 	return ret;
 }
 
+/* The walk of the linear shapes (enum gen_shape): one walk, no retry. */
+static int walk_shape(struct gen *g)
+{
+	const struct gen_cfg *c = g->c;
+	unsigned int i, n = 0, next = 0;
+	uint64_t *list = NULL;
+	int ret = 0;
+
+	if (c->direct)
+		simple(g, FGT_EV_SWEEP_BEGIN, 0);
+	if (c->shape == GEN_BLOCKING) {
+		for (i = 0; i < g->nthreads; i++)
+			n += !g->has[i];
+		n += BATCH;
+		list = calloc(n, sizeof(*list));
+		if (!list)
+			abort();
+		for (i = 0; i < n; i++) {
+			if (!alloc(g, FGT_SITE_SWEEP, GEN_GFP_KERNEL)) {
+				n = i;
+				ret = -ENOMEM;
+				break;
+			}
+			list[i] = g->last_ptr;
+		}
+	}
+	for (i = 0; i < g->nthreads && !ret; i++) {
+		g->ts += VISIT_NS;
+		if (g->has[i])
+			continue;
+		if (c->shape == GEN_BLOCKING) {
+			next++;
+			g->has[i] = 1;
+			continue;
+		}
+		if (!alloc(g, FGT_SITE_SWEEP, GEN_GFP_NOWAIT)) {
+			if (c->shape == GEN_SINGLE)
+				continue;	/* runs without a stack */
+			if (!alloc(g, FGT_SITE_SWEEP, GEN_GFP_KERNEL)) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+		g->has[i] = 1;
+	}
+	for (i = next; i < n; i++)
+		free_one(g, list[i]);
+	free(list);
+	if (c->direct)
+		simple(g, FGT_EV_SWEEP_END, ret);
+	return ret;
+}
+
 uint64_t gen_activation(const struct gen_cfg *c, gen_emit_fn fn, void *ctx)
 {
 	struct gen g = { .c = c, .emit = fn, .ctx = ctx, .ts = c->ts0 };
@@ -189,9 +242,19 @@ uint64_t gen_activation(const struct gen_cfg *c, gen_emit_fn fn, void *ctx)
 		abort();
 	memset(g.has, 1, c->before);
 	memset(g.has + c->before + c->lacking, 1, c->after);
-	simple(&g, FGT_EV_ACT_BEGIN, 0);
+	/* the linear shapes have no ret_stack_list: the attributed path sees
+	 * no bracket (the direct one's fentry/fexit stay) */
+	if (c->shape == GEN_LAB || c->direct)
+		simple(&g, FGT_EV_ACT_BEGIN, 0);
 	for (i = 0; i < c->idle_cpus; i++)
 		alloc(&g, FGT_SITE_IDLE, GEN_GFP_KERNEL);
+	if (c->shape != GEN_LAB) {
+		ret = walk_shape(&g);
+		if (c->direct)
+			simple(&g, FGT_EV_ACT_END, ret);
+		free(g.has);
+		return g.ts + 1000;
+	}
 	while ((ret = sweep(&g, size)) == -EAGAIN) {
 		if (!c->grow)
 			continue;

@@ -15,7 +15,19 @@
 #define GEN_GFP_KERNEL	0xcc0u
 #define GEN_GFP_NOWAIT	0x2800u		/* 6.8+: GFP_NOWAIT | __GFP_NOWARN */
 
+/* The shapes a fix can take (lab/patches/shape-*): gen_cfg.shape. */
+enum gen_shape {
+	GEN_LAB = 0,		/* unfixed, or with .fixed the lab's reading */
+	GEN_SINGLE,		/* one walk, GFP_NOWAIT, no reserve: a failure leaves the
+				 * thread without a stack */
+	GEN_PINNED,		/* GFP_NOWAIT; on failure one GFP_KERNEL allocation, the
+				 * cursor pinned, the walk going on */
+	GEN_BLOCKING,		/* U + 32 stacks GFP_KERNEL, then one walk, unused freed */
+};
+
 struct gen_cfg {
+	enum gen_shape shape;	/* all but GEN_LAB drop the ret_stack_list: no
+				 * attributed ACT_BEGIN/END (its kcalloc, its kfree) */
 	bool fixed;		/* the lab's fix: inline GFP_NOWAIT, 32-stack reserve */
 	bool grow;		/* with fixed: lab-fixed-plus, the reserve doubling on -EAGAIN */
 	bool direct;		/* emit SWEEP_BEGIN/END and src=direct */

@@ -330,6 +330,136 @@ static void test_unfixed_extra_empty_sweep(void **state)
 	collect_fini(&c);
 }
 
+/*
+ * The shapes a fix can take (tests/gen.c, lab/patches/shape-*), on both
+ * paths. They drop the ret_stack_list, so the attributed path sees no
+ * bracket: check --trigger ends the activation when its system call
+ * returns (fgt_assembler_end()); the kernel's stacks have their own cache,
+ * so every FREE is one of them (fgt_assembler_trust_frees()).
+ */
+static void shape_run(const struct gen_cfg *cfg, struct collect *dir, struct collect *att)
+{
+	struct gen_cfg g = *cfg;
+
+	g.direct = true;
+	collect_gen(dir, &g);
+	assert_int_equal(dir->n, 1);
+	assert_true(dir->acts[0].complete);
+	g.direct = false;
+	collect_init(att);
+	fgt_assembler_trust_frees(att->a, true);
+	gen_activation(&g, collect_feed, att);
+	assert_int_equal(att->n, 0);		/* no ACT_END: still under way */
+	assert_true(fgt_assembler_current(att->a)->implicit);
+	fgt_assembler_end(att->a, 0);
+	assert_int_equal(att->n, 1);
+	assert_true(att->acts[0].complete);
+	assert_false(att->acts[0].implicit);
+	assert_null(fgt_assembler_current(att->a));
+}
+
+static void test_shape_blocking(void **state)
+{
+	/* 1,000 lacking: 1,032 GFP_KERNEL stacks, one walk, 32 freed */
+	struct gen_cfg cfg = { .shape = GEN_BLOCKING, .lacking = 1000, .after = 20 };
+	struct collect d, a;
+	char ev[FGT_EVIDENCE_LEN];
+
+	shape_run(&cfg, &d, &a);
+	/* direct: one call seen, serving all: linear */
+	assert_int_equal(d.acts[0].walks, FGT_WALKS_CALLS);
+	assert_int_equal(d.acts[0].nr_sweeps, 1);
+	assert_int_equal(d.acts[0].blocking, 1032);
+	assert_int_equal(d.acts[0].freed, 32);
+	assert_int_equal(d.acts[0].served, 1000);
+	assert_int_equal(fgt_verdict_of(&d.acts[0], ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_string_equal(ev, "one walk served all 1000 threads from 1032 blocking "
+			    "allocations, with no restart: linear");
+	/* attributed: 33 batches back to back, no walk between them */
+	assert_int_equal(a.acts[0].walks, FGT_WALKS_UNSEEN);
+	assert_int_equal(a.acts[0].batches, 33);
+	assert_int_equal(a.acts[0].nr_sweeps, 1);
+	assert_int_equal(a.acts[0].blocking, 1032);
+	assert_int_equal(a.acts[0].freed, 32);
+	assert_int_equal(a.acts[0].served, 1000);
+	assert_int_equal(a.acts[0].sweeps[0].served, 1000);
+	assert_int_equal(fgt_verdict_of(&a.acts[0], ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_non_null(strstr(ev, "the sweeps are not observable here"));
+	collect_fini(&d);
+	collect_fini(&a);
+}
+
+static void test_shape_single(void **state)
+{
+	/* one walk, GFP_NOWAIT, no reserve: 9 failures, 9 threads without */
+	struct gen_cfg cfg = { .shape = GEN_SINGLE, .lacking = 1000, .fail_nb = 9,
+			       .fail_interval = 50 };
+	struct collect d, a;
+	struct fgt_verdict_val v;
+
+	shape_run(&cfg, &d, &a);
+	for (int p = 0; p < 2; p++) {
+		const struct fgt_activation *x = p ? &a.acts[0] : &d.acts[0];
+
+		assert_int_equal(x->walks, p ? FGT_WALKS_INLINE : FGT_WALKS_CALLS);
+		assert_int_equal(x->nr_sweeps, 1);
+		assert_int_equal(x->served, 991);
+		assert_int_equal(x->nonblocking, 991);
+		assert_int_equal(x->failed_nonblocking, 9);
+		assert_int_equal(x->blocking, 0);
+		fgt_verdict_judge(x, &v);
+		assert_int_equal(v.verdict, FGT_VERDICT_FIXED);
+		assert_int_equal(v.left, 9);
+	}
+	collect_fini(&d);
+	collect_fini(&a);
+}
+
+static void test_shape_pinned(void **state)
+{
+	/* GFP_NOWAIT, and for each of 40 failures one GFP_KERNEL allocation with
+	 * the walk going on: one walk, every thread served */
+	struct gen_cfg cfg = { .shape = GEN_PINNED, .lacking = 1000, .fail_nb = 40,
+			       .fail_interval = 20 };
+	struct collect d, a;
+	struct fgt_verdict_val v;
+
+	shape_run(&cfg, &d, &a);
+	assert_int_equal(a.acts[0].batches, 41);	/* cut at each GFP_KERNEL one */
+	for (int p = 0; p < 2; p++) {
+		const struct fgt_activation *x = p ? &a.acts[0] : &d.acts[0];
+
+		assert_int_equal(x->nr_sweeps, 1);
+		assert_int_equal(x->sweeps[0].served, 1000);
+		assert_int_equal(x->served, 1000);
+		assert_int_equal(x->nonblocking, 960);
+		assert_int_equal(x->blocking, 40);
+		assert_int_equal(x->failed_nonblocking, 40);
+		assert_int_equal(x->sweeps[0].ret, 0);
+		fgt_verdict_judge(x, &v);
+		assert_int_equal(v.verdict, FGT_VERDICT_FIXED);
+		assert_int_equal(v.left, 0);
+		assert_int_equal(v.extra_sweeps, 0);
+	}
+	collect_fini(&d);
+	collect_fini(&a);
+}
+
+/* v1's shape (cond_resched() in the retry loop) walks as the unfixed code:
+ * the lab's reading under pressure restarts too, but serves more per walk. */
+static void test_shape_lab_restarts(void **state)
+{
+	struct gen_cfg cfg = { .fixed = true, .lacking = 1000, .fail_nb = 100 };
+	struct collect c;
+
+	collect_gen(&c, &cfg);
+	assert_int_equal(c.acts[0].walks, FGT_WALKS_INLINE);
+	assert_int_equal(c.acts[0].nr_sweeps, 4);	/* 1 + floor(100 / 33) */
+	assert_int_equal(c.acts[0].batches, 4);
+	assert_int_equal(fgt_verdict_of(&c.acts[0], NULL, 0), FGT_VERDICT_FIXED);
+	collect_fini(&c);
+}
+
 /* Second activation: every thread already holds a stack. */
 static void test_nothing_to_serve(void **state)
 {
@@ -785,6 +915,10 @@ int main(void)
 		cmocka_unit_test(test_fixed_plus_grows),
 		cmocka_unit_test(test_unfixed_extra_empty_sweep),
 		cmocka_unit_test(test_nothing_to_serve),
+		cmocka_unit_test(test_shape_blocking),
+		cmocka_unit_test(test_shape_single),
+		cmocka_unit_test(test_shape_pinned),
+		cmocka_unit_test(test_shape_lab_restarts),
 		cmocka_unit_test(test_enomem),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_activations_in_a_row),

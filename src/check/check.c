@@ -327,6 +327,9 @@ static int run_trigger(const struct fgt_check_opts *o, const struct fgt_check_sy
 	}
 	r->triggered = true;
 	log_info("triggered with %s on %s", fgt_trig_method_name(r->trig_method), r->func);
+	/* its system call returned: the walk it caused is over, bracket or not */
+	if (sys->watch->trigger_done)
+		sys->watch->trigger_done(sys->watch->priv);
 	/* the 0->1 step happened inside the write or link_create: the rest of its
 	 * events are queued */
 	watch_until(sys, &r->seen, fgt_mono_s() + o->timeout_s, before, true);

@@ -8,7 +8,12 @@
 #ifndef FGT_PARK_H
 #define FGT_PARK_H
 
-#define FGT_PARK_THREADS	100	/* 64 + margin: >= 4 unfixed sweeps */
+/*
+ * 32 unfixed sweeps at least: on the attributed path a sweep counts only
+ * where the gaps between batches show walks (src/model/activation.c), which
+ * every recorded unfixed walk does by its 27th sweep (tests/data's .sweeps)
+ */
+#define FGT_PARK_THREADS	1024
 
 struct fgt_park;
 

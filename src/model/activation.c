@@ -139,6 +139,7 @@ struct fgt_assembler {
 	uint32_t seq;
 	struct sweep_state cur;
 	struct ptr_set reserve;	/* the latest sweep's blocking allocations */
+	bool trust;		/* every FREE fed is a shadow stack (fgt_assembler_trust_frees()) */
 	uint64_t last_ts;	/* latest event of the activation: where a flush ends it */
 	struct fgt_fork_stats fork;
 };
@@ -388,7 +389,7 @@ static void on_free(struct fgt_assembler *a, const struct fgt_event *ev)
 	ensure_active(a, ev);
 	/* not one of the latest sweep's stacks (its reserve or batch, when they
 	 * were seen): some other kfree() of its code */
-	if (a->act.nr_sweeps && !ptr_set_has(&a->reserve, ev->ptr))
+	if (a->act.nr_sweeps && !a->trust && !ptr_set_has(&a->reserve, ev->ptr))
 		return;
 	if (!a->cur.open)
 		sweep_open(a, ev->ts_ns, false, 0);
@@ -513,6 +514,20 @@ void fgt_assembler_lost(struct fgt_assembler *a, uint64_t n)
 {
 	if (a && a->active)
 		a->act.lost += n;
+}
+
+void fgt_assembler_end(struct fgt_assembler *a, uint64_t end_ns)
+{
+	if (!a || !a->active || !a->act.implicit)
+		return;
+	a->act.implicit = false;
+	act_finish(a, end_ns > a->last_ts ? end_ns : a->last_ts, true, 0);
+}
+
+void fgt_assembler_trust_frees(struct fgt_assembler *a, bool on)
+{
+	if (a)
+		a->trust = on;
 }
 
 void fgt_assembler_flush(struct fgt_assembler *a)
@@ -648,14 +663,20 @@ static bool inline_restart(const struct fgt_sweep *prev, const struct fgt_sweep 
 	return prev->batch >= 1 && prev->failed_nonblocking > prev->batch && s->batch >= 2;
 }
 
-static void sweep_merge(struct fgt_sweep *d, const struct fgt_sweep *s)
+/* s into d; returns how much the threads served grew (a run's FREEs may
+ * come in a later batch than the stacks they give back). */
+static int64_t sweep_merge(struct fgt_sweep *d, const struct fgt_sweep *s)
 {
+	int64_t before = (int64_t)d->served + s->served;
+	uint64_t have;
+
 	d->batch += s->batch;
 	d->nonblocking += s->nonblocking;
 	d->failed_nonblocking += s->failed_nonblocking;
 	d->failed_blocking += s->failed_blocking;
 	d->freed += s->freed;
-	d->served += s->served;
+	have = (uint64_t)d->batch + d->nonblocking;
+	d->served = have > d->freed ? (uint32_t)(have - d->freed) : 0;
 	d->alloc_ns += s->alloc_ns;
 	d->walk_ns += s->walk_ns;
 	d->ret = s->ret;
@@ -664,6 +685,12 @@ static void sweep_merge(struct fgt_sweep *d, const struct fgt_sweep *s)
 		d->end_ns = s->end_ns;
 	if (!d->begin_ns)
 		d->begin_ns = s->begin_ns;
+	return (int64_t)d->served - before;
+}
+
+static void served_add(struct fgt_activation *act, int64_t d)
+{
+	act->served = d < 0 && (uint64_t)-d > act->served ? 0 : act->served + d;
 }
 
 void fgt_activation_settle(struct fgt_activation *act)
@@ -690,7 +717,7 @@ void fgt_activation_settle(struct fgt_activation *act)
 			if (inline_restart(&prev, &cur))
 				act->sweeps[++k] = cur;
 			else
-				sweep_merge(&act->sweeps[k], &cur);
+				served_add(act, sweep_merge(&act->sweeps[k], &cur));
 			prev = cur;
 		}
 		act->nr_sweeps = k + 1;
@@ -711,7 +738,7 @@ void fgt_activation_settle(struct fgt_activation *act)
 		moved += act->sweeps[0].walk_ns;
 		act->sweeps[0].alloc_ns += act->sweeps[0].walk_ns;
 		act->sweeps[0].walk_ns = 0;
-		sweep_merge(&act->sweeps[0], &act->sweeps[i]);
+		served_add(act, sweep_merge(&act->sweeps[0], &act->sweeps[i]));
 	}
 	act->alloc_ns += moved;
 	act->walk_ns = act->walk_ns > moved ? act->walk_ns - moved : 0;

@@ -118,5 +118,22 @@ const struct fgt_fork_stats *fgt_assembler_fork(const struct fgt_assembler *a);
 void fgt_assembler_lost(struct fgt_assembler *a, uint64_t n);
 /* Flush an activation that never saw ACT_END (e.g. at exit): reported incomplete. */
 void fgt_assembler_flush(struct fgt_assembler *a);
+/*
+ * The system call that made the 0->1 step has returned, and fgraphtop was
+ * watching before it began (check --trigger makes the step itself, fgraph
+ * idle before): an activation under way that began without an ACT_BEGIN is
+ * over and was seen whole, and is reported complete. On the attributed path
+ * ACT_BEGIN/END are the ret_stack_list's kcalloc and kfree, which a fix may
+ * drop (one walk with no reserve, a pinned cursor, every stack allocated
+ * before the walk): its sweep's allocations are all there is to see.
+ */
+void fgt_assembler_end(struct fgt_assembler *a, uint64_t end_ns);
+/*
+ * Every FREE fed is a shadow stack of the activation's (a kernel whose stacks
+ * have their own cache, from which BPF passes frees on: bpf/agg.h's
+ * FGT_AGG_RES_TRUST), not only those of the latest batch: a fix that takes
+ * every stack before its walk frees the unused ones of any batch.
+ */
+void fgt_assembler_trust_frees(struct fgt_assembler *a, bool on);
 
 #endif

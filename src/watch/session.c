@@ -863,6 +863,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	exposure_attach(s);
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
 	s->as = fgt_assembler_new(on_activation, s);
+	fgt_assembler_trust_frees(s->as, s->plan && s->plan->kconf.cachep_addr);
 	s->agg = fgt_aggact_new(on_activation, s);
 	if (!s->as || !s->agg) {
 		snprintf(msg, len, "out of memory");
@@ -1156,6 +1157,17 @@ static int w_exposure(void *priv, struct fgt_exp_walk *w, char *msg, size_t len)
 	return fgt_exposure_scan(w, msg, len);
 }
 
+static void w_trigger_done(void *priv)
+{
+	struct fgt_session *s = priv;
+
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	if (s->as)
+		fgt_assembler_end(s->as, 0);	/* ends at its last event: the call site
+						 * patching after the walk is no part of it */
+}
+
 static void w_stop(void *priv)
 {
 	fgt_session_close(priv);
@@ -1166,6 +1178,7 @@ const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s)
 	s->ops = (struct fgt_watch_ops){
 		.start = w_start, .graph_active = w_graph_active, .poll = w_poll,
 		.busy = w_busy, .lost = w_lost, .stop = w_stop, .exposure = w_exposure,
+		.trigger_done = w_trigger_done,
 		.priv = s,
 	};
 	return &s->ops;

@@ -32,6 +32,11 @@ struct fgt_watch_ops {
 	/* The threads lacking a shadow stack now and the unfixed walk over them
 	 * (src/watch/exposure.c's task iterator; no activation). 0 or -errno, msg. */
 	int (*exposure)(void *priv, struct fgt_exp_walk *w, char *msg, size_t len);
+	/* The trigger's system call returned: deliver what is queued, and an
+	 * activation under way that began without its bracket (a kernel whose
+	 * fgraph allocates no ret_stack_list) is over and complete
+	 * (fgt_assembler_end()). May be NULL. */
+	void (*trigger_done)(void *priv);
 	/* Flush (an unfinished activation is reported incomplete), detach, free. */
 	void (*stop)(void *priv);
 	void *priv;
