@@ -62,8 +62,9 @@ TYPES = {
                         "task_new", "task_exit"),
               "src": PATH, "time_s": NUM, "cpu": INT, "pid": INT, "tid": INT, "comm": STR},
     "activation": {"seq": INT, "src": PATH, "complete": BOOL, "time_s": NUM,
-                   "trigger": TRIGGER, "nr_threads": INT, "ret": INT, "sweeps": INT,
-                   "served": INT, "duration_ns": INT, "alloc_ns": INT, "walk_ns": INT,
+                   "trigger": TRIGGER, "nr_threads": INT, "ret": INT, "sweeps": INT_OR_NULL,
+                   "walks": ("calls", "inline", "gaps", "one", "not_observable", None),
+                   "batches": INT, "served": INT, "duration_ns": INT, "alloc_ns": INT, "walk_ns": INT,
                    "lost": INT, "allocations": ALLOCS, "per_sweep": (ARR, PER_SWEEP),
                    "latency_ns": LATENCY, "verdict": {"verdict": VERDICT, "evidence": STR}},
     "progress": {"time": STR, "seq": INT, "src": PATH, "time_s": NUM,
@@ -168,6 +169,11 @@ def check_record(r, where):
         check(r["exposure"], EXPOSURE, f"{where}({t}).exposure", errs)
     if t == "progress" and r.get("sweeps_to_come") is not None and r.get("so_far") != "not_fixed":
         errs.append(f"{where}: sweeps_to_come given for a pattern that is not unfixed")
+    # sweeps null exactly when they are not observable, and then no per-sweep lines
+    if t == "activation" and (r.get("sweeps") is None) != (r.get("walks") == "not_observable"):
+        errs.append(f"{where}: sweeps {r.get('sweeps')!r} with walks {r.get('walks')!r}")
+    if t == "activation" and r.get("sweeps") is None and r.get("per_sweep"):
+        errs.append(f"{where}: per_sweep entries for sweeps that are not observable")
     if t == "activation" and isinstance(r.get("per_sweep"), list) and \
             isinstance(r.get("sweeps"), int) and len(r["per_sweep"]) != r["sweeps"]:
         errs.append(f"{where}: {len(r['per_sweep'])} per_sweep entries for {r['sweeps']} sweeps")

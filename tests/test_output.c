@@ -238,7 +238,7 @@ static void test_json_activation(void **state)
 	t = cap_text(&c);
 	assert_int_equal(count(t, "\n"), 3);
 	assert_int_equal(count(t, "{\"schema\":1,\"type\":\"activation\","), 1);
-	assert_non_null(strstr(t, "\"sweeps\":32,\"served\":1000,"));
+	assert_non_null(strstr(t, "\"sweeps\":32,\"walks\":\"gaps\",\"batches\":32,\"served\":1000,"));
 	/* No stack map here: the trigger's way in is unknown, the stack empty. */
 	assert_non_null(strstr(t, "\"via\":\"unknown\",\"stack\":[]},"));
 	assert_non_null(strstr(t, "\"allocations\":{\"blocking\":1024,\"nonblocking\":0,"
@@ -270,7 +270,7 @@ static void test_json_events(void **state)
 	assert_int_equal(count(t, "\"gfp_class\":\"nonblocking\",\"gfp\":10240,\"size\":4096,\"ok\":false"),
 			 100);
 	assert_int_equal(count(t, "\"type\":\"activation\""), 1);
-	assert_non_null(strstr(t, "\"sweeps\":4,\"served\":1000,"));
+	assert_non_null(strstr(t, "\"sweeps\":4,\"walks\":\"inline\",\"batches\":4,\"served\":1000,"));
 	free(t);
 	cap_close(&c);
 }

@@ -24,7 +24,7 @@ struct hist_ent {
 	char comm[FGT_COMM_LEN];
 	char via[FGT_VIA_LEN];
 	uint64_t threads, served, dur_ns, lost;
-	uint32_t sweeps;
+	int64_t sweeps;			/* -1: not observable */
 	enum fgt_verdict verdict;
 	bool complete;
 };
@@ -256,6 +256,17 @@ void fgt_out_event(struct fgt_out *o, const struct fgt_event *e,
 	fputc('\n', o->f);
 }
 
+/* The sweeps counted, or that they are not observable (docs/EVENTS.md). */
+static const char *sweeps_words(const struct fgt_activation *a, char *b, size_t len)
+{
+	if (a->walks == FGT_WALKS_UNSEEN)
+		snprintf(b, len, "not observable (%u batches of up to 32, no walk seen "
+			 "between them)", a->batches);
+	else
+		snprintf(b, len, "%u", a->nr_sweeps);
+	return b;
+}
+
 /* "32 x312, 19": consecutive runs of equal served counts. */
 static void served_runs(const struct fgt_activation *a, char *out, size_t len)
 {
@@ -309,7 +320,16 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 	jsonw_end_object(jw);
 	jsonw_uint_field(jw, "nr_threads", a->nr_threads);
 	jsonw_int_field(jw, "ret", a->ret);
-	jsonw_uint_field(jw, "sweeps", a->nr_sweeps);
+	/* not observable (docs/EVENTS.md, "Walks"): no count, no per-sweep lines */
+	if (a->walks == FGT_WALKS_UNSEEN)
+		jsonw_null_field(jw, "sweeps");
+	else
+		jsonw_uint_field(jw, "sweeps", a->nr_sweeps);
+	if (fgt_walks_name(a->walks))
+		jsonw_string_field(jw, "walks", fgt_walks_name(a->walks));
+	else
+		jsonw_null_field(jw, "walks");
+	jsonw_uint_field(jw, "batches", a->batches);
 	jsonw_uint_field(jw, "served", a->served);
 	jsonw_uint_field(jw, "duration_ns", a->end_ns > a->begin_ns ? a->end_ns - a->begin_ns : 0);
 	jsonw_uint_field(jw, "alloc_ns", a->alloc_ns);
@@ -322,7 +342,7 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 	jsonw_end_object(jw);
 	jsonw_name(jw, "per_sweep");
 	jsonw_start_array(jw);
-	for (uint32_t i = 0; i < a->nr_sweeps; i++) {
+	for (uint32_t i = 0; a->walks != FGT_WALKS_UNSEEN && i < a->nr_sweeps; i++) {
 		const struct fgt_sweep *s = &a->sweeps[i];
 
 		jsonw_start_object(jw);
@@ -362,7 +382,7 @@ static void hist_add(struct fgt_out *o, const struct fgt_record *rec)
 	snprintf(h->via, sizeof(h->via), "%s", rec->via);
 	h->threads = a->nr_threads;
 	h->served = a->served;
-	h->sweeps = a->nr_sweeps;
+	h->sweeps = a->walks == FGT_WALKS_UNSEEN ? -1 : (int64_t)a->nr_sweeps;
 	h->dur_ns = a->end_ns > a->begin_ns ? a->end_ns - a->begin_ns : 0;
 	h->lost = a->lost;
 	h->verdict = rec->verdict.verdict;
@@ -373,7 +393,7 @@ void fgt_out_record(const struct fgt_record *rec, void *ctx)
 {
 	const struct fgt_activation *a = rec->act;
 	struct fgt_out *o = ctx;
-	char evidence[FGT_EVIDENCE_LEN], runs[512], st[1024];
+	char evidence[FGT_EVIDENCE_LEN], runs[512], st[1024], swb[96];
 	double walk_max = 0;
 	size_t off = 0;
 
@@ -391,7 +411,7 @@ void fgt_out_record(const struct fgt_record *rec, void *ctx)
 	off += snprintf(o->last + off, sizeof(o->last) - off,
 		"activation #%u at %.3fs%s (%s): pid %u tid %u (%s)\n"
 		"  trigger:   %s: %s\n"
-		"  threads %llu; sweeps %u; served %llu; ret %d\n"
+		"  threads %llu; sweeps %s; served %llu; ret %d\n"
 		"  served per sweep: %s\n"
 		"  walk %.3f ms (max %.3f ms/sweep); allocation phase %.3f ms; end-to-end %.3f ms\n"
 		"  allocations: blocking %llu, non-blocking %llu; failed: blocking %llu, "
@@ -399,7 +419,8 @@ void fgt_out_record(const struct fgt_record *rec, void *ctx)
 		"  verdict: %s: %s\n",
 		a->seq, rel_s(o, a->begin_ns), a->complete ? "" : " INCOMPLETE",
 		src_name(a->src), a->pid, a->tid, a->comm, rec->via, st,
-		(unsigned long long)a->nr_threads, a->nr_sweeps, (unsigned long long)a->served, a->ret,
+		(unsigned long long)a->nr_threads, sweeps_words(a, swb, sizeof(swb)),
+		(unsigned long long)a->served, a->ret,
 		runs[0] ? runs : "-",
 		a->walk_ns / 1e6, walk_max, a->alloc_ns / 1e6,
 		a->end_ns > a->begin_ns ? (a->end_ns - a->begin_ns) / 1e6 : 0.0,
@@ -757,16 +778,20 @@ static void progress_line(struct fgt_out *o, const struct fgt_progress *p, const
  * comes last: the threads served and the way in. */
 static void hist_row(const struct fgt_out *o, const struct hist_ent *h, char *b, size_t len)
 {
-	char t[16], th[32], sv[32], d[32];
+	char t[16], th[32], sv[32], d[32], sw[24];
 
 	if (!h) {
 		snprintf(b, len, "%3s  %-8s  %-15s  %9s  %6s  %9s  %-12s  %9s  %s", "#", "BEGAN",
 			 "TRIGGER", "THREADS", "SWEEPS", "DURATION", "VERDICT", "SERVED", "VIA");
 		return;
 	}
-	snprintf(b, len, "%3u  %-8s  %-15.15s  %9s  %6u  %9s  %-12s  %9s  %s%s", h->seq,
+	if (h->sweeps < 0)
+		snprintf(sw, sizeof(sw), "n/o");	/* not observable */
+	else
+		snprintf(sw, sizeof(sw), "%lld", (long long)h->sweeps);
+	snprintf(b, len, "%3u  %-8s  %-15.15s  %9s  %6s  %9s  %-12s  %9s  %s%s", h->seq,
 		 hms_of(o, h->begin_ns, t, sizeof(t)), h->comm, grp(h->threads, th, sizeof(th)),
-		 h->sweeps, dur(h->dur_ns, d, sizeof(d)), fgt_verdict_name(h->verdict),
+		 sw, dur(h->dur_ns, d, sizeof(d)), fgt_verdict_name(h->verdict),
 		 grp(h->served, sv, sizeof(sv)), h->via,
 		 !h->complete ? " (incomplete)" : h->lost ? " (events lost)" : "");
 }
