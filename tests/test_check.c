@@ -54,6 +54,9 @@ static int fs_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, vo
 	}
 	fgt_recorder_init(&s->rec, cb, cb_ctx, ks, NULL, NULL);
 	s->as = fgt_assembler_new(fgt_recorder_activation, &s->rec);
+	/* as the session on a kernel whose stacks have their own cache (the
+	 * shapes are 7.x's) */
+	fgt_assembler_trust_frees(s->as, s->kernel.cache || s->kernel.shape != GEN_LAB);
 	return s->as ? 0 : -ENOMEM;
 }
 
@@ -105,6 +108,16 @@ static int fs_graph_active(void *priv)
 	return 0;
 }
 
+/* As the real session: deliver what is queued, end a bracketless activation. */
+static void fs_trigger_done(void *priv)
+{
+	struct fake_session *s = priv;
+
+	fs_poll(priv, 0);
+	if (s->as)
+		fgt_assembler_end(s->as, 0);
+}
+
 static void fs_stop(void *priv)
 {
 	struct fake_session *s = priv;
@@ -122,7 +135,7 @@ static struct fgt_watch_ops session_ops(struct fake_session *s)
 	struct fgt_watch_ops w = {
 		.start = fs_start, .graph_active = fs_graph_active, .poll = fs_poll,
 		.busy = fs_busy, .lost = fs_lost, .stop = fs_stop, .exposure = fs_exposure,
-		.priv = s,
+		.trigger_done = fs_trigger_done, .priv = s,
 	};
 	return w;
 }
@@ -555,6 +568,51 @@ static void test_code_alone(void **state)
 	fake_free(f);
 }
 
+/*
+ * --trigger on the shapes a fix can take that drop the ret_stack_list (no
+ * attributed bracket): the activation ends when the trigger returns. Every
+ * stack GFP_KERNEL before one walk: its sweeps are not observable, the
+ * activation cannot tell; a pinned cursor: fixed, one walk.
+ */
+static void test_trigger_bracketless_shapes(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .shape = GEN_BLOCKING, .lacking = 1000 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_sys e = sys_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 1, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+	char *out;
+
+	s.host = f;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_true(r.triggered);
+	assert_int_equal(r.seen.n, 1);
+	assert_true(r.seen.sweeps_unseen);
+	assert_int_equal(r.seen.served, 1000);
+	assert_non_null(strstr(reason(&r), "the sweeps are not observable here"));
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":null,\"walks\":\"not_observable\","
+			       "\"threads_served\":1000,"));
+	fake_free(f);
+
+	f = fake_new(1);
+	s = (struct fake_session){ .kernel = { .shape = GEN_PINNED, .lacking = 1000, .fail_nb = 7,
+					       .fail_interval = 100 } };
+	w = session_ops(&s);
+	e = sys_of(f, &w);
+	s.host = f;
+	/* failures served by GFP_KERNEL allocations: fixed, said as a warning */
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_WARNING);
+	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
+	assert_int_equal(r.seen.sweeps, 1);
+	assert_int_equal(r.seen.served, 1000);
+	assert_int_equal(r.seen.reserve_served, 7);
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":1,\"walks\":\"inline\","));
+	fake_free(f);
+}
+
 /* --trigger: both answer; the same verdict stands with both pieces of evidence. */
 static void test_code_and_trigger_agree(void **state)
 {
@@ -938,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_trigger_refusals),
 		cmocka_unit_test(test_code_alone),
 		cmocka_unit_test(test_code_and_trigger_agree),
+		cmocka_unit_test(test_trigger_bracketless_shapes),
 		cmocka_unit_test(test_code_and_trigger_disagree),
 		cmocka_unit_test(test_code_stands_when_trigger_refused),
 		cmocka_unit_test(test_code_unknown_trigger_tells),

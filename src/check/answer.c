@@ -213,7 +213,15 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 	if (r->seen.have) {
 		jsonw_name(jw, "activation");
 		jsonw_start_object(jw);
-		jsonw_uint_field(jw, "sweeps", r->seen.sweeps);
+		/* not observable: no count (docs/json.md) */
+		if (r->seen.sweeps_unseen)
+			jsonw_null_field(jw, "sweeps");
+		else
+			jsonw_uint_field(jw, "sweeps", r->seen.sweeps);
+		if (fgt_walks_name(r->seen.walks))
+			jsonw_string_field(jw, "walks", fgt_walks_name(r->seen.walks));
+		else
+			jsonw_null_field(jw, "walks");
 		jsonw_uint_field(jw, "threads_served", r->seen.served);
 		jsonw_float_field(jw, "duration_s", r->seen.duration_s);
 		jsonw_uint_field(jw, "failures", r->seen.failures);
@@ -300,9 +308,10 @@ static void prom_activation(FILE *f, const struct fgt_check_seen *s)
 	fgt_prom_gauge_dbl(f, "fgraphtop_activation_duration_seconds",
 			   "End to end duration of the shadow-stack allocation phase of the "
 			   "activation seen.", s->duration_s);
-	fgt_prom_gauge_u64(f, "fgraphtop_activation_sweeps",
-			   "Task-list sweeps (alloc_retstack_tasklist calls) in the activation seen.",
-			   s->sweeps);
+	if (!s->sweeps_unseen)	/* not observable: no sample */
+		fgt_prom_gauge_u64(f, "fgraphtop_activation_sweeps",
+				   "Task-list sweeps (alloc_retstack_tasklist calls) in the activation "
+				   "seen.", s->sweeps);
 	fgt_prom_gauge_u64(f, "fgraphtop_activation_threads_served",
 			   "Threads handed a shadow stack by the activation seen.", s->served);
 	fgt_prom_gauge_u64(f, "fgraphtop_activation_failures",

@@ -56,6 +56,8 @@ void fgt_check_on_record(const struct fgt_record *rec, void *ctx)
 	s->have = true;
 	s->duration_s = act->end_ns > act->begin_ns ? (act->end_ns - act->begin_ns) / 1e9 : 0;
 	s->sweeps = act->nr_sweeps;
+	s->walks = act->walks;
+	s->sweeps_unseen = act->walks == FGT_WALKS_UNSEEN;
 	s->served = act->served;
 	s->failures = act->failed_blocking + act->failed_nonblocking;
 	s->failed_nonblocking = act->failed_nonblocking;

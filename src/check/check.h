@@ -76,6 +76,8 @@ struct fgt_check_seen {
 	uint64_t failed_nonblocking, reserve_served, extra_sweeps, rewalked;
 	double extra_s;
 	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
+	bool sweeps_unseen;		/* its sweeps were not observable (sweeps: the one run) */
+	uint32_t walks;			/* enum fgt_walks: how they were seen */
 };
 void fgt_check_seen_init(struct fgt_check_seen *s);
 void fgt_check_on_record(const struct fgt_record *rec, void *ctx);	/* fgt_record_cb */
