@@ -593,7 +593,7 @@ static void test_trigger_bracketless_shapes(void **state)
 	assert_non_null(strstr(reason(&r), "the sweeps are not observable here"));
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":null,\"walks\":\"not_observable\","
-			       "\"threads_served\":1000,"));
+			       "\"threads_served\":1000,\"verdict\":\"unknown\","));
 	fake_free(f);
 
 	f = fake_new(1);

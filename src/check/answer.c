@@ -223,6 +223,8 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		else
 			jsonw_null_field(jw, "walks");
 		jsonw_uint_field(jw, "threads_served", r->seen.served);
+		/* the activations' own answer, before the code's is combined with it */
+		jsonw_string_field(jw, "verdict", fgt_verdict_answer(r->seen.judge.verdict));
 		jsonw_float_field(jw, "duration_s", r->seen.duration_s);
 		jsonw_uint_field(jw, "failures", r->seen.failures);
 		jsonw_uint_field(jw, "failed_nonblocking", r->seen.failed_nonblocking);

@@ -43,6 +43,11 @@
 #   trig on debian-6.1 and lab-6.1-stock with bookworm's perf (6.1), on
 #     debian-6.12 and lab-6.12-fixed with trixie's (6.12): perf ftrace -G, and
 #     on the two lab kernels the function profiler and a latency tracer.
+#   shapes (issue 39): act on lab-shape-v1 (U as above, unfixed); check
+#     --trigger on lab-shape-v1, -single, -pinned and -blocking: the activation's
+#     own answer, how its sweeps were seen, served against the task iterator's
+#     count (tool_check.py trigger). About 4 minutes, the kernels incremental
+#     builds on lab-stock.
 #   int3 on debian-7.2: fgraphtop --explain then function_graph on/off, 10 times,
 #     under fork/exec load: the "Oops: int3" sequence, which must stay clean.
 # lab/run.sh runs TCG single-threaded: under multi-threaded TCG any kernel code
@@ -90,7 +95,9 @@ run_one() {	# NAME KERNEL CHECK "CHECK_OPTS" RUN_OPTS... -- SCENARIO_ARGS...
 	else
 		grep '^     ' "$out/$name.check" >&2
 	fi
-	[ "$check" = int3 ] ||	# no fgraphtop records of its own
+	# int3: no fgraphtop records of its own; trigger: check's answer, a
+	# field of the scenario's line (tests/lab/check.sh's ground)
+	[ "$check" = int3 ] || [ "$check" = trigger ] ||
 	python3 "$ROOT/tests/json_schema.py" "$out/$name/results.jsonl" 2>> "$out/$name.check" ||
 		{ note "FAIL $name: JSON schema"; tail -5 "$out/$name.check" >&2; fail=1; }
 	[ "$fail" = 0 ] || lab_failed
@@ -135,6 +142,19 @@ done
 for k in debian-7.2 lab-stock; do
 	run "act-$k" "$k" act "rounds=$((nus + 2))" -s tool-act -- \
 		"ROUNDS=$(rounds trace-cmd kretmulti)" FILTER=bpf_fentry_test1 EXPLAIN=1
+done
+# The shapes a fix can take (issue 39; docs/EVENTS.md, "Walks"): v1's (the
+# batch of 32 with cond_resched() in the retry loop) walks as the unfixed
+# code, live; and on each, check --trigger (1,024 threads parked): its
+# activation's own answer, how its sweeps were seen, served against the task
+# iterator's count. single, pinned and blocking drop the ret_stack_list, so
+# the live tool sees no end there (docs/EVENTS.md): check's trigger gives it.
+run act-lab-shape-v1 lab-shape-v1 act "rounds=$nus" -s tool-act -- \
+	"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1
+for ks in lab-shape-v1:not_fixed:gaps:batches lab-shape-single:fixed:inline:one \
+	lab-shape-pinned:fixed:inline:one lab-shape-blocking:unknown:not_observable:null; do
+	IFS=: read -r k a wk sw <<<"$ks"
+	run "trigger-$k" "$k" trigger "act=$a walks=$wk sweeps=$sw" -s check-prom -- TIMEOUT=60
 done
 for k in debian-5.10 debian-6.1 debian-6.12 lab-fixed; do
 	run "act-$k" "$k" act "rounds=$nus" -s tool-act -- \

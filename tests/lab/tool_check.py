@@ -31,6 +31,14 @@ failslab: per K: failed_nonblocking = K, sweeps = 1 + floor(K/33), the reserve a
           objects (sweep and fork stacks alike); inject=stack, the kmalloc
           cache's objects allocated from the sweep holder (its alloc_traces).
 int3:     the repeated code-patching sequence of tool-int3 ran to the end.
+trigger:  `fgraphtop check --trigger --json` (lab/scenarios/check-prom.sh) on a
+          kernel of the shapes a fix can take (docs/EVENTS.md, "Walks"): one
+          activation, triggered by the check, complete; served = the threads
+          the task iterator counted lacking a stack before the trigger (within
+          slack=N, default 2: the guest's own processes); its own answer
+          (act=fixed|not_fixed|unknown) and how its sweeps were seen
+          (walks=...); sweeps: one (1), batches (max(1, ceil(served/32)): the
+          unfixed walk's) or null (not observable); nothing left behind.
 fork:     tasks created by the spawner = 2M, tasks left without a stack =
           allocation failures = F (summary and events alike), tasks_new = the
           task_new events >= the oracle's count, paths agree.
@@ -431,6 +439,38 @@ def check_fork(kernel, recs, opt):
         ok(len({k(s) for s in sums.values()}) == 1, f"{kernel} fork: paths agree")
 
 
+def check_trigger(kernel, recs, opt):
+    ch = [r for r in recs if r.get("type") == "check"]
+    ok(len(ch) == 1 and isinstance(ch[0].get("answer"), dict), f"{kernel}: check --trigger answered in JSON")
+    if not ch or not isinstance(ch[0].get("answer"), dict):
+        return
+    a = ch[0]["answer"]
+    act, trig = a.get("activation") or {}, a.get("trigger") or {}
+    est = trig.get("unfixed_estimate") or {}
+    lacking, sv, sw = est.get("lacking"), act.get("threads_served"), act.get("sweeps")
+    print(f"     {kernel} check --trigger: {a.get('verdict')} status {a.get('status')} "
+          f"method {a.get('method')}; activation {act.get('verdict')}: sweeps={sw} "
+          f"walks={act.get('walks')} served={sv} lacking before={lacking} "
+          f"parked={trig.get('parked_threads')}; reason: {a.get('reason')}")
+    ok(trig.get("done") and a.get("activations_seen") == 1 and act.get("triggered_by_check"),
+       f"{kernel}: the check triggered the one activation it saw")
+    slack = int(opt.get("slack", 2))
+    ok(isinstance(sv, int) and isinstance(lacking, int) and lacking - slack <= sv <= lacking + slack,
+       f"{kernel}: served {sv} = lacking before the trigger {lacking} (slack {slack})")
+    ok(act.get("verdict") == opt["act"], f"{kernel}: the activation's answer {act.get('verdict')}, "
+       f"want {opt['act']}")
+    ok(act.get("walks") == opt["walks"], f"{kernel}: walks {act.get('walks')}, want {opt['walks']}")
+    want = {"one": 1, "null": None,
+            "batches": max(1, math.ceil(sv / 32)) if isinstance(sv, int) else -1}[opt["sweeps"]]
+    ok(sw == want, f"{kernel}: sweeps {sw}, want {want} ({opt['sweeps']})")
+    if opt["act"] != "unknown":
+        ok(a.get("verdict") == opt["act"] and a.get("method") == "static+trigger",
+           f"{kernel}: the answer {a.get('verdict')} by {a.get('method')}: the code agrees")
+    lo = [r for r in recs if r.get("type") == "leftovers"]
+    ok(lo and lo[0].get("files") == "" and lo[0].get("tracer") == "nop",
+       f"{kernel}: nothing left behind: {lo[0] if lo else None}")
+
+
 def check_int3(kernel, recs, opt):
     r = [r for r in recs if r.get("type") == "int3"]
     n = int(opt["n"])
@@ -447,7 +487,8 @@ def main(argv):
     ok(runs and runs[0]["status"] == 0 and not runs[0]["splats"],
        f"{kernel} {what}: run status {runs[0]['status'] if runs else None}, "
        f"splats {runs[0]['splats'] if runs else None}")
-    {"act": check_act, "failslab": check_failslab, "fork": check_fork, "int3": check_int3}[what](kernel, recs, opt)
+    {"act": check_act, "failslab": check_failslab, "fork": check_fork, "int3": check_int3,
+     "trigger": check_trigger}[what](kernel, recs, opt)
     return 1 if fails else 0
 
 
