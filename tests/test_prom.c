@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -179,17 +181,58 @@ static void test_bad_directory(void **state)
 	assert_int_equal(stray_files(d->path, "plain", "dirlink"), 0);
 }
 
-/* rename fails (FILE is a non-empty directory): the temp file must go. */
+/* FILE is a non-empty directory: refused before anything is written, and
+ * nothing is left behind. */
 static void test_rename_error_cleans_up(void **state)
 {
 	struct dir *d = *state;
-	char inner[200], err[256] = "";
+	char inner[200], err[256] = "", want[300];
 
 	assert_int_equal(mkdir(d->file, 0755), 0);
 	snprintf(inner, sizeof(inner), "%s/keep", d->file);
 	close(open(inner, O_CREAT | O_WRONLY, 0600));
-	assert_true(fgt_check_write_prom(d->file, &metrics, err, sizeof(err)) < 0);
-	assert_non_null(strstr(err, "writing"));
+	assert_int_equal(fgt_check_write_prom(d->file, &metrics, err, sizeof(err)), -EEXIST);
+	snprintf(want, sizeof(want), "%s: a directory, not a regular file: refusing to replace it",
+		 d->file);
+	assert_string_equal(err, want);
+	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
+}
+
+/*
+ * Issue 40, class 8: --prometheus=/dev/full as root replaced the device node
+ * with a regular file. Any existing FILE that is not a regular file (a
+ * device, a FIFO, a socket) is refused, untouched, nothing left behind.
+ */
+static void test_not_regular_refused(void **state)
+{
+	struct dir *d = *state;
+	char err[256] = "", want[300];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int s;
+
+	assert_int_equal(fgt_check_write_prom("/dev/null", &metrics, err, sizeof(err)), -EEXIST);
+	assert_string_equal(err, "/dev/null: a device, not a regular file: refusing to replace it");
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(mkfifo(d->file, 0600), 0);
+	assert_int_equal(fgt_check_write_prom(d->file, &metrics, err, sizeof(err)), -EEXIST);
+	snprintf(want, sizeof(want), "%s: a FIFO, not a regular file: refusing to replace it", d->file);
+	assert_string_equal(err, want);
+	assert_int_equal(stat(d->file, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
+	assert_int_equal(unlink(d->file), 0);
+	assert_true(strlen(d->file) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, d->file, strlen(d->file) + 1);
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(s >= 0);
+	assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(fgt_check_write_prom(d->file, &metrics, err, sizeof(err)), -EEXIST);
+	snprintf(want, sizeof(want), "%s: a socket, not a regular file: refusing to replace it",
+		 d->file);
+	assert_string_equal(err, want);
+	close(s);
 	assert_int_equal(stray_files(d->path, "fgraphtop.prom", NULL), 0);
 }
 
@@ -271,6 +314,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename_error_cleans_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_regular_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_error_cleans_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_promtool, setup, teardown),
 	};

@@ -64,6 +64,30 @@ static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 }
 
 /*
+ * What FILE is, when it exists and is not a regular file: a device (root's
+ * rename would replace /dev/full's node with a file), a FIFO, a socket, a
+ * directory. NULL when it is absent or a regular file (or a symlink: refused
+ * on its own).
+ */
+static const char *target_kind(int dirfd, const char *base)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) || S_ISREG(st.st_mode) ||
+	    S_ISLNK(st.st_mode))
+		return NULL;
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return "a device";
+	if (S_ISFIFO(st.st_mode))
+		return "a FIFO";
+	if (S_ISSOCK(st.st_mode))
+		return "a socket";
+	if (S_ISDIR(st.st_mode))
+		return "a directory";
+	return "not a regular file";
+}
+
+/*
  * FILE's directory, opened once and checked (a real directory: a symlink in
  * its place is refused); everything after is relative to that fd, so the
  * directory cannot be swapped between the check and the writes. FILE, if
@@ -73,6 +97,7 @@ static int open_dir(const char *path, const char *dir, const char *base, char *e
 		    size_t errlen)
 {
 	struct stat st;
+	const char *kind;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -83,6 +108,12 @@ static int open_dir(const char *path, const char *dir, const char *base, char *e
 	if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
 		close(fd);
 		return fail(err, errlen, ELOOP, "%s: is a symlink, refusing to replace it", path);
+	}
+	kind = target_kind(fd, base);
+	if (kind) {
+		close(fd);
+		return fail(err, errlen, EEXIST, "%s: %s, not a regular file: refusing to replace "
+			    "it", path, kind);
 	}
 	return fd;
 }
@@ -195,6 +226,9 @@ int fgt_prom_write(const char *path, fgt_prom_render_fn render, const void *ctx,
 	free(buf);
 	if (close(fd) && !ret)
 		ret = -errno;
+	/* again, just before: a node made in FILE's place meanwhile is not replaced */
+	if (!ret && target_kind(dirfd, base))
+		ret = -EEXIST;
 	if (!ret && renameat(dirfd, tmp, dirfd, base))
 		ret = -errno;
 	if (ret) {
