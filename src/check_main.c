@@ -173,7 +173,11 @@ static int usage_error(const struct fgt_check_args *a, FILE *out)
 	struct fgt_check_result r = { .threads = -1 };
 
 	if (!a->o.json) {
-		fprintf(stderr, "fgraphtop check: %s\nTry 'fgraphtop check --help'.\n", a->cli.err);
+		/* the option is echoed: escaped, it drives no terminal */
+		char esc[4 * sizeof(a->cli.err)];
+
+		fprintf(stderr, "fgraphtop check: %s\nTry 'fgraphtop check --help'.\n",
+			fgt_text_escape(esc, sizeof(esc), a->cli.err));
 		return FGT_CHECK_UNKNOWN;
 	}
 	fgt_check_seen_init(&r.seen);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check/check.h"
 #include "check/prom.h"
@@ -145,11 +146,19 @@ static const char *perf_seconds(double v, char *b, size_t len)
 	return b;
 }
 
-void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
+void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 {
-	char est[48], reason[FGT_CHECK_REASON_LEN];
-
+	char est[48], reason[FGT_CHECK_REASON_LEN], *line = NULL;
 	const char *sep = " | ";	/* perfdata follow it, space-separated */
+	size_t n = 0;
+	/* made whole, then printed escaped: a path or a kernel's string in it
+	 * can hold control bytes (fgt_text_line) */
+	FILE *f = open_memstream(&line, &n);
+
+	if (!f) {
+		fputs("FGRAPH UNKNOWN - out of memory\n", out);
+		return;
+	}
 
 	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
 		fgt_verdict_words(r->verdict), method_words(r), fgt_check_reason(r, reason, sizeof(reason)),
@@ -167,8 +176,10 @@ void fgt_check_print_line(FILE *f, const struct fgt_check_result *r)
 	if (r->have_exposure)
 		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%ss", sep, r->exposure.lacking,
 			perf_seconds(r->exposure_est.seconds, est, sizeof(est)));
-	fputc('\n', f);
-	fflush(f);
+	fclose(f);
+	fgt_text_line(out, line ? line : "");
+	free(line);
+	fflush(out);
 }
 
 static void exposure_json(json_writer_t *jw, const struct fgt_check_result *r)

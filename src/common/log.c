@@ -69,17 +69,57 @@ static void hold_line(const char *line, bool warn)
 	held[nheld++].warn = warn;
 }
 
+char *fgt_text_escape(char *out, size_t len, const char *in)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!len)
+		return out;
+	for (; *in && o + 1 < len; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c >= 0x20 && c != 0x7f && c != '\\') {
+			out[o++] = (char)c;
+			continue;
+		}
+		if (o + 4 >= len)
+			break;
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[c >> 4];
+		out[o++] = hex[c & 15];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void fgt_text_line(FILE *f, const char *in)
+{
+	size_t n = 4 * strlen(in) + 1;
+	char small[1024], *buf = n <= sizeof(small) ? small : malloc(n);
+
+	if (!buf) {
+		fputs("(out of memory)\n", f);
+		return;
+	}
+	fgt_text_escape(buf, n, in);
+	fprintf(f, "%s\n", buf);
+	if (buf != small)
+		free(buf);
+}
+
 static void text_line(const char *prefix, const char *msg, bool warn)
 {
-	char line[FGT_MSG_LEN + 64];
+	char line[FGT_MSG_LEN + 64], esc[4 * FGT_MSG_LEN + 64];
 
+	snprintf(line, sizeof(line), "%s%s", prefix, msg);
+	fgt_text_escape(esc, sizeof(esc), line);
 	pthread_mutex_lock(&held_lock);
-	if (!holding) {
-		fprintf(stderr, "%s%s\n", prefix, msg);
-	} else {
-		snprintf(line, sizeof(line), "%s%s", prefix, msg);
-		hold_line(line, warn);
-	}
+	if (!holding)
+		fprintf(stderr, "%s\n", esc);
+	else
+		hold_line(esc, warn);
 	pthread_mutex_unlock(&held_lock);
 }
 

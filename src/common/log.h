@@ -33,6 +33,17 @@ void fgt_log_hold(bool on);
  * how many are held in all. Valid until fgt_log_hold(false). */
 unsigned int fgt_log_warnings(const char **out, unsigned int max);
 
+/*
+ * in as one line of text a terminal shows as it is: every control byte
+ * (below 0x20, and 0x7f: escape sequences, newlines, carriage returns) and
+ * backslash written as \xNN, so that a path, an option or a kernel's own
+ * string can neither forge a line nor drive the terminal. Into out (len
+ * bytes, cut short and NUL-ended); returns out. JSON escapes on its own.
+ */
+char *fgt_text_escape(char *out, size_t len, const char *in);
+/* Print in to f as one escaped line (text mode's outputs). */
+void fgt_text_line(FILE *f, const char *in);
+
 enum fgt_log_level { FGT_LOG_ERROR, FGT_LOG_INFO, FGT_LOG_DEBUG };
 void fgt_log(enum fgt_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fgt_vlog(enum fgt_log_level level, const char *fmt, va_list ap);
