@@ -8,7 +8,9 @@ PKGS=(
 	libcmocka-dev pkg-config
 	# check --static: Capstone and the bzImage payloads' decompressors, as static
 	# archives (libcapstone-dev ships libcapstone.a; libzydis-dev has no .a)
-	libcapstone-dev liblzma-dev libzstd-dev
+	libcapstone-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev liblzo2-dev
+	# check --kernel PKG.deb: the package's data member, through libarchive
+	libarchive-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd
 	bc flex bison libssl-dev dwarves kmod rsync
 	python3 jq mandoc prometheus trace-cmd
@@ -29,7 +31,8 @@ PKGS=(
 	# crossbuild-essential-arm64, whose g++ and dpkg-cross it never runs
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64
-	liblzma-dev:arm64 libzstd-dev:arm64
+	liblzma-dev:arm64 libzstd-dev:arm64 liblz4-dev:arm64 libbz2-dev:arm64 liblzo2-dev:arm64
+	libarchive-dev:arm64
 	qemu-user-static qemu-system-arm
 	# make test-long's lab-clang-* kernels (LLVM=-19): 7.x needs LLVM 17 or
 	# later, Debian 12's clang is 14 (issue 39)

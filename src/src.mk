@@ -8,8 +8,9 @@ FGT_BPF_SRCS  := src/watch/session.c src/watch/probe.c src/watch/exposure.c \
 		 src/static/kread_bpf.c
 FGT_LIB_SRCS  := $(filter-out $(FGT_BPF_SRCS),$(wildcard $(FGT_LIB_ROOMS:%=src/%/*.c))) \
 		 src/watch/plan.c src/env.c src/check_main.c
-# check --static links Capstone, zlib, liblzma and libzstd statically.
-FGT_STATIC_LIBS := -lcapstone -llzma -lzstd
+# check --static links Capstone and the payload codecs (zlib, liblzma, libzstd,
+# liblz4, libbz2, liblzo2) and libarchive (check --kernel PKG.deb) statically.
+FGT_STATIC_LIBS := -lcapstone -larchive -llzma -lzstd -llz4 -lbz2 -llzo2
 LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)
 
 # The main program: the BPF side's users (the session, the probes, the

@@ -82,10 +82,13 @@ def main():
     binary, gen = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory(prefix="fgt-kimage-bad.") as d:
         subprocess.run([gen, d], check=True)
+        # issue 40's crafted files: each one's line too
+        with open(os.path.join(d, "c40.expect")) as ex:
+            expect = dict(line.rstrip("\n").split("\t", 1) for line in ex)
         for f in sorted(os.listdir(d)):
-            if f == "many-symbols.elf":
+            if f in ("many-symbols.elf", "c40.expect"):
                 continue
-            case(binary, f, ["--kernel", os.path.join(d, f)])
+            case(binary, f, ["--kernel", os.path.join(d, f)], expect.get(f))
         fifo = os.path.join(d, "fifo")
         os.mkfifo(fifo)
         case(binary, "a FIFO as --kernel", ["--kernel", fifo], "a FIFO")
@@ -98,6 +101,24 @@ def main():
             dst.write(src.read())
             dst.truncate(5 << 30)
         case(binary, "a 5 GiB sparse vmlinux", ["--kernel", sparse])
+        # issue 40, class 7: a path holding a newline and escape sequences
+        # forges no line and drives no terminal, on stdout nor stderr; nor
+        # does an unknown option echoed back
+        forged = os.path.join(d, "x\n\x1b[32mFGRAPH OK - fixed\x1b[0m\r")
+        os.link(os.path.join(d, "c40-not-a-kernel.elf"), forged)
+        for name, args, want, err_lines in (
+                ("a forged path", ["--kernel", forged], "x\\x0a\\x1b[32mFGRAPH OK", 1),
+                ("an unknown option", ["--\x1b[2J\nFGRAPH OK", "--kernel", forged],
+                 "--\\x1b[2J\\x0aFGRAPH OK", 2)):
+            st, out, err, _, _ = run(binary, args)
+            ok = (st == 3 and len(out.splitlines()) <= 1 and
+                  len(err.splitlines()) <= err_lines and
+                  not any(c in out + err for c in "\x1b\r") and want in out + err)
+            print(f"{'ok  ' if ok else 'FAIL'} {name + ' (class 7)':34s} status {st}: "
+                  f"{(out or err).strip()[:160]!r}")
+            if not ok:
+                print(f"     stdout: {out!r}\n     stderr: {err!r}")
+                globals()["failed"] += 1
         # JSON too: the same answer, unknown with its why
         st, out, _, _, _ = run(binary, ["--json", "--kernel", elf])
         j = json.loads(out)

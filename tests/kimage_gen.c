@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hostile kernel files, made at test time (tests/kimage_gen.h). */
+#include <bzlib.h>
 #include <elf.h>
+#include <lz4.h>
 #include <lzma.h>
+#include <lzo/lzo1x.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,8 @@
 
 const char *kgen_codec_name(enum kgen_codec c)
 {
-	static const char *const n[KGEN__NR] = { "gzip", "xz", "lzma", "zstd" };
+	static const char *const n[KGEN__NR] = { "gzip", "xz", "lzma", "zstd", "bzip2", "lz4",
+						 "lzo" };
 
 	return c < KGEN__NR ? n[c] : "?";
 }
@@ -149,6 +153,80 @@ void kgen_elf_wrap_phoff(struct kgen_buf *b)
 	eh->e_phnum = 2;
 }
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+/* lz4 -l: the legacy magic, then per 8 MiB block its compressed length and bytes */
+static size_t kgen_lz4(const struct kgen_buf *in, uint8_t *out, size_t cap)
+{
+	const size_t blk = 8u << 20;
+	size_t o = 4;
+
+	put_le32(out, 0x184c2102u);
+	for (size_t i = 0; i < in->len; i += blk) {
+		size_t n = in->len - i < blk ? in->len - i : blk;
+		int c = LZ4_compress_default((const char *)in->p + i, (char *)out + o + 4, (int)n,
+					     (int)(cap - o - 4));
+
+		if (c <= 0)
+			abort();
+		put_le32(out + o, (uint32_t)c);
+		o += 4 + (size_t)c;
+	}
+	return o;
+}
+
+/* lzop: its header (version 0x1030, flags: an adler32 of each block's data),
+ * then per block its lengths, the checksum and the bytes (stored as they are
+ * where they do not shrink), and a zero length to end */
+static size_t kgen_lzo(const struct kgen_buf *in, uint8_t *out, size_t cap)
+{
+	static const uint8_t head[] = {
+		0x89, 'L', 'Z', 'O', 0, 0x0d, 0x0a, 0x1a, 0x0a,
+		0x10, 0x30, 0x20, 0xa0, 0x09, 0x40,	/* version, lib version, needed */
+		1, 5,					/* method LZO1X_1, level */
+		0, 0, 0, 1,				/* flags: F_ADLER32_D */
+		0, 0, 0x81, 0xa4,			/* mode */
+		0, 0, 0, 0, 0, 0, 0, 0,			/* mtime, mtime_high */
+		0,					/* no name */
+		0, 0, 0, 0,				/* the header's checksum */
+	};
+	const size_t blk = 64u << 10;
+	uint8_t *wrk = xcalloc(LZO1X_1_MEM_COMPRESS);
+	size_t o = sizeof(head);
+
+	if (lzo_init() != LZO_E_OK)
+		abort();
+	memcpy(out, head, sizeof(head));
+	for (size_t i = 0; i < in->len; i += blk) {
+		size_t n = in->len - i < blk ? in->len - i : blk;
+		lzo_uint c = cap - o - 12;
+
+		if (lzo1x_1_compress(in->p + i, n, out + o + 12, &c, wrk) != LZO_E_OK)
+			abort();
+		if (c >= n) {
+			memcpy(out + o + 12, in->p + i, n);
+			c = n;
+		}
+		put_be32(out + o, (uint32_t)n);
+		put_be32(out + o + 4, (uint32_t)c);
+		put_be32(out + o + 8, (uint32_t)adler32(1, in->p + i, (uInt)n));
+		o += 12 + c;
+	}
+	put_be32(out + o, 0);
+	free(wrk);
+	return o + 4;
+}
+
 static void kgen_compress(const struct kgen_buf *in, enum kgen_codec c, struct kgen_buf *out)
 {
 	size_t cap = in->len + in->len / 2 + (1u << 16);
@@ -193,6 +271,21 @@ static void kgen_compress(const struct kgen_buf *in, enum kgen_codec c, struct k
 		lzma_end(&z);
 		break;
 	}
+	case KGEN_BZIP2: {
+		unsigned int n = (unsigned int)cap;
+
+		if (BZ2_bzBuffToBuffCompress((char *)out->p, &n, (char *)in->p,
+					     (unsigned int)in->len, 9, 0, 0) != BZ_OK)
+			abort();
+		out->len = n;
+		break;
+	}
+	case KGEN_LZ4:
+		out->len = kgen_lz4(in, out->p, cap);
+		break;
+	case KGEN_LZO:
+		out->len = kgen_lzo(in, out->p, cap);
+		break;
 	default:
 		out->len = ZSTD_compress(out->p, cap, in->p, in->len, 19);
 		if (ZSTD_isError(out->len))
@@ -312,6 +405,133 @@ void kgen_zboot(struct kgen_buf *b, const struct kgen_buf *payload, enum kgen_co
 	snprintf((char *)b->p + 24, 8, "%s", comp);
 	memcpy(b->p + start, z.p, z.len);
 	kgen_free(&z);
+}
+
+/* ---- issue 40 ---------------------------------------------------------------- */
+
+const char *kgen40_name(enum kgen40 k)
+{
+	static const char *const n[KG40__NR] = {
+		"plain", "reg-at-zero", "reg-below-half", "reg-undefined", "reg-reserved",
+		"ftrace_graph_init_task", "return_to_handler", "ftrace_graph_active",
+		"curr_ret_stack", "not-a-kernel", "overlapping-segments", "banner-escape",
+	};
+
+	return k < KG40__NR ? n[k] : "?";
+}
+
+const char *kgen40_line(enum kgen40 k)
+{
+	switch (k) {
+	case KG40_PLAIN:
+		return "no function graph tracer";
+	case KG40_REG_ZERO:
+		return "register_ftrace_graph is in it, not taken (at address 0)";
+	case KG40_REG_LOW:
+		return "register_ftrace_graph is in it, not taken (below the kernel's half)";
+	case KG40_REG_UNDEF:
+		return "register_ftrace_graph is in it, not taken (undefined)";
+	case KG40_REG_RESERVED:
+		return "register_ftrace_graph is in it, not taken (in a reserved section)";
+	case KG40_INIT_TASK:
+		return "ftrace_graph_init_task is there: fgraph is built in";
+	case KG40_RETURN_TO_HANDLER:
+		return "return_to_handler is there: fgraph is built in";
+	case KG40_GRAPH_ACTIVE:
+		return "ftrace_graph_active is there: fgraph is built in";
+	case KG40_RET_STACK_NAME:
+		return "curr_ret_stack_probe is there: fgraph is built in";
+	case KG40_NOT_KERNEL:
+		return "is not plainly a kernel: start_kernel is not among its text symbols";
+	case KG40_OVERLAP:
+		return "two of its PT_LOAD segments overlap";
+	case KG40_BANNER_ESC:
+		return "shows no Linux banner";
+	default:
+		return "?";
+	}
+}
+
+#define JUNK40	1000
+
+void kgen40(struct kgen_buf *b, enum kgen40 k)
+{
+	static char names[JUNK40][12];
+	const char *np[JUNK40 + 16];
+	char ro[256] = "Linux version 6.1.0-99-amd64 (debian-kernel@lists.debian.org) #1 SMP\n";
+	size_t n = 0, banner, extra = 0;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+	Elf64_Sym *st;
+
+	np[n++] = "_stext";
+	if (k != KG40_NOT_KERNEL) {
+		np[n++] = "start_kernel";
+		np[n++] = "schedule";
+		np[n++] = "do_exit";
+		np[n++] = "panic";
+	}
+	for (size_t i = 0; i < JUNK40; i++) {
+		snprintf(names[i], sizeof(names[i]), "j%zu", i);
+		np[n++] = names[i];
+	}
+	np[n++] = "_etext";
+	banner = n;
+	np[n++] = "linux_banner";
+	switch (k) {
+	case KG40_REG_ZERO:
+	case KG40_REG_LOW:
+	case KG40_REG_UNDEF:
+	case KG40_REG_RESERVED:
+		extra = n;
+		np[n++] = "register_ftrace_graph";
+		break;
+	case KG40_INIT_TASK:
+		np[n++] = "ftrace_graph_init_task";
+		break;
+	case KG40_RETURN_TO_HANDLER:
+		np[n++] = "return_to_handler";
+		break;
+	case KG40_GRAPH_ACTIVE:
+		np[n++] = "ftrace_graph_active";
+		break;
+	case KG40_RET_STACK_NAME:
+		np[n++] = "curr_ret_stack_probe";
+		break;
+	case KG40_BANNER_ESC:
+		snprintf(ro, sizeof(ro), "Linux version 6.1.0\x1b[32m-FGRAPH-OK\x1b[0m\n #1\n");
+		break;
+	default:
+		break;
+	}
+	kgen_elf(b, np, n, (const uint8_t *)ro, sizeof(ro), 64 << 10);
+	eh = (Elf64_Ehdr *)b->p;
+	sh = (Elf64_Shdr *)(b->p + eh->e_shoff);
+	st = (Elf64_Sym *)(b->p + sh[3].sh_offset);
+	/* linux_banner: an object at .rodata's start, where its text is */
+	st[banner + 1].st_value = RODATA_VA;
+	st[banner + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+	st[banner + 1].st_shndx = 2;
+	/* _etext past the last text symbol */
+	st[banner].st_value = TEXT_VA + TEXT_LEN;
+	if (extra) {
+		Elf64_Sym *r = &st[extra + 1];
+
+		if (k == KG40_REG_ZERO)
+			r->st_value = 0;
+		else if (k == KG40_REG_LOW)
+			r->st_value = 0x1000;
+		else if (k == KG40_REG_UNDEF)
+			r->st_shndx = SHN_UNDEF;
+		else
+			r->st_shndx = SHN_LORESERVE + 1;
+	}
+	if (k == KG40_OVERLAP) {
+		/* the second segment moved over the first's text */
+		Elf64_Phdr *ph = (Elf64_Phdr *)(b->p + eh->e_phoff);
+
+		ph[1].p_vaddr = TEXT_VA + 0x800;
+	}
 }
 
 int kgen_write(const struct kgen_buf *b, const char *path)

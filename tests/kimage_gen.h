@@ -16,7 +16,11 @@ struct kgen_buf {
 	size_t len;
 };
 
-enum kgen_codec { KGEN_GZIP, KGEN_XZ, KGEN_LZMA, KGEN_ZSTD, KGEN__NR };
+/* the kernel's seven (scripts/Makefile.lib): lz4 as lz4 -l writes it (the
+ * legacy format, 8 MiB blocks), lzo as lzop does (64 KiB blocks here, so
+ * that a test payload has several; lzop's own are 256 KiB) */
+enum kgen_codec { KGEN_GZIP, KGEN_XZ, KGEN_LZMA, KGEN_ZSTD, KGEN_BZIP2, KGEN_LZ4, KGEN_LZO,
+		  KGEN__NR };
 
 const char *kgen_codec_name(enum kgen_codec c);
 
@@ -61,6 +65,33 @@ void kgen_gzip(struct kgen_buf *b, const struct kgen_buf *payload);
  */
 void kgen_zboot(struct kgen_buf *b, const struct kgen_buf *payload, enum kgen_codec c,
 		const char *comp, int truncated);
+
+/*
+ * Issue 40's crafted files, each once an all-clear (status 0): a kernel-like
+ * ELF that is plainly a kernel (its banner at linux_banner, start_kernel,
+ * schedule, do_exit and panic in its text between _stext and _etext, 1,000
+ * more names) and has no fgraph (KG40_PLAIN: "not affected", the control),
+ * then one change each.
+ */
+enum kgen40 {
+	KG40_PLAIN,
+	/* 1. register_ftrace_graph present in .symtab, and not usable */
+	KG40_REG_ZERO, KG40_REG_LOW, KG40_REG_UNDEF, KG40_REG_RESERVED,
+	/* 2. another sign of fgraph */
+	KG40_INIT_TASK, KG40_RETURN_TO_HANDLER, KG40_GRAPH_ACTIVE, KG40_RET_STACK_NAME,
+	/* 3. not a kernel: the names, _stext/_etext and a banner only */
+	KG40_NOT_KERNEL,
+	/* 6. two PT_LOAD segments over the same addresses */
+	KG40_OVERLAP,
+	/* 7. a banner whose release holds an escape sequence and a newline */
+	KG40_BANNER_ESC,
+	KG40__NR
+};
+
+const char *kgen40_name(enum kgen40 k);
+/* What check --kernel must say of it: a part of its one line. */
+const char *kgen40_line(enum kgen40 k);
+void kgen40(struct kgen_buf *b, enum kgen40 k);
 
 /* Write b to path: 0 or -1. */
 int kgen_write(const struct kgen_buf *b, const char *path);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fgt-kimage-gen DIR [--fuzz]: the hostile kernel files of tests/kimage_gen.h
- * into DIR, one per class, for tests/kimage-bad.py (check --kernel on each,
- * as shipped) and, with --fuzz, as kimage fuzzer seeds (a mode byte first,
- * only the small ones).
+ * fgt-kimage-gen DIR [--fuzz|--atlas]: the hostile kernel files of
+ * tests/kimage_gen.h into DIR, one per class, for tests/kimage-bad.py (check
+ * --kernel on each, as shipped) and, with --fuzz, as kimage fuzzer seeds (a
+ * mode byte first, only the small ones); with --atlas, the one lz4 bzImage
+ * tests/atlas.sh gives lab/atlas.sh.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -60,6 +61,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
+	if (argc > 2 && !strcmp(argv[2], "--atlas")) {
+		/* make test's atlas input: a kernel, plainly one, in an lz4 bzImage */
+		kgen40(&elf, KG40_PLAIN);
+		kgen_bzimage(&b, &elf, KGEN_LZ4, 0);
+		kgen_free(&elf);
+		return out("kernel-plain.lz4.bzImage", &b) ? 1 : 0;
+	}
 	fuzz = argc > 2 && !strcmp(argv[2], "--fuzz");
 	kgen_elf_wrap_phdr(&b);
 	err |= out("wrap-phdr.elf", &b);
@@ -130,6 +138,28 @@ int main(int argc, char **argv)
 	kgen_free(&ro);
 	kgen_elf_arm64(&b, one, 1, 64 << 10);
 	err |= out("one-symbol-arm64.elf", &b);
+	/* issue 40's crafted files (not the control, whose answer is an
+	 * all-clear), and what check must say of each (c40.expect) */
+	{
+		FILE *ex = NULL;
+		char p[4096];
+
+		if (!fuzz) {
+			snprintf(p, sizeof(p), "%s/c40.expect", dir);
+			ex = fopen(p, "w");
+			if (!ex)
+				return 1;
+		}
+		for (int k = KG40_PLAIN + 1; k < KG40__NR; k++) {
+			snprintf(name, sizeof(name), "c40-%s.elf", kgen40_name(k));
+			if (ex)
+				fprintf(ex, "%s\t%s\n", name, kgen40_line(k));
+			kgen40(&b, k);
+			err |= out(name, &b);
+		}
+		if (ex && fclose(ex))
+			err = 1;
+	}
 	if (!fuzz) {
 		/* the one SIGTERM is sent during: 3 million symbols to read */
 		static char names[3u << 20][12];

@@ -212,14 +212,14 @@ static enum fgt_verdict verdict_of(const struct kgen_buf *b, struct fgt_static_r
 
 /*
  * The same table with a banner (init/version-timestamp.c's linux_banner,
- * "Linux version R (...)"): the one thing of a kernel it has, and enough
- * where no BTF or IKCONFIG says otherwise; found by its symbol or, without
- * one, by its words in .rodata. A banner that names no release is none.
+ * "Linux version R (...)"), by its symbol or by its words in .rodata: once
+ * enough for "not affected" (issue 40, class 3: a non-kernel ELF passed as a
+ * kernel). A banner is not a kernel: unknown, not plainly a kernel.
  */
 static void test_junk_names_banner(void **state)
 {
 	/* .rodata of 256 bytes: the banner is read 78 bytes at a time */
-	static const char banner[256] = "Linux version 6.1.0-fake (x@y) (gcc 12) #1 SMP\n";
+	static const char banner[256] = "Linux version 6.1.0-99 (x@y) (gcc 12) #1 SMP\n";
 	static const char bad[256] = "Linux version (x@y) #1\n";
 	static struct junk j;
 	struct fgt_static_result r;
@@ -228,19 +228,55 @@ static void test_junk_names_banner(void **state)
 	junk_names(&j, "linux_banner");
 	kgen_elf(&elf, j.np, j.n, (const uint8_t *)banner, sizeof(banner), 64 << 10);
 	sym_move(&elf, j.n - 1, 0xffffffff82000000ull);	/* .rodata's start */
-	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_NOT_AFFECTED);
-	assert_string_equal(r.release, "6.1.0-fake");
-	assert_non_null(strstr(r.evidence, "no BTF or IKCONFIG to confirm it"));
+	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(r.why, FGT_SW_NOT_KERNEL);
+	assert_string_equal(r.release, "6.1.0-99");
+	assert_non_null(strstr(r.evidence, "is not plainly a kernel: start_kernel is not among"));
 	kgen_free(&elf);
 	junk_names(&j, NULL);
 	kgen_elf(&elf, j.np, j.n, (const uint8_t *)banner, sizeof(banner), 64 << 10);
-	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_NOT_AFFECTED);
-	assert_string_equal(r.release, "6.1.0-fake");
+	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(r.why, FGT_SW_NOT_KERNEL);
+	assert_string_equal(r.release, "6.1.0-99");
 	kgen_free(&elf);
 	kgen_elf(&elf, j.np, j.n, (const uint8_t *)bad, sizeof(bad), 64 << 10);
 	assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_UNKNOWN);
 	assert_int_equal(r.why, FGT_SW_NOT_KERNEL);
 	kgen_free(&elf);
+}
+
+/*
+ * Issue 40: the crafted files that once got an all-clear. The control is
+ * plainly a kernel without fgraph ("not affected", its release read); each
+ * other is that kernel with one change, and must be unknown with its line,
+ * as a vmlinux and in a bzImage of each codec.
+ */
+static void test_issue40(void **state)
+{
+	struct fgt_static_result r;
+	struct kgen_buf elf, bz;
+
+	for (int k = 0; k < KG40__NR; k++) {
+		print_message(" %s\n", kgen40_name(k));
+		kgen40(&elf, k);
+		for (int c = -1; c < KGEN__NR; c++) {
+			if (c >= 0) {
+				kgen_bzimage(&bz, &elf, c, 0);
+				assert_int_equal(verdict_of(&bz, &r), k == KG40_PLAIN ?
+						 FGT_VERDICT_NOT_AFFECTED : FGT_VERDICT_UNKNOWN);
+				kgen_free(&bz);
+			} else {
+				assert_int_equal(verdict_of(&elf, &r), k == KG40_PLAIN ?
+						 FGT_VERDICT_NOT_AFFECTED : FGT_VERDICT_UNKNOWN);
+			}
+			assert_non_null(strstr(r.evidence, kgen40_line(k)));
+			assert_null(strchr(r.evidence, '\x1b'));
+			assert_null(strchr(r.release, '\x1b'));
+			if (k == KG40_PLAIN)
+				assert_string_equal(r.release, "6.1.0-99-amd64");
+		}
+		kgen_free(&elf);
+	}
 }
 
 /* 3. A FIFO for the kernel or the System.map is refused, not waited on;
@@ -526,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_one_symbol),
 		cmocka_unit_test(test_junk_names),
 		cmocka_unit_test(test_junk_names_banner),
+		cmocka_unit_test(test_issue40),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_map_past_its_size),
 		cmocka_unit_test(test_sparse_huge),

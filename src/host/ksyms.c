@@ -699,6 +699,16 @@ static const struct fgt_ksym *sym_at(const struct fgt_ksyms *ks, size_t i)
 	return s;
 }
 
+size_t fgt_ksyms_len(const struct fgt_ksyms *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+const struct fgt_ksym *fgt_ksyms_nth(const struct fgt_ksyms *ks, size_t i)
+{
+	return ks && i < ks->n ? sym_at(ks, i) : NULL;
+}
+
 const struct fgt_ksym *fgt_ksyms_by_name(const struct fgt_ksyms *ks, const char *name)
 {
 	size_t lo = 0, hi;

@@ -49,6 +49,10 @@ bool fgt_ksyms_is_part(const struct fgt_ksyms *ks);
 bool fgt_ksyms_sane(const struct fgt_ksyms *ks, char *why, size_t len);
 /* Exact name (first match of a text symbol for functions, any type otherwise). */
 const struct fgt_ksym *fgt_ksyms_by_name(const struct fgt_ksyms *ks, const char *name);
+/* The table's symbols in address order, i < fgt_ksyms_len() (a part's own
+ * symbols only); NULL when out of memory. */
+size_t fgt_ksyms_len(const struct fgt_ksyms *ks);
+const struct fgt_ksym *fgt_ksyms_nth(const struct fgt_ksyms *ks, size_t i);
 /* The symbol whose [addr, addr+size) holds a; NULL if none. */
 const struct fgt_ksym *fgt_ksyms_by_addr(const struct fgt_ksyms *ks, uint64_t a);
 /* "sym+0x1a" into buf (or "0x..." when unknown). */

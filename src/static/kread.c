@@ -20,7 +20,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <bzlib.h>
+#include <lz4.h>
 #include <lzma.h>
+#include <lzo/lzo1x.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +103,7 @@ void fgt_kimage_close(struct fgt_kimage *im)
 	if (im->fd >= 0)
 		close(im->fd);
 	free(im->heap);
+	free(im->doubt);
 	kimage_init(im, stop);
 }
 
@@ -266,6 +270,22 @@ static int kernel_elf(struct fgt_kimage *im, const char *name, char *msg, size_t
 			snprintf(msg, len, "%s: truncated (a segment runs past the end of the file)", name);
 			return FGT_SW_NOT_KERNEL;
 		}
+		/* overlapping segments: the boot loader copies them in order, so
+		 * a later one's bytes are what runs; reading the earlier one
+		 * would judge code the kernel never runs. Not resolved here:
+		 * refused (a linker never makes them) */
+		for (unsigned int k = 0; k < im->nr_segs; k++) {
+			const struct fgt_kseg *o = &im->seg[k];
+
+			if (ph.p_vaddr < o->vaddr + o->filesz && o->vaddr < ph.p_vaddr + ph.p_filesz) {
+				snprintf(msg, len, "%s: two of its PT_LOAD segments overlap at "
+					 "%#llx: which bytes the kernel runs there is the boot "
+					 "loader's choice, not read here", name,
+					 (unsigned long long)(ph.p_vaddr > o->vaddr ? ph.p_vaddr :
+							      o->vaddr));
+				return FGT_SW_NOT_KERNEL;
+			}
+		}
 		if (im->nr_segs < FGT_KIMAGE_MAX_SEGS)
 			im->seg[im->nr_segs++] = (struct fgt_kseg){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
 		if (ph.p_vaddr >= KERNEL_HALF && (ph.p_flags & PF_X))
@@ -367,12 +387,40 @@ static uint32_t le32(const uint8_t *p)
 }
 
 /*
- * One decompressor for the four formats: the stream fed whole, the output
- * taken CHUNK at a time so that a stop is seen within a second, and checked
- * to begin as an ELF file as soon as the first chunk is out (a payload that
- * is not one costs a chunk, not its claimed size).
+ * One decompressor for the seven formats the kernel builds with: the
+ * stream fed whole, the output taken CHUNK at a time so that a stop is
+ * seen within a second, and checked to begin as an ELF file as soon as the
+ * first chunk is out (a payload that is not one costs a chunk, not its
+ * claimed size).
  */
-enum codec_id { C_GZIP, C_XZ, C_LZMA, C_ZSTD, C_OTHER };
+enum codec_id { C_GZIP, C_XZ, C_LZMA, C_ZSTD, C_BZIP2, C_LZ4, C_LZO };
+
+/*
+ * lz4 and lzo have no streaming API for the kernel's framing, which is
+ * blocks: lz4's legacy format (lz4 -l, lib/decompress_unlz4.c: magic, then
+ * a little-endian compressed length and an 8 MiB block, again) and lzop's
+ * (lib/decompress_unlzo.c: a header, then per block its big-endian
+ * decompressed and compressed lengths, checksums, the bytes). A block is
+ * decoded whole into blk and handed out from there.
+ */
+#define LZ4_LEGACY_MAGIC	0x184c2102u
+#define LZ4_LEGACY_BLOCK	(8u << 20)
+#define LZO_BLOCK_MAX		(256u << 10)	/* lzop's, and the kernel's LZO_BLOCK_SIZE */
+/* lzop's header flags: which checksums follow each block's lengths */
+#define LZOP_ADLER32_D		0x001u
+#define LZOP_ADLER32_C		0x002u
+#define LZOP_EXTRA_FIELD	0x040u
+#define LZOP_CRC32_D		0x100u
+#define LZOP_CRC32_C		0x200u
+#define LZOP_FILTER		0x800u
+
+struct blocks {
+	const uint8_t *in;
+	size_t in_len, in_pos;
+	uint8_t *blk;
+	size_t blk_len, blk_pos;
+	uint32_t flags;			/* lzop's */
+};
 
 struct inflater {
 	enum codec_id id;
@@ -380,7 +428,42 @@ struct inflater {
 	lzma_stream x;
 	ZSTD_DCtx *zd;
 	ZSTD_inBuffer zin;
+	bz_stream bz;
+	struct blocks b;
 };
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* lzop's header as lib/decompress_unlzo.c parse_header() reads it: the
+ * offset of the first block, 0 when it is not one. */
+static size_t lzop_header(const uint8_t *in, size_t in_len, uint32_t *flags)
+{
+	static const uint8_t magic[] = { 0x89, 'L', 'Z', 'O', 0, 0x0d, 0x0a, 0x1a, 0x0a };
+	size_t pos = sizeof(magic);
+	uint16_t version;
+
+	/* magic, version(2) lib version(2) needed version(2) method(1) level(1)
+	 * flags(4) filter(4)? mode(4) mtime(4) mtime_high(4)? name_len(1) */
+	if (in_len < pos + 7 + 1 + 4 + 4 + 8 + 1 || memcmp(in, magic, sizeof(magic)))
+		return 0;
+	version = (uint16_t)(in[pos] << 8 | in[pos + 1]);
+	pos += 7;
+	if (version >= 0x0940)
+		pos++;
+	*flags = be32(in + pos);
+	pos += *flags & LZOP_FILTER ? 8 : 4;
+	pos += 8;
+	if (version >= 0x0940)
+		pos += 4;
+	if (*flags & LZOP_EXTRA_FIELD || !fgt_in_range(pos, 1, in_len))
+		return 0;
+	pos += 1 + in[pos];		/* the file name, not looked at */
+	pos += 4;			/* the header's checksum */
+	return fgt_in_range(pos, 0, in_len) ? pos : 0;
+}
 
 static int inflater_init(struct inflater *f, enum codec_id id, const uint8_t *in, size_t in_len)
 {
@@ -415,9 +498,130 @@ static int inflater_init(struct inflater *f, enum codec_id id, const uint8_t *in
 		ZSTD_DCtx_setParameter(f->zd, ZSTD_d_windowLogMax, 27);
 		f->zin = (ZSTD_inBuffer){ in, in_len, 0 };
 		return 0;
+	case C_BZIP2:
+		/* bzip2 -9: 900 kB blocks, about 3.7 MB of decoder state */
+		if (in_len > UINT32_MAX || BZ2_bzDecompressInit(&f->bz, 0, 0) != BZ_OK)
+			return -1;
+		f->bz.next_in = (char *)in;
+		f->bz.avail_in = (unsigned int)in_len;
+		return 0;
+	case C_LZ4:
+		f->b = (struct blocks){ .in = in, .in_len = in_len, .in_pos = 4 };
+		f->b.blk = malloc(LZ4_LEGACY_BLOCK);
+		return f->b.blk && in_len >= 4 && le32(in) == LZ4_LEGACY_MAGIC ? 0 : -1;
+	case C_LZO:
+		if (lzo_init() != LZO_E_OK)
+			return -1;
+		f->b = (struct blocks){ .in = in, .in_len = in_len };
+		f->b.in_pos = lzop_header(in, in_len, &f->b.flags);
+		f->b.blk = malloc(LZO_BLOCK_MAX);
+		return f->b.blk && f->b.in_pos ? 0 : -1;
 	default:
 		return -1;
 	}
+}
+
+/*
+ * The next lz4 legacy block into blk: 1; 0 at the stream's end (the input
+ * used up, or only the 4-byte size the build appends left); -1 when broken.
+ */
+static int lz4_block(struct blocks *b)
+{
+	uint32_t clen;
+	int n;
+
+	for (;;) {
+		if (b->in_len - b->in_pos <= 4)
+			return 0;
+		clen = le32(b->in + b->in_pos);
+		b->in_pos += 4;
+		/* concatenated streams repeat the magic */
+		if (clen != LZ4_LEGACY_MAGIC)
+			break;
+	}
+	if (clen == 0 || clen > (uint32_t)LZ4_compressBound(LZ4_LEGACY_BLOCK) ||
+	    !fgt_in_range(b->in_pos, clen, b->in_len))
+		return -1;
+	n = LZ4_decompress_safe((const char *)b->in + b->in_pos, (char *)b->blk, (int)clen,
+				LZ4_LEGACY_BLOCK);
+	if (n <= 0)
+		return -1;
+	b->in_pos += clen;
+	b->blk_len = (size_t)n;
+	b->blk_pos = 0;
+	return 1;
+}
+
+/* The next lzop block into blk: 1; 0 at its end marker; -1 when broken. */
+static int lzo_block(struct blocks *b)
+{
+	uint32_t dlen, clen, sums = 0;
+	lzo_uint n;
+
+	if (!fgt_in_range(b->in_pos, 4, b->in_len))
+		return -1;
+	dlen = be32(b->in + b->in_pos);
+	b->in_pos += 4;
+	if (dlen == 0)
+		return 0;
+	if (dlen > LZO_BLOCK_MAX || !fgt_in_range(b->in_pos, 4, b->in_len))
+		return -1;
+	clen = be32(b->in + b->in_pos);
+	b->in_pos += 4;
+	if (clen == 0 || clen > dlen)
+		return -1;
+	sums += b->flags & LZOP_ADLER32_D ? 4 : 0;
+	sums += b->flags & LZOP_CRC32_D ? 4 : 0;
+	if (clen < dlen) {
+		sums += b->flags & LZOP_ADLER32_C ? 4 : 0;
+		sums += b->flags & LZOP_CRC32_C ? 4 : 0;
+	}
+	if (!fgt_in_range(b->in_pos, (uint64_t)sums + clen, b->in_len))
+		return -1;
+	b->in_pos += sums;
+	if (clen == dlen) {
+		/* stored: lzop keeps a block that does not shrink as it is */
+		memcpy(b->blk, b->in + b->in_pos, dlen);
+	} else {
+		n = dlen;
+		if (lzo1x_decompress_safe(b->in + b->in_pos, clen, b->blk, &n, NULL) != LZO_E_OK ||
+		    n != dlen)
+			return -1;
+	}
+	b->in_pos += clen;
+	b->blk_len = dlen;
+	b->blk_pos = 0;
+	return 1;
+}
+
+/* Up to room bytes of a block format: how many; *end at the stream's end. */
+static ssize_t blocks_step(struct inflater *f, uint8_t *out, size_t room, bool *end)
+{
+	struct blocks *b = &f->b;
+	size_t n;
+	int r;
+
+	if (b->blk_pos == b->blk_len) {
+		r = f->id == C_LZ4 ? lz4_block(b) : lzo_block(b);
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			*end = true;
+			return 0;
+		}
+	}
+	n = b->blk_len - b->blk_pos < room ? b->blk_len - b->blk_pos : room;
+	memcpy(out, b->blk + b->blk_pos, n);
+	b->blk_pos += n;
+	/* lz4's legacy format has no end marker: the end is where the input
+	 * runs out (or only the build's appended size is left) */
+	if (f->id == C_LZ4 && b->blk_pos == b->blk_len && b->in_len - b->in_pos <= 4)
+		*end = true;
+	/* lzop's end marker (a zero length) right after the last block */
+	if (f->id == C_LZO && b->blk_pos == b->blk_len && fgt_in_range(b->in_pos, 4, b->in_len) &&
+	    !be32(b->in + b->in_pos))
+		*end = true;
+	return (ssize_t)n;
 }
 
 /* Up to room bytes more into out: how many, and *end at the stream's end; -1 on error. */
@@ -460,6 +664,17 @@ static ssize_t inflater_step(struct inflater *f, uint8_t *out, size_t room, bool
 		*end = r == 0;
 		return (ssize_t)ob.pos;
 	}
+	case C_BZIP2:
+		f->bz.next_out = (char *)out;
+		f->bz.avail_out = (unsigned int)room;
+		zr = BZ2_bzDecompress(&f->bz);
+		*end = zr == BZ_STREAM_END;
+		if (zr != BZ_OK && zr != BZ_STREAM_END)
+			return -1;
+		return (ssize_t)(room - f->bz.avail_out);
+	case C_LZ4:
+	case C_LZO:
+		return blocks_step(f, out, room, end);
 	default:
 		return -1;
 	}
@@ -473,6 +688,9 @@ static void inflater_end(struct inflater *f)
 		lzma_end(&f->x);
 	else if (f->id == C_ZSTD)
 		ZSTD_freeDCtx(f->zd);
+	else if (f->id == C_BZIP2)
+		BZ2_bzDecompressEnd(&f->bz);
+	free(f->b.blk);
 }
 
 static bool is_a64_image(const uint8_t *d, size_t size);
@@ -537,9 +755,9 @@ static const struct codec codecs[] = {
 	{ "xz", C_XZ, { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6 },
 	{ "zstd", C_ZSTD, { 0x28, 0xb5, 0x2f, 0xfd }, 4 },
 	{ "lzma", C_LZMA, { 0x5d, 0, 0 }, 3 },
-	{ "bzip2", C_OTHER, { 'B', 'Z', 'h' }, 3 },
-	{ "lzo", C_OTHER, { 0x89, 'L', 'Z', 'O' }, 4 },
-	{ "lz4", C_OTHER, { 0x02, 0x21, 0x4c, 0x18 }, 4 },
+	{ "bzip2", C_BZIP2, { 'B', 'Z', 'h' }, 3 },
+	{ "lzo", C_LZO, { 0x89, 'L', 'Z', 'O' }, 4 },
+	{ "lz4", C_LZ4, { 0x02, 0x21, 0x4c, 0x18 }, 4 },
 };
 
 static const struct codec *codec_of(const uint8_t *p, size_t len)
@@ -638,11 +856,6 @@ static int open_bzimage(struct fgt_kimage *im, const uint8_t *d, size_t size, co
 	if (!c) {
 		snprintf(msg, len, "%s: a bzImage whose payload is in no compression format known here",
 			 path);
-		return FGT_SW_NOT_KERNEL;
-	}
-	if (c->id == C_OTHER) {
-		snprintf(msg, len, "%s: payload compressed with %s, not read here: decompress it "
-			 "first (the kernel's scripts/extract-vmlinux) and pass the vmlinux", path, c->name);
 		return FGT_SW_NOT_KERNEL;
 	}
 	ret = payload_size(d, version, p, plen, path, &out_len, msg, len);
@@ -845,11 +1058,6 @@ static int open_a64_packed(struct fgt_kimage *im, const struct codec *c, const u
 	uint8_t *out;
 	int ret;
 
-	if (c->id == C_OTHER) {
-		snprintf(msg, len, "%s: %s compressed with %s, not read here: decompress it first",
-			 path, kind, c->name);
-		return FGT_SW_NOT_KERNEL;
-	}
 	if (out_len < 4096 || out_len > FGT_KIMAGE_MAX_PAYLOAD ||
 	    out_len / FGT_KIMAGE_MAX_RATIO > plen) {
 		snprintf(msg, len, "%s: implausible decompressed size %" PRIu64 " (from %" PRIu64
@@ -916,12 +1124,30 @@ static int open_a64_gz(struct fgt_kimage *im, const uint8_t *d, size_t size, con
 
 enum file_kind { FK_BZIMAGE, FK_A64, FK_ZBOOT, FK_GZIP };
 
+/* A boot image whole in memory, buf (malloc()ed, taken over: freed here or
+ * kept as the image's), of kind. */
+static int open_boot_buf(struct fgt_kimage *im, uint8_t *buf, uint64_t size, const char *path,
+			 enum file_kind kind, char *msg, size_t len)
+{
+	int err;
+
+	if (kind == FK_A64)
+		return open_a64_raw(im, buf, size, path, "arm64 Image", msg, len);
+	if (kind == FK_BZIMAGE)
+		err = open_bzimage(im, buf, size, path, msg, len);
+	else if (kind == FK_ZBOOT)
+		err = open_zboot(im, buf, size, path, msg, len);
+	else
+		err = open_a64_gz(im, buf, size, path, msg, len);
+	free(buf);
+	return err;
+}
+
 /* A boot image read whole into memory (no mapping: see fgt_kimage_open_file). */
 static int open_boot_file(struct fgt_kimage *im, int fd, uint64_t size, const char *path,
 			  enum file_kind kind, char *msg, size_t len)
 {
 	uint8_t *buf;
-	int err;
 
 	if (size > FGT_KIMAGE_MAX_BZIMAGE) {
 		snprintf(msg, len, "%s: a%s of %" PRIu64 " bytes, over the %llu MiB read here",
@@ -939,15 +1165,49 @@ static int open_boot_file(struct fgt_kimage *im, int fd, uint64_t size, const ch
 		snprintf(msg, len, "%s: short read (truncated while read?)", path);
 		return FGT_SW_READ;
 	}
-	if (kind == FK_A64)
-		return open_a64_raw(im, buf, size, path, "arm64 Image", msg, len);
-	if (kind == FK_BZIMAGE)
-		err = open_bzimage(im, buf, size, path, msg, len);
-	else if (kind == FK_ZBOOT)
-		err = open_zboot(im, buf, size, path, msg, len);
-	else
-		err = open_a64_gz(im, buf, size, path, msg, len);
-	free(buf);
+	return open_boot_buf(im, buf, size, path, kind, msg, len);
+}
+
+/* What a boot image's first bytes say it is, or -1. */
+static int boot_kind(const uint8_t *head, size_t n)
+{
+	if (n < BZ_HEADER_END)
+		return -1;
+	return !memcmp(head + BZ_MAGIC, "HdrS", 4) ? FK_BZIMAGE :
+	       is_a64_image(head, n) ? FK_A64 :
+	       !memcmp(head, "MZ", 2) && !memcmp(head + 4, "zimg", 4) ? FK_ZBOOT :
+	       head[0] == 0x1f && head[1] == 0x8b ? FK_GZIP : -1;
+}
+
+/*
+ * A kernel package (.deb): its vmlinuz, read out of the data member by
+ * libarchive (src/static/kread_deb.c), opened as the boot image it is.
+ */
+static int open_deb(struct fgt_kimage *im, int fd, const char *path, char *msg, size_t len)
+{
+	char member[256], name[300];
+	uint8_t *buf;
+	size_t size;
+	int kind, err;
+
+	err = fgt_deb_vmlinuz(fd, path, im->stop, &buf, &size, member, sizeof(member), msg, len);
+	if (err)
+		return err;
+	kind = boot_kind(buf, size);
+	if (kind < 0) {
+		free(buf);
+		snprintf(msg, len, "%s: its %s is not a boot image (neither a bzImage nor an arm64 "
+			 "Image)", path, member);
+		return FGT_SW_NOT_KERNEL;
+	}
+	snprintf(name, sizeof(name), "%s:%s", path, member);
+	err = open_boot_buf(im, buf, size, name, kind, msg, len);
+	if (!err) {
+		char d[sizeof(im->desc)];
+
+		snprintf(d, sizeof(d), "%s", im->desc);
+		snprintf(im->desc, sizeof(im->desc), "%.60s in %.130s", d, path);
+	}
 	return err;
 }
 
@@ -968,10 +1228,15 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
 		close(fd);
 		return FGT_SW_NOT_KERNEL;
 	}
-	kind = !memcmp(head + BZ_MAGIC, "HdrS", 4) ? FK_BZIMAGE :
-	       is_a64_image(head, sizeof(head)) ? FK_A64 :
-	       !memcmp(head, "MZ", 2) && !memcmp(head + 4, "zimg", 4) ? FK_ZBOOT :
-	       head[0] == 0x1f && head[1] == 0x8b ? FK_GZIP : -1;
+	if (!memcmp(head, "!<arch>\n", 8)) {
+		/* an ar archive: a Debian package, linux-image-* or linux-binary-* */
+		err = open_deb(im, fd, path, msg, len);
+		close(fd);
+		if (err)
+			fgt_kimage_close(im);
+		return err;
+	}
+	kind = boot_kind(head, sizeof(head));
 	if ((int)kind >= 0) {
 		err = open_boot_file(im, fd, size, path, kind, msg, len);
 		close(fd);
@@ -1142,26 +1407,86 @@ static char sym_letter(const struct fgt_kimage *im, const GElf_Sym *s)
 	return global ? (char)(c - 'a' + 'A') : c;
 }
 
+/* No more than this many names in doubt are kept: the first are enough to
+ * refuse an answer, and a table with more is refused whole elsewhere. */
+#define DOUBT_MAX	65536
+
+void fgt_kimage_doubt_add(struct fgt_kimage *im, const char *name, const char *why)
+{
+	size_t n = strnlen(name, 256), w = strlen(why);
+	char *p;
+
+	if (!n || im->nr_doubt >= DOUBT_MAX)
+		return;
+	p = realloc(im->doubt, im->doubt_len + n + w + 3);
+	if (!p)
+		return;
+	/* a leading newline, so that every name is found as "\nname\t" */
+	if (!im->doubt_len)
+		p[im->doubt_len++] = '\n';
+	memcpy(p + im->doubt_len, name, n);
+	p[im->doubt_len + n] = '\t';
+	memcpy(p + im->doubt_len + n + 1, why, w);
+	p[im->doubt_len + n + 1 + w] = '\n';
+	im->doubt = p;
+	im->doubt_len += n + w + 2;
+	im->nr_doubt++;
+}
+
+const char *fgt_kimage_doubt(const struct fgt_kimage *im, const char *name, char *buf,
+			     size_t len)
+{
+	char key[260];
+	const char *at, *why, *end;
+	int n;
+
+	if (!im->doubt || !name)
+		return NULL;
+	n = snprintf(key, sizeof(key), "\n%s\t", name);
+	if (n < 0 || (size_t)n >= sizeof(key))
+		return NULL;
+	at = memmem(im->doubt, im->doubt_len, key, (size_t)n);
+	if (!at)
+		return NULL;
+	why = at + n;
+	end = memchr(why, '\n', im->doubt_len - (size_t)(why - im->doubt));
+	snprintf(buf, len, "%.*s", end ? (int)(end - why) : 0, why);
+	return buf;
+}
+
 /* One symbol as a kallsyms line, if it is a kernel one kallsyms would list. */
-static void symtab_line(const struct fgt_kimage *im, size_t strndx, const GElf_Sym *sym,
+static void symtab_line(struct fgt_kimage *im, size_t strndx, const GElf_Sym *sym,
 			FILE *f, size_t *count)
 {
 	unsigned int t = GELF_ST_TYPE(sym->st_info);
-	const char *name;
+	const char *name, *why = NULL;
 
-	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE ||
-	    (t != STT_FUNC && t != STT_OBJECT && t != STT_NOTYPE) || sym->st_value < KERNEL_HALF)
-		return;
 	/* elf_strptr() checks the offset and that a NUL ends the name in the table */
 	name = elf_strptr(im->elf, strndx, sym->st_name);
 	if (!name || !name[0] || strnlen(name, 512) == 512 || strpbrk(name, " \t\n"))
 		return;
+	if (t != STT_FUNC && t != STT_OBJECT && t != STT_NOTYPE)
+		return;
+	if (sym->st_shndx == SHN_UNDEF)
+		why = "undefined";
+	else if (sym->st_shndx >= SHN_LORESERVE && sym->st_shndx != SHN_ABS)
+		why = "in a reserved section";
+	else if (sym->st_value < fgt_arch_facts[im->arch].kernel_lo)
+		why = sym->st_value ? "below the kernel's half" : "at address 0";
+	else if (sym->st_shndx >= SHN_LORESERVE)
+		why = "absolute";
+	if (why) {
+		/* not taken, and not forgotten: an answer must not rest on its
+		 * absence (x86-64's per-CPU symbols are the real ones here) */
+		fgt_kimage_doubt_add(im, name, why);
+		return;
+	}
 	fprintf(f, "%016" PRIx64 " %c %s\n", (uint64_t)sym->st_value, sym_letter(im, sym), name);
 	(*count)++;
 }
 
 /* .symtab as kallsyms text: 0; -1 if there is none; -EINTR when stopped. */
-static int symtab_text(const struct fgt_kimage *im, char **text, size_t *n, size_t *count)
+static int symtab_text(struct fgt_kimage *im, char **text, size_t *n, size_t *count)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh, strsh;
@@ -1458,9 +1783,9 @@ struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 	}
 	if (!fgt_ksyms_sane(ks, insane, sizeof(insane))) {
 		*why = FGT_SW_BAD_MAP;
+		im->map_placeholder = true;
 		snprintf(msg, len, "%s is a placeholder, not a System.map (%zu symbol%s; Debian "
-			 "ships the real one in linux-image-<version>-dbg), or pass the vmlinuz alone: "
-			 "its own kallsyms tables are read", path, fgt_ksyms_count(ks),
+			 "ships the real one in linux-image-<version>-dbg)", path, fgt_ksyms_count(ks),
 			 fgt_ksyms_count(ks) == 1 ? "" : "s");
 		fgt_ksyms_free(ks);
 		return NULL;
@@ -1865,6 +2190,11 @@ static bool banner_release(const uint8_t *p, size_t n, char *release, size_t rle
 	word(buf, rel, sizeof(rel));
 	if (!isdigit((unsigned char)rel[0]))
 		return false;
+	/* a release is made of these (scripts/setlocalversion, LOCALVERSION):
+	 * anything else, a control byte above all, is no release to print */
+	for (const char *q = rel; *q; q++)
+		if (!isalnum((unsigned char)*q) && !strchr(".-_+~", *q))
+			return false;
 	snprintf(release, rlen, "%s", rel);
 	return true;
 }

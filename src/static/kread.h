@@ -5,8 +5,9 @@
  *    are kernel virtual addresses, KASLR included) and /proc/kallsyms;
  *  - a kernel file: an x86-64 or arm64 vmlinux (ELF), an arm64 Image (raw,
  *    gzip'd, or in an EFI zboot image), or a bzImage, whose payload is
- *    that ELF compressed (gzip, xz, lzma, zstd: Debian's are xz up to 6.1,
- *    zstd since; the lab's gzip). Its symbols come from, in this order: a
+ *    that ELF compressed (gzip, xz, lzma, zstd, bzip2, lz4, lzo: Debian's
+ *    are xz up to 6.1, zstd since, lz4 for 5.10's and 6.1's cloud flavour;
+ *    the lab's gzip); or a kernel package (.deb) holding one. Its symbols come from, in this order: a
  *    System.map given with it, the ELF's .symtab, or the kallsyms tables the
  *    kernel carries in its .rodata (CONFIG_KALLSYMS: every distribution
  *    kernel), which is what makes a distribution's vmlinuz usable alone
@@ -87,7 +88,26 @@ struct fgt_kimage {
 	uint64_t stext_off;		/* _stext - _text, where its PE header says; 0: unknown */
 	struct fgt_kraw_sec raw[FGT_KIMAGE_MAX_RAW];
 	unsigned int nr_raw;
+	/* the System.map given was a placeholder (Debian's: one line pointing
+	 * at the -dbg package): the caller falls back to the image's own tables */
+	bool map_placeholder;
+	/*
+	 * Symbols the reader saw and did not take: a .symtab entry undefined,
+	 * at an address outside the kernel's half, in a reserved section; a
+	 * kallsyms entry out of address order (and the one before it). Lines
+	 * "name<TAB>why\n", malloc()ed, NULL when none: an answer must not
+	 * rest on them, nor on their absence (fgt_kimage_doubt).
+	 */
+	char *doubt;
+	size_t doubt_len;
+	size_t nr_doubt;
 };
+
+/* Record name as not taken, for why (a short phrase). */
+void fgt_kimage_doubt_add(struct fgt_kimage *im, const char *name, const char *why);
+/* Why name was seen and not taken, or NULL when it was not. */
+const char *fgt_kimage_doubt(const struct fgt_kimage *im, const char *name, char *buf,
+			     size_t len);
 
 /*
  * What /proc/kcore's VMCOREINFO note says (kernel/vmcore_info.c; the
@@ -150,6 +170,19 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
  * FIFO; its size in *size. The fd, or -1 with an FGT_SW_* in *why and msg. */
 int fgt_open_regular(const char *path, uint64_t max, uint64_t *size, int *why, char *msg,
 		     size_t len);
+/*
+ * A kernel package (.deb: linux-image-*, or linux-binary-* from 7.x): its
+ * vmlinuz (./boot/vmlinuz-*, or ./usr/lib/modules/REL/vmlinuz), read out of
+ * the data member with libarchive, never by running dpkg. Capped: at most
+ * FGT_DEB_MAX_MEMBERS entries and FGT_DEB_MAX_DATA bytes of the data member
+ * read through, the vmlinuz at most FGT_KIMAGE_MAX_BZIMAGE; stop polled
+ * between entries and blocks. 0 with *buf (malloc()ed, *size bytes) and its
+ * path in member; else an FGT_SW_* with msg. src/static/kread_deb.c
+ */
+#define FGT_DEB_MAX_MEMBERS	200000		/* Debian's 7.2 linux-image: 6,500 files */
+#define FGT_DEB_MAX_DATA	(4ull << 30)	/* its data, uncompressed: 0.5 GiB */
+int fgt_deb_vmlinuz(int fd, const char *path, volatile sig_atomic_t *stop, uint8_t **buf,
+		    size_t *size, char *member, size_t mlen, char *msg, size_t len);
 /* An ELF image already in memory (tests, and the bzImage path); name for msgs. */
 int fgt_kimage_open_elf(struct fgt_kimage *im, const uint8_t *data, size_t size,
 			const char *name, char *msg, size_t len);
@@ -187,7 +220,8 @@ struct fgt_ksyms *fgt_kimage_symbols(struct fgt_kimage *im, char *desc, size_t d
 int fgt_kimage_place(struct fgt_kimage *im, const struct fgt_ksyms *ks);
 /* A System.map for a file image: a regular file of at most
  * FGT_KIMAGE_MAX_MAP bytes, checked to be a real one (not Debian's
- * placeholder) and this image's (linux_banner reads "Linux version" there). */
+ * placeholder: then im->map_placeholder is set too) and this image's
+ * (linux_banner reads "Linux version" there). */
 struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 					int *why, char *msg, size_t len);
 /* What the BTF says of task_struct::ret_stack. */
@@ -257,9 +291,10 @@ const void *fgt_kimage_section_va(const struct fgt_kimage *im, const char *name,
  * output), decoded into kallsyms-format text ("addr type name\n" lines),
  * malloc()ed into *text. Exposed for tests. 0; -1 with msg; -EINTR when
  * stopped. The search is capped at FGT_KALLSYMS_WORK_PER_BYTE steps per
- * byte of .rodata (plus a floor).
+ * byte of .rodata (plus a floor). Entries out of address order (up to 1 %
+ * is tolerated in a reading) are recorded in im's doubt, both sides of each.
  */
-int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_len,
+int fgt_kallsyms_extract(struct fgt_kimage *im, char **text, size_t *text_len,
 			 size_t *nr_syms, char *msg, size_t len);
 
 /* The part of the running kernel's table holding names[0..n), read from its

@@ -688,13 +688,13 @@ int fgt_kallsyms_locate(const struct fgt_kimage *im, struct fgt_vmcoreinfo *vi, 
 	return 0;
 }
 
-int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_len,
+int fgt_kallsyms_extract(struct fgt_kimage *im, char **text, size_t *text_len,
 			 size_t *nr_syms, char *msg, size_t len)
 {
 	struct kas k;
 	struct ktab t;
 	size_t p, next, off_pos, base_at;
-	char name[NAME_MAX_LEN];
+	char name[NAME_MAX_LEN], prev[NAME_MAX_LEN] = "";
 	FILE *f;
 	int err;
 
@@ -709,9 +709,18 @@ int fgt_kallsyms_extract(const struct fgt_kimage *im, char **text, size_t *text_
 	}
 	p = 0;
 	for (uint32_t i = 0; i < t.n; i++, p = next) {
+		uint64_t a = ktab_addr(&t, i);
+
 		if (!ktab_expand(&t, p, name, &next))
 			break;
-		fprintf(f, "%016" PRIx64 " %c %s\n", ktab_addr(&t, i), name[0], name + 1);
+		fprintf(f, "%016" PRIx64 " %c %s\n", a, name[0], name + 1);
+		/* an entry out of address order, and the one before it: which of
+		 * the two lies is not known, so neither is taken as evidence */
+		if (i && a < ktab_addr(&t, i - 1)) {
+			fgt_kimage_doubt_add(im, prev, "out of address order in the kallsyms tables");
+			fgt_kimage_doubt_add(im, name + 1, "out of address order in the kallsyms tables");
+		}
+		snprintf(prev, sizeof(prev), "%s", name + 1);
 	}
 	fclose(f);
 	*nr_syms = k.n;

@@ -374,7 +374,15 @@ static int symbols(struct ctx *c)
 		if (o->system_map) {
 			c->ks_owned = fgt_kimage_system_map(&c->im, o->system_map, &err, msg, sizeof(msg));
 			snprintf(r->symbols, sizeof(r->symbols), "System.map %s", o->system_map);
-		} else {
+		}
+		if (o->system_map && !c->ks_owned && c->im.map_placeholder) {
+			/* Debian's System.map points at the -dbg package: the
+			 * image's own tables answer as they would without it */
+			p_warn("system_map_placeholder", "%s; reading the image's own kallsyms "
+			       "tables instead", msg);
+			c->ks_owned = fgt_kimage_symbols(&c->im, r->symbols, sizeof(r->symbols),
+							 &err, msg, sizeof(msg));
+		} else if (!o->system_map) {
 			c->ks_owned = fgt_kimage_symbols(&c->im, r->symbols, sizeof(r->symbols),
 							 &err, msg, sizeof(msg));
 		}
@@ -511,41 +519,153 @@ static int btf_says(struct ctx *c)
 }
 
 /*
- * Is the file a Linux kernel at all? A table whole in form is easily made
- * (1,000 names and _stext, _etext), and a missing name clears nothing in a
- * file that is no kernel: a file must show its banner, naming a release
- * (fgt_kimage_ident: by linux_banner, else by its words). The running
- * kernel is one by being read.
+ * Functions every Linux kernel has, whatever its configuration (init/main.c,
+ * kernel/sched/core.c, kernel/exit.c, kernel/panic.c): a file that is a
+ * kernel has them in its text, between _stext and _etext.
  */
-static bool is_linux(const struct ctx *c)
+static const char *const core_text[] = { "start_kernel", "schedule", "do_exit", "panic" };
+
+/*
+ * Is the file plainly a Linux kernel? A table whole in form is easily made
+ * (1,000 names and _stext, _etext), and so is a "Linux version" string: a
+ * missing name clears nothing in a file that is no kernel. A file must show
+ * its banner naming a release (fgt_kimage_ident), and the core functions
+ * above as text symbols inside [_stext, _etext) whose code the image holds.
+ * The running kernel is one by being read. 0, or -1 with why.
+ */
+static int plainly_linux(struct ctx *c, char *why, size_t len)
 {
-	return !c->o->kernel || c->r->release[0];
+	const struct fgt_ksym *st, *et, *s;
+	uint8_t byte;
+
+	if (!c->o->kernel)
+		return 0;
+	if (!c->r->release[0]) {
+		snprintf(why, len, "%.120s shows no Linux banner (%s, \"%s\" and a release)", c->im.desc,
+			 FGT_BANNER_SYM, FGT_BANNER);
+		return -1;
+	}
+	st = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_STEXT));
+	et = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_ETEXT));
+	for (size_t i = 0; i < sizeof(core_text) / sizeof(core_text[0]); i++) {
+		s = fgt_ksyms_by_name(c->ks, core_text[i]);
+		if (!s || (s->type != 't' && s->type != 'T') || !st || !et || s->addr < st->addr ||
+		    s->addr >= et->addr || fgt_kimage_read(&c->im, s->addr, &byte, 1)) {
+			snprintf(why, len, "%.120s is not plainly a kernel: %s is not among its text "
+				 "symbols, in its code", c->im.desc, core_text[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Is name a sign of the function graph tracer? fgraph's own functions and
+ * data (kernel/trace/fgraph.c, the entry code's return_to_handler), by the
+ * facts' names and by the words only fgraph's names hold.
+ */
+static bool fgraph_sign(const char *name)
+{
+	static const char *const words[] = { "fgraph", "ftrace_graph", "ret_stack",
+					     "return_to_handler", "function_graph",
+					     "register_ftrace_graph", "retstack" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(name, words[i]))
+			return true;
+	return false;
+}
+
+/* The fgraph facts' symbols (src/facts/kfacts.h), register_ftrace_graph to
+ * the fprobe entries: the ones a table from kernel memory was asked for. */
+static bool fgraph_fact(enum fgt_sym s)
+{
+	return s >= FGT_SYM_REGISTER && s <= FGT_SYM_FPROBE_FGRAPH_ENTRY && s != FGT_SYM_NR_THREADS;
+}
+
+/*
+ * Any sign of fgraph in the symbols: one present, or one the reader saw and
+ * did not take (c->im's doubt). The name into name, what into what; false
+ * when there is none.
+ */
+static bool fgraph_evidence(struct ctx *c, char *name, size_t nlen, char *what, size_t wlen)
+{
+	char why[96];
+
+	for (int s = 0; s < FGT_SYM__NR; s++) {
+		const char *n = fgt_sym_name(s);
+
+		if (!fgraph_fact(s))
+			continue;
+		if (fgt_ksyms_by_name(c->ks, n)) {
+			snprintf(name, nlen, "%s", n);
+			snprintf(what, wlen, "is there");
+			return true;
+		}
+		if (c->have_im && fgt_kimage_doubt(&c->im, n, why, sizeof(why))) {
+			snprintf(name, nlen, "%s", n);
+			snprintf(what, wlen, "is in it, not taken (%s)", why);
+			return true;
+		}
+	}
+	for (size_t i = 0; i < fgt_ksyms_len(c->ks); i++) {
+		const struct fgt_ksym *s = fgt_ksyms_nth(c->ks, i);
+
+		if (s && fgraph_sign(s->name)) {
+			snprintf(name, nlen, "%s", s->name);
+			snprintf(what, wlen, "is there");
+			return true;
+		}
+	}
+	/* a sign in doubt: the doubt list is short, read it through */
+	for (const char *p = c->have_im ? c->im.doubt : NULL, *e; p && (e = strchr(p + 1, '\n'));
+	     p = e) {
+		const char *tab = memchr(p + 1, '\t', (size_t)(e - p - 1));
+		char n[128];
+
+		if (!tab || tab - p - 1 >= (long)sizeof(n))
+			continue;
+		snprintf(n, sizeof(n), "%.*s", (int)(tab - p - 1), p + 1);
+		if (fgraph_sign(n)) {
+			snprintf(name, nlen, "%s", n);
+			snprintf(what, wlen, "is in it, not taken (%.*s)", (int)(e - tab - 1),
+				 tab + 1);
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
  * "Not affected" is the one answer that clears a kernel without reading its
  * walk, so it needs positive evidence: the missing name is only a fact when
  * the table it is missing from is a kernel's whole table, of a file that is
- * a Linux kernel, and the image's own facts, where it has them, must agree
- * (its BTF has no task_struct::ret_stack; its IKCONFIG, where built in, has
- * no CONFIG_FUNCTION_GRAPH_TRACER). Anything less is unknown.
+ * plainly a Linux kernel; every other sign of fgraph must be absent too (its
+ * other functions and data, a symbol seen and not taken), and the image's
+ * own facts, where it has them, must agree (its BTF has no
+ * task_struct::ret_stack; its IKCONFIG, where built in, has no
+ * CONFIG_FUNCTION_GRAPH_TRACER). Anything less is unknown.
  */
 static void not_affected(struct ctx *c)
 {
 	struct fgt_static_result *r = c->r;
 	const char *reg = fgt_sym_name(FGT_SYM_REGISTER);
-	char why[200], facts[160] = "";
+	char why[200], facts[160] = "", sign[128], what[128];
 	int btf, cfg;
 
+	if (fgraph_evidence(c, sign, sizeof(sign), what, sizeof(what))) {
+		fail(r, FGT_SW_SHAPE, "no %s taken from %s, but %s %s: fgraph is built in, and "
+		     "the symbols contradict each other", reg, r->symbols, sign, what);
+		return;
+	}
 	if (!symbols_whole(c, why, sizeof(why))) {
 		fail(r, FGT_SW_NO_SYMBOLS, "no %s in %s, but that is not a kernel's whole symbol "
 		     "table (%s): not evidence of a kernel without fgraph", reg, r->symbols, why);
 		return;
 	}
-	if (!is_linux(c)) {
-		fail(r, FGT_SW_NOT_KERNEL, "no %s in %s, but %s shows no Linux banner (%s, \"%s\" "
-		     "and a release): not evidence of a Linux kernel without fgraph", reg,
-		     r->symbols, c->im.desc, FGT_BANNER_SYM, FGT_BANNER);
+	if (plainly_linux(c, why, sizeof(why))) {
+		fail(r, FGT_SW_NOT_KERNEL, "no %s in %s, but %s: not evidence of a Linux kernel "
+		     "without fgraph", reg, r->symbols, why);
 		return;
 	}
 	btf = btf_says(c);
@@ -738,6 +858,49 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 	return 0;
 }
 
+/* name, when the reader saw it and did not take it: r fails with why. */
+static bool doubted(struct ctx *c, const char *name, const char *role)
+{
+	char why[96];
+
+	if (!name || !name[0] || !fgt_kimage_doubt(&c->im, name, why, sizeof(why)))
+		return false;
+	fail(c->r, FGT_SW_SHAPE, "the answer would rest on %s (%s), whose symbol is %s: the "
+	     "tables contradict each other", name, role, why);
+	return true;
+}
+
+/*
+ * An answer from the code rests on a few symbols: the function read, the
+ * one after it (its end), the allocators called and their caches, the RCU
+ * calls that bound the walk. Each must be one the reader took without doubt
+ * (an entry in address order, agreeing with the one before it; a .symtab
+ * entry that is defined and in place), or the answer is unknown.
+ */
+static void rests_on_doubt(struct ctx *c)
+{
+	struct fgt_static_result *r = c->r;
+	const struct fgt_ksym *next;
+	static const enum fgt_sym marks[] = { FGT_SYM_RCU_READ_LOCK, FGT_SYM_RCU_READ_UNLOCK,
+					      FGT_SYM_RCU_UNLOCK_STRICT, FGT_SYM_STACK_CACHEP,
+					      FGT_SYM_INIT_TASK_STRUCT };
+
+	if (!c->have_im || !c->im.doubt || r->verdict == FGT_VERDICT_UNKNOWN)
+		return;
+	if (doubted(c, r->func, "the function read"))
+		return;
+	next = fgt_ksyms_by_addr(c->ks, r->func_addr + r->func_len);
+	if (next && doubted(c, next->name, "where the function ends"))
+		return;
+	for (unsigned int i = 0; i < r->nr_sites; i++)
+		if ((r->sites[i].fn && doubted(c, r->sites[i].fn->name, "an allocator it calls")) ||
+		    doubted(c, r->sites[i].cache_name, "an allocation's cache"))
+			return;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (doubted(c, fgt_sym_name(marks[i]), "a mark of the walk"))
+			return;
+}
+
 /*
  * Under lockdown=confidentiality the running kernel's memory cannot be read
  * (LOCKDOWN_KCORE, and bpf_probe_read_kernel), but the file it booted from
@@ -801,6 +964,7 @@ enum fgt_verdict fgt_static_check(const struct fgt_static_opts *o,
 			if (o->code_cb)
 				o->code_cb(&code, &k, o->code_arg);
 			fgt_static_decode(&code, &k, r);
+			rests_on_doubt(&c);
 			lap(&c, "decode");
 		}
 	}
