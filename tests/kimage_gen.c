@@ -415,6 +415,7 @@ const char *kgen40_name(enum kgen40 k)
 		"plain", "reg-at-zero", "reg-below-half", "reg-undefined", "reg-reserved",
 		"ftrace_graph_init_task", "return_to_handler", "ftrace_graph_active",
 		"curr_ret_stack", "not-a-kernel", "overlapping-segments", "banner-escape",
+		"kallsyms-order",
 	};
 
 	return k < KG40__NR ? n[k] : "?";
@@ -447,12 +448,49 @@ const char *kgen40_line(enum kgen40 k)
 		return "two of its PT_LOAD segments overlap";
 	case KG40_BANNER_ESC:
 		return "shows no Linux banner";
+	case KG40_KALLSYMS_ORDER:
+		return "the answer would rest on register_ftrace_graph (the function read), whose "
+		       "symbol is out of address order in the kallsyms tables";
 	default:
 		return "?";
 	}
 }
 
 #define JUNK40	1000
+
+static size_t up(size_t n, size_t a);
+
+/* KG40_KALLSYMS_ORDER: the plain kernel's symbols as kallsyms tables after
+ * its banner in .rodata, register_ftrace_graph's entry after panic's. */
+static void kgen40_kallsyms(struct kgen_buf *b, const char *banner, size_t blen)
+{
+	static char names[JUNK40][12];
+	static struct kgen_ksym s[JUNK40 + 16];
+	static const char *const core[] = { "start_kernel", "schedule", "do_exit" };
+	struct kgen_buf tab, ro;
+	size_t n = 0;
+
+	s[n++] = (struct kgen_ksym){ TEXT_VA, 'T', "_text" };
+	s[n++] = (struct kgen_ksym){ TEXT_VA, 'T', "_stext" };
+	for (size_t i = 0; i < 3; i++)
+		s[n++] = (struct kgen_ksym){ TEXT_VA + 0x10 * (i + 1), 'T', core[i] };
+	s[n++] = (struct kgen_ksym){ TEXT_VA + 0x50, 'T', "panic" };
+	s[n++] = (struct kgen_ksym){ TEXT_VA + 0x40, 'T', "register_ftrace_graph" };
+	for (size_t i = 0; i < JUNK40; i++) {
+		snprintf(names[i], sizeof(names[i]), "j%zu", i);
+		s[n++] = (struct kgen_ksym){ TEXT_VA + 0x100 + 16 * i, 't', names[i] };
+	}
+	s[n++] = (struct kgen_ksym){ TEXT_VA + 0x100 + 16 * JUNK40, 'T', "_etext" };
+	s[n++] = (struct kgen_ksym){ RODATA_VA, 'D', "linux_banner" };
+	kgen_kallsyms(&tab, s, n, TEXT_VA);
+	ro.len = up(blen, 8) + tab.len;
+	ro.p = xcalloc(ro.len);
+	memcpy(ro.p, banner, blen);
+	memcpy(ro.p + up(blen, 8), tab.p, tab.len);
+	kgen_free(&tab);
+	kgen_elf(b, NULL, 0, ro.p, ro.len, 64 << 10);
+	kgen_free(&ro);
+}
 
 void kgen40(struct kgen_buf *b, enum kgen40 k)
 {
@@ -464,6 +502,10 @@ void kgen40(struct kgen_buf *b, enum kgen40 k)
 	Elf64_Shdr *sh;
 	Elf64_Sym *st;
 
+	if (k == KG40_KALLSYMS_ORDER) {
+		kgen40_kallsyms(b, ro, sizeof(ro));
+		return;
+	}
 	np[n++] = "_stext";
 	if (k != KG40_NOT_KERNEL) {
 		np[n++] = "start_kernel";
@@ -532,6 +574,55 @@ void kgen40(struct kgen_buf *b, enum kgen40 k)
 
 		ph[1].p_vaddr = TEXT_VA + 0x800;
 	}
+}
+
+static size_t up(size_t n, size_t a)
+{
+	return (n + a - 1) & ~(a - 1);
+}
+
+void kgen_kallsyms(struct kgen_buf *b, const struct kgen_ksym *s, size_t n, uint64_t base)
+{
+	size_t names = 8, o, markers, tt, ti, offs, rb, m = (n + 255) / 256;
+	uint16_t toff[256];
+
+	/* sizes first: each name is its type and its characters, one token each */
+	o = names;
+	for (size_t i = 0; i < n; i++)
+		o += 2 + strlen(s[i].name);
+	markers = up(o, 4);
+	tt = up(markers + 4 * m, 8);
+	o = tt;
+	for (int c = 0; c < 256; c++) {
+		toff[c] = (uint16_t)(o - tt);
+		o += 2;			/* one character and its NUL */
+	}
+	ti = up(o, 2);
+	offs = up(ti + 2 * 256, 8);
+	rb = up(offs + 4 * n, 8);
+	b->len = rb + 8;
+	b->p = xcalloc(b->len);
+	put_le32(b->p, (uint32_t)n);
+	o = names;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(s[i].name);
+
+		if (!(i & 0xff))
+			put_le32(b->p + markers + 4 * (i >> 8), (uint32_t)(o - names));
+		b->p[o++] = (uint8_t)(l + 1);
+		b->p[o++] = (uint8_t)s[i].type;
+		memcpy(b->p + o, s[i].name, l);
+		o += l;
+		put_le32(b->p + offs + 4 * i, (uint32_t)(s[i].addr - base));
+	}
+	/* token c is the character c where that is printable, else "x" */
+	for (int c = 0; c < 256; c++) {
+		b->p[tt + toff[c]] = (uint8_t)(c > 0x20 && c < 0x7f ? c : 'x');
+		b->p[ti + 2 * c] = (uint8_t)toff[c];
+		b->p[ti + 2 * c + 1] = (uint8_t)(toff[c] >> 8);
+	}
+	for (int i = 0; i < 8; i++)
+		b->p[rb + i] = (uint8_t)(base >> (8 * i));
 }
 
 int kgen_write(const struct kgen_buf *b, const char *path)

@@ -85,6 +85,9 @@ enum kgen40 {
 	KG40_OVERLAP,
 	/* 7. a banner whose release holds an escape sequence and a newline */
 	KG40_BANNER_ESC,
+	/* 5. no .symtab; kallsyms tables whose register_ftrace_graph entry is
+	 * one place out of address order */
+	KG40_KALLSYMS_ORDER,
 	KG40__NR
 };
 
@@ -92,6 +95,20 @@ const char *kgen40_name(enum kgen40 k);
 /* What check --kernel must say of it: a part of its one line. */
 const char *kgen40_line(enum kgen40 k);
 void kgen40(struct kgen_buf *b, enum kgen40 k);
+
+/*
+ * kallsyms tables as scripts/kallsyms.c writes them for 6.12 (num_syms,
+ * names, markers, token_table, token_index, offsets, relative_base), for
+ * n symbols in the order given (their addresses base + a 32-bit offset):
+ * the tokens are single characters, so names are spelled out. At least 769
+ * symbols (4 markers). For a .rodata at an 8-aligned place.
+ */
+struct kgen_ksym {
+	uint64_t addr;
+	char type;
+	const char *name;
+};
+void kgen_kallsyms(struct kgen_buf *b, const struct kgen_ksym *s, size_t n, uint64_t base);
 
 /* Write b to path: 0 or -1. */
 int kgen_write(const struct kgen_buf *b, const char *path);

@@ -694,6 +694,18 @@ static void not_affected(struct ctx *c)
 		 "so no shadow-stack walk", reg, r->symbols, facts);
 }
 
+/* name, when the reader saw it and did not take it: r fails with why. */
+static bool doubted(struct ctx *c, const char *name, const char *role)
+{
+	char why[96];
+
+	if (!name || !name[0] || !fgt_kimage_doubt(&c->im, name, why, sizeof(why)))
+		return false;
+	fail(c->r, FGT_SW_SHAPE, "the answer would rest on %s (%s), whose symbol is %s: the "
+	     "tables contradict each other", name, role, why);
+	return true;
+}
+
 /*
  * Is name base or one of the clones compilers make of it: GCC's .part.N (the
  * early WARN_ON_ONCE() return invites it), .isra.N, .constprop.N, and
@@ -737,6 +749,12 @@ static int read_func(struct ctx *c, const struct fgt_ksym *f, struct fgt_static_
 	unsigned int n = 1;
 	char name[160];
 
+	/* its symbol, and where it ends, taken without doubt (issue 40: a
+	 * kallsyms entry out of order, a .symtab entry not taken) */
+	if (c->have_im && (doubted(c, f->name, "the function read") ||
+			   ((cold = fgt_ksyms_by_addr(c->ks, f->addr + f->size)) &&
+			    doubted(c, cold->name, "where the function ends"))))
+		return -1;
 	if (!f->size || f->size > MAX_FUNC)
 		return fail(c->r, FGT_SW_SHAPE, "%s: %lu bytes by its symbols: not the function we know",
 			    f->name, (unsigned long)f->size), -1;
@@ -856,18 +874,6 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 		code->caller = c->caller;
 	}
 	return 0;
-}
-
-/* name, when the reader saw it and did not take it: r fails with why. */
-static bool doubted(struct ctx *c, const char *name, const char *role)
-{
-	char why[96];
-
-	if (!name || !name[0] || !fgt_kimage_doubt(&c->im, name, why, sizeof(why)))
-		return false;
-	fail(c->r, FGT_SW_SHAPE, "the answer would rest on %s (%s), whose symbol is %s: the "
-	     "tables contradict each other", name, role, why);
-	return true;
 }
 
 /*
