@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hostile kernel files, made at test time (tests/kimage_gen.h). */
+#include <archive.h>
+#include <archive_entry.h>
 #include <bzlib.h>
 #include <elf.h>
 #include <lz4.h>
@@ -623,6 +625,58 @@ void kgen_kallsyms(struct kgen_buf *b, const struct kgen_ksym *s, size_t n, uint
 	}
 	for (int i = 0; i < 8; i++)
 		b->p[rb + i] = (uint8_t)(base >> (8 * i));
+}
+
+/* One tar.xz of a single file, or an ar of the three members: into b. */
+static void kgen_archive(struct kgen_buf *b, int ar, const char *const *names,
+			 const struct kgen_buf *const *data, size_t n)
+{
+	struct archive *a = archive_write_new();
+	size_t cap = 4096, used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		cap += data[i]->len + 1024;
+	b->p = xcalloc(cap);
+	if (!a || (ar ? archive_write_set_format_ar_svr4(a) :
+		   archive_write_set_format_pax_restricted(a)) != ARCHIVE_OK ||
+	    (!ar && archive_write_add_filter_xz(a) != ARCHIVE_OK) ||
+	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    archive_write_open_memory(a, b->p, cap, &used) != ARCHIVE_OK)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		struct archive_entry *e = archive_entry_new();
+
+		archive_entry_set_pathname(e, names[i]);
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, (la_int64_t)data[i]->len);
+		if (archive_write_header(a, e) != ARCHIVE_OK ||
+		    (data[i]->len &&
+		     archive_write_data(a, data[i]->p, data[i]->len) != (la_ssize_t)data[i]->len))
+			abort();
+		archive_entry_free(e);
+	}
+	if (archive_write_close(a) != ARCHIVE_OK)
+		abort();
+	archive_write_free(a);
+	b->len = used;
+}
+
+void kgen_deb(struct kgen_buf *b, const char *member, const struct kgen_buf *content)
+{
+	static const char ctl[] = "Package: linux-image-made\nVersion: 1\nArchitecture: amd64\n";
+	struct kgen_buf ver = { (uint8_t *)"2.0\n", 4 }, cf = { (uint8_t *)ctl, sizeof(ctl) - 1 };
+	struct kgen_buf doc = { (uint8_t *)"made\n", 5 }, control, data;
+	const char *cn[] = { "./control" }, *dn[] = { member ? member : "./usr/share/doc/x" };
+	const struct kgen_buf *cd[] = { &cf }, *dd[] = { member ? content : &doc };
+	const char *an[] = { "debian-binary", "control.tar.xz", "data.tar.xz" };
+	const struct kgen_buf *ad[] = { &ver, &control, &data };
+
+	kgen_archive(&control, 0, cn, cd, 1);
+	kgen_archive(&data, 0, dn, dd, 1);
+	kgen_archive(b, 1, an, ad, 3);
+	kgen_free(&control);
+	kgen_free(&data);
 }
 
 int kgen_write(const struct kgen_buf *b, const char *path)

@@ -110,6 +110,11 @@ struct kgen_ksym {
 };
 void kgen_kallsyms(struct kgen_buf *b, const struct kgen_ksym *s, size_t n, uint64_t base);
 
+/* A Debian package (ar: debian-binary, control.tar.xz, data.tar.xz, as
+ * dpkg-deb builds one) whose data holds content as member ("./boot/vmlinuz-R";
+ * NULL: a ./usr/share/doc file only), through libarchive's writer. */
+void kgen_deb(struct kgen_buf *b, const char *member, const struct kgen_buf *content);
+
 /* Write b to path: 0 or -1. */
 int kgen_write(const struct kgen_buf *b, const char *path);
 void kgen_free(struct kgen_buf *b);

@@ -157,8 +157,21 @@ int main(int argc, char **argv)
 			kgen40(&b, k);
 			err |= out(name, &b);
 		}
-		if (ex && fclose(ex))
-			err = 1;
+		/* a package with no vmlinuz, and one whose vmlinuz is no boot image */
+		kgen_deb(&b, NULL, NULL);
+		err |= out("deb-no-vmlinuz.deb", &b);
+		if (ex)
+			fprintf(ex, "deb-no-vmlinuz.deb\ta package with no vmlinuz\n");
+		kgen_elf(&elf, one, 1, NULL, 64, 64 << 10);
+		kgen_deb(&b, "./boot/vmlinuz-6.1.0-99-amd64", &elf);
+		kgen_free(&elf);
+		err |= out("deb-elf-vmlinuz.deb", &b);
+		if (ex) {
+			fprintf(ex, "deb-elf-vmlinuz.deb\tits ./boot/vmlinuz-6.1.0-99-amd64 is not a "
+				"boot image\n");
+			if (fclose(ex))
+				err = 1;
+		}
 	}
 	if (!fuzz) {
 		/* the one SIGTERM is sent during: 3 million symbols to read */

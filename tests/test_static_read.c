@@ -503,6 +503,49 @@ static void test_kallsyms_order(void **state)
 	       "contradict each other");
 }
 
+/*
+ * check --kernel PKG.deb (issue 40): the vmlinuz read out of the package's
+ * data member with libarchive, where 6.1/6.12 (./boot/vmlinuz-R) and 7.x
+ * (./usr/lib/modules/R/vmlinuz) put it; a package without one is no kernel.
+ */
+static void test_deb(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.other };
+	struct fgt_static_result r;
+	struct kgen_buf elf, bz, deb;
+	static const char *const members[] = { "./boot/vmlinuz-7.2.13-made",
+						"./usr/lib/modules/7.2.13-made/vmlinuz" };
+	FILE *f = fopen(mk.vmlinux, "r");
+	char want[400];
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	elf.p = malloc((size_t)n);
+	elf.len = (size_t)n;
+	assert_int_equal(fread(elf.p, 1, elf.len, f), elf.len);
+	fclose(f);
+	kgen_bzimage(&bz, &elf, KGEN_ZSTD, 0);
+	free(elf.p);
+	for (int i = 0; i < 2; i++) {
+		kgen_deb(&deb, members[i], &bz);
+		assert_int_equal(kgen_write(&deb, mk.other), 0);
+		kgen_free(&deb);
+		assert_int_equal(check(&o, &r), FGT_VERDICT_FIXED);
+		assert_string_equal(r.evidence, expected());
+		snprintf(want, sizeof(want), "bzImage %s (zstd) in %s", members[i], mk.other);
+		assert_string_equal(r.source, want);
+	}
+	kgen_free(&bz);
+	kgen_deb(&deb, NULL, NULL);
+	assert_int_equal(kgen_write(&deb, mk.other), 0);
+	kgen_free(&deb);
+	expect(&o, FGT_SW_NOT_KERNEL, "%s: a package with no vmlinuz (./boot/vmlinuz-* or "
+	       "./usr/lib/modules/*/vmlinuz): not a kernel image package", mk.other);
+}
+
 static void test_bzimage_bad(void **state)
 {
 	struct fgt_static_opts o = { .kernel = mk.other };
@@ -930,6 +973,7 @@ int main(void)
 		cmocka_unit_test(test_elf_program),
 		cmocka_unit_test(test_bzimage_codecs),
 		cmocka_unit_test(test_kallsyms_order),
+		cmocka_unit_test(test_deb),
 		cmocka_unit_test(test_bzimage_bad),
 		cmocka_unit_test(test_running),
 		cmocka_unit_test(test_running_bad),

@@ -1185,7 +1185,7 @@ static int boot_kind(const uint8_t *head, size_t n)
  */
 static int open_deb(struct fgt_kimage *im, int fd, const char *path, char *msg, size_t len)
 {
-	char member[256], name[300];
+	char member[256], name[sizeof(im->desc) + 256];
 	uint8_t *buf;
 	size_t size;
 	int kind, err;
@@ -1200,13 +1200,14 @@ static int open_deb(struct fgt_kimage *im, int fd, const char *path, char *msg, 
 			 "Image)", path, member);
 		return FGT_SW_NOT_KERNEL;
 	}
-	snprintf(name, sizeof(name), "%s:%s", path, member);
-	err = open_boot_buf(im, buf, size, name, kind, msg, len);
-	if (!err) {
-		char d[sizeof(im->desc)];
-
-		snprintf(d, sizeof(d), "%s", im->desc);
-		snprintf(im->desc, sizeof(im->desc), "%.60s in %.130s", d, path);
+	err = open_boot_buf(im, buf, size, member, kind, msg, len);
+	if (err) {
+		/* the member's own line, said of the package */
+		snprintf(name, sizeof(name), "%s", msg);
+		snprintf(msg, len, "%s: %s", path, name);
+	} else {
+		snprintf(name, sizeof(name), "%s", im->desc);
+		snprintf(im->desc, sizeof(im->desc), "%.90s in %.105s", name, path);
 	}
 	return err;
 }
@@ -1223,18 +1224,18 @@ int fgt_kimage_open_file(struct fgt_kimage *im, const char *path, volatile sig_a
 	fd = fgt_open_regular(path, UINT64_MAX, &size, &err, msg, len);
 	if (fd < 0)
 		return err;
-	if (size < 4096 || fgt_pread_all(fd, head, sizeof(head), 0, &fgt_kio)) {
-		snprintf(msg, len, "%s: not a kernel image (too small)", path);
-		close(fd);
-		return FGT_SW_NOT_KERNEL;
-	}
-	if (!memcmp(head, "!<arch>\n", 8)) {
+	if (size >= 8 && !fgt_pread_all(fd, head, 8, 0, &fgt_kio) && !memcmp(head, "!<arch>\n", 8)) {
 		/* an ar archive: a Debian package, linux-image-* or linux-binary-* */
 		err = open_deb(im, fd, path, msg, len);
 		close(fd);
 		if (err)
 			fgt_kimage_close(im);
 		return err;
+	}
+	if (size < 4096 || fgt_pread_all(fd, head, sizeof(head), 0, &fgt_kio)) {
+		snprintf(msg, len, "%s: not a kernel image (too small)", path);
+		close(fd);
+		return FGT_SW_NOT_KERNEL;
 	}
 	kind = boot_kind(head, sizeof(head));
 	if ((int)kind >= 0) {
