@@ -880,8 +880,18 @@ static void test_not_affected(void **state)
 	o.btf = mk.other;
 	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF has task_struct::ret_stack "
 	       "(fgraph is built in): the symbols and the image disagree", mk.kallsyms);
-	/* one without it agrees */
+	/* issue 40, class 2: renamed, but shaped as it (a pointer to unsigned
+	 * long): no clearance either */
 	x.b[x.len - 2] = 'X';		/* "ret_stack" -> "ret_stacX" */
+	write_blob(&x, mk.other);
+	expect(&o, FGT_SW_SHAPE, "no register_ftrace_graph in %s, but its BTF's task_struct has a "
+	       "member shaped as ret_stack (fgraph is built in): the symbols and the image disagree",
+	       mk.kallsyms);
+	/* one without it agrees: the member an unsigned long, no pointer (its
+	 * type id, at 92: header 24, unsigned long 16, ftrace_ret_stack 12,
+	 * the pointer 12, task_struct 12, pid 12, then name and type) */
+	assert_int_equal(x.b[92], 3);
+	x.b[92] = 1;
 	write_blob(&x, mk.other);
 	io0 = fgt_kio;
 	assert_int_equal(check(&o, &r), FGT_VERDICT_NOT_AFFECTED);

@@ -2100,6 +2100,44 @@ static int btf_ret_stack_type(struct btf_view *v, uint32_t id, struct fgt_btf_st
 	return 0;
 }
 
+/* Does a name hold word (the name read within the strings section)? */
+static bool btf_name_has(struct btf_view *v, uint32_t off, const char *word)
+{
+	size_t n;
+
+	if (off >= v->strs.len || !btf_need(v, &v->strs, off + 1))
+		return false;
+	/* at most 128 bytes of the name: a member's is far shorter */
+	n = v->strs.len - off < 128 ? v->strs.len - off : 128;
+	if (!btf_need(v, &v->strs, (uint64_t)off + n))
+		return false;
+	return memmem(v->strs.p + off, strnlen((const char *)v->strs.p + off, n), word,
+		      strlen(word)) != NULL;
+}
+
+/*
+ * A task_struct member shaped as fgraph's shadow stack, whatever its name:
+ * one whose name holds "ret_stack" (curr_ret_stack), or a pointer to the
+ * old frame array's struct ftrace_ret_stack or to unsigned long (6.11 on:
+ * no other task_struct member is an unsigned long pointer).
+ */
+static bool btf_shaped(struct btf_view *v, uint32_t name, uint32_t type)
+{
+	const uint8_t *mt = btf_skip(v, btf_type(v, type));
+
+	if (btf_name_has(v, name, "ret_stack"))
+		return true;
+	if (!mt || ((le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+		return false;
+	mt = btf_skip(v, btf_type(v, le32(mt + 8)));
+	if (!mt)
+		return false;
+	return (((le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT &&
+		btf_name_is(v, le32(mt), "ftrace_ret_stack")) ||
+	       (((le32(mt + 4) >> 24) & 0x1f) == BTF_INT &&
+		btf_name_is(v, le32(mt), "unsigned long"));
+}
+
 /* The first struct task_struct, its ret_stack member. */
 static int btf_find(struct btf_view *v, struct fgt_btf_stack *out)
 {
@@ -2122,7 +2160,12 @@ static int btf_find(struct btf_view *v, struct fgt_btf_stack *out)
 				return btf_ret_stack_type(v, le32(v->types.p + m + 4), out);
 			}
 		}
-		return 1;	/* task_struct without ret_stack: no fgraph */
+		/* task_struct without ret_stack: no fgraph, unless a member has
+		 * its shape (issue 40: a renamed one must not clear a kernel) */
+		for (uint32_t k = 0, m = o + 12; k < (info & 0xffff); k++, m += 12)
+			if (btf_shaped(v, le32(v->types.p + m), le32(v->types.p + m + 4)))
+				out->shaped = true;
+		return 1;
 	}
 	return -1;
 }

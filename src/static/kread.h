@@ -230,6 +230,9 @@ struct fgt_btf_stack {
 	uint32_t bytes;			/* a kmalloc()ed stack's size */
 	uint32_t off;			/* offsetof(struct task_struct, ret_stack) */
 	uint32_t tasks_off;		/* offsetof(struct task_struct, tasks), 0 if not seen */
+	bool shaped;			/* no ret_stack, but a member of its shape (a
+					 * pointer to ftrace_ret_stack or unsigned long,
+					 * or a name holding "ret_stack") */
 };
 
 /*

@@ -505,8 +505,8 @@ static bool symbols_whole(struct ctx *c, char *why, size_t len)
 	return true;
 }
 
-/* What the BTF says: 1: task_struct has no ret_stack; 0: it has one;
- * -1: broken; -2: no BTF. */
+/* What the BTF says: 1: task_struct has no ret_stack; 0: it has one; 2: a
+ * member of its shape under another name; -1: broken; -2: no BTF. */
 static int btf_says(struct ctx *c)
 {
 	struct fgt_btf_stack bs;
@@ -515,6 +515,8 @@ static int btf_says(struct ctx *c)
 
 	if (!found)
 		return -2;
+	if (err == 1 && bs.shaped)
+		return 2;
 	return err == 1 ? 1 : err == 0 ? 0 : -1;
 }
 
@@ -669,10 +671,11 @@ static void not_affected(struct ctx *c)
 		return;
 	}
 	btf = btf_says(c);
-	if (btf == 0 || btf == -1) {
+	if (btf == 0 || btf == -1 || btf == 2) {
 		fail(r, FGT_SW_SHAPE, "no %s in %s, but %s: the symbols and the image disagree", reg,
 		     r->symbols, btf == 0 ? "its BTF has task_struct::ret_stack (fgraph is built in)" :
-		     "its BTF is broken");
+		     btf == 2 ? "its BTF's task_struct has a member shaped as ret_stack (fgraph "
+				"is built in)" : "its BTF is broken");
 		return;
 	}
 	cfg = c->o->kernel ? fgt_kimage_ikconfig(&c->im, "CONFIG_FUNCTION_GRAPH_TRACER") : -2;
