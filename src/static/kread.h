@@ -179,8 +179,8 @@ int fgt_open_regular(const char *path, uint64_t max, uint64_t *size, int *why, c
  * between entries and blocks. 0 with *buf (malloc()ed, *size bytes) and its
  * path in member; else an FGT_SW_* with msg. src/static/kread_deb.c
  */
-#define FGT_DEB_MAX_MEMBERS	200000		/* Debian's 7.2 linux-image: 6,500 files */
-#define FGT_DEB_MAX_DATA	(4ull << 30)	/* its data, uncompressed: 0.5 GiB */
+#define FGT_DEB_MAX_MEMBERS	200000		/* Debian 6.1 linux-image: 4,939 files */
+#define FGT_DEB_MAX_DATA	(4ull << 30)	/* its data, uncompressed: 391 MiB */
 int fgt_deb_vmlinuz(int fd, const char *path, volatile sig_atomic_t *stop, uint8_t **buf,
 		    size_t *size, char *member, size_t mlen, char *msg, size_t len);
 /* An ELF image already in memory (tests, and the bzImage path); name for msgs. */

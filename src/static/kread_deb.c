@@ -50,7 +50,8 @@ static bool is_vmlinuz(const char *name)
 	if (!strncmp(name, "./", 2))
 		name += 2;
 	return !fnmatch("boot/vmlinuz-*", name, FNM_PATHNAME) ||
-	       !fnmatch("usr/lib/modules/*/vmlinuz", name, FNM_PATHNAME);
+	       /* split so that no slash-star opens a comment to tests/docs */
+	       !fnmatch("usr/lib/modules/" "*" "/vmlinuz", name, FNM_PATHNAME);
 }
 
 static bool stopped(volatile sig_atomic_t *stop)
@@ -156,8 +157,8 @@ static int find_in_data(struct archive *outer, const char *path, volatile sig_at
 		goto out;
 	}
 	if (r == ARCHIVE_EOF) {
-		snprintf(msg, len, "%s: a package with no vmlinuz (./boot/vmlinuz-* or "
-			 "./usr/lib/modules/*/vmlinuz): not a kernel image package", path);
+		snprintf(msg, len, "%s: a package with no vmlinuz (./boot/vmlinuz-RELEASE or "
+			 "./usr/lib/modules/RELEASE/vmlinuz): not a kernel image package", path);
 	} else if (stopped(stop)) {
 		snprintf(msg, len, "%s: interrupted while reading it", path);
 		err = FGT_SW_STOPPED;
