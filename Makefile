@@ -96,6 +96,7 @@ include mk/lint.mk
 # The lab last: its tests are the slowest, and a run ends with their table.
 include lab/lab.mk
 include lab/exposure.mk
+include lab/atlas.mk
 include lab/bench.mk
 
 $(BUILD):
