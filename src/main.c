@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "check/check.h"
+#include "hold/hold.h"
 #include "common/clock.h"
 #include "env.h"
 #include "common/exit_codes.h"
@@ -303,6 +304,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "check")) {
 		libbpf_set_print(libbpf_print_fn);
 		return fgt_check_main(argc - 1, argv + 1, fgt_session_watch_ops(&s), fgt_kread_bpf);
+	}
+	if (argc > 1 && !strcmp(argv[1], "hold")) {
+		libbpf_set_print(libbpf_print_fn);
+		return fgt_hold_main(argc - 1, argv + 1, fgt_session_watch_ops(&s));
 	}
 	act = fgt_env_parse(argc, argv, &env);
 	fgt_msg_setup(env.cli.json, stdout);

@@ -20,7 +20,7 @@ OBJ_OR_NULL = "object or null"	# present; checked against its own spec below
 PATH = ("direct", "attributed")
 VERDICT = ("fixed", "not_fixed", "inconclusive", "not_affected")
 EXIT_CODES = {0: "ok", 1: "error", 2: "usage", 3: "no_fgraph", 4: "no_permission",
-              5: "no_btf", 6: "no_bpf_tracing", 7: "no_path", 8: "lockdown"}
+              5: "no_btf", 6: "no_bpf_tracing", 7: "no_path", 8: "lockdown", 9: "refused"}
 
 FORK = {"allocs": INT, "failed": INT, "tasks_new": INT, "tasks_without_stack": INT,
         "idle_allocs": INT, "latency_p50_ns": INT, "latency_max_ns": INT}
@@ -37,7 +37,9 @@ CHECK_VERDICT = ("fixed", "not_fixed", "not_affected", "unknown")
 FIGURE = {"figure": STR, "path": PATH, "how": STR}
 HOLDER = {"kind": ("tracer", "latency_tracer", "profiler", "fprobe", "bpf_link"), "name": STR,
           "instance": STR, "maybe": BOOL, "return": BOOL, "text": STR, "undo": STR, "pid": INT,
-          "comm": STR}
+          "comm": STR, "fgraphtop_hold": BOOL}
+HOLD_SEEN = {"held": BOOL, "stale": BOOL, "method": ("kretprobe.multi", "instance", "none"),
+             "where": STR}
 HOLDER_LINK = {"link_id": INT, "prog_id": INT, "functions": INT, "owners": INT}
 HOLDERS = {"graph_active": INT, "count": INT, "named": INT, "maybe": INT, "unnamed": INT,
            "tracefs": STR, "bpf_links_listed": BOOL, "bpf_links_error": STR,
@@ -76,6 +78,8 @@ TYPES = {
                  "eta_high_ns": INT_OR_NULL,
                  "eta_sweeps": INT, "lost": INT},
     "holders": dict({"time": STR}, **HOLDERS),
+    "hold": {"action": ("take", "release", "status"), "status": INT, "message": STR,
+             "kernel": {"release": STR}, "before": HOLD_SEEN, "after": HOLD_SEEN, "undo": STR},
     "interval": {"time": STR, "activations": INT, "in_progress": BOOL, "exposure": OBJ_OR_NULL,
                  "in_progress_sweeps": INT, "fork": FORK, "lost": INT, "verdict": VERDICT},
     "summary": {"activations": INT, "verdict": VERDICT, "evidence": STR, "fork": FORK,

@@ -305,6 +305,71 @@ static void test_links(void **state)
 	fake_free(f);
 }
 
+static uint32_t hold_15(void *ctx)
+{
+	return 15;
+}
+
+/* fgraphtop hold's holders are named as its own, with its own undo; the
+ * read of the hold in place (check's) tells held from a killed take's
+ * leftover. */
+static void test_hold(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_holders_cfg c = cfg_of(f);
+	struct links ls = { .n = 2, .l = {
+		{ .id = 12, .prog_id = 34, .type = BPF_LINK_TYPE_KPROBE_MULTI, .count = 1,
+		  .flags = BPF_F_KPROBE_MULTI_RETURN },
+		{ .id = 15, .prog_id = 37, .type = BPF_LINK_TYPE_KPROBE_MULTI, .count = 1,
+		  .flags = BPF_F_KPROBE_MULTI_RETURN },
+	} };
+	struct fgt_hold_seen seen;
+	struct fgt_holders hs;
+	char pin[256];
+
+	snprintf(pin, sizeof(pin), "%s/no-bpffs/hold", f->root);
+	fake_write(f, "tracing/current_tracer", "nop\n");
+	fake_mkdir(f, "tracing/instances/" FGT_HOLD_INSTANCE);
+	fake_write(f, "tracing/instances/" FGT_HOLD_INSTANCE "/current_tracer", "function_graph\n");
+	assert_int_equal(fgt_holders_read(&c, &hs), 1);
+	assert_true(hs.h[0].hold);
+	assert_string_equal(text(&hs.h[0]), "function_graph in tracefs instance fgraphtop-hold "
+			    "(fgraphtop hold's: holds fgraph on one function nothing calls)");
+	assert_string_equal(undo(&hs, 0), "fgraphtop hold --release (removes the instance)");
+	assert_true(fgt_hold_seen_read(f->tracefs, pin, &seen));
+	assert_true(seen.held);
+	assert_false(seen.stale);
+	assert_string_equal(seen.method, "instance");
+	assert_non_null(strstr(seen.where, "/instances/fgraphtop-hold"));
+	/* a take killed before its tracer was set: there, not holding */
+	fake_write(f, "tracing/instances/" FGT_HOLD_INSTANCE "/current_tracer", "nop\n");
+	assert_false(fgt_hold_seen_read(f->tracefs, pin, &seen));
+	assert_true(seen.stale);
+	assert_int_equal(fgt_holders_read(&c, &hs), 0);
+	/* the pinned link: by its id, among others */
+	c.no_bpf_links = false;
+	c.links = fake_links;
+	c.links_ctx = &ls;
+	c.hold_link = hold_15;
+	assert_int_equal(fgt_holders_read(&c, &hs), 2);
+	assert_false(hs.h[0].hold);
+	assert_true(hs.h[1].hold);
+	assert_string_equal(text(&hs.h[1]), "BPF kretprobe.multi link 15 (prog 37, 1 function; "
+			    "fgraphtop hold's, pinned at /sys/fs/bpf/fgraphtop/hold)");
+	assert_string_equal(undo(&hs, 1), "fgraphtop hold --release (unpins "
+			    "/sys/fs/bpf/fgraphtop/hold)");
+	/* gone: nothing held, nothing stale */
+	snprintf(pin, sizeof(pin), "%s/tracing/instances/" FGT_HOLD_INSTANCE "/current_tracer",
+		 f->root);
+	assert_int_equal(unlink(pin), 0);
+	snprintf(pin, sizeof(pin), "%s/tracing/instances/" FGT_HOLD_INSTANCE, f->root);
+	assert_int_equal(rmdir(pin), 0);
+	snprintf(pin, sizeof(pin), "%s/no-bpffs/hold", f->root);
+	assert_false(fgt_hold_seen_read(f->tracefs, pin, &seen));
+	assert_false(seen.stale);
+	fake_free(f);
+}
+
 /* More holders than kept: all counted, the rest dropped, no overrun. */
 static void test_many(void **state)
 {
@@ -417,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_fprobes),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_watch),
 	};

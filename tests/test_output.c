@@ -908,7 +908,7 @@ static void test_json_live(void **state)
 				  "link 12 (prog 34, 1 function)\",\"undo\":\"stop pid 345 "
 				  "(fgt-trigger): the link goes with its last fd\",\"pid\":345,\"comm\":"
 				  "\"fgt-trigger\",\"link_id\":12,\"prog_id\":34,\"functions\":1,"
-				  "\"owners\":1}"));
+				  "\"owners\":1,\"fgraphtop_hold\":false}"));
 	free(t);
 	cap_keep(&c);
 	/* a range: its low end as eta_ns, its high end beside it */

@@ -17,6 +17,19 @@
  *                                    until SIGTERM/SIGINT, then one JSON line;
  *                                    {"attachable":false,...} and status 3 where
  *                                    the function is inlined or not traceable.
+ *   fgt-oracle allocs start|stop [-i NAME] [-F FUNC]
+ *                                    slab allocations made from inside FUNC
+ *                                    (default register_ftrace_graph, which holds
+ *                                    the inlined sweep on stock builds; its
+ *                                    range from /proc/kallsyms), from the
+ *                                    kmem:kmalloc and kmem:kmem_cache_alloc
+ *                                    events of a private tracefs instance, their
+ *                                    call_site filtered to the range: on stop
+ *                                    {"allocs":N,"by_size":{"BYTES":N,...},"lost":L}.
+ *                                    The unfixed sweep allocates its batch of 32
+ *                                    stacks there, so no stack-sized allocation
+ *                                    means no sweep, on every kernel (trace
+ *                                    events never start fgraph)
  *   fgt-oracle links                 {"links":N,"kprobe_multi":M,"pinned":P}: the
  *                                    BPF links alive, of which kprobe_multi, and
  *                                    the files under /sys/fs/bpf (what a killed
@@ -143,6 +156,115 @@ static int events_stop(void)
 	return 0;
 }
 
+/* [lo, hi) of func: its address and the next text symbol's, from kallsyms. */
+static int func_range(const char *func, unsigned long long *lo, unsigned long long *hi)
+{
+	unsigned long long a, best = ~0ULL;
+	char line[512], name[256], t;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	*lo = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && !strcmp(name, func))
+			*lo = a;
+	rewind(f);
+	while (*lo && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && a > *lo && a < best)
+			best = a;
+	fclose(f);
+	if (!*lo || best == ~0ULL)
+		return -ENOENT;
+	*hi = best;
+	return 0;
+}
+
+static const char *const alloc_events[] = {
+	"events/kmem/kmalloc", "events/kmem/kmem_cache_alloc",
+};
+
+static int allocs_start(void)
+{
+	unsigned long long lo, hi = 0;
+	char dir[512], path[700], filt[128];
+	const char *func = target ? target : "register_ftrace_graph";
+	int err;
+
+	err = func_range(func, &lo, &hi);
+	if (err) {
+		fprintf(stderr, "fgt-oracle: %s: no range in /proc/kallsyms\n", func);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs_base(), ev_instance);
+	rmdir(dir);
+	if (mkdir(dir, 0755)) {
+		fprintf(stderr, "fgt-oracle: mkdir %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	/* an unheld walk of 30,000 threads: about 30,000 events */
+	err = put(dir, "buffer_size_kb", "8192");
+	snprintf(filt, sizeof(filt), "call_site >= 0x%llx && call_site < 0x%llx", lo, hi);
+	for (size_t i = 0; !err && i < sizeof(alloc_events) / sizeof(alloc_events[0]); i++) {
+		snprintf(path, sizeof(path), "%s/filter", alloc_events[i]);
+		err = put(dir, path, filt);
+		snprintf(path, sizeof(path), "%s/enable", alloc_events[i]);
+		err = err ?: put(dir, path, "1");
+	}
+	err = err ?: put(dir, "tracing_on", "1");
+	return err ? 1 : 0;
+}
+
+static int allocs_stop(void)
+{
+	char dir[512], path[700], line[1024];
+	unsigned long sizes[16], counts[16];
+	long allocs = 0, overrun;
+	int n = 0;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs_base(), ev_instance);
+	if (put(dir, "tracing_on", "0"))
+		return 1;
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "fgt-oracle: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *b = strstr(line, "bytes_req=");
+		unsigned long sz = 0;
+		int i;
+
+		if (line[0] == '#' || (!strstr(line, " kmalloc:") && !strstr(line, " kmem_cache_alloc:")))
+			continue;
+		allocs++;
+		if (b)
+			sz = strtoul(b + 10, NULL, 10);
+		for (i = 0; i < n && sizes[i] != sz; i++)
+			;
+		if (i == n && n < 16) {
+			sizes[n] = sz;
+			counts[n++] = 0;
+		}
+		if (i < n)
+			counts[i]++;
+	}
+	fclose(f);
+	overrun = events_overrun(dir);
+	for (size_t i = 0; i < sizeof(alloc_events) / sizeof(alloc_events[0]); i++) {
+		snprintf(path, sizeof(path), "%s/enable", alloc_events[i]);
+		put(dir, path, "0");
+	}
+	rmdir(dir);
+	printf("{\"type\":\"oracle_allocs\",\"allocs\":%ld,\"by_size\":{", allocs);
+	for (int i = 0; i < n; i++)
+		printf("%s\"%lu\":%lu", i ? "," : "", sizes[i], counts[i]);
+	printf("},\"lost\":%ld}\n", overrun);
+	return 0;
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -249,6 +371,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: fgt-oracle count|snapshot [-u SNAP]\n"
 			"       fgt-oracle events start|stop [-i NAME]\n"
+			"       fgt-oracle allocs start|stop [-i NAME] [-F FUNC]\n"
 			"       fgt-oracle bpf [-r READY] [-F FUNC]\n"
 			"       fgt-oracle links\n");
 	exit(2);
@@ -265,7 +388,7 @@ int main(int argc, char **argv)
 		usage();
 	cmd = argv[1];
 	optind = 2;
-	if (!strcmp(cmd, "events")) {
+	if (!strcmp(cmd, "events") || !strcmp(cmd, "allocs")) {
 		if (argc < 3)
 			usage();
 		sub = argv[2];
@@ -304,6 +427,10 @@ int main(int argc, char **argv)
 		return events_start();
 	if (!strcmp(cmd, "events") && !strcmp(sub, "stop"))
 		return events_stop();
+	if (!strcmp(cmd, "allocs") && !strcmp(sub, "start"))
+		return allocs_start();
+	if (!strcmp(cmd, "allocs") && !strcmp(sub, "stop"))
+		return allocs_stop();
 	if (!strcmp(cmd, "bpf"))
 		return bpf_counter(ready);
 	if (!strcmp(cmd, "links"))

@@ -160,8 +160,11 @@ void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 		return;
 	}
 
-	fprintf(f, "FGRAPH %s - %s%s: %s; kernel %s build %s", status_word(r->status),
+	fprintf(f, "FGRAPH %s - %s%s: %s%s%s%s; kernel %s build %s", status_word(r->status),
 		fgt_verdict_words(r->verdict), method_words(r), fgt_check_reason(r, reason, sizeof(reason)),
+		r->have_hold && r->hold.held ? "; mitigated: fgraph held by fgraphtop hold (" : "",
+		r->have_hold && r->hold.held ? r->hold.method : "",
+		r->have_hold && r->hold.held ? ")" : "",
 		r->kid.release[0] ? r->kid.release : "?",
 		r->kid.build_id[0] ? r->kid.build_id : "unknown");
 	if (r->seen.have) {
@@ -249,6 +252,15 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		jsonw_end_object(jw);
 	}
 	exposure_json(jw, r);
+	if (r->have_hold) {
+		jsonw_name(jw, "hold");
+		jsonw_start_object(jw);
+		jsonw_bool_field(jw, "held", r->hold.held);
+		jsonw_string_field(jw, "method", r->hold.method[0] ? r->hold.method : "none");
+		jsonw_string_field(jw, "where", r->hold.where);
+		jsonw_bool_field(jw, "stale", r->hold.stale);
+		jsonw_end_object(jw);
+	}
 	if (r->triggered || r->parked || r->threads >= 0) {
 		jsonw_name(jw, "trigger");
 		jsonw_start_object(jw);
@@ -356,6 +368,17 @@ static void prom_exposure(FILE *f, const struct fgt_check_result *r)
 	fprintf(f, "} %.6g\n", r->exposure_est.ns_per_visit / 1e9);
 }
 
+static void prom_hold(FILE *f, const struct fgt_check_result *r)
+{
+	fgt_prom_help(f, "fgraphtop_hold", "gauge", "1 when fgraphtop hold keeps fgraph armed "
+		      "(method: kretprobe.multi, a pinned link; instance, function_graph in "
+		      "tracefs instance fgraphtop-hold): no later fgraph user walks the thread "
+		      "list, so an unfixed kernel is mitigated.");
+	fputs("fgraphtop_hold{method=", f);
+	fgt_prom_label(f, r->hold.held ? r->hold.method : "none");
+	fprintf(f, "} %d\n", r->hold.held);
+}
+
 int fgt_check_render_prom(FILE *f, const struct fgt_check_result *r)
 {
 	prom_verdict(f, r);
@@ -375,6 +398,8 @@ int fgt_check_render_prom(FILE *f, const struct fgt_check_result *r)
 			   "Events the kernel could not deliver during the check.", r->lost);
 	if (r->have_exposure)
 		prom_exposure(f, r);
+	if (r->have_hold)
+		prom_hold(f, r);
 	return ferror(f) ? -EIO : 0;
 }
 

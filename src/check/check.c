@@ -482,6 +482,11 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	fgt_check_seen_init(&r->seen);
 	r->check_time = fgt_epoch_s();
 	fgt_kernel_id_read(&r->kid, sys->notes_path);
+	if (!o->kernel) {
+		/* read before anything changes: --trigger's own instance is no hold */
+		fgt_hold_seen_read(fgt_host_tracefs(&sys->host), sys->hold_pin, &r->hold);
+		r->have_hold = true;
+	}
 
 	/*
 	 * The code first: at once, nothing changed. Alone unless an activation

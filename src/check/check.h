@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include "model/activation.h"
 #include "model/exposure.h"
+#include "host/holders.h"
 #include "host/host_state.h"
 #include "host/kernel_id.h"
 #include "model/record.h"
@@ -54,6 +55,7 @@ struct fgt_check_sys {
 	const char *notes_path;		/* NULL: /sys/kernel/notes */
 	const char *state_dir;		/* NULL: /run/fgraphtop */
 	const char *proc;		/* NULL: /proc */
+	const char *hold_pin;		/* NULL: FGT_HOLD_PIN (fgraphtop hold's link) */
 	const char *const *trig_funcs;	/* NULL: trigger.c's cold functions */
 	bool no_bpf;			/* tests: no real BPF (links, kretprobe.multi) */
 	const struct fgt_watch_ops *watch;	/* NULL: this build cannot watch */
@@ -140,6 +142,10 @@ struct fgt_check_result {
 	struct fgt_exp_walk exposure;
 	struct fgt_exp_estimate exposure_est;
 	char exposure_why[256];		/* why not, when !have_exposure */
+	/* `fgraphtop hold` in place (not for --kernel FILE): an unfixed kernel
+	 * held is mitigated, not healthy (docs/fleet.md) */
+	bool have_hold;
+	struct fgt_hold_seen hold;
 };
 
 /* Above this estimated unfixed walk, --trigger refuses without --force. */

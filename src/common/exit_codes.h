@@ -18,6 +18,7 @@ enum fgt_exit {
 	FGT_EXIT_NO_TRACING	= 6,	/* the kernel refuses BPF tracing programs (fentry/tp_btf) */
 	FGT_EXIT_NO_PATH	= 7,	/* tracing works, but no path observes the 0->1 step */
 	FGT_EXIT_LOCKDOWN	= 8,	/* lockdown=confidentiality refuses the BPF programs' reads */
+	FGT_EXIT_REFUSED	= 9,	/* fgraphtop hold refused: its walk above the bound, or one-user fgraph */
 };
 
 /* Stable names for the JSON "error" object's "code". */
@@ -33,6 +34,7 @@ static inline const char *fgt_exit_name(int status)
 	case FGT_EXIT_NO_TRACING:	return "no_bpf_tracing";
 	case FGT_EXIT_NO_PATH:		return "no_path";
 	case FGT_EXIT_LOCKDOWN:		return "lockdown";
+	case FGT_EXIT_REFUSED:		return "refused";
 	}
 	return "unknown";
 }

@@ -110,6 +110,18 @@ const struct fgt_stack_fact fgt_stack_facts[FGT_STACK__NR] = {
 		SHAPE(FGT_ALLOC_CACHE) },
 };
 
+uint32_t fgt_stack_bytes(enum fgt_stack_src src, uint32_t btf_bytes, long page)
+{
+	switch (src) {
+	case FGT_STACK_KMALLOC_ARRAY:
+		return btf_bytes;
+	case FGT_STACK_KMALLOC:
+		return page > 0 && page <= 65536 ? (uint32_t)page : FGT_SHADOW_STACK_SIZE;
+	default:
+		return FGT_SHADOW_STACK_SIZE;
+	}
+}
+
 /*
  * GFP_NOWAIT is __GFP_KSWAPD_RECLAIM (0x800) up to 6.7 and adds __GFP_NOWARN
  * (0x2800) from 6.8: 16f5dfbc851b (gfp: include __GFP_NOWARN in GFP_NOWAIT).

@@ -124,6 +124,25 @@ extern const struct fgt_stack_fact fgt_stack_facts[FGT_STACK__NR];
 /* SHADOW_STACK_SIZE on x86-64 (PAGE_SIZE in 6.11, 6.12; 4096 from 6.13). */
 #define FGT_SHADOW_STACK_SIZE	4096
 
+/*
+ * The bytes one thread's shadow stack takes on this kernel: src as the plan
+ * or the BTF found it, btf_bytes the BTF's size for the old frame array
+ * (FGT_STACK_KMALLOC_ARRAY), page the running kernel's page size.
+ *  - up to 6.10: FGT_RETFUNC_DEPTH frames, read from BTF (1600 on x86-64);
+ *  - 6.11, 6.12: SHADOW_STACK_SIZE is PAGE_SIZE (42675b723b48), so 16384
+ *    on arm64's 16K-page flavour;
+ *  - 6.13 and later: 4096 from the fgraph_stack cache (434098485bfc).
+ */
+uint32_t fgt_stack_bytes(enum fgt_stack_src src, uint32_t btf_bytes, long page);
+
+/*
+ * fgraph takes several users from 6.11 ("function_graph: Allow multiple users
+ * to attach to function graph", with 42675b723b48's series); before, a second
+ * register_ftrace_graph() fails with -EBUSY. The series added this exported
+ * helper for the users' per-call data, in kallsyms on every kernel with it.
+ */
+#define FGT_MULTI_USER_SYM	"fgraph_reserve_data"
+
 /* ---- gfp ------------------------------------------------------------------- */
 
 #define FGT_GFP_ZERO		0x100u

@@ -122,6 +122,9 @@ static void instances(struct fgt_holders *hs, const char *tfs, const char *skip)
 		if (snprintf(inst, sizeof(inst), "%s/%s", dir, de->d_name) >= (int)sizeof(inst))
 			continue;
 		tracer_of(hs, inst, de->d_name);
+		if (hs->kept && !strcmp(hs->h[hs->kept - 1].instance, de->d_name) &&
+		    !strcmp(de->d_name, FGT_HOLD_INSTANCE))
+			hs->h[hs->kept - 1].hold = true;
 	}
 	closedir(d);
 }
@@ -277,6 +280,52 @@ static void owner_is(struct fgt_holders *hs, uint32_t id, const char *proc, cons
 	}
 }
 
+uint32_t fgt_hold_pinned_link(const char *path)
+{
+	struct fgt_link_info info;
+	__u32 len = sizeof(info);
+	char fds[16];
+	uint32_t id = 0;
+	int fd = bpf_obj_get(path ? path : FGT_HOLD_PIN);
+
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	snprintf(fds, sizeof(fds), "%d", fd);
+	/* a pinned map or program answers the info call too, with a type of
+	 * its own kind: only a link's fd says link_id in its fdinfo */
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_KPROBE_MULTI &&
+	    fdinfo_link("/proc", "self", fds) == info.id)
+		id = info.id;
+	close(fd);
+	return id;
+}
+
+bool fgt_hold_seen_read(const char *tracefs, const char *pin, struct fgt_hold_seen *out)
+{
+	const char *tfs = tracefs ? tracefs : fgt_tracefs_find();
+	char dir[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	out->link_id = fgt_hold_pinned_link(pin);
+	if (out->link_id) {
+		out->held = true;
+		out->kind = FGT_HOLDER_BPF_LINK;
+		snprintf(out->method, sizeof(out->method), "kretprobe.multi");
+		snprintf(out->where, sizeof(out->where), "%s", pin ? pin : FGT_HOLD_PIN);
+		return true;
+	}
+	if (!tfs || snprintf(dir, sizeof(dir), "%s/instances/%s", tfs, FGT_HOLD_INSTANCE) >=
+	    (int)sizeof(dir) || access(dir, F_OK))
+		return false;
+	out->kind = FGT_HOLDER_TRACER;
+	snprintf(out->method, sizeof(out->method), "instance");
+	snprintf(out->where, sizeof(out->where), "%s", dir);
+	out->held = file_is(dir, "current_tracer", "function_graph");
+	out->stale = !out->held;
+	return out->held;
+}
+
 /* Which processes hold the links' fds: /proc/PID/fd/N -> anon_inode:bpf_link,
  * then its fdinfo's link_id (the kernel names no owner in the link itself). */
 static void link_owners(struct fgt_holders *hs, const char *proc)
@@ -329,6 +378,7 @@ static void bpf_links(struct fgt_holders *hs, const struct fgt_holders_cfg *c)
 {
 	struct fgt_link_ent *ls;
 	bool any = false;
+	uint32_t hold;
 	int n;
 
 	if (c->no_bpf_links || c->fprobe.on_fgraph == 0)
@@ -345,6 +395,7 @@ static void bpf_links(struct fgt_holders *hs, const struct fgt_holders_cfg *c)
 		return;
 	}
 	hs->links_listed = true;
+	hold = n > 0 ? (c->hold_link ? c->hold_link(c->links_ctx) : fgt_hold_pinned_link(NULL)) : 0;
 	for (int i = 0; i < n; i++) {
 		bool ret = ls[i].flags & BPF_F_KPROBE_MULTI_RETURN;
 		struct fgt_holder *h;
@@ -357,6 +408,7 @@ static void bpf_links(struct fgt_holders *hs, const struct fgt_holders_cfg *c)
 		h->prog_id = ls[i].prog_id;
 		h->nr_funcs = ls[i].count;
 		h->ret = ret;
+		h->hold = hold && ls[i].id == hold;
 		snprintf(h->name, sizeof(h->name), "%s", ret ? "kretprobe.multi" : "kprobe_multi");
 		any = true;
 	}
@@ -455,6 +507,8 @@ const char *fgt_holder_text(const struct fgt_holder *h, char *buf, size_t len)
 	case FGT_HOLDER_TRACER:
 		if (h->instance[0])
 			snprintf(buf, len, "function_graph in tracefs instance %s%s", h->instance,
+				 h->hold ? " (fgraphtop hold's: holds fgraph on one function nothing "
+				 "calls)" :
 				 check_instance(h->instance) ? " (fgraphtop check --trigger's)" :
 				 perf_instance(h->instance) ? " (perf ftrace's)" : "");
 		else
@@ -474,6 +528,7 @@ const char *fgt_holder_text(const struct fgt_holder *h, char *buf, size_t len)
 	case FGT_HOLDER_BPF_LINK:
 		snprintf(buf, len, "BPF %s link %u (prog %u, %u function%s%s)", h->name, h->link_id,
 			 h->prog_id, h->nr_funcs, h->nr_funcs == 1 ? "" : "s",
+			 h->hold ? "; fgraphtop hold's, pinned at " FGT_HOLD_PIN :
 			 h->maybe ? "; entry only: holds fgraph only if it is a kprobe.session link" : "");
 		break;
 	}
@@ -490,6 +545,12 @@ const char *fgt_holder_undo(const struct fgt_holder *h, const char *tfs, char *b
 		snprintf(dir, sizeof(dir), "%s/instances/%s", tfs, h->instance);
 	else
 		snprintf(dir, sizeof(dir), "%s", tfs);
+	if (h->hold) {
+		/* its own undo: it leaves nothing behind, and it knows what */
+		snprintf(buf, len, "fgraphtop hold --release (%s)", h->kind == FGT_HOLDER_BPF_LINK ?
+			 "unpins " FGT_HOLD_PIN : "removes the instance");
+		return buf;
+	}
 	switch (h->kind) {
 	case FGT_HOLDER_TRACER:
 		snprintf(buf, len, "echo nop > %s/current_tracer", dir);
@@ -525,7 +586,7 @@ bool fgt_holders_same(const struct fgt_holders *a, const struct fgt_holders *b)
 		const struct fgt_holder *x = &a->h[i], *y = &b->h[i];
 
 		if (x->kind != y->kind || x->maybe != y->maybe || x->link_id != y->link_id ||
-		    x->pid != y->pid || x->nr_owners != y->nr_owners ||
+		    x->pid != y->pid || x->nr_owners != y->nr_owners || x->hold != y->hold ||
 		    strcmp(x->name, y->name) || strcmp(x->instance, y->instance) ||
 		    strcmp(x->detail, y->detail))
 			return false;

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include "host/ksyms.h"
 
@@ -51,6 +52,7 @@ struct fgt_holder {
 	int32_t pid;		/* owner (a process holding the link's fd), 0: none found */
 	char comm[16];
 	uint32_t nr_owners;	/* processes holding it */
+	bool hold;		/* `fgraphtop hold`'s: its instance, or its pinned link */
 };
 
 struct fgt_holders {
@@ -104,7 +106,41 @@ struct fgt_holders_cfg {
 	const char *skip_instance;	/* an instance to ignore (ours) */
 	fgt_links_fn links;		/* NULL: the bpf() syscalls */
 	void *links_ctx;
+	/* the link id pinned at FGT_HOLD_PIN under bpffs (fgraphtop hold's), 0
+	 * none; NULL: read it (fgt_hold_pinned_link) */
+	uint32_t (*hold_link)(void *ctx);
 };
+
+/*
+ * `fgraphtop hold` (src/hold/): what it leaves in place, named here so that
+ * every reader of holders knows it. Its tracefs instance (6.11 .. 6.13, and
+ * wherever a link cannot be had), or its kretprobe.multi link pinned in bpffs
+ * (6.14+, where fprobe is an fgraph user). Never "fgraphtop-check-": check
+ * --trigger removes dead checks' instances by that prefix.
+ */
+#define FGT_HOLD_INSTANCE	"fgraphtop-hold"
+#define FGT_BPFFS		"/sys/fs/bpf"
+#define FGT_HOLD_PIN_DIR	"fgraphtop"		/* under bpffs */
+#define FGT_HOLD_PIN_NAME	"hold"
+#define FGT_HOLD_PIN		FGT_BPFFS "/" FGT_HOLD_PIN_DIR "/" FGT_HOLD_PIN_NAME
+#define FGT_HOLD_PROG_NAME	"fgt_hold"
+
+/* The id of the BPF link pinned at path (FGT_HOLD_PIN when NULL) if it is a
+ * kprobe_multi link, else 0 (no pin, not a link, or no privilege). */
+uint32_t fgt_hold_pinned_link(const char *path);
+
+/* `fgraphtop hold` in place, read without changing anything. */
+struct fgt_hold_seen {
+	bool held;			/* its holder is there and holds fgraph */
+	bool stale;			/* its instance is there without function_graph
+					 * (a hold killed while it was being taken) */
+	enum fgt_holder_kind kind;	/* FGT_HOLDER_TRACER (its instance) or _BPF_LINK */
+	uint32_t link_id;
+	char method[24];		/* "instance", "kretprobe.multi", "" */
+	char where[PATH_MAX];		/* the instance's directory, or the pin */
+};
+/* tracefs: NULL for the mounted one; pin: NULL for FGT_HOLD_PIN. Returns held. */
+bool fgt_hold_seen_read(const char *tracefs, const char *pin, struct fgt_hold_seen *out);
 
 /* Read the holders into out. Returns out->n (never fails: what could not be
  * read is said by out->tracefs, links_listed and links_err). */

@@ -635,6 +635,7 @@ static void holder_json(json_writer_t *jw, const struct fgt_holder *h, const cha
 		jsonw_uint_field(jw, "functions", h->nr_funcs);
 		jsonw_uint_field(jw, "owners", h->nr_owners);
 	}
+	jsonw_bool_field(jw, "fgraphtop_hold", h->hold);
 	jsonw_end_object(jw);
 }
 

@@ -144,7 +144,7 @@ def check_blocks(readme, bindir):
 
 def help_options(fgt):
     opts = set()
-    for args in ([fgt, "--help"], [fgt, "check", "--help"]):
+    for args in ([fgt, "--help"], [fgt, "check", "--help"], [fgt, "hold", "--help"]):
         out = subprocess.run(args, stdout=subprocess.PIPE, text=True).stdout
         for line in out.splitlines():
             m = re.match(r"^\s+(?:(-\S), )?(--[\w-]+)", line)
