@@ -23,6 +23,7 @@ include lab/live.mk
 include lab/check.mk
 include lab/pressure.mk
 include lab/arm64.mk
+include lab/hold.mk
 
 # Lab tests need the kernels and the image: a fresh machine builds them here.
 lab-test-runner test-lab-tool test-lab-pressure: lab

@@ -218,6 +218,7 @@ static void run_take(const struct fgt_hold_opts *o, const struct fgt_hold_sys *s
 	int ret;
 
 	if (r->before.held) {
+		snprintf(r->walk_why, sizeof(r->walk_why), "not measured: already held");
 		r->status = FGT_EXIT_OK;
 		snprintf(r->msg, sizeof(r->msg), "already held (%s at %.512s): nothing to take",
 			 r->before.method, r->before.where);
@@ -390,9 +391,18 @@ static uint64_t stacks_held(const struct fgt_hold_result *r)
 	return t;
 }
 
+/* --status of a hold in place: the stacks held now; else (a take, or no
+ * hold) what holding costs: one stack for every thread there is. */
+static uint64_t stacks_of(const struct fgt_hold_result *r)
+{
+	if (r->action == FGT_HOLD_STATUS && r->after.held)
+		return stacks_held(r);
+	return r->threads > 0 ? (uint64_t)r->threads : 0;
+}
+
 static void print_memory(FILE *f, const struct fgt_hold_result *r, bool held)
 {
-	uint64_t t = held ? stacks_held(r) : r->threads > 0 ? (uint64_t)r->threads : 0;
+	uint64_t t = stacks_of(r);
 
 	if (!r->stack_bytes)
 		return;
@@ -558,10 +568,8 @@ static void print_json(FILE *f, const struct fgt_hold_result *r)
 		jsonw_name(jw, "memory");
 		jsonw_start_object(jw);
 		jsonw_uint_field(jw, "stack_bytes", r->stack_bytes);
-		jsonw_uint_field(jw, "stacks", a->held ? stacks_held(r) : r->threads > 0 ?
-				 (uint64_t)r->threads : 0);
-		jsonw_uint_field(jw, "bytes", (a->held ? stacks_held(r) : r->threads > 0 ?
-				 (uint64_t)r->threads : 0) * r->stack_bytes);
+		jsonw_uint_field(jw, "stacks", stacks_of(r));
+		jsonw_uint_field(jw, "bytes", stacks_of(r) * r->stack_bytes);
 		jsonw_end_object(jw);
 	}
 	if (r->action == FGT_HOLD_TAKE) {

@@ -28,6 +28,7 @@ drivers=(
 	"tests/lab/pressure.sh pressure ok"
 	"tests/lab/tool.sh tool ok"
 	"tests/lab/live.sh live oKu"
+	"tests/lab/hold.sh hold oku"
 	"tests/deb/lab-caps.sh lab-caps o"
 )
 
