@@ -7,7 +7,7 @@ TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 TEST_CPPFLAGS := -Isrc -I. -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c tests/kimage_gen.c
-UNIT_TESTS    := json hist ksyms activation agg actlog verdict prom check_kernel_id check_host \
+UNIT_TESTS    := hold json hist ksyms activation agg actlog verdict prom check_kernel_id check_host \
 		 check_trigger check output via plan bpf_table env exposure static static_arm64 static_read \
 		 holders progress kimage_bad selfmem readall
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
