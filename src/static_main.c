@@ -20,7 +20,7 @@
  * the bad cases: a masked kcore is --kcore /dev/null).
  *
  * Exit status as fgraphtop check's: 0 fixed or not affected, 2 not fixed,
- * 3 unknown.
+ * 3 unknown, 64 bad options.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: fgt-static [--kernel FILE [--system-map FILE]] [--json] "
 				"[--no-bpf] [--record FILE --name NAME] [-v]\n");
-			return c == 'h' ? 0 : FGT_CHECK_UNKNOWN;
+			return c == 'h' ? 0 : FGT_EXIT_USAGE;
 		}
 	}
 	sigemptyset(&sa.sa_mask);
@@ -266,13 +266,5 @@ int main(int argc, char **argv)
 	}
 	if (rc.err)
 		return FGT_CHECK_UNKNOWN;
-	switch (r.verdict) {
-	case FGT_VERDICT_FIXED:
-	case FGT_VERDICT_NOT_AFFECTED:
-		return FGT_CHECK_OK;
-	case FGT_VERDICT_NOT_FIXED:
-		return FGT_CHECK_CRITICAL;
-	default:
-		return FGT_CHECK_UNKNOWN;
-	}
+	return fgt_verdict_status(r.verdict, false);
 }

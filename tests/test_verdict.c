@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "collect.h"
+#include "common/exit_codes.h"
 #include "model/verdict.h"
 
 /* Verdict and evidence of one simulated activation (attributed path). */
@@ -332,9 +333,24 @@ static void test_judge_quotes(void **state)
 	assert_int_equal(j.n_inconclusive, 1);
 }
 
+/* The one verdict-to-status map (check, check --kernel and fgt-static use it). */
+static void test_status(void **state)
+{
+	assert_int_equal(fgt_verdict_status(FGT_VERDICT_FIXED, false), FGT_CHECK_OK);
+	assert_int_equal(fgt_verdict_status(FGT_VERDICT_FIXED, true), FGT_CHECK_WARNING);
+	assert_int_equal(fgt_verdict_status(FGT_VERDICT_NOT_AFFECTED, false), FGT_CHECK_OK);
+	assert_int_equal(fgt_verdict_status(FGT_VERDICT_NOT_AFFECTED, true), FGT_CHECK_WARNING);
+	/* degraded never lightens a worse answer */
+	assert_int_equal(fgt_verdict_status(FGT_VERDICT_NOT_FIXED, false), FGT_CHECK_CRITICAL);
+	assert_int_equal(fgt_verdict_status(FGT_VERDICT_NOT_FIXED, true), FGT_CHECK_CRITICAL);
+	assert_int_equal(fgt_verdict_status(FGT_VERDICT_UNKNOWN, true), FGT_CHECK_UNKNOWN);
+	assert_int_equal(fgt_verdict_status((enum fgt_verdict)99, false), FGT_CHECK_UNKNOWN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_not_fixed_many_sweeps),
 		cmocka_unit_test(test_single_sweep),
 		cmocka_unit_test(test_fixed),

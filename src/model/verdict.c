@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "common/exit_codes.h"
 #include "model/verdict.h"
 
 /*
@@ -30,11 +31,12 @@
  */
 static const struct {
 	const char *name, *answer, *words;
+	int status;
 } verdicts[] = {
-	[FGT_VERDICT_UNKNOWN]		= { "inconclusive", "unknown", "unknown" },
-	[FGT_VERDICT_FIXED]		= { "fixed", "fixed", "fixed" },
-	[FGT_VERDICT_NOT_FIXED]		= { "not_fixed", "not_fixed", "not fixed" },
-	[FGT_VERDICT_NOT_AFFECTED]	= { "not_affected", "not_affected", "not affected" },
+	[FGT_VERDICT_UNKNOWN]		= { "inconclusive", "unknown", "unknown", FGT_CHECK_UNKNOWN },
+	[FGT_VERDICT_FIXED]		= { "fixed", "fixed", "fixed", FGT_CHECK_OK },
+	[FGT_VERDICT_NOT_FIXED]		= { "not_fixed", "not_fixed", "not fixed", FGT_CHECK_CRITICAL },
+	[FGT_VERDICT_NOT_AFFECTED]	= { "not_affected", "not_affected", "not affected", FGT_CHECK_OK },
 };
 
 _Static_assert(sizeof(verdicts) / sizeof(verdicts[0]) == FGT_VERDICT__NR, "a name per verdict");
@@ -57,6 +59,13 @@ const char *fgt_verdict_answer(enum fgt_verdict v)
 const char *fgt_verdict_words(enum fgt_verdict v)
 {
 	return verdicts[idx(v)].words;
+}
+
+int fgt_verdict_status(enum fgt_verdict v, bool degraded)
+{
+	int st = verdicts[idx(v)].status;
+
+	return st == FGT_CHECK_OK && degraded ? FGT_CHECK_WARNING : st;
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)

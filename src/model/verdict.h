@@ -30,6 +30,13 @@ const char *fgt_verdict_name(enum fgt_verdict v);
 const char *fgt_verdict_answer(enum fgt_verdict v);
 /* check's line: "fixed", "not fixed", "not affected", "unknown". */
 const char *fgt_verdict_words(enum fgt_verdict v);
+/*
+ * The one map from an answer to its exit status (src/common/exit_codes.h,
+ * the monitoring-plugin convention): OK for fixed and not affected,
+ * CRITICAL for not fixed, UNKNOWN otherwise; degraded (failures or losses
+ * during the activation) turns an OK into WARNING.
+ */
+int fgt_verdict_status(enum fgt_verdict v, bool degraded);
 
 /*
  * Why, in the kernel's terms: what the kernel did, its walks and the threads
