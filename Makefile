@@ -152,10 +152,19 @@ test-long:
 	if [ -n "$$failed" ]; then echo "test-long: FAILED:$$failed"; exit 1; fi; \
 	echo "test-long: all passed"
 
+# The binary, the man page and what they cite: the JSON reference and its
+# schema, the user's documents, the alert rules with their tests (man page,
+# FILES).
+FGT_DOCS := docs/json.md docs/fleet.md docs/static.md docs/troubleshooting.md
+FGT_DATA := docs/fgraphtop.schema.json dist/prometheus/fgraphtop.rules.yml \
+	    dist/prometheus/fgraphtop.rules.test.yml
 .PHONY: install
 install: $(BUILD)/fgraphtop
 	install -D -m 0755 $(BUILD)/fgraphtop $(DESTDIR)$(PREFIX)/sbin/fgraphtop
 	install -D -m 0644 man/fgraphtop.8 $(DESTDIR)$(PREFIX)/share/man/man8/fgraphtop.8
+	install -d $(DESTDIR)$(PREFIX)/share/doc/fgraphtop $(DESTDIR)$(PREFIX)/share/fgraphtop
+	install -m 0644 $(FGT_DOCS) $(DESTDIR)$(PREFIX)/share/doc/fgraphtop/
+	install -m 0644 $(FGT_DATA) $(DESTDIR)$(PREFIX)/share/fgraphtop/
 
 .PHONY: clean
 clean:

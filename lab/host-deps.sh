@@ -19,6 +19,8 @@ PKGS=(
 	python3-pyte
 	# tests/load.sh: a documented CPU hog beside the lab (issue 38)
 	stress-ng
+	# the JSON outputs against docs/fgraphtop.schema.json (draft 2020-12): tests/json_schema.py
+	python3-jsonschema
 	# make bench: its plot (docs/bench/fix.svg, fix.png)
 	gnuplot-nox
 	# the pressure scenario's disk (lab/guest/mkdisk.sh: mke2fs -d)

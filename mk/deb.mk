@@ -30,7 +30,7 @@ DEB_CROSS   := CC=$(CC) DEB_BUILD_OPTIONS="$(strip $(DEB_BUILD_OPTIONS) nocheck)
 DEB_CROSS_OPTS := -Pcross,nocheck
 endif
 # tags lintian may show at all; each override in debian/ says why
-LINTIAN     := lintian --fail-on error,warning,info --info --display-info
+LINTIAN     := lintian --fail-on error,warning,info,pedantic --info --display-info --pedantic
 
 .PHONY: deb
 deb: $(DEB_FILE)

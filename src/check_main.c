@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "check/check.h"
+#include "common/exit_codes.h"
 #include "common/clock.h"
 #include "check_main.h"
 #include "env.h"
@@ -26,8 +27,9 @@ static const char check_doc[] =
 "  0 fixed, or not affected (no function graph tracer in this kernel)\n"
 "  1 fixed, but allocations failed or events were lost during the activation\n"
 "  2 not fixed\n"
-"  3 unknown: the line says why and what would let it tell (also: bad\n"
-"    options, a --prometheus file or an answer that could not be written)\n"
+"  3 unknown: the line says why and what would let it tell (also: a\n"
+"    --prometheus file or an answer that could not be written)\n"
+" 64 bad options (as for fgraphtop): the line says what is wrong\n"
 "\n"
 "By default it answers at once from the kernel's own code: the machine code\n"
 "of the function holding the shadow-stack walk, read from /proc/kcore (or a\n"
@@ -123,12 +125,17 @@ static const struct argp check_argp = { check_opts, check_parse, NULL, check_doc
 
 enum fgt_cli_action fgt_check_parse_args(int argc, char **argv, struct fgt_check_args *a)
 {
+	char *av[argc + 1];
 	enum fgt_cli_action act;
 
+	/* its messages name the command a user typed: "fgraphtop check --help" */
+	memcpy(av, argv, sizeof(*av) * argc);
+	av[0] = "fgraphtop check";
+	av[argc] = NULL;
 	memset(a, 0, sizeof(*a));
 	a->o.timeout_s = CHECK_TIMEOUT_S;
 	a->o.park = FGT_PARK_THREADS;
-	act = fgt_cli_parse(&check_argp, argc, argv, &a->cli);
+	act = fgt_cli_parse(&check_argp, argc, av, &a->cli);
 	a->o.json = a->cli.json;
 	if (act == FGT_CLI_RUN && a->o.force && !a->o.trigger) {
 		snprintf(a->cli.err, sizeof(a->cli.err), "--force only makes sense with --trigger");
@@ -137,6 +144,13 @@ enum fgt_cli_action fgt_check_parse_args(int argc, char **argv, struct fgt_check
 	if (act == FGT_CLI_RUN && (a->o.static_only || a->o.kernel) && (a->o.trigger || a->o.watch)) {
 		snprintf(a->cli.err, sizeof(a->cli.err), "%s answers from the code alone: no "
 			 "--trigger or --timeout with it", a->o.kernel ? "--kernel" : "--static");
+		act = a->cli.action = FGT_CLI_ERROR;
+	}
+	if (act == FGT_CLI_RUN && a->o.kernel && a->o.prom_file) {
+		/* node_exporter's textfile describes the host it runs on: a
+		 * file's answer there would read as this host's (docs/fleet.md) */
+		snprintf(a->cli.err, sizeof(a->cli.err), "--prometheus describes the running "
+			 "kernel; with --kernel FILE use --json");
 		act = a->cli.action = FGT_CLI_ERROR;
 	}
 	if (act == FGT_CLI_RUN && a->o.system_map && !a->o.kernel) {
@@ -167,7 +181,12 @@ static void signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Usage errors are answers too: status 3, as JSON under --json. */
+/*
+ * Usage errors are answers too, with fgraphtop's usage status (64): one
+ * "FGRAPH UNKNOWN - usage: ..." line on stdout (a monitoring runner never
+ * sees an empty one) and the message on stderr, or the check object under
+ * --json.
+ */
 static int usage_error(const struct fgt_check_args *a, FILE *out)
 {
 	struct fgt_check_result r = { .threads = -1 };
@@ -178,13 +197,12 @@ static int usage_error(const struct fgt_check_args *a, FILE *out)
 
 		fprintf(stderr, "fgraphtop check: %s\nTry 'fgraphtop check --help'.\n",
 			fgt_text_escape(esc, sizeof(esc), a->cli.err));
-		return FGT_CHECK_UNKNOWN;
 	}
 	fgt_check_seen_init(&r.seen);
 	fgt_kernel_id_read(&r.kid, NULL);
 	r.check_time = fgt_epoch_s();
 	r.verdict = FGT_VERDICT_UNKNOWN;
-	r.status = FGT_CHECK_UNKNOWN;
+	r.status = FGT_EXIT_USAGE;
 	snprintf(r.note, sizeof(r.note), "usage: %s", a->cli.err);
 	return fgt_check_answer(&r, a->o.json, NULL, out);
 }

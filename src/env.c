@@ -5,7 +5,7 @@
 #include "env.h"
 #include "common/parse.h"
 
-const char fgt_version[] = "fgraphtop 0.1";
+const char fgt_version[] = "fgraphtop " FGT_VERSION;
 
 static const char doc[] =
 "Watch the function-graph tracer allocate per-thread shadow stacks on its\n"
@@ -16,7 +16,7 @@ static const char doc[] =
 "    fgraphtop                 # live view (top-like on a terminal)\n"
 "    fgraphtop -i 5 -d 60      # summaries every 5 s, for 60 s\n"
 "    fgraphtop --events        # one line per event\n"
-"    fgraphtop -j              # JSON lines (docs/json.md)\n"
+"    fgraphtop -j              # JSON lines (/usr/share/doc/fgraphtop/json.md)\n"
 "    fgraphtop --explain       # how this kernel can be observed, then exit\n"
 "    fgraphtop check           # is this kernel fixed? (fgraphtop check --help)\n";
 
@@ -31,13 +31,12 @@ static const struct argp_option opts[] = {
 	{ "interval", 'i', "SEC", 0, "Summary interval in seconds (default 1)", 0 },
 	{ "duration", 'd', "SEC", 0, "Stop after SEC seconds (default: until Ctrl-C)", 0 },
 	{ "events", 'e', NULL, 0, "One line per event", 0 },
-	{ "json", 'j', NULL, 0, "JSON lines (schema: docs/json.md)", 0 },
+	{ "json", 'j', NULL, 0, "JSON lines (fields: /usr/share/doc/fgraphtop/json.md)", 0 },
 	{ "explain", OPT_EXPLAIN, NULL, 0, "Print the attach plan and exit", 0 },
 	{ "path", OPT_PATH, "direct|attributed", 0, "Force one observation path", 0 },
 	{ "ringbuf-size", OPT_RINGBUF, "MB", 0, "Ring buffer size in MiB, a power of 2 (default 1, 4 with --events)", 0 },
 	{ "no-screen", OPT_NO_SCREEN, NULL, 0, "No top-like screen even on a terminal", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages; -vv debug, -vvv libbpf's log", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	FGT_CLI_STD_OPTIONS,
 	{},
 };
@@ -46,7 +45,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct fgt_env *env = state->input;
 	uint64_t v;
-	error_t e = fgt_cli_key(key == 'h' ? FGT_CLI_KEY_HELP : key, arg, state);
+	error_t e = fgt_cli_key(key, arg, state);
 
 	if (e != ARGP_ERR_UNKNOWN)
 		return e;

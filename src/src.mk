@@ -35,6 +35,12 @@ $(BUILD)/fgraphtop: $(FGT_MAIN_OBJS) $(FGT_LIB_OBJS)
 .PHONY: test-host
 test-host: $(BUILD)/fgraphtop
 	tests/host-status.sh $(BUILD)/fgraphtop
+	@# the fgraph branch can fail: on a host without fgraph, judged as if it
+	@# had one, the real exit 3 must be refused
+	@if ! grep -qw register_ftrace_graph /proc/kallsyms 2>/dev/null; then \
+		if FGT_HOST_ASSUME_FGRAPH=1 tests/host-status.sh $(BUILD)/fgraphtop >/dev/null 2>&1; then \
+			echo "test-host: FAIL: the fgraph branch passed a run that exited 3"; exit 1; \
+		fi; echo "test-host: ok (its fgraph branch refuses exit 3)"; fi
 CHECK_TARGETS += test-host
 
 # The static verdict's developer entry point and recorder (fgt-static): the lab

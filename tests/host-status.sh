@@ -2,8 +2,10 @@
 # fgraphtop on the machine running the tests: its documented exit status and
 # its one line (docs/json.md, src/common/exit_codes.h). Where the kernel has no
 # function graph tracer (this project's build host) that is 3, "no_fgraph";
-# elsewhere, as non-root without capabilities, 4; as root the kernel decides,
-# so only the JSON shape is checked.
+# elsewhere, as non-root without capabilities, 4; as root the kernel decides
+# between a run (0: its JSON lines start with "start" and end with "summary")
+# and one of the documented unsupported statuses (5 to 8: one line, and one
+# JSON "error" record naming the same status), the same with and without -j.
 #
 # Its answer must not depend on what the machine happens to have mounted: as
 # root, with unshare(1), it runs itself twice, in private mount namespaces,
@@ -12,6 +14,7 @@
 # must leave the mounts as it found them).
 #   tests/host-status.sh [BIN]          both states where it can, else as is
 #   FGT_HOST_TRACEFS=mounted|unmounted|debugfs  (set by the above) this state only
+#   FGT_HOST_ASSUME_FGRAPH=1            as if the kernel had fgraph (the self-test)
 set -euo pipefail
 bin=${1:-build/fgraphtop}
 fail() { echo "host-status: FAIL: $*" >&2; exit 1; }
@@ -46,7 +49,10 @@ esac
 tracefs_mounts() { awk '$0 ~ / - tracefs / { print $5 }' /proc/self/mountinfo | sort; }
 mounts_before=$(tracefs_mounts)
 
-has_fgraph=false
+# FGT_HOST_ASSUME_FGRAPH=1: judge as on a kernel with fgraph (make test-host
+# runs it so on this build host, where it must fail: exit 3 is not allowed there)
+has_fgraph=${FGT_HOST_ASSUME_FGRAPH:+true}
+has_fgraph=${has_fgraph:-false}
 grep -qw register_ftrace_graph /proc/kallsyms 2>/dev/null && has_fgraph=true
 # the mounted tracefs only: looking up debugfs's tracing/ would mount it
 for d in $mounts_before; do
@@ -59,11 +65,11 @@ json=$("$bin" -j -d 1 2>/dev/null); jst=$?
 "$bin" --bogus >/dev/null 2>&1; ust=$?
 set -e
 
-[ "$ust" -eq 2 ] || fail "bad option: exit $ust, want 2"
+[ "$ust" -eq 64 ] || fail "bad option: exit $ust, want 64"
 "$bin" check -j >/dev/null 2>&1 || true
 [ "$(tracefs_mounts)" = "$mounts_before" ] ||
 	fail "tracefs mounts changed: before [$mounts_before], after [$(tracefs_mounts)]"
-# With -j every option error is one JSON error line on stdout, exit 2, nothing on
+# With -j every option error is one JSON error line on stdout, exit 64, nothing on
 # stderr: unknown options and missing values (getopt's) as well as bad values.
 here=$(dirname "$0")
 for args in "-j --bogus" "--json -x" "-jx" "-j -i" "-j --path=sideways" "-j -i 0" "-j extra"; do
@@ -71,10 +77,10 @@ for args in "-j --bogus" "--json -x" "-jx" "-j -i" "-j --path=sideways" "-j -i 0
 	# shellcheck disable=SC2086
 	out=$("$bin" $args 2>"${TMPDIR:-/tmp}/fgt-hs.err"); rc=$?
 	set -e
-	[ "$rc" -eq 2 ] || fail "$args: exit $rc, want 2"
+	[ "$rc" -eq 64 ] || fail "$args: exit $rc, want 64"
 	[ ! -s "${TMPDIR:-/tmp}/fgt-hs.err" ] || fail "$args: stderr: $(cat "${TMPDIR:-/tmp}/fgt-hs.err")"
 	[ "$(echo "$out" | wc -l)" -eq 1 ] || fail "$args: want one line: $out"
-	echo "$out" | jq -e '.type == "error" and .code == "usage" and .exit == 2' >/dev/null ||
+	echo "$out" | jq -e '.type == "error" and .code == "usage" and .exit == 64' >/dev/null ||
 		fail "$args: $out"
 	echo "$out" | python3 "$here/json_schema.py" 2>/dev/null || fail "$args: schema: $out"
 done
@@ -91,7 +97,28 @@ if ! $has_fgraph; then
 	echo "host-status: ok (no function graph tracer: exit 3, no_fgraph; tracefs ${FGT_HOST_TRACEFS:-as is})"
 	exit 0
 fi
+[ "$st" -eq "$jst" ] || fail "exit $st, but $jst with -j"
+echo "$json" | python3 "$here/json_schema.py" 2>/dev/null || fail "schema: $json"
+last=$(echo "$json" | tail -n 1)
 if [ "$(id -u)" -ne 0 ]; then
 	[ "$st" -eq 4 ] || fail "not root: exit $st, want 4"
 fi
-echo "host-status: ok (kernel has fgraph: exit $st)"
+case $st in
+0)
+	# a run: it started, watched for the second and summed up
+	echo "$json" | jq -se 'map(.type) | index("start") != null and .[-1] == "summary"' \
+		>/dev/null || fail "exit 0 without a start and a summary record: $json"
+	;;
+4 | 5 | 6 | 7 | 8)
+	# refused: one line saying why, and the JSON error naming the same status
+	if [ "$(echo "$text" | wc -l)" -ne 1 ] || [[ $text != fgraphtop:* ]]; then
+		fail "exit $st: want one 'fgraphtop: ...' line, got: $text"
+	fi
+	echo "$last" | jq -e --argjson st "$st" '.type == "error" and .exit == $st' >/dev/null ||
+		fail "exit $st: the last JSON record is not its error: $last"
+	;;
+*)
+	fail "kernel has fgraph: exit $st is none of the documented 0, 4..8: $text"
+	;;
+esac
+echo "host-status: ok (kernel has fgraph: exit $st, tracefs ${FGT_HOST_TRACEFS:-as is})"

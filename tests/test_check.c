@@ -16,6 +16,7 @@
 #include "model/activation.h"
 #include "check/check.h"
 #include "check_main.h"
+#include "common/exit_codes.h"
 #include "common/log.h"
 #include "check_fake.h"
 #include "check/trigger_state.h"
@@ -891,6 +892,7 @@ static void test_help_actions(void **state)
 	char *help[] = { "check", "-j", "--help", "--trigger", NULL };
 	char *usage[] = { "check", "--trigger", "--usage", NULL };
 	char *version[] = { "check", "-jV", NULL };
+	char *h[] = { "check", "-h", NULL };
 	char out[8192];
 
 	assert_int_equal(main_captured(help, 4, out, sizeof(out)), FGT_CHECK_OK);
@@ -900,7 +902,11 @@ static void test_help_actions(void **state)
 	assert_non_null(strstr(out, "Usage: fgraphtop check ["));
 	assert_null(strstr(out, "FGRAPH"));
 	assert_int_equal(main_captured(version, 2, out, sizeof(out)), FGT_CHECK_OK);
-	assert_string_equal(out, "fgraphtop 0.1\n");
+	assert_non_null(strstr(out, "fgraphtop 0.1\nusing libbpf v"));
+	assert_non_null(strstr(out, "\nfeatures: "));
+	/* -h is --help here too, as for fgraphtop */
+	assert_int_equal(main_captured(h, 2, out, sizeof(out)), FGT_CHECK_OK);
+	assert_non_null(strstr(out, "Usage: fgraphtop check [OPTION...]"));
 }
 
 /* Option values: plain decimal digits only, JSON mode from argp's own parse. */
@@ -948,17 +954,136 @@ static void test_option_values(void **state)
 	}
 }
 
+/* A usage error is status 64 in every mode (fgraphtop's too), outside the
+ * verdicts' 0..3: the check object under --json, one line on stdout in text
+ * mode (a monitoring runner never gets an empty one). */
 static void test_usage_json(void **state)
 {
 	char *argv[] = { "check", "--timeout", "soon", "--json", NULL };
 	char *argv2[] = { "check", "--force", "-j", NULL };
+	char *bogus[] = { "check", "-j", "--bogus", NULL };
 	char out[2048];
 
-	assert_int_equal(main_captured(argv, 4, out, sizeof(out)), FGT_CHECK_UNKNOWN);
-	assert_non_null(strstr(out, "\"verdict\":\"unknown\",\"status\":3,\"reason\":\"usage: "
+	assert_int_equal(FGT_EXIT_USAGE, 64);
+	assert_int_equal(main_captured(argv, 4, out, sizeof(out)), FGT_EXIT_USAGE);
+	assert_non_null(strstr(out, "\"verdict\":\"unknown\",\"status\":64,\"reason\":\"usage: "
 			       "invalid --timeout: soon (0..86400 seconds)\""));
-	assert_int_equal(main_captured(argv2, 3, out, sizeof(out)), FGT_CHECK_UNKNOWN);
+	assert_int_equal(main_captured(argv2, 3, out, sizeof(out)), FGT_EXIT_USAGE);
 	assert_non_null(strstr(out, "--force only makes sense with --trigger"));
+	assert_int_equal(main_captured(bogus, 3, out, sizeof(out)), FGT_EXIT_USAGE);
+	assert_non_null(strstr(out, "{\"schema\":1,\"type\":\"check\",\"verdict\":\"unknown\","
+			       "\"status\":64,\"reason\":\"usage: unrecognized option or missing "
+			       "value: --bogus (fgraphtop check --help lists the options)\""));
+	assert_null(strchr(strchr(out, '\n') + 1, '\n'));	/* one line */
+}
+
+static void test_usage_text(void **state)
+{
+	static char *const cases[][4] = {
+		{ "check", "--bogus", NULL },
+		{ "check", "--timeout", "soon", NULL },
+		{ "check", "extra", NULL },
+		{ "check", "--kernel", "vmlinuz", "--prometheus" },
+	};
+	char *prom[] = { "check", "--kernel", "vmlinuz", "--prometheus", "x.prom", NULL };
+	char out[2048];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[5] = { 0 };
+		int argc = 0;
+
+		while (argc < 4 && cases[i][argc])
+			argv[argc] = cases[i][argc], argc++;
+		assert_int_equal(main_captured(argv, argc, out, sizeof(out)), FGT_EXIT_USAGE);
+		assert_memory_equal(out, "FGRAPH UNKNOWN - usage: ", 24);
+		assert_int_equal(strchr(out, '\n')[1], '\0');	/* one line, ended */
+	}
+	/* a kernel file's answer is not the host's: no textfile for it */
+	assert_int_equal(main_captured(prom, 5, out, sizeof(out)), FGT_EXIT_USAGE);
+	assert_string_equal(out, "FGRAPH UNKNOWN - usage: --prometheus describes the running "
+			    "kernel; with --kernel FILE use --json\n");
+}
+
+/*
+ * Not root: the code cannot be read (kcore refused, kallsyms addresses
+ * hidden), and neither could an activation be caused or watched. The same
+ * answer with and without --trigger or --timeout, nothing started, and
+ * advice a user who cannot use --trigger can follow.
+ */
+static void test_not_root(void **state)
+{
+	static const char hidden[] = "kallsyms addresses are hidden (kernel.kptr_restrict, or "
+				     "not root): run as root";
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 100 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_sys e = sys_of(f, &w);
+	struct fgt_check_opts plain = { .timeout_s = 30 };
+	struct fgt_check_opts trig = { .timeout_s = 30, .trigger = true };
+	struct fgt_check_opts wait = { .timeout_s = 5, .watch = true };
+	const struct fgt_check_opts *modes[] = { &plain, &trig, &wait };
+	struct fgt_check_result r;
+	char first[1024] = "";
+
+	e.statik = fake_static;
+	for (int m = 0; m < 3; m++) {
+		char *out;
+
+		code_says(FGT_VERDICT_UNKNOWN, FGT_SW_KSYMS_HIDDEN, hidden);
+		assert_int_equal(fgt_check_run(modes[m], &e, &r), FGT_CHECK_UNKNOWN);
+		assert_true(fgt_check_needs_root(&r));
+		assert_string_equal(reason(&r), "kallsyms addresses are hidden (kernel.kptr_restrict, "
+				    "or not root): run as root; --trigger needs root too");
+		assert_null(s.as);
+		assert_false(s.stopped);	/* never started */
+		out = render(&r, false);
+		assert_null(strstr(out, "adds an activation"));
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", out);
+		else	/* the same line, but for the check's time (not in it) */
+			assert_string_equal(out, first);
+	}
+	/* kcore refused: the clause says to run as root */
+	code_says(FGT_VERDICT_UNKNOWN, FGT_SW_NO_PERM, "/proc/kcore: Permission denied");
+	assert_int_equal(fgt_check_run(&trig, &e, &r), FGT_CHECK_UNKNOWN);
+	assert_string_equal(reason(&r), "/proc/kcore: Permission denied; run as root (--trigger "
+			    "needs root too)");
+	fake_free(f);
+	/* no fgraph: kallsyms's names say so to anyone, with or without --trigger */
+	f = fake_new(0);
+	e = sys_of(f, &w);
+	e.statik = fake_static;
+	for (int m = 0; m < 3; m++) {
+		code_says(FGT_VERDICT_UNKNOWN, FGT_SW_KSYMS_HIDDEN, hidden);
+		assert_int_equal(fgt_check_run(modes[m], &e, &r), FGT_CHECK_OK);
+		assert_int_equal(r.verdict, FGT_VERDICT_NOT_AFFECTED);
+		assert_non_null(strstr(render(&r, false), "FGRAPH OK - not affected: no function graph "
+				       "tracer in this kernel: no register_ftrace_graph in kallsyms"));
+		assert_null(s.as);
+	}
+	fake_free(f);
+}
+
+/* An unreadable --kernel FILE: the line names it, not "kernel ?". */
+static void test_file_named(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_check_sys e = sys_of(f, NULL);
+	struct fgt_check_opts o = { .kernel = "/nonexistent/vmlinuz" };
+	struct fgt_check_result r;
+	char *out;
+
+	e.statik = fake_static;
+	code_says(FGT_VERDICT_UNKNOWN, FGT_SW_READ, "/nonexistent/vmlinuz: No such file or directory");
+	fake_code.release[0] = fake_code.build_id[0] = '\0';
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
+	out = render(&r, false);
+	assert_non_null(strstr(out, "; kernel file /nonexistent/vmlinuz: release unknown, build "
+			       "unknown\n"));
+	assert_null(strstr(out, "kernel ?"));
+	out = render(&r, true);
+	assert_non_null(strstr(out, "\"file\":\"/nonexistent/vmlinuz\""));
+	fake_free(f);
 }
 
 /*
@@ -1005,6 +1130,9 @@ int main(void)
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_exposure_outputs),
 		cmocka_unit_test(test_usage_json),
+		cmocka_unit_test(test_usage_text),
+		cmocka_unit_test(test_not_root),
+		cmocka_unit_test(test_file_named),
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_help_actions),
 		cmocka_unit_test(test_option_values),

@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
 #include "env.h"
 
 static enum fgt_cli_action parse(struct fgt_env *env, ...)
@@ -92,12 +94,33 @@ static void test_actions(void **state)
 	assert_string_equal(env.cli.err, "invalid path: sideways (direct or attributed)");
 }
 
+/* -V as bpftool's: the version, the libbpf it was built with, the features. */
+static void test_version_text(void **state)
+{
+	char buf[1024], want[64];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	assert_non_null(f);
+	assert_true(fgt_env_print(FGT_CLI_VERSION, f));
+	fclose(f);
+	snprintf(want, sizeof(want), "fgraphtop 0.1\nusing libbpf v%u.%u\nfeatures: ",
+		 libbpf_major_version(), libbpf_minor_version());
+	assert_memory_equal(buf, want, strlen(want));
+	assert_non_null(strstr(buf, "zstd (libzstd "));
+	assert_non_null(strstr(buf, "x86-64 and arm64 code (capstone "));
+	assert_int_equal(strchr(buf, '\0')[-1], '\n');
+	/* nothing printed for the actions that run */
+	assert_false(fgt_env_print(FGT_CLI_RUN, stdout));
+	assert_false(fgt_env_print(FGT_CLI_ERROR, stdout));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_json_mode),
 		cmocka_unit_test(test_actions),
+		cmocka_unit_test(test_version_text),
 	};
 
 	return cmocka_run_group_tests_name("env", tests, NULL, NULL);

@@ -296,7 +296,7 @@ static void test_json_error_warning(void **state)
 		"\"message\":\"fgraph already has a user\"}\n"
 		"{\"schema\":1,\"type\":\"error\",\"code\":\"no_fgraph\",\"exit\":3,"
 		"\"message\":\"no \\\"fgraph\\\" here\"}\n"
-		"{\"schema\":1,\"type\":\"error\",\"code\":\"usage\",\"exit\":2,"
+		"{\"schema\":1,\"type\":\"error\",\"code\":\"usage\",\"exit\":64,"
 		"\"message\":\"bad option\"}\n"
 		"{\"schema\":1,\"type\":\"log\",\"level\":\"info\","
 		"\"message\":\"triggered with instance\"}\n");

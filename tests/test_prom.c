@@ -23,6 +23,8 @@
 #include <cmocka.h>
 #include "check/check.h"
 #include "check/prom.h"
+#include "common/cli.h"
+#include <bpf/libbpf.h>
 
 /* check's answer as rendered into the textfile (src/check/answer.c) */
 static const struct fgt_check_result metrics = {
@@ -97,7 +99,7 @@ static char *slurp(const char *path)
 static void test_render(void **state)
 {
 	struct fgt_check_result m = metrics;
-	char *buf = NULL, *s;
+	char *buf = NULL, *s, want[128];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
@@ -115,6 +117,12 @@ static void test_render(void **state)
 	assert_non_null(strstr(s, "fgraphtop_activation_duration_seconds 0.249\n"));
 	assert_non_null(strstr(s, "fgraphtop_check_timestamp_seconds 1795000000.25\n"));
 	assert_non_null(strstr(s, "fgraphtop_check_status 2\n"));
+	/* which fgraphtop wrote it, first */
+	snprintf(want, sizeof(want), "# HELP fgraphtop_build_info ");
+	assert_memory_equal(s, want, strlen(want));
+	snprintf(want, sizeof(want), "fgraphtop_build_info{version=\"%s\",libbpf=\"v%u.%u\"} 1\n",
+		 FGT_VERSION, libbpf_major_version(), libbpf_minor_version());
+	assert_non_null(strstr(s, want));
 	free(buf);
 
 	/* no activation: its figures are absent rather than a misleading 0 */

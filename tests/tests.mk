@@ -65,13 +65,15 @@ test-unit: $(UNIT_BINS)
 	if [ -n "$$failed" ]; then echo "test-unit: FAILED:$$failed"; exit 1; fi; \
 	echo "test-unit: all $(words $(UNIT_BINS)) suites passed"
 
-# The JSON lines the output and check tests write, checked against docs/json.md.
+# The JSON lines the output and check tests write, checked against
+# docs/fgraphtop.schema.json (docs/json.md's JSON Schema) with python3-jsonschema.
 .PHONY: test-schema
 test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check $(TEST_BUILD)/test_static
 	@rm -f $(TEST_BUILD)/output.jsonl
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_static > /dev/null
+	python3 tests/json_schema.py --self-test
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
 	@for t in check progress holders; do \
 		grep -q "\"type\":\"$$t\"" $(TEST_BUILD)/output.jsonl || \

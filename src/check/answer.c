@@ -11,7 +11,10 @@
 #include <string.h>
 #include "check/check.h"
 #include "check/prom.h"
+#include <bpf/libbpf.h>
 #include "common/clause.h"
+#include "common/cli.h"
+#include "common/exit_codes.h"
 #include "common/json_writer.h"
 #include "common/log.h"
 #include "live/output.h"
@@ -61,6 +64,10 @@ static void code_reason(const struct fgt_check_result *r, bool hinted, char *buf
 	if (r->st.why == FGT_SW_LOCKDOWN)
 		fgt_clause_add(buf, len, "--kernel /boot/vmlinuz-%s reads the same code from the "
 			       "file", r->kid.release);
+	else if (fgt_check_needs_root(r))
+		/* --trigger needs root too: no advice a user cannot follow */
+		fgt_clause_add(buf, len, "%s", strstr(buf, "run as root") ? "--trigger needs "
+			       "root too" : "run as root (--trigger needs root too)");
 	else
 		fgt_clause_add(buf, len, "--trigger adds an activation's proof");
 }
@@ -146,6 +153,21 @@ static const char *perf_seconds(double v, char *b, size_t len)
 	return b;
 }
 
+/* Which kernel the answer is about: the running one, or --kernel's file,
+ * named whatever could be read of it. */
+static void kernel_words(FILE *f, const struct fgt_check_result *r)
+{
+	const char *rel = r->kid.release[0] ? r->kid.release : NULL;
+	const char *bid = r->kid.build_id[0] ? r->kid.build_id : "unknown";
+
+	if (r->kernel_file)
+		fprintf(f, "kernel file %s: %s%s build %s", r->kernel_file, rel ? rel : "release",
+			rel ? "" : " unknown,", bid);
+	else
+		fprintf(f, "kernel %s build %s%s", rel ? rel : "release unknown,", bid,
+			r->kid.build_id[0] ? "" : " (" FGT_NOTES_PATH " unreadable)");
+}
+
 void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 {
 	char est[48], reason[FGT_CHECK_REASON_LEN], *line = NULL;
@@ -160,13 +182,17 @@ void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 		return;
 	}
 
-	fprintf(f, "FGRAPH %s - %s%s: %s%s%s%s; kernel %s build %s", status_word(r->status),
+	if (r->status == FGT_EXIT_USAGE) {
+		/* a bad command line: no kernel was asked, nothing measured */
+		fprintf(f, "FGRAPH UNKNOWN - %s", r->note);
+		goto done;
+	}
+	fprintf(f, "FGRAPH %s - %s%s: %s%s%s%s; ", status_word(r->status),
 		fgt_verdict_words(r->verdict), method_words(r), fgt_check_reason(r, reason, sizeof(reason)),
 		r->have_hold && r->hold.held ? "; mitigated: fgraph held by fgraphtop hold (" : "",
 		r->have_hold && r->hold.held ? r->hold.method : "",
-		r->have_hold && r->hold.held ? ")" : "",
-		r->kid.release[0] ? r->kid.release : "?",
-		r->kid.build_id[0] ? r->kid.build_id : "unknown");
+		r->have_hold && r->hold.held ? ")" : "");
+	kernel_words(f, r);
 	if (r->seen.have) {
 		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
 			PRIu64 " lost=%" PRIu64, sep, r->seen.sweeps, r->seen.served,
@@ -179,6 +205,7 @@ void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 	if (r->have_exposure)
 		fprintf(f, "%slacking=%" PRIu64 " walk_estimate=%ss", sep, r->exposure.lacking,
 			perf_seconds(r->exposure_est.seconds, est, sizeof(est)));
+done:
 	fclose(f);
 	fgt_text_line(out, line ? line : "");
 	free(line);
@@ -216,6 +243,8 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 	jsonw_name(jw, "kernel");
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "release", r->kid.release);
+	if (r->kernel_file)
+		jsonw_string_field(jw, "file", r->kernel_file);
 	if (r->kid.build_id[0])
 		jsonw_string_field(jw, "build_id", r->kid.build_id);
 	else
@@ -379,8 +408,24 @@ static void prom_hold(FILE *f, const struct fgt_check_result *r)
 	fprintf(f, "} %d\n", r->hold.held);
 }
 
+/* Which fgraphtop answered: its version and the libbpf linked into it. */
+static void prom_build_info(FILE *f)
+{
+	char libbpf[32];
+
+	fgt_prom_help(f, "fgraphtop_build_info", "gauge",
+		      "The fgraphtop that wrote these metrics: its version and its libbpf's.");
+	snprintf(libbpf, sizeof(libbpf), "v%u.%u", libbpf_major_version(), libbpf_minor_version());
+	fputs("fgraphtop_build_info{version=", f);
+	fgt_prom_label(f, FGT_VERSION);
+	fputs(",libbpf=", f);
+	fgt_prom_label(f, libbpf);
+	fputs("} 1\n", f);
+}
+
 int fgt_check_render_prom(FILE *f, const struct fgt_check_result *r)
 {
+	prom_build_info(f);
 	prom_verdict(f, r);
 	fgt_prom_help(f, "fgraphtop_kernel_info", "gauge",
 		      "Kernel the check ran on: release and build ID from /sys/kernel/notes.");

@@ -90,34 +90,17 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 	r->judged = true;
 	r->shape = FGT_SHAPE_ACT;
 	snprintf(r->hint, sizeof(r->hint), "%s", hint ? hint : "");
-	switch (j->verdict) {
-	case FGT_VERDICT_NOT_FIXED:
-		r->verdict = FGT_VERDICT_NOT_FIXED;
-		r->status = FGT_CHECK_CRITICAL;
-		break;
-	case FGT_VERDICT_FIXED:
-		r->verdict = FGT_VERDICT_FIXED;
-		/* its failures are said in the reason (answer.c) */
-		r->status = j->failures ? FGT_CHECK_WARNING : FGT_CHECK_OK;
-		break;
-	case FGT_VERDICT_NOT_AFFECTED:
-		r->verdict = FGT_VERDICT_NOT_AFFECTED;
-		r->status = FGT_CHECK_OK;
-		break;
-	default:
-		r->verdict = FGT_VERDICT_UNKNOWN;
-		r->status = FGT_CHECK_UNKNOWN;
-		break;
-	}
+	r->verdict = j->verdict < FGT_VERDICT__NR ? j->verdict : FGT_VERDICT_UNKNOWN;
 	/*
-	 * Only the judged activation's own lost records can make its figures a
+	 * A fixed kernel's failures are said in the reason (answer.c). Only
+	 * the judged activation's own lost records can make its figures a
 	 * lower bound. Other losses (runs the kernel skipped while interrupts
 	 * freed objects, a second fgraphtop's slower consumer) are reported in
 	 * lost_events but never were its events: they would make a fleet of
 	 * fixed kernels flap to WARNING.
 	 */
-	if (r->seen.lost && r->status == FGT_CHECK_OK)
-		r->status = FGT_CHECK_WARNING;
+	r->status = fgt_verdict_status(r->verdict, r->seen.lost ||
+				       (r->verdict == FGT_VERDICT_FIXED && j->failures));
 	r->act_verdict = r->verdict;
 }
 
@@ -358,8 +341,7 @@ static bool conclusive(enum fgt_verdict v)
 static void from_static(struct fgt_check_result *r, bool hinted)
 {
 	r->verdict = r->st.verdict;
-	r->status = r->verdict == FGT_VERDICT_NOT_FIXED ? FGT_CHECK_CRITICAL :
-		    r->verdict == FGT_VERDICT_UNKNOWN ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
+	r->status = fgt_verdict_status(r->verdict, false);
 	r->shape = hinted ? FGT_SHAPE_CODE_HINT : FGT_SHAPE_CODE;
 	r->answered_by = FGT_BY_STATIC;
 }
@@ -415,9 +397,40 @@ static void ask_code(const struct fgt_check_opts *o, const struct fgt_check_sys 
 	r->have_static = true;
 	if (o->kernel) {
 		/* the answer is about that file's kernel, not this one */
+		r->kernel_file = o->kernel;
 		snprintf(r->kid.release, sizeof(r->kid.release), "%s", r->st.release);
 		snprintf(r->kid.build_id, sizeof(r->kid.build_id), "%s", r->st.build_id);
 	}
+}
+
+/*
+ * The code could not be read for want of privilege (not root: no
+ * /proc/kcore, kallsyms addresses hidden). An activation cannot be caused
+ * or watched without it either, so --trigger and --timeout give the same
+ * answer: not affected when kallsyms's names alone say there is no
+ * function graph tracer, else unknown saying to run as root.
+ */
+bool fgt_check_needs_root(const struct fgt_check_result *r)
+{
+	return r->have_static && !r->kernel_file && r->st.verdict == FGT_VERDICT_UNKNOWN &&
+	       (r->st.why == FGT_SW_NO_PERM || r->st.why == FGT_SW_KSYMS_HIDDEN);
+}
+
+static void unprivileged(const struct fgt_check_sys *sys, struct fgt_check_result *r)
+{
+	struct fgt_ksyms *ks = fgt_ksyms_load(sys->host.kallsyms);
+	char why[512];
+
+	from_static(r, true);
+	if (fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why)) == 0) {
+		r->verdict = FGT_VERDICT_NOT_AFFECTED;
+		r->status = fgt_verdict_status(r->verdict, false);
+		snprintf(r->note, sizeof(r->note), "%s: it cannot have the quadratic "
+			 "shadow-stack walk", why);
+		r->shape = FGT_SHAPE_ACT;
+	}
+	snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: not root");
+	fgt_ksyms_free(ks);
 }
 
 /* No function graph tracer, said as the check always has (kallsyms and
@@ -495,6 +508,10 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	 */
 	if (sys->statik) {
 		ask_code(o, sys, r);
+		if (fgt_check_needs_root(r)) {
+			unprivileged(sys, r);
+			return r->status;
+		}
 		if (o->kernel || o->static_only || (!o->trigger && !o->watch)) {
 			from_static(r, !o->kernel);
 			/*

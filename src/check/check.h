@@ -120,6 +120,7 @@ struct fgt_check_result {
 	char hint[256];			/* what would let it tell (unknown, judged) */
 	char prom_err[512];		/* --prometheus could not be written: why */
 	struct fgt_kernel_id kid;
+	const char *kernel_file;		/* --kernel FILE: the answer is that file's */
 	struct fgt_check_seen seen;
 	uint64_t lost;
 	double check_time;		/* epoch seconds */
@@ -160,6 +161,9 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint);
 
 /* The reason, rendered from r's values into buf; returns buf. */
 const char *fgt_check_reason(const struct fgt_check_result *r, char *buf, size_t len);
+/* The running kernel's code could not be read for want of privilege: the
+ * answer is the same with and without --trigger (check.c). */
+bool fgt_check_needs_root(const struct fgt_check_result *r);
 /* "static", "trigger", "static+watch", ...; NULL when nothing answered. */
 const char *fgt_check_by_name(unsigned int by);
 

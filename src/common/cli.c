@@ -4,6 +4,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/libbpf.h>
+#include <capstone/capstone.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
 #include "common/cli.h"
 
 error_t fgt_cli_error(struct argp_state *state, const char *fmt, ...)
@@ -31,6 +36,9 @@ error_t fgt_cli_key(int key, char *arg, struct argp_state *state)
 	case 'v':
 		cli->verbose++;
 		return 0;
+	case 'h':
+		key = FGT_CLI_KEY_HELP;
+		/* fallthrough */
 	case FGT_CLI_KEY_HELP:
 	case FGT_CLI_KEY_USAGE:
 	case FGT_CLI_KEY_VERSION:
@@ -93,6 +101,25 @@ enum fgt_cli_action fgt_cli_parse(const struct argp *argp, int argc, char **argv
 	return cli->action;
 }
 
+/* What this build can do beyond the BPF side, with the libraries linked in
+ * (check --kernel's image formats, the static verdict's decoder). */
+static void features(FILE *f)
+{
+	int major, minor;
+
+	cs_version(&major, &minor);
+	fprintf(f, "features: %s, kernel images: ELF (libelf), gzip (zlib %s), xz and lzma "
+		"(liblzma %s), zstd (libzstd %s), x86-64 and arm64 code (capstone %d.%d)\n",
+#if defined(__x86_64__)
+		"x86_64",
+#elif defined(__aarch64__)
+		"arm64",
+#else
+		"other",
+#endif
+		zlibVersion(), lzma_version_string(), ZSTD_versionString(), major, minor);
+}
+
 bool fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *name,
 		   const char *version, FILE *f)
 {
@@ -104,7 +131,9 @@ bool fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *n
 		argp_help(argp, f, ARGP_HELP_USAGE, (char *)name);
 		return true;
 	case FGT_CLI_VERSION:
-		fprintf(f, "%s\n", version);
+		fprintf(f, "%s\nusing libbpf v%u.%u\n", version, libbpf_major_version(),
+			libbpf_minor_version());
+		features(f);
 		return true;
 	default:
 		return false;

@@ -16,6 +16,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* fgraphtop's version (debian/changelog's), in --version and the metrics */
+#define FGT_VERSION "0.1"
+
 enum fgt_cli_action {
 	FGT_CLI_RUN = 0,
 	FGT_CLI_HELP,
@@ -41,9 +44,11 @@ enum {
 	FGT_CLI_KEY_USAGE = 0x300,
 };
 
-/* The --help, --usage, --version entries every tool lists (argp_child-less). */
+/* The --help, --usage, --version entries every tool lists (argp_child-less);
+ * -h is --help everywhere (hidden: argp's own is -?). */
 #define FGT_CLI_STD_OPTIONS \
 	{ "help", FGT_CLI_KEY_HELP, NULL, 0, "Give this help list", -1 }, \
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list", -1 }, \
 	{ "usage", FGT_CLI_KEY_USAGE, NULL, 0, "Give a short usage message", -1 }, \
 	{ "version", FGT_CLI_KEY_VERSION, NULL, 0, "Print program version", -1 }
 
@@ -64,7 +69,9 @@ error_t fgt_cli_error(struct argp_state *state, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Print what a help, usage or version action asks for; false for the
- * other actions (nothing printed): the caller runs, or reports the error. */
+ * other actions (nothing printed): the caller runs, or reports the error.
+ * The version is followed by the libbpf it was built with and the build's
+ * features, as bpftool -V prints them. */
 bool fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *name,
 		   const char *version, FILE *f);
 

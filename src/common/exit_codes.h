@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every exit status fgraphtop can return, in one place. Documented in
- * docs/json.md ("Exit status"); each unsupported case also prints one line
- * saying what is wrong and what to do (a JSON "error" object with -j).
+ * docs/json.md ("Exit status") and in the man page's one table; each
+ * unsupported case also prints one line saying what is wrong and what to do
+ * (a JSON "error" object with -j).
+ *
+ * One contract across modes: a usage error is 64 (sysexits' EX_USAGE) from
+ * fgraphtop, fgraphtop check and fgt-static alike, outside check's
+ * monitoring-plugin statuses 0..3 (a runner that knows only those counts
+ * it as unknown, and a script can tell a bad command line from an answer).
  */
 #ifndef FGT_EXIT_CODES_H
 #define FGT_EXIT_CODES_H
@@ -11,7 +17,8 @@
 enum fgt_exit {
 	FGT_EXIT_OK		= 0,	/* ran and ended normally (duration, SIGINT, --explain) */
 	FGT_EXIT_ERROR		= 1,	/* unexpected failure (load/attach of a planned probe, ...) */
-	FGT_EXIT_USAGE		= 2,	/* bad options */
+	/* 2: no longer used (bad options until 0.1; now FGT_EXIT_USAGE) */
+	FGT_EXIT_USAGE		= 64,	/* bad options, every mode (EX_USAGE) */
 	FGT_EXIT_NO_FGRAPH	= 3,	/* kernel has no function graph tracer: cannot have the problem */
 	FGT_EXIT_NO_PERM	= 4,	/* not root / missing CAP_BPF+CAP_PERFMON, or kallsyms addresses hidden */
 	FGT_EXIT_NO_BTF		= 5,	/* no /sys/kernel/btf/vmlinux */

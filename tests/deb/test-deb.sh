@@ -76,10 +76,22 @@ note "dpkg -i $deb: $(dpkg-query -W -f='${Package} ${Version} ${Status}' fgrapht
 for f in /usr/sbin/fgraphtop /usr/share/man/man8/fgraphtop.8.gz $unitdir/fgraphtop-check.service \
 	$unitdir/fgraphtop-check.timer /usr/libexec/fgraphtop/fgraphtop-check \
 	/usr/share/fgraphtop/fgraphtop.rules.yml /usr/share/doc/fgraphtop/fleet.md \
-	/usr/share/doc/fgraphtop/README.Debian; do
+	/usr/share/fgraphtop/fgraphtop.rules.test.yml /usr/share/fgraphtop/fgraphtop.schema.json \
+	/usr/share/doc/fgraphtop/json.md /usr/share/doc/fgraphtop/README.Debian; do
 	[ -f "$f" ] || bad "not installed: $f"
 done
-got=$(/usr/sbin/fgraphtop --version)
+# the package ships what it cites: every path the man page's FILES and SEE
+# ALSO name under /usr or /lib (compressed by dh_compress or not), and the
+# rules' tests pass where they are installed, beside the rules
+for f in $(man -l /usr/share/man/man8/fgraphtop.8.gz 2>/dev/null | col -b |
+	sed -n '/^FILES/,/^EXAMPLES/p; /^SEE ALSO/,$p' | grep -o '/\(usr\|lib\)/[^ ,;)]*' | sort -u); do
+	[ -e "$f" ] || [ -e "$f.gz" ] || bad "the man page names $f, not installed"
+done
+if command -v promtool >/dev/null; then
+	(cd /usr/share/fgraphtop && promtool test rules fgraphtop.rules.test.yml) > "$tmp/rules.log" 2>&1 ||
+		bad "promtool test rules in /usr/share/fgraphtop: $(tail -3 "$tmp/rules.log")"
+fi
+got=$(/usr/sbin/fgraphtop --version | head -n 1)
 [ "$got" = "fgraphtop $version" ] || bad "/usr/sbin/fgraphtop --version says '$got', the package is $version"
 [ "$(readelf -l /usr/sbin/fgraphtop | grep -c INTERP)" = 0 ] || bad "/usr/sbin/fgraphtop is not static"
 # the temporary name planted below is the binary's own: if prom.c names them
