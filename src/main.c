@@ -347,7 +347,9 @@ int main(int argc, char **argv)
 
 	oo.json = env.cli.json;
 	oo.events = env.events;
-	oo.screen = !env.no_screen && !env.cli.json && !env.events && isatty(STDOUT_FILENO);
+	/* TERM=dumb, or a terminal too narrow for the screen's rows: the lines */
+	oo.screen = !env.no_screen && !env.cli.json && !env.events && isatty(STDOUT_FILENO) &&
+		    fgt_screen_wanted(STDOUT_FILENO, getenv("TERM"));
 	oo.start_ns = fgt_mono_ns();
 	oo.start_wall_ns = fgt_wall_ns();
 	out = fgt_out_new(stdout, &oo);

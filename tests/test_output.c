@@ -451,7 +451,9 @@ static void test_screen(void **state)
 	assert_null(strstr(t, "\033[2J"));
 	n = frame_rows(t, rows, 64, 100);
 	assert_true(n <= 50);
-	assert_non_null(strstr(rows[0], "   activations 0   verdict inconclusive   lost 0"));
+	/* the verdict first: a narrow terminal cuts the end of the row */
+	assert_memory_equal(rows[0], "verdict inconclusive   fgraphtop  ", 34);
+	assert_non_null(strstr(rows[0], "   activations 0   lost 0"));
 	assert_true(find_row(rows, n, "no activation seen yet") > 0);
 	assert_true(find_row(rows, n, "HOLDERS  not read yet") > 0);
 	assert_true(find_row(rows, n, "fork path: 0 allocations (0 failed), 0 new tasks") > 0);
@@ -471,7 +473,8 @@ static void test_screen(void **state)
 	fgt_out_interval(c.o, st);
 	t = cap_text(&c);
 	n = frame_rows(t, rows, 64, 100);
-	assert_non_null(strstr(rows[0], "   activations 0 (+1 under way)   verdict inconclusive"));
+	assert_non_null(strstr(rows[0], "verdict inconclusive   fgraphtop  "));
+	assert_non_null(strstr(rows[0], "   activations 0 (+1 under way)   lost "));
 	assert_string_equal(rows[1], "fgraph: on, ftrace_graph_active 4");
 	r = find_row(rows, n, "ACTIVATION #1 UNDER WAY  pid 4242 (trace-cmd)  write() -> "
 		     "tracing_set_tracer");
@@ -513,6 +516,32 @@ static void test_screen(void **state)
 	/* 4 active, 3 named: one nobody names */
 	assert_non_null(strstr(rows[r + 7], "+1 fgraph user no tracefs file or BPF link names"));
 	free(t);
+	/* 60 columns: every fact of the activation under way wraps, nothing
+	 * is cut, and a remedy wraps rather than losing its path's end */
+	cap_reset(&c);
+	fgt_out_resize(c.o, 60, 60);
+	fgt_out_interval(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 60);
+	for (int i = 0; i < n; i++)
+		assert_true(strlen(rows[i]) <= 60);
+	assert_memory_equal(rows[0], "verdict inconclusive", 20);
+	r = find_row(rows, n, "ACTIVATION #1 UNDER WAY  pid 4242 (trace-cmd)");
+	assert_true(r > 0);
+	assert_string_equal(rows[r + 1], "  write() -> tracing_set_tracer");	/* between fields */
+	r = find_row(rows, n, "  threads    197 served of 1,000 at the start, 803 still");
+	assert_true(r > 0);
+	assert_string_equal(rows[r + 1], "             lacking (at most: U counts every thread)");
+	r = find_row(rows, n, "  time left  1.400 s to 6.952 s (at a pace seen in its 6");
+	assert_true(r > 0);
+	assert_string_equal(rows[r + 1], "             sweeps)");
+	r = find_row(rows, n, "  function_graph in tracefs instance live");
+	assert_true(r > 0);
+	/* the remedy wrapped at a space, its path whole */
+	assert_string_equal(rows[r + 1], "      off: echo nop >");
+	assert_string_equal(rows[r + 2], "           /sys/kernel/tracing/instances/live/current_tracer");
+	free(t);
+	fgt_out_resize(c.o, 100, 50);
 	/* ftrace_graph_active moved since they were read (the tracer switch under
 	 * way locks tracefs): the old list, said to be old, nothing summed */
 	st->holders_stale = true;
@@ -557,7 +586,8 @@ static void test_screen(void **state)
 	fgt_out_interval(c.o, status(&c, 5));
 	t = cap_text(&c);
 	n = frame_rows(t, rows, 64, 100);
-	assert_non_null(strstr(rows[0], "   activations 1   verdict not_fixed   lost 5"));
+	assert_memory_equal(rows[0], "verdict not_fixed   fgraphtop  ", 31);
+	assert_non_null(strstr(rows[0], "   activations 1   lost 5"));
 	assert_true(find_row(rows, n, "no activation under way") > 0);
 	r = find_row(rows, n, "HISTORY  the last activations, newest first");
 	assert_true(r > 0);
@@ -603,14 +633,16 @@ static void test_screen_small(void **state)
 		g.ts0 = gen_activation(&g, gen_feed, &c);
 		g.lacking = 40;
 	}
-	fgt_out_resize(c.o, 40, 20);
+	/* 40 columns: the holders' remedies wrap (three rows each), so 26 rows
+	 * hold what 20 held when they were cut */
+	fgt_out_resize(c.o, 40, 26);
 	st = (struct fgt_status *)status(&c, 0);
 	st->holders = some_holders();
 	st->graph_active = 3;
 	fgt_out_redraw(c.o, st);
 	t = cap_text(&c);
 	n = frame_rows(t, rows, 64, 40);
-	assert_true(n <= 20);
+	assert_true(n <= 26);
 	assert_true(find_row(rows, n, "HISTORY") > 0);
 	/* the newest first, the others as room allows */
 	assert_true(find_row(rows, n, "  5  ") > find_row(rows, n, "HISTORY"));
@@ -1007,6 +1039,39 @@ static void test_lost_in_activation(void **state)
 	}
 }
 
+/* TERM=dumb (or none), or under 40 columns: the lines, not the screen. */
+static void test_screen_fits(void **state)
+{
+	assert_true(fgt_screen_fits("xterm-256color", 80));
+	assert_true(fgt_screen_fits("linux", 40));
+	assert_false(fgt_screen_fits("linux", 39));
+	assert_false(fgt_screen_fits("dumb", 200));
+	assert_false(fgt_screen_fits("", 200));
+	assert_false(fgt_screen_fits(NULL, 200));
+}
+
+/* Wrapped at spaces, between fields first, continuation rows indented,
+ * never past the width; a word longer than a row (a path) is split. */
+#define WRAPPED "      off: echo nop\n    >\n    /sys/kernel/trac\n    ing/current_trac\n    er\n"
+#define FIELDS "threads 1,000\n  served of 2,000 at\n  the start\n"
+static void test_lines_wrap(void **state)
+{
+	struct fgt_lines l;
+
+	fgt_lines_init(&l, 20, 10);
+	fgt_lines_wrap(&l, 4, "      off: echo nop > /sys/kernel/tracing/current_tracer");
+	assert_int_equal(l.len, strlen(WRAPPED));
+	assert_memory_equal(l.buf, WRAPPED, l.len);
+	fgt_lines_reset(&l);
+	fgt_lines_wrap(&l, 2, "threads 1,000  served of 2,000 at the start");
+	assert_int_equal(l.len, strlen(FIELDS));
+	assert_memory_equal(l.buf, FIELDS, l.len);
+	fgt_lines_reset(&l);
+	fgt_lines_wrap(&l, 2, "short");
+	assert_memory_equal(l.buf, "short\n", 6);
+	fgt_lines_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1016,6 +1081,8 @@ int main(void)
 		cmocka_unit_test(test_record_stack),
 		cmocka_unit_test(test_json_start),
 		cmocka_unit_test(test_screen),
+		cmocka_unit_test(test_screen_fits),
+		cmocka_unit_test(test_lines_wrap),
 		cmocka_unit_test(test_screen_small),
 		cmocka_unit_test(test_screen_warnings),
 		cmocka_unit_test(test_screen_exposure),

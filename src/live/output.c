@@ -840,9 +840,10 @@ static void scr_header(struct fgt_out *o, const struct fgt_status *st)
 	char hms[16];
 
 	clock_hms(hms, sizeof(hms));
-	fgt_lines_add(l, "fgraphtop  %s   activations %u%s   verdict %s   lost %llu   (q quits)", hms,
-		      st->judge->n, st->cur ? " (+1 under way)" : "",
-		      fgt_verdict_name(st->judge->verdict), (unsigned long long)st->lost);
+	/* the verdict first: a narrow terminal cuts the end of the row */
+	fgt_lines_add(l, "verdict %s   fgraphtop  %s   activations %u%s   lost %llu   (q quits)",
+		      fgt_verdict_name(st->judge->verdict), hms, st->judge->n,
+		      st->cur ? " (+1 under way)" : "", (unsigned long long)st->lost);
 	if (o->code[0])
 		fgt_lines_add(l, "%s", o->code);
 	if (st->graph_active < 0)
@@ -903,23 +904,24 @@ static void scr_progress(struct fgt_out *o, const struct fgt_status *st)
 			      "(fgraphtop never causes one)");
 		return;
 	}
-	fgt_lines_add(l, "ACTIVATION #%u UNDER WAY  pid %u (%s)  %s%s", p->seq, p->pid, p->comm,
+	/* every fact of it wraps rather than being cut (a 60-column terminal) */
+	fgt_lines_wrap(l, 2, "ACTIVATION #%u UNDER WAY  pid %u (%s)  %s%s", p->seq, p->pid, p->comm,
 		      p->via[0] ? p->via : "way in not known yet",
 		      p->u_src == FGT_U_NOW || p->u_src == FGT_U_NONE ?
 		      "  (fgraphtop started during it)" : "");
 	if (p->data_age_ns >= 500000000ull)
 		snprintf(age, sizeof(age), " (figures %s old: read once a second)",
 			 dur(p->data_age_ns, b, sizeof(b)));
-	fgt_lines_add(l, "  elapsed    %s%s", dur(p->elapsed_ns, e, sizeof(e)), age);
-	fgt_lines_add(l, "  threads    %s served of %s at the start, %s still lacking%s",
+	fgt_lines_wrap(l, 13, "  elapsed    %s%s", dur(p->elapsed_ns, e, sizeof(e)), age);
+	fgt_lines_wrap(l, 13, "  threads    %s served of %s at the start, %s still lacking%s",
 		      grp(p->served, a, sizeof(a)), grp(p->threads, b, sizeof(b)),
 		      grp(p->lacking, c, sizeof(c)), u_words(p));
 	if (p->to_come_known)
-		fgt_lines_add(l, "  sweeps     %u so far, %llu to come (%s)", p->sweeps,
+		fgt_lines_wrap(l, 13, "  sweeps     %u so far, %llu to come (%s)", p->sweeps,
 			      (unsigned long long)p->sweeps_to_come, pattern_words(p));
 	else
-		fgt_lines_add(l, "  sweeps     %u so far (%s)", p->sweeps, pattern_words(p));
-	fgt_lines_add(l, "  time left  %s", left_words(p, left, sizeof(left)));
+		fgt_lines_wrap(l, 13, "  sweeps     %u so far (%s)", p->sweeps, pattern_words(p));
+	fgt_lines_wrap(l, 13, "  time left  %s", left_words(p, left, sizeof(left)));
 	if (p->u_src != FGT_U_NONE)
 		scr_bar(l, fgt_progress_percent(p));
 }
@@ -965,8 +967,9 @@ static void scr_holders(struct fgt_out *o, const struct fgt_status *st)
 		if (2 + w + 2 + wu <= l->cols) {
 			fgt_lines_add(l, "  %-*s  %s", w, line, u);
 		} else {
-			fgt_lines_add(l, "  %s", line);
-			fgt_lines_add(l, "      off: %s", u);
+			fgt_lines_wrap(l, 4, "  %s", line);
+			/* a remedy is a command to type: wrapped, never cut */
+			fgt_lines_wrap(l, 11, "      off: %s", u);
 		}
 	}
 	if (!st->holders_stale)

@@ -95,6 +95,58 @@ void fgt_lines_add(struct fgt_lines *l, const char *fmt, ...)
 	l->n++;
 }
 
+void fgt_lines_wrap(struct fgt_lines *l, int indent, const char *fmt, ...)
+{
+	char raw[2048], row[2048];
+	const char *p = raw;
+	va_list ap;
+	int first = 1;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	if (indent < 0 || indent > l->cols / 2)
+		indent = l->cols / 2;
+	while (*p) {
+		int pad = first ? 0 : indent, room = l->cols - pad, n = (int)strlen(p), cut;
+
+		if (room < 1)
+			room = 1;
+		cut = n <= room ? n : room;
+		if (cut < n) {
+			/* between fields (two spaces) when one ends past a third of
+			 * the row, else at the last space: never mid-word if it can */
+			int sp = 0, fld = 0;
+
+			for (int i = cut; i > 0 && !(sp && fld); i--) {
+				if (!sp && p[i] == ' ')
+					sp = i;
+				if (!fld && p[i] == ' ' && p[i - 1] == ' ' && i - 1 > room / 3)
+					fld = i - 1;
+			}
+			cut = fld ? fld : sp ? sp : cut;
+		}
+		snprintf(row, sizeof(row), "%*s%.*s", pad, "", cut, p);
+		fgt_lines_add(l, "%s", row);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		first = 0;
+	}
+}
+
+bool fgt_screen_fits(const char *term, int cols)
+{
+	return term && term[0] && strcmp(term, "dumb") && cols >= FGT_SCREEN_MIN_COLS;
+}
+
+bool fgt_screen_wanted(int fd, const char *term)
+{
+	struct winsize ws = {};
+
+	return fgt_screen_fits(term, !ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col ? ws.ws_col : 80);
+}
+
 /*
  * Home, each line over the old one with the rest of the row erased, the rows
  * below erased: the terminal never shows a blank screen between two frames.

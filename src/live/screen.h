@@ -37,6 +37,11 @@ void fgt_lines_reset(struct fgt_lines *l);	/* empty, same size */
 void fgt_lines_free(struct fgt_lines *l);
 /* One screen line (a '\n' in it ends it): printable, cut to cols. */
 void fgt_lines_add(struct fgt_lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, wrapped instead of cut: at spaces (else anywhere) to cols, the
+ * rows after the first indented by indent columns. For the facts a narrow
+ * terminal must not lose: the activation under way, a holder's remedy. */
+void fgt_lines_wrap(struct fgt_lines *l, int indent, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Rows still free. */
 int fgt_lines_left(const struct fgt_lines *l);
 
@@ -52,6 +57,13 @@ void fgt_lines_draw(const struct fgt_lines *l, FILE *f);
 #define FGT_SYNC_END	"\033[?2026l"
 
 /* ---- the terminal ------------------------------------------------------------ */
+
+/* Whether a terminal of this TERM and width gets the screen: not "dumb" (or
+ * unset), and at least FGT_SCREEN_MIN_COLS wide; else the lines (pure). */
+#define FGT_SCREEN_MIN_COLS	40
+bool fgt_screen_fits(const char *term, int cols);
+/* The same for the terminal on fd, at its size now (80 columns if it does not say). */
+bool fgt_screen_wanted(int fd, const char *term);
 
 /* Take the terminal (out: the screen's fd, in: the keys', -1 for none).
  * 0, or -errno (not a terminal: stay in line mode). */

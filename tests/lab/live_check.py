@@ -471,16 +471,51 @@ def check_lines(lines, acts, live):
         ok([int(m[1]) for m in rows if m] == [2, 1], f"lines: history rows {lines[i + 2:i + 4]}")
 
 
+def unwrapped(shown):
+    """A frame's text with the rows a narrow screen wrapped joined again."""
+    return re.sub(r"\s+", " ", " ".join(r.strip() for r in shown))
+
+
+def check_narrow(run, cols, acts, live):
+    """A narrow terminal (issue 43): the verdict first, every fact of the
+    activation under way there (wrapped, not cut), and the remedies whole."""
+    during = [f for f in run.frames if not run.in_flight(f[0]) and
+              any(r.startswith("ACTIVATION #") for r in f[4])]
+    act = acts[0] if acts else None
+    want = []
+    if act:
+        want = [f"ACTIVATION #{act['seq']} UNDER WAY pid {act['trigger']['pid']} "
+                f"({act['trigger']['comm']}) {act['trigger']['via']}",
+                "elapsed", "served of", "at the start,", "still lacking", "so far",
+                "time left"]
+    missing = [(w, unwrapped(f[4])[:400]) for f in during for w in want
+               if w not in unwrapped(f[4])]
+    ok(during and act and not missing and
+       all(f[4][0].startswith("verdict ") for f in during),
+       f"narrow: {len(during)} frames of the activation under way at {cols} columns, the "
+       f"verdict first and all its facts in each" + (f": missing {missing[:2]}" if missing else ""))
+    remedy = "off: echo nop > /sys/kernel/tracing/current_tracer"
+    held = [f for f in run.frames if "function_graph, the top-level tracer" in unwrapped(f[4])]
+    ok(held and all(remedy in unwrapped(f[4]) for f in held),
+       f"narrow: the top-level tracer's remedy whole in {len(held)} frames")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
     ap.add_argument("--screens")
+    ap.add_argument("--narrow", type=int, help="a run at this many columns: its own checks")
     a = ap.parse_args()
     logs, raw, recs, live, exits, lines = load(a.results)
     if not ok(live is not None and 1 in logs and 1 in raw, "the scenario's results are there"):
         return 1
     runs = {k: Run(logs[k], raw.get(k, "")) for k in logs}
     run = runs[1]
+    if a.narrow:
+        check_frames("narrow run", run)
+        check_narrow(run, a.narrow, [r for r in recs if r["type"] == "activation"], live)
+        print(f"live_check: {len(fails)} failed" if fails else "live_check: all passed")
+        return 1 if fails else 0
     print(f"     kernel triggers: {live['triggers']}; parked {live['parked']}, U {live['u']}, "
           f"threads {live['threads']}, on {int(live['on_ns']) / 1e9:.3f} s")
     widths = check_frames("run 1", run)
