@@ -84,7 +84,8 @@ done
 # ALSO name under /usr or /lib (compressed by dh_compress or not), and the
 # rules' tests pass where they are installed, beside the rules
 for f in $(man -l /usr/share/man/man8/fgraphtop.8.gz 2>/dev/null | col -b |
-	sed -n '/^FILES/,/^EXAMPLES/p; /^SEE ALSO/,$p' | grep -o '/\(usr\|lib\)/[^ ,;)]*' | sort -u); do
+	sed -n '/^FILES/,/^EXAMPLES/p; /^SEE ALSO/,$p' |
+	grep -oE '(^|[[:space:]("])/(usr|lib)/[^[:space:],;)]*' | sed 's/^[[:space:]("]*//' | sort -u); do
 	[ -e "$f" ] || [ -e "$f.gz" ] || bad "the man page names $f, not installed"
 done
 if command -v promtool >/dev/null; then
