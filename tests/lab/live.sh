@@ -10,7 +10,9 @@
 #
 #   tests/lab/live.sh [-o OUTDIR] [-k KERNEL] [-u THREADS]
 # Two frames, as the emulator shows them, land in OUTDIR: halfway.txt (the walk
-# halfway) and holders.txt (every holder on), for the README.
+# halfway) and holders.txt (every holder on): copied to
+# docs/samples/screen-halfway.txt and screen-holders.txt, they are the
+# README's and docs/live.md's screens (make test-docs: the blocks equal them).
 # Environment: FGT_KERNELS as lab/run.sh.
 set -uo pipefail
 
