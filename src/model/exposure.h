@@ -44,6 +44,8 @@ struct fgt_exp_walk {
 	uint64_t sweeps;	/* alloc_retstack_tasklist() calls (fixed kernels: 1) */
 	uint64_t visits;	/* loop iterations over threads, all sweeps */
 	uint64_t pending;	/* (internal) where a full batch ended, if the walk goes on */
+	uint64_t held_ahead;	/* threads holding a stack ahead of the first lacking one:
+				 * during a walk, those it served (src/model/joined.h) */
 };
 
 /* Feed the threads in task-list order: init, one step per thread, end. */

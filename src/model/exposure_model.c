@@ -37,6 +37,8 @@ void fgt_exp_walk_step(struct fgt_exp_walk *w, bool lacking)
 		w->pending = 0;
 	}
 	w->threads++;
+	if (!lacking && !w->lacking)
+		w->held_ahead++;
 	if (lacking && ++w->lacking % FGT_RETSTACK_BATCH == 0)
 		w->pending = w->threads;
 }
