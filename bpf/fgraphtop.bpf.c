@@ -712,6 +712,11 @@ static __always_inline bool alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 	e = reserve(FGT_EV_ALLOC, FGT_SRC_ATTRIBUTED);
 	if (!e)
 		return false;
+	/* the walk's own, outside an activation we saw begin: fgraphtop
+	 * joined it under way, and the trigger's stack, read by no unwinder
+	 * while it runs on another CPU, is taken here, in its context */
+	if (site == FGT_SITE_SWEEP)
+		e->stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	e->ptr = ptr;
 	e->site = site;
 	e->gfp = gfp;

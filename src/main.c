@@ -27,6 +27,7 @@
 #include "common/json_writer.h"
 #include "common/log.h"
 #include "common/selfmem.h"
+#include "common/waitnote.h"
 #include "live/explain.h"
 #include "live/output.h"
 #include "live/screen.h"
@@ -71,11 +72,14 @@ static bool explain_holders(const struct fgt_session *s, struct fgt_holders *h)
 {
 	struct fgt_holders_cfg c = {};
 	struct fgt_holders_watch *w;
+	struct fgt_wait *note;
 	bool ok;
 
 	fgt_fprobe_facts(s->ks, &c.fprobe);
 	w = fgt_holders_watch_start(&c, 60000);
+	note = fgt_wait_begin(FGT_WAIT_TRACE_TYPES_LOCK, "reading who holds fgraph (tracefs)");
 	ok = fgt_holders_watch_wait(w, 2000) && fgt_holders_watch_get(w, h, NULL, NULL);
+	fgt_wait_end(note);
 	fgt_holders_watch_stop(w);
 	return ok;
 }
@@ -108,7 +112,8 @@ static void explain(const struct fgt_session *s, bool json)
 	struct fgt_holders h;
 	bool have = explain_holders(s, &h);
 
-	fgt_explain_print(stdout, s->plan, have ? &h : NULL, explain_graph_active(s), json);
+	fgt_explain_print(stdout, s->plan, have ? &h : NULL, explain_graph_active(s),
+			  s->joining ? &s->join : NULL, json);
 }
 
 /* stdout could not be written: a reader that went away is a clean stop. */
@@ -218,6 +223,10 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 		}
 		if (screen && !screen_input(out, &redraw))
 			break;
+		/* a step joined under way: its looks, its record, then the
+		 * deferred probes */
+		if (fgt_session_join_tick(s))
+			redraw = true;
 		t = fgt_mono_ns();
 		exposure_tick(s, x, t, env->interval_s * 1000000000ull);
 		/* lines and -j wait for the interval but for the holders; the
@@ -274,8 +283,9 @@ static void give_back(const char *when)
 }
 
 /* What the kernel's code says, at start: read-only (kcore, or one BPF read),
- * with the kallsyms the session already has. */
-static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
+ * with the kallsyms the session already has; a step joined under way infers
+ * its sweeps from it. */
+static void static_verdict(struct fgt_session *s, struct fgt_out *out)
 {
 	struct fgt_static_opts so = {
 		.ks = s->ks, .bpf_read = fgt_kread_bpf,
@@ -287,6 +297,7 @@ static void static_verdict(const struct fgt_session *s, struct fgt_out *out)
 		return;
 	fgt_static_check(&so, r);
 	fgt_out_static(out, r);
+	fgt_session_join_code(s, r->verdict);
 	free(r);
 }
 
@@ -335,6 +346,8 @@ int main(int argc, char **argv)
 	/* --events prints every event as it drains them: a slower consumer,
 	 * and TASK_EXIT events on top (a fork storm lost some with 1 MiB) */
 	s.ringbuf_mb = env.ringbuf_mb ? env.ringbuf_mb : env.events ? 4 : 1;
+	/* before anything that can wait on the locks a 0->1 step holds */
+	s.want_join = true;
 	status = fgt_session_plan(&s, msg, sizeof(msg));
 	if (env.explain && s.plan && (status == 0 || status == FGT_EXIT_NO_PATH)) {
 		explain(&s, env.cli.json);
@@ -368,13 +381,15 @@ int main(int argc, char **argv)
 	if (status)
 		goto fail;
 	fgt_out_start(out, s.plan);
+	if (s.joining)
+		fgt_out_joined(out, &s.join);
 	exposure_open(&s, &x);
 	give_back("after the start line");
 	fgt_session_started(&s);
 	static_verdict(&s, out);
 	fgt_session_phase("the static verdict");
 	give_back("after the static verdict");
-	active = fgt_session_graph_active(&s);
+	active = s.joining ? 0 : fgt_session_graph_active(&s);
 	if (active > 0)
 		p_warn("fgraph_active", "fgraph is already active (%d user%s): there is no "
 		       "0->1 step to watch until every user stops; watching the fork path",

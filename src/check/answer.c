@@ -153,6 +153,46 @@ static const char *perf_seconds(double v, char *b, size_t len)
 	return b;
 }
 
+/* "; a 0->1 step is under way: ..." or "". */
+static const char *under_way_words(const struct fgt_check_result *r, char *b, size_t len)
+{
+	const struct fgt_joined *j = &r->join;
+
+	if (!r->under_way) {
+		b[0] = '\0';
+		return b;
+	}
+	snprintf(b, len, "; a 0->1 step is under way: pid %u (%s)%s%s, %" PRIu64 " threads "
+		 "served (inferred), %" PRIu64 " still lacking a stack", j->trig.pid,
+		 j->trig.known ? j->trig.comm : "trigger not found", j->trig.via[0] ? " " : "",
+		 j->trig.via, fgt_join_served(j), j->seen.lacking);
+	return b;
+}
+
+static void under_way_json(json_writer_t *jw, const struct fgt_check_result *r)
+{
+	const struct fgt_joined *j = &r->join;
+
+	jsonw_name(jw, "under_way");
+	if (!r->under_way) {
+		jsonw_null(jw);
+		return;
+	}
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "why", fgt_join_why_name(j->why));
+	jsonw_bool_field(jw, "trigger_known", j->trig.known);
+	jsonw_uint_field(jw, "pid", j->trig.pid);
+	jsonw_uint_field(jw, "tid", j->trig.tid);
+	jsonw_string_field(jw, "comm", j->trig.comm);
+	jsonw_string_field(jw, "syscall", j->trig.syscall);
+	jsonw_string_field(jw, "via", j->trig.via);
+	jsonw_uint_field(jw, "served", fgt_join_served(j));
+	jsonw_uint_field(jw, "lacking", j->seen.lacking);
+	jsonw_uint_field(jw, "sweeps_before", j->inferred.sweeps);
+	jsonw_bool_field(jw, "inferred", true);
+	jsonw_end_object(jw);
+}
+
 /* Which kernel the answer is about: the running one, or --kernel's file,
  * named whatever could be read of it. */
 static void kernel_words(FILE *f, const struct fgt_check_result *r)
@@ -170,7 +210,7 @@ static void kernel_words(FILE *f, const struct fgt_check_result *r)
 
 void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 {
-	char est[48], reason[FGT_CHECK_REASON_LEN], *line = NULL;
+	char est[48], reason[FGT_CHECK_REASON_LEN], uw[256], *line = NULL;
 	const char *sep = " | ";	/* perfdata follow it, space-separated */
 	size_t n = 0;
 	/* made whole, then printed escaped: a path or a kernel's string in it
@@ -187,11 +227,11 @@ void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 		fprintf(f, "FGRAPH UNKNOWN - %s", r->note);
 		goto done;
 	}
-	fprintf(f, "FGRAPH %s - %s%s: %s%s%s%s; ", status_word(r->status),
+	fprintf(f, "FGRAPH %s - %s%s: %s%s%s%s%s; ", status_word(r->status),
 		fgt_verdict_words(r->verdict), method_words(r), fgt_check_reason(r, reason, sizeof(reason)),
 		r->have_hold && r->hold.held ? "; mitigated: fgraph held by fgraphtop hold (" : "",
 		r->have_hold && r->hold.held ? r->hold.method : "",
-		r->have_hold && r->hold.held ? ")" : "");
+		r->have_hold && r->hold.held ? ")" : "", under_way_words(r, uw, sizeof(uw)));
 	kernel_words(f, r);
 	if (r->seen.have) {
 		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
@@ -290,6 +330,7 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 		jsonw_bool_field(jw, "stale", r->hold.stale);
 		jsonw_end_object(jw);
 	}
+	under_way_json(jw, r);
 	if (r->triggered || r->parked || r->threads >= 0) {
 		jsonw_name(jw, "trigger");
 		jsonw_start_object(jw);

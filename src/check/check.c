@@ -30,6 +30,7 @@
 #include "check/park.h"
 #include "static/static_check.h"
 #include "check/trigger.h"
+#include "common/waitnote.h"
 
 
 #define CHECK_GRACE_S		10.0	/* past the deadline, for an activation under way */
@@ -479,6 +480,18 @@ static void calibrate(struct fgt_check_result *r)
 	fgt_exp_estimate(&r->exposure, &c, &r->exposure_est);
 }
 
+/* A 0->1 step under way now (the session's looks, which cannot block on
+ * the locks it holds): the answer says by whom and how far along. */
+static void under_way(const struct fgt_check_sys *sys, const struct fgt_ksyms *ks,
+		      struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = sys->watch;
+
+	/* no thread lacking a stack: no walk has anything left to do */
+	if (w && w->under_way && (!r->have_exposure || r->exposure.lacking))
+		r->under_way = w->under_way(w->priv, ks, &r->join);
+}
+
 int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sys,
 		  struct fgt_check_result *r)
 {
@@ -487,7 +500,8 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	struct fgt_trigger t;
 	char why[512], msg[512] = "", hint[256] = "";
 	bool started = false, prepared = false;
-	int has;
+	struct fgt_wait *wait;
+	int has, err;
 
 	memset(r, 0, sizeof(*r));
 	r->threads = -1;
@@ -525,8 +539,10 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 			else if (o->static_only)
 				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
 					 "--static loads no BPF");
-			else if (sys->watch && r->verdict != FGT_VERDICT_NOT_AFFECTED)
+			else if (sys->watch && r->verdict != FGT_VERDICT_NOT_AFFECTED) {
 				exposure(sys, r);
+				under_way(sys, NULL, r);
+			}
 			if (r->verdict == FGT_VERDICT_NOT_AFFECTED && !o->kernel)
 				not_affected_words(sys, r);
 			return r->status;
@@ -552,13 +568,17 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 		goto out;
 	}
 	exposure(sys, r);
+	under_way(sys, ks, r);
 	if (o->trigger) {
 		prepared = true;
 		if (prepare_trigger(sys, ks, &t, r) || may_trigger(sys, ks, r))
 			goto out;
 	}
 	started = true;		/* a failed start may leave half of it: stop undoes it */
-	if (w->start(w->priv, ks, fgt_check_on_record, &r->seen, msg, sizeof(msg))) {
+	wait = fgt_wait_begin(FGT_WAIT_FTRACE_LOCK, "attaching the probes");
+	err = w->start(w->priv, ks, fgt_check_on_record, &r->seen, msg, sizeof(msg));
+	fgt_wait_end(wait);
+	if (err) {
 		unknown(r, "cannot watch activations: %s", msg);
 		goto out;
 	}

@@ -147,6 +147,10 @@ struct fgt_check_result {
 	 * held is mitigated, not healthy (docs/fleet.md) */
 	bool have_hold;
 	struct fgt_hold_seen hold;
+	/* a 0->1 step under way as the check ran (src/model/joined.h): by whom,
+	 * how far along; the answer says so */
+	bool under_way;
+	struct fgt_joined join;
 };
 
 /* Above this estimated unfixed walk, --trigger refuses without --force. */

@@ -121,7 +121,8 @@ void fgt_plan_explain(const struct fgt_plan *p, FILE *out)
 	for (int i = 0; i < p->nr_probes; i++) {
 		const struct fgt_probe *pr = &p->probes[i];
 
-		fprintf(out, "  %-4s %-6s %-32s %s\n", pr->ok ? "ok" : pr->skipped ? "-" : "no",
+		fprintf(out, "  %-4s %-6s %-32s %s\n", pr->deferred && !pr->load_err ? "def" :
+			pr->ok ? "ok" : pr->skipped ? "-" : "no",
 			fgt_probe_kind_name(fgt_probe_rows[pr->role].kind), probe_target(pr),
 			fgt_probe_why(pr, why, sizeof(why)));
 	}
@@ -157,6 +158,7 @@ void fgt_plan_explain_json(const struct fgt_plan *p, json_writer_t *jw)
 		jsonw_string_field(jw, "target", probe_target(pr));
 		jsonw_bool_field(jw, "tried", !pr->skipped);
 		jsonw_bool_field(jw, "ok", pr->ok);
+		jsonw_bool_field(jw, "deferred", pr->deferred);
 		jsonw_int_field(jw, "load_err", pr->load_err);
 		jsonw_int_field(jw, "attach_err", pr->attach_err);
 		jsonw_string_field(jw, "why", fgt_probe_why(pr, why, sizeof(why)));
@@ -187,12 +189,45 @@ static const char *unknown_why(const struct fgt_plan *p)
 	return "neither /proc/kcore nor BPF could read it";
 }
 
+/* A 0->1 step under way as --explain ran: why its probes are deferred. */
+static void joined_explain(FILE *f, const struct fgt_joined *j)
+{
+	fprintf(f, "A 0->1 step is under way: pid %u tid %u (%s) %s; %llu threads still lack "
+		"a stack, %llu served before this look (inferred). The walk holds ftrace_lock: "
+		"fentry/fexit probes are loaded, their attach deferred.\n\n",
+		j->trig.pid, j->trig.tid, j->trig.known ? j->trig.comm : "trigger not found",
+		j->trig.via, (unsigned long long)j->seen.lacking,
+		(unsigned long long)j->inferred.served);
+}
+
+static void joined_explain_json(json_writer_t *jw, const struct fgt_joined *j)
+{
+	jsonw_name(jw, "under_way");
+	if (!j) {
+		jsonw_null(jw);
+		return;
+	}
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "why", fgt_join_why_name(j->why));
+	jsonw_uint_field(jw, "pid", j->trig.pid);
+	jsonw_uint_field(jw, "tid", j->trig.tid);
+	jsonw_string_field(jw, "comm", j->trig.comm);
+	jsonw_string_field(jw, "syscall", j->trig.syscall);
+	jsonw_string_field(jw, "via", j->trig.via);
+	jsonw_uint_field(jw, "lacking", j->seen.lacking);
+	jsonw_uint_field(jw, "served_before", j->inferred.served);
+	jsonw_string_field(jw, "probes", "deferred: the walk holds ftrace_lock");
+	jsonw_end_object(jw);
+}
+
 void fgt_explain_print(FILE *f, const struct fgt_plan *p, const struct fgt_holders *h,
-		       int active, bool json)
+		       int active, const struct fgt_joined *joined, bool json)
 {
 	json_writer_t *jw;
 
 	if (!json) {
+		if (joined)
+			joined_explain(f, joined);
 		fgt_plan_explain(p, f);
 		if (h)
 			fgt_out_holders_explain(f, h, active, unknown_why(p));
@@ -205,6 +240,7 @@ void fgt_explain_print(FILE *f, const struct fgt_plan *p, const struct fgt_holde
 	if (!jw)
 		return;
 	jsonw_head(jw, "plan");
+	joined_explain_json(jw, joined);
 	fgt_plan_explain_json(p, jw);
 	if (h) {
 		jsonw_name(jw, "holders");

@@ -300,6 +300,9 @@ static void alloc_counts_json(json_writer_t *jw, const char *blocking_name, uint
 	jsonw_uint_field(jw, "freed", freed);
 }
 
+static void joined_json(json_writer_t *jw, const struct fgt_joined *j);
+static void joined_text(FILE *f, const struct fgt_joined *j);
+
 static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char *evidence)
 {
 	const struct fgt_activation *a = rec->act;
@@ -309,6 +312,7 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 	jsonw_uint_field(jw, "seq", a->seq);
 	jsonw_string_field(jw, "src", src_name(a->src));
 	jsonw_bool_field(jw, "complete", a->complete);
+	jsonw_bool_field(jw, "joined", rec->joined != NULL);
 	jsonw_float_field(jw, "time_s", rel_s(o, a->begin_ns));
 	jsonw_name(jw, "trigger");
 	jsonw_start_object(jw);
@@ -368,6 +372,8 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 	jsonw_string_field(jw, "verdict", fgt_verdict_name(rec->verdict.verdict));
 	jsonw_string_field(jw, "evidence", evidence);
 	jsonw_end_object(jw);
+	if (rec->joined)
+		joined_json(jw, rec->joined);
 	jsonw_end_object(jw);
 }
 
@@ -433,6 +439,8 @@ void fgt_out_record(const struct fgt_record *rec, void *ctx)
 	if (o->o.screen)
 		return;
 	fputs(o->last, o->f);
+	if (rec->joined)
+		joined_text(o->f, rec->joined);
 	if (a->lat.count) {
 		fprintf(o->f, "  shadow-stack allocation latency, sweep path:\n");
 		fgt_hist_print(o->f, &a->lat, "nsecs", 1);
@@ -570,7 +578,8 @@ static const char *left_words(const struct fgt_progress *p, char *b, size_t len)
 
 /* ---- JSON: progress and holders ------------------------------------------- */
 
-static void progress_json(struct fgt_out *o, const struct fgt_progress *p, const char *hms)
+static void progress_json(struct fgt_out *o, const struct fgt_progress *p,
+			  const struct fgt_joined *joined, const char *hms)
 {
 	json_writer_t *jw = o->jw;
 
@@ -612,6 +621,9 @@ static void progress_json(struct fgt_out *o, const struct fgt_progress *p, const
 	jsonw_uint_field(jw, "eta_sweeps", p->fit_sweeps);
 	jsonw_bool_field(jw, "degraded", p->degraded);
 	jsonw_uint_field(jw, "lost", p->lost);
+	jsonw_bool_field(jw, "joined", joined != NULL);
+	if (joined)
+		joined_json(jw, joined);
 	jsonw_end_object(jw);
 }
 
@@ -662,6 +674,90 @@ void fgt_out_holders_json(json_writer_t *jw, const struct fgt_holders *h, int gr
 	for (unsigned int i = 0; i < h->kept; i++)
 		holder_json(jw, &h->h[i], h->tracefs);
 	jsonw_end_array(jw);
+}
+
+/* ---- a step joined under way (src/model/joined.h) ------------------------- */
+
+/* "joined": what was seen since joining, what was inferred before it. */
+static void joined_json(json_writer_t *jw, const struct fgt_joined *j)
+{
+	jsonw_name(jw, "joined_step");
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "why", fgt_join_why_name(j->why));
+	jsonw_string_field(jw, "code", fgt_verdict_answer(j->code));
+	jsonw_bool_field(jw, "walk_over", j->walk_over);
+	jsonw_name(jw, "trigger");
+	jsonw_start_object(jw);
+	jsonw_bool_field(jw, "known", j->trig.known);
+	jsonw_uint_field(jw, "pid", j->trig.pid);
+	jsonw_uint_field(jw, "tid", j->trig.tid);
+	jsonw_string_field(jw, "comm", j->trig.comm);
+	jsonw_string_field(jw, "syscall", j->trig.syscall);
+	jsonw_string_field(jw, "via", j->trig.via);
+	jsonw_end_object(jw);
+	jsonw_name(jw, "seen");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "looks", j->seen.looks);
+	jsonw_uint_field(jw, "lacking_at_join", j->first.lacking);
+	jsonw_uint_field(jw, "threads_at_join", j->first.threads);
+	jsonw_uint_field(jw, "served", j->seen.served);
+	jsonw_uint_field(jw, "lacking", j->seen.lacking);
+	jsonw_uint_field(jw, "sweeps", j->seen.sweeps);
+	jsonw_uint_field(jw, "sweeps_served", j->seen.sweeps_served);
+	jsonw_uint_field(jw, "blocking", j->seen.blocking);
+	jsonw_uint_field(jw, "nonblocking", j->seen.nonblocking);
+	jsonw_string_field(jw, "so_far", fgt_verdict_name(j->so_far));
+	jsonw_end_object(jw);
+	jsonw_name(jw, "inferred");
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "served_before", j->inferred.served);
+	jsonw_uint_field(jw, "sweeps_before", j->inferred.sweeps);
+	jsonw_uint_field(jw, "lacking_at_start", j->inferred.lacking_at_start);
+	jsonw_uint_field(jw, "visits_before", j->inferred.visits);
+	jsonw_float_field(jw, "ns_per_visit", j->inferred.ns_per_visit);
+	jsonw_uint_field(jw, "elapsed_before_ns", j->inferred.elapsed_ns);
+	jsonw_uint_field(jw, "served_total", fgt_join_served(j));
+	jsonw_end_object(jw);
+	jsonw_end_object(jw);
+}
+
+static void joined_text(FILE *f, const struct fgt_joined *j)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(f, "  joined:    %s threads lacking a stack at the join; seen since: %s served, "
+		"%u sweeps (%s), %s still lacking\n"
+		"  inferred:  %s served and %u sweeps before joining (the threads holding a stack "
+		"ahead of the first lacking one; %s); %s served in all\n",
+		grp(j->first.lacking, a, sizeof(a)), grp(j->seen.served, b, sizeof(b)),
+		j->seen.sweeps, fgt_verdict_name(j->so_far), grp(j->seen.lacking, c, sizeof(c)),
+		grp(j->inferred.served, d, sizeof(d)), j->inferred.sweeps,
+		j->code == FGT_VERDICT_FIXED ? "fixed code walks once" : "a batch of 32 a sweep",
+		grp(fgt_join_served(j), a, sizeof(a)));
+}
+
+void fgt_out_joined(struct fgt_out *o, const struct fgt_joined *j)
+{
+	char a[32], b[32];
+
+	if (o->jw) {
+		jsonw_head(o->jw, "joined");
+		jsonw_float_field(o->jw, "joined_after_s", j->inferred.elapsed_ns / 1e9);
+		joined_json(o->jw, j);
+		jsonw_end_object(o->jw);
+		fflush(o->f);
+		return;
+	}
+	if (o->o.screen)
+		return;		/* the screen's first frame says it */
+	fprintf(o->f, "ACTIVATION UNDER WAY (joined %.1f s in, inferred): pid %u tid %u (%s) %s; "
+		"%s threads lacking a stack, %s served before joining (inferred, %u sweeps); "
+		"fentry/fexit probes deferred: the walk holds ftrace_lock\n",
+		j->inferred.elapsed_ns / 1e9, j->trig.pid, j->trig.tid,
+		j->trig.known ? j->trig.comm : "trigger not found",
+		j->trig.via[0] ? j->trig.via : "", grp(j->first.lacking, a, sizeof(a)),
+		grp(j->inferred.served, b, sizeof(b)), j->inferred.sweeps);
+	fflush(o->f);
 }
 
 /* ---- text: holders, progress, history -------------------------------------- */
@@ -761,13 +857,14 @@ void fgt_out_holders(struct fgt_out *o, const struct fgt_status *st)
 }
 
 /* The activation under way in one line (lines mode). */
-static void progress_line(struct fgt_out *o, const struct fgt_progress *p, const char *hms)
+static void progress_line(struct fgt_out *o, const struct fgt_progress *p,
+			  const struct fgt_joined *joined, const char *hms)
 {
 	char e[32], a[32], b[32], c[32], left[160];
 
-	fprintf(o->f, "%s activation #%u under way %s: pid %u (%s)%s%s; served %s of %s threads "
+	fprintf(o->f, "%s activation #%u under way%s %s: pid %u (%s)%s%s; served %s of %s threads "
 		"at the start, %s still lacking%s; sweeps %u", hms, p->seq,
-		dur(p->elapsed_ns, e, sizeof(e)), p->pid, p->comm, p->via[0] ? " " : "", p->via,
+		p->u_src == FGT_U_EXPOSURE && joined ? " (joined)" : "", dur(p->elapsed_ns, e, sizeof(e)), p->pid, p->comm, p->via[0] ? " " : "", p->via,
 		grp(p->served, a, sizeof(a)), grp(p->threads, b, sizeof(b)),
 		grp(p->lacking, c, sizeof(c)), u_words(p), p->sweeps);
 	if (p->to_come_known)
@@ -905,10 +1002,19 @@ static void scr_progress(struct fgt_out *o, const struct fgt_status *st)
 		return;
 	}
 	/* every fact of it wraps rather than being cut (a 60-column terminal) */
-	fgt_lines_wrap(l, 2, "ACTIVATION #%u UNDER WAY  pid %u (%s)  %s%s", p->seq, p->pid, p->comm,
-		      p->via[0] ? p->via : "way in not known yet",
-		      p->u_src == FGT_U_NOW || p->u_src == FGT_U_NONE ?
-		      "  (fgraphtop started during it)" : "");
+	if (st->joined)
+		fgt_lines_wrap(l, 2, "ACTIVATION UNDER WAY (joined %.1f s in)  pid %u (%s)  %s  "
+			      "[before joining, inferred: %llu served, %u sweeps; fentry probes "
+			      "deferred: the walk holds ftrace_lock]",
+			      st->joined->inferred.elapsed_ns / 1e9, p->pid, p->comm,
+			      p->via[0] ? p->via : "way in not known",
+			      (unsigned long long)st->joined->inferred.served,
+			      st->joined->inferred.sweeps);
+	else
+		fgt_lines_wrap(l, 2, "ACTIVATION #%u UNDER WAY  pid %u (%s)  %s%s", p->seq, p->pid,
+			      p->comm, p->via[0] ? p->via : "way in not known yet",
+			      p->u_src == FGT_U_NOW || p->u_src == FGT_U_NONE ?
+			      "  (fgraphtop started during it)" : "");
 	if (p->data_age_ns >= 500000000ull)
 		snprintf(age, sizeof(age), " (figures %s old: read once a second)",
 			 dur(p->data_age_ns, b, sizeof(b)));
@@ -1081,7 +1187,7 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 			jsonw_null(o->jw);
 		jsonw_end_object(o->jw);
 		if (st->progress)
-			progress_json(o, st->progress, hms);
+			progress_json(o, st->progress, st->joined, hms);
 		return;
 	}
 	if (o->o.screen) {
@@ -1101,7 +1207,7 @@ void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st)
 	}
 	fputc('\n', o->f);
 	if (st->progress)
-		progress_line(o, st->progress, hms);
+		progress_line(o, st->progress, st->joined, hms);
 	fflush(o->f);
 }
 

@@ -51,7 +51,9 @@ void fgt_out_static(struct fgt_out *o, const struct fgt_static_result *r);
 /* One kernel event (--events); frames: ACT_BEGIN's trigger stack. */
 void fgt_out_event(struct fgt_out *o, const struct fgt_event *e,
 		   const struct fgt_frame *frames, int nr_frames);
-void fgt_out_record(const struct fgt_record *rec, void *ctx);	/* fgt_record_cb */
+void fgt_out_record(const struct fgt_record *rec, void *ctx);
+/* A 0->1 step joined under way: said at once (src/model/joined.h). */
+void fgt_out_joined(struct fgt_out *o, const struct fgt_joined *j);	/* fgt_record_cb */
 /* Every -i seconds: the interval summary (and the activation under way's
  * progress, lines and -j); the screen is redrawn. */
 void fgt_out_interval(struct fgt_out *o, const struct fgt_status *st);

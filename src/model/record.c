@@ -104,6 +104,8 @@ void fgt_recorder_activation(const struct fgt_activation *act, void *ctx)
 	if (r->stack && act->stack_id >= 0)
 		n = r->stack(act->stack_id, ips, r->stack_ctx);
 	fgt_record_make(&rec, act, ips, n > 0 ? n : 0, r->ks, &r->judge);
+	if (act->implicit)
+		rec.joined = r->joined;
 	if (r->cb)
 		r->cb(&rec, r->cb_ctx);
 }

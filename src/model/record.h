@@ -13,6 +13,7 @@
 #include "model/activation.h"
 #include "host/ksyms.h"
 #include "model/verdict.h"
+#include "model/joined.h"
 
 #define FGT_FRAME_NAME_LEN	96
 
@@ -30,6 +31,9 @@ struct fgt_record {
 	char via[128];				/* "write() -> tracing_set_tracer", "unknown" */
 	int nr_frames;				/* the trigger's stack, from the frame */
 	struct fgt_frame frames[FGT_MAX_STACK_DEPTH];	/* holding the 0->1 step outward */
+	/* a step joined under way (its ACT_BEGIN never seen): what was seen
+	 * and what was inferred (src/model/joined.h); NULL otherwise */
+	const struct fgt_joined *joined;
 };
 
 typedef void (*fgt_record_cb)(const struct fgt_record *rec, void *ctx);
@@ -61,6 +65,9 @@ struct fgt_recorder {
 	fgt_stack_fn stack;
 	void *stack_ctx;
 	struct fgt_judge judge;		/* the one judge */
+	/* set while a joined step's activation is recorded (its records
+	 * carry it), NULL otherwise */
+	const struct fgt_joined *joined;
 };
 
 void fgt_recorder_init(struct fgt_recorder *r, fgt_record_cb cb, void *cb_ctx,

@@ -10,6 +10,7 @@
 #include "model/activation.h"
 #include "model/exposure.h"
 #include "model/progress.h"
+#include "model/joined.h"
 #include "model/verdict.h"
 
 /* What the session knows now, for the interval and final reports and the screen. */
@@ -20,6 +21,8 @@ struct fgt_status {
 	uint64_t lost;
 	uint64_t now_ns;			/* monotonic, when taken */
 	const struct fgt_progress *progress;	/* cur's progress (NULL when none) */
+	/* a step joined under way, until its record: what was seen and inferred */
+	const struct fgt_joined *joined;
 	const struct fgt_holders *holders;	/* who holds fgraph; NULL: not read yet */
 	uint64_t holders_ns;			/* when they were read (monotonic) */
 	bool holders_stale;			/* ftrace_graph_active changed since: a read is due */

@@ -217,6 +217,9 @@ const char *fgt_probe_why(const struct fgt_probe *pr, char *buf, size_t len)
 
 	if (pr->skipped)
 		snprintf(buf, len, "%s", pr->skipped);
+	else if (pr->deferred && !pr->load_err)
+		snprintf(buf, len, "deferred: the walk holds ftrace_lock (loaded; attached "
+			 "once it ends)");
 	else if (pr->ok)
 		snprintf(buf, len, "attached");
 	else if (pr->load_err == -ESRCH || pr->load_err == -ENOENT)

@@ -54,6 +54,9 @@ struct fgt_probe {
 	bool ok;		/* loaded and attached */
 	const char *skipped;	/* not tried, and why */
 	int btf_id;		/* its target in vmlinux BTF (0: raw_tp, or none) */
+	/* loaded, its attach deferred: a 0->1 step under way holds ftrace_lock,
+	 * which an fentry/fexit attach waits for (src/model/joined.h) */
+	bool deferred;
 };
 
 #define FGT_PLAN_MAX_PROBES	(FGT_ROLE__NR * FGT_MAX_CANDS)
@@ -77,6 +80,9 @@ struct fgt_plan {
 	struct fgt_btf_known btf;
 	bool have_btf;
 	int iter_btf_id;		/* the task iterator's target, bpf_iter_task (0: none) */
+	/* set before fgt_plan_build(): a step under way holds ftrace_lock, so
+	 * fentry/fexit probes are loaded, not attached (deferred) */
+	bool defer_ftrace;
 };
 
 static inline bool fgt_plan_has(const struct fgt_plan *p, enum fgt_role r)

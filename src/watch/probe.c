@@ -23,6 +23,7 @@
 #include "common/exit_codes.h"
 #include "host/host_state.h"
 #include "common/log.h"
+#include "common/waitnote.h"
 #include "watch/plan.h"
 #include "watch/probe.h"
 
@@ -214,6 +215,13 @@ static void try_probe(struct fgt_probe *pr, int btf_id, int fds[2])
 		log_refusal(target, type, &opts);
 		goto cleanup;
 	}
+	/* a step under way holds ftrace_lock, which a trampoline's attach
+	 * waits for: loaded only; the direct rows are left out (their attach
+	 * is what would tell), the others taken as they will be once it ends */
+	if (pr->deferred) {
+		pr->ok = !fgt_probe_rows[pr->role].direct;
+		goto cleanup;
+	}
 	if (type == BPF_PROG_TYPE_RAW_TRACEPOINT)
 		link_fd = bpf_raw_tracepoint_open(target, prog_fd);
 	else
@@ -241,6 +249,8 @@ static void probe_all(struct fgt_plan *p, const int *btf_ids)
 {
 	int fds[FGT_PLAN_MAX_PROBES][2], i;
 	bool any_loaded = false;
+	/* each fentry/fexit attach waits for ftrace_lock: said if it does */
+	struct fgt_wait *w = fgt_wait_begin(FGT_WAIT_FTRACE_LOCK, "trying the probes");
 
 	for (i = 0; i < p->nr_probes; i++) {
 		struct fgt_probe *pr = &p->probes[i];
@@ -249,6 +259,8 @@ static void probe_all(struct fgt_plan *p, const int *btf_ids)
 		fds[i][0] = fds[i][1] = -1;
 		if (pr->skipped)
 			continue;
+		pr->deferred = p->defer_ftrace && (fgt_probe_rows[pr->role].kind == FGT_PK_FENTRY ||
+						   fgt_probe_rows[pr->role].kind == FGT_PK_FEXIT);
 		try_probe(pr, btf_ids[i], fds[i]);
 		if (!tracing)	/* raw_tp loads even where tracing programs do not */
 			continue;
@@ -263,6 +275,7 @@ static void probe_all(struct fgt_plan *p, const int *btf_ids)
 		if (fds[i][0] >= 0)
 			close(fds[i][0]);
 	}
+	fgt_wait_end(w);
 	p->tracing_refused = !any_loaded;
 }
 
@@ -279,9 +292,12 @@ int fgt_plan_build(struct fgt_plan *p, const struct fgt_ksyms *ks,
 	 * id, and freed before the first probe loads: its few MB must not stay
 	 * alive under the probes and the main load.
 	 */
+	bool defer = p->defer_ftrace;
+
 	if (err)
 		btf = NULL;
 	memset(p, 0, sizeof(*p));
+	p->defer_ftrace = defer;
 	fgt_kernel_read(&p->k, ks);
 	fgt_plan_enumerate(p);	/* which rows to try: the symbols say */
 	btf_ids_of(p, btf, err, btf_ids);

@@ -22,6 +22,8 @@
 #include "watch/probe.h"
 #include "common/log.h"
 #include "watch/exposure.h"
+#include "watch/join.h"
+#include "common/waitnote.h"
 
 /*
  * Runs the kernel skipped: a tracing program (fentry/fexit, tp_btf, raw_tp) does
@@ -227,6 +229,15 @@ static bool handlers_on(void)
 	return true;
 }
 
+/* The chosen candidate's probe was deferred (plan.h defer_ftrace). */
+static bool row_deferred(const struct fgt_plan *p, enum fgt_role r)
+{
+	for (int i = 0; i < p->nr_probes; i++)
+		if (p->probes[i].role == r && p->probes[i].cand == p->chosen[r])
+			return p->probes[i].deferred;
+	return false;
+}
+
 /* Load a chosen row's programs; its attach target is the chosen candidate's. */
 static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum fgt_role r)
 {
@@ -241,8 +252,9 @@ static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum
 		if (!prog)
 			return -ENOENT;
 		bpf_program__set_autoload(prog, true);
-		/* lazy rows: attached by lazy_update(); test-run ones: never */
-		if (row->lazy || row->kind == FGT_PK_TEST_RUN)
+		/* lazy rows: attached by lazy_update(); test-run ones: never;
+		 * deferred ones: once the step under way ends */
+		if (row->lazy || row->kind == FGT_PK_TEST_RUN || row_deferred(p, r))
 			bpf_program__set_autoattach(prog, false);
 		if (row->kind == FGT_PK_FENTRY || row->kind == FGT_PK_FEXIT ||
 		    row->kind == FGT_PK_TP_BTF) {
@@ -457,7 +469,7 @@ static void lazy_update(struct fgt_session *s)
 	uint64_t now = now_ms();
 	int active;
 
-	if (s->lat_failed || !fgt_plan_has_lat(p))
+	if (s->lat_failed || !fgt_plan_has_lat(p) || s->joining || s->deferred_pending)
 		return;
 	active = graph_active_run(s->skel);
 	if (active <= 0 || s->skel->bss->act_tid)
@@ -588,6 +600,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 		s->fed++;
 		return 0;
 	}
+	/* a joined step's sweeps carry the trigger's stack (joined.h) */
+	if (s->joining && e->type == FGT_EV_ALLOC && e->stack_id >= 0 && s->join_stack_id < 0)
+		s->join_stack_id = e->stack_id;
 	feed(s, e);
 	return 0;
 }
@@ -707,6 +722,27 @@ void fgt_session_started(struct fgt_session *s)
 	fgt_session_phase("after the start line: /proc/kallsyms");
 }
 
+/*
+ * Before anything that can block on ftrace_lock (the plan's fentry probes,
+ * the attach): is a 0->1 step under way? If so it is joined: the plan
+ * defers its fentry/fexit rows, the tracepoints alone go on.
+ */
+static void join_detect(struct fgt_session *s)
+{
+	char why[256];
+
+	if (!s->want_join)
+		return;
+	s->jr = fgt_joiner_open(s->ks, why, sizeof(why));
+	if (!s->jr) {
+		log_info("fgraphtop: join: %s", why);
+		return;
+	}
+	s->joining = fgt_joiner_detect(s->jr, FGT_VERDICT_UNKNOWN, &s->join);
+	s->deferred_pending = s->joining;
+	fgt_session_phase("join: a step under way?");
+}
+
 int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 {
 	int status;
@@ -723,10 +759,17 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
 	}
+	s->join_stack_id = -1;
+	join_detect(s);
+	s->plan->defer_ftrace = s->joining;
 	status = fgt_plan_build(s->plan, s->ks, s->pref, msg, len);
 	fgt_session_phase("plan (vmlinux BTF, probes)");
 	return status;
 }
+
+static bool join_look(struct fgt_session *s);
+static int drain(struct fgt_session *s, uint64_t now_ms);
+static void join_via(struct fgt_session *s, const struct fgt_activation *cur);
 
 /* A finished activation: its walk may price a visit on this host (whole
  * ones only: a lost event makes its figures a lower bound), then its record. */
@@ -740,7 +783,122 @@ static void on_activation(const struct fgt_activation *rec, void *ctx)
 	if (act->complete && !act->lost)
 		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
 					act->nr_threads, act->served);
+	/* the joined step's sweeps, seen without their ACT_BEGIN: its record
+	 * says what was seen and inferred, from a look taken now */
+	if (s->joining && act->implicit) {
+		join_look(s);
+		fgt_join_sweeps(&s->join, act);
+		s->join.walk_over = true;
+		s->rec.joined = &s->join;
+		s->joining = false;
+		s->join_recorded = true;
+	}
 	fgt_recorder_activation(act, &s->rec);
+	s->rec.joined = NULL;
+}
+
+/* One look at the joined step, into the model. */
+static bool join_look(struct fgt_session *s)
+{
+	struct fgt_join_look l;
+
+	fgt_joiner_look(s->jr, &s->join.trig, &l);
+	return fgt_join_look_at(&s->join, &l);
+}
+
+/* The deferred rows' programs (not the lazy ones: lazy_update()'s), now
+ * that the step no longer holds ftrace_lock, or may still: then said. */
+static void deferred_attach(struct fgt_session *s)
+{
+	struct fgt_wait *w = fgt_wait_begin(FGT_WAIT_FTRACE_LOCK, "attaching the deferred probes");
+	int n = 0;
+
+	for (int r = 0; r < FGT_ROLE__NR; r++) {
+		const char *const *names;
+
+		if (!fgt_plan_has(s->plan, r) || fgt_probe_rows[r].lazy ||
+		    !row_deferred(s->plan, r))
+			continue;
+		names = row_progs(s->plan, r);
+		for (int i = 0; i < FGT_MAX_PROGS && names[i]; i++) {
+			struct bpf_program *prog =
+				bpf_object__find_program_by_name(s->skel->obj, names[i]);
+
+			if (!prog)
+				continue;
+			s->deferred_links[r][i] = bpf_program__attach(prog);
+			if (s->deferred_links[r][i])
+				n++;
+			else
+				p_warn("deferred_probe", "%s: its deferred attach failed (%s): "
+				       "fgraphtop goes on without it", bpf_program__name(prog),
+				       strerror(errno));
+		}
+	}
+	fgt_wait_end(w);
+	s->deferred_pending = false;
+	log_info("fgraphtop: join: the walk is over: %d deferred program%s attached", n,
+		 n == 1 ? "" : "s");
+}
+
+void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code)
+{
+	if (s->joining)
+		fgt_join_set_code(&s->join, code);
+}
+
+/* The joined step's record, when the assembler has none to flush (no sweep
+ * seen since joining: the walk ended before the tracepoints saw a batch). */
+static void join_record_empty(struct fgt_session *s)
+{
+	struct fgt_activation a = {
+		.implicit = true, .stack_id = -1, .begin_ns = s->join.join_ns,
+		.end_ns = s->join.end_ns, .last_ns = s->join.end_ns, .ret = 0,
+		.pid = s->join.trig.pid, .tid = s->join.trig.tid,
+	};
+
+	memcpy(a.comm, s->join.trig.comm, sizeof(a.comm));
+	on_activation(&a, s);
+}
+
+bool fgt_session_join_tick(struct fgt_session *s)
+{
+	uint64_t now = fgt_mono_ns();
+
+	if (!s->jr || (!s->joining && !s->deferred_pending))
+		return false;
+	if (!fgt_joiner_due(s->jr, now))
+		return false;
+	if (s->joining) {
+		fgt_join_sweeps(&s->join, fgt_assembler_current(s->as));
+		join_via(s, fgt_assembler_current(s->as));
+		if (!join_look(s))
+			return true;
+		/* the walk is over: its last sweeps drained, its record made */
+		if (s->rb)
+			drain(s, now_ms());
+		if (s->joining && fgt_assembler_current(s->as))
+			fgt_assembler_flush(s->as);
+		if (s->joining)
+			join_record_empty(s);
+		return true;
+	}
+	/* the walk is over; register_ftrace_graph() goes on patching call
+	 * sites under ftrace_lock: the deferred attach waits for the trigger
+	 * to leave it (unknown trigger: at once, the notice says if it waits) */
+	if (s->join.trig.known && !s->join.trigger_out && s->after_looks < FGT_JOIN_STILL) {
+		struct fgt_join_look l;
+
+		fgt_joiner_look(s->jr, &s->join.trig, &l);
+		fgt_join_look_at(&s->join, &l);
+		s->after_looks++;
+		if (!s->join.trigger_out)
+			return false;
+	}
+	deferred_attach(s);
+	fgt_joiner_close(s->jr);
+	s->jr = NULL;
+	return true;
 }
 
 /*
@@ -815,6 +973,7 @@ struct fgt_exposure *fgt_session_exposure(struct fgt_session *s, char *msg, size
 int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		      char *msg, size_t len)
 {
+	struct fgt_wait *w;
 	int err, status;
 
 	/* --events: a log that holds an activation of the threads there are */
@@ -853,12 +1012,21 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	/* before attaching: our own thread is no new task the fork path counts */
 	if (s->want_holders)
 		holders_start(s);
+	w = fgt_wait_begin(FGT_WAIT_FTRACE_LOCK, "attaching the probes");
 	err = fgraphtop_bpf__attach(s->skel);
+	fgt_wait_end(w);
 	fgt_session_phase("attach");
 	if (err) {
 		snprintf(msg, len, "attaching the planned BPF programs failed (%s); "
 			 "see fgraphtop --explain", strerror(-err));
 		return FGT_EXIT_ERROR;
+	}
+	/* the tracepoints see the sweeps from here: the join is taken here */
+	if (s->joining) {
+		struct fgt_join_look l;
+
+		fgt_joiner_look(s->jr, NULL, &l);
+		fgt_join_rebase(&s->join, &l);
 	}
 	exposure_attach(s);
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
@@ -982,6 +1150,25 @@ static const struct fgt_activation *current(struct fgt_session *s)
 	return cur ? cur : fgt_assembler_current(s->as);
 }
 
+/* A joined trigger named by its sweeps: its way in from their stack. */
+static void join_via(struct fgt_session *s, const struct fgt_activation *cur)
+{
+	struct fgt_join_trigger *t = &s->join.trig;
+	const char *via;
+	uint64_t ips[FGT_MAX_STACK_DEPTH];
+	int n;
+
+	if (!cur || !t->from_sweeps || t->via[0] || s->join_stack_id < 0)
+		return;
+	n = stack_ips(s->join_stack_id, ips, s);
+	if (n <= 0)
+		return;
+	fgt_record_via(ips, n, s->ks, t->via, sizeof(t->via));
+	via = t->via;
+	/* "bpf() -> ...": the call's name */
+	snprintf(t->syscall, sizeof(t->syscall), "%.*s", (int)strcspn(via, "( "), via);
+}
+
 void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 {
 	const struct fgt_activation *cur = current(s);
@@ -1003,7 +1190,14 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 		}
 		s->graph_active = st->graph_active;
 	}
-	if (cur) {
+	if (s->joining) {
+		fgt_join_sweeps(&s->join, cur);
+		join_via(s, cur);
+		fgt_join_progress(&s->join, cur, st->now_ns, &s->prog);
+		snprintf(s->prog.via, sizeof(s->prog.via), "%s", s->join.trig.via);
+		st->progress = &s->prog;
+		st->joined = &s->join;
+	} else if (cur) {
 		long now = cur->nr_threads ? 0 : fgt_host_threads(NULL);
 
 		fgt_progress_of(cur, st->now_ns, cur_lacking(s, cur), now > 0 ? (uint64_t)now : 0,
@@ -1012,7 +1206,7 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 		st->progress = &s->prog;
 	}
 	/* no tracefs read while an activation may hold trace_types_lock */
-	fgt_holders_watch_busy(s->hw, cur || (s->skel && s->skel->bss->act_tid));
+	fgt_holders_watch_busy(s->hw, cur || s->joining || (s->skel && s->skel->bss->act_tid));
 	if (fgt_holders_watch_get(s->hw, &s->holders, &s->holders_ns, NULL)) {
 		st->holders = &s->holders;
 		st->holders_ns = s->holders_ns;
@@ -1050,7 +1244,7 @@ uint64_t fgt_session_changes(struct fgt_session *s, bool events)
  * assembler has sweeps without their ACT_BEGIN. */
 bool fgt_session_busy(const struct fgt_session *s)
 {
-	return fgt_assembler_current(s->as) ||
+	return s->joining || fgt_assembler_current(s->as) ||
 	       (s->skel && (s->skel->bss->act_tid || s->skel->bss->act_seq != s->done_seq));
 }
 
@@ -1076,6 +1270,13 @@ void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *
 
 void fgt_session_close(struct fgt_session *s)
 {
+	for (int r = 0; r < FGT_ROLE__NR; r++)
+		for (int i = 0; i < FGT_MAX_PROGS; i++) {
+			bpf_link__destroy(s->deferred_links[r][i]);
+			s->deferred_links[r][i] = NULL;
+		}
+	fgt_joiner_close(s->jr);
+	s->jr = NULL;
 	fgt_holders_watch_stop(s->hw);
 	s->hw = NULL;
 	if (s->rb)
@@ -1116,6 +1317,8 @@ static int w_start(void *priv, const struct fgt_ksyms *ks, fgt_record_cb cb, voi
 
 	s->ks = ks;
 	s->want_exposure = true;
+	/* a step under way: its fentry/fexit rows wait, as the live view's */
+	s->want_join = true;
 	status = fgt_session_plan(s, msg, len);
 
 	if (!status)
@@ -1168,6 +1371,19 @@ static void w_trigger_done(void *priv)
 						 * patching after the walk is no part of it */
 }
 
+static bool w_under_way(void *priv, const struct fgt_ksyms *ks, struct fgt_joined *j)
+{
+	char why[256];
+	struct fgt_joiner *jr = fgt_joiner_open(ks, why, sizeof(why));
+	bool yes;
+
+	if (!jr)
+		return false;
+	yes = fgt_joiner_detect(jr, FGT_VERDICT_UNKNOWN, j);
+	fgt_joiner_close(jr);
+	return yes;
+}
+
 static void w_stop(void *priv)
 {
 	fgt_session_close(priv);
@@ -1179,6 +1395,7 @@ const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s)
 		.start = w_start, .graph_active = w_graph_active, .poll = w_poll,
 		.busy = w_busy, .lost = w_lost, .stop = w_stop, .exposure = w_exposure,
 		.trigger_done = w_trigger_done,
+		.under_way = w_under_way,
 		.priv = s,
 	};
 	return &s->ops;

@@ -22,6 +22,8 @@
 #include "model/progress.h"
 #include "model/record.h"
 #include "watch/exposure.h"
+#include "watch/join.h"
+#include "model/joined.h"
 
 /* While an activation is under way, drain the ring buffer at most this often. */
 #define FGT_DRAIN_MS	1000
@@ -46,6 +48,8 @@ struct fgt_session {
 	const struct fgt_ksyms *ks;
 	bool want_holders;		/* the live view: read who holds fgraph (fgt_session_status) */
 	bool want_exposure;		/* load the exposure's task iterator with the programs */
+	/* before the plan: join a 0->1 step already under way (the live view) */
+	bool want_join;
 	/* state */
 	struct fgt_ksyms *own_ks;
 	struct fgt_ksyms *part_ks;	/* the start-up part, once own_ks is the whole */
@@ -86,6 +90,16 @@ struct fgt_session {
 	/* the exposure's iterator, loaded with the programs; else why not */
 	struct fgt_exposure *exp_it;
 	char exp_why[256];
+	/* a 0->1 step joined under way (src/model/joined.h): followed by
+	 * looks until its walk ends; the fentry/fexit rows attached then */
+	struct fgt_joiner *jr;
+	struct fgt_joined join;
+	bool joining;			/* joined, its record not made yet */
+	bool join_recorded;		/* its record was made */
+	bool deferred_pending;		/* the plan's deferred rows wait for their attach */
+	int32_t join_stack_id;		/* the trigger's stack from its sweeps, -1 none */
+	unsigned int after_looks;	/* looks for the trigger's leaving, once the walk ended */
+	struct bpf_link *deferred_links[FGT_ROLE__NR][FGT_MAX_PROGS];
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
@@ -131,6 +145,16 @@ bool fgt_session_busy(const struct fgt_session *s);
 void fgt_session_flush(struct fgt_session *s);
 /* Flush (fgt_session_flush()), detach, free. */
 void fgt_session_close(struct fgt_session *s);
+/*
+ * A step joined under way (want_join): its looks at their steady rate, its
+ * record once its walk ends, then the deferred rows' attach once its
+ * trigger has left register_ftrace_graph(). Called every pass of the live
+ * loop; true when something changed for the view.
+ */
+bool fgt_session_join_tick(struct fgt_session *s);
+/* The code's verdict for the joined step's inference (the static verdict). */
+void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code);
+
 /* The session as `fgraphtop check` drives it; s must outlive the ops. */
 const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s);
 

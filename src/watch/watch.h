@@ -9,6 +9,7 @@
 #include "host/ksyms.h"
 #include "model/exposure.h"
 #include "model/record.h"
+#include "model/joined.h"
 
 /*
  * What check needs from a BPF session that watches fgraph activations: the
@@ -37,6 +38,9 @@ struct fgt_watch_ops {
 	 * fgraph allocates no ret_stack_list) is over and complete
 	 * (fgt_assembler_end()). May be NULL. */
 	void (*trigger_done)(void *priv);
+	/* Is a 0->1 step under way now? Looks that cannot block on the locks
+	 * it holds (src/watch/join.h); true with j filled. NULL: not asked. */
+	bool (*under_way)(void *priv, const struct fgt_ksyms *ks, struct fgt_joined *j);
 	/* Flush (an unfinished activation is reported incomplete), detach, free. */
 	void (*stop)(void *priv);
 	void *priv;
