@@ -20,6 +20,7 @@ include lab/checkpatch.mk
 include lab/guest.mk
 include lab/tool.mk
 include lab/live.mk
+include lab/join.mk
 include lab/check.mk
 include lab/pressure.mk
 include lab/arm64.mk

@@ -29,6 +29,7 @@ drivers=(
 	"tests/lab/tool.sh tool ok"
 	"tests/lab/live.sh live oKu"
 	"tests/lab/hold.sh hold oku"
+	"tests/lab/join.sh join oku"
 	"tests/deb/lab-caps.sh lab-caps o"
 )
 

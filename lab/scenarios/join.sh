@@ -1,0 +1,131 @@
+#!/bin/sh
+# join [U=30000] [TRIGGER=tracefs] [AT=1] [FILTER=]
+# fgraphtop started during a 0->1 step (tests/lab/join.sh checks it): park U
+# idle threads, start TRIGGER (tracefs: function_graph at the top level;
+# kretmulti: fgt-trigger's BPF kretprobe.multi link, an fgraph user from
+# 6.14) in the background, and AT seconds into its walk start, together,
+# `fgraphtop -j -i 1`, `fgraphtop --no-screen -i 1`, `fgraphtop check -j`
+# and `fgraphtop --explain -j`. Every line they print is stamped with the
+# guest's uptime as it is read; their tasks' kernel stacks are sampled
+# four times a second, to tell whether a step waited on a lock.
+# Nothing forks between the oracle's count and the walk's end but the tools
+# (whose threads get their stack from the fork path): the waits are the
+# shell's own `read -t`.
+# Results:
+#   {"type":"join_run","trigger":T,"at":S,"t_trigger":UP,"t_tools":UP,"t_trigger_done":UP,
+#    "kver":N,"parked":N,"rec":{fgt-trigger's JSON: u, threads, ok}}
+#   {"type":"join_line","name":N,"t":UP,"rec":{...}}  a JSON line of tool N
+#   {"type":"join_text","name":N,"t":UP,"line":"..."}  a text line of tool N
+#   {"type":"join_block","name":N,"t":UP,"stack":"f1<f2<..."}  tool N's task
+#       seen in mutex_lock (a wait on a kernel lock)
+#   {"type":"join_exit","name":N,"status":S}
+# shellcheck source=lab/scenarios/lib.sh
+. /scenarios/lib.sh
+
+n=$(fgt_arg U 30000 "$@")
+trig=$(fgt_arg TRIGGER tracefs "$@")
+at=$(fgt_arg AT 1 "$@")
+filter=$(fgt_arg FILTER '' "$@")
+case " $(fgt_triggers) " in
+*" $trig "*) ;;
+*) fgt_die "trigger $trig: not one this kernel has ($(fgt_triggers))" ;;
+esac
+
+up() { read -r u _ < /proc/uptime; echo "$u"; }
+# pause S: no process made (read's timeout on a fifo nobody writes)
+mkfifo "$FGT_RUN/never"
+exec 4<> "$FGT_RUN/never"
+# shellcheck disable=SC3045  # busybox ash's read has -t (dash, shellcheck's model, has not)
+pause() { read -r -t "$1" _ <&4; }
+
+# stamp NAME: each line of stdin as a result, with the uptime it was read at
+stamp() {
+	local l t
+	while IFS= read -r l; do
+		read -r t _ < /proc/uptime
+		case $l in
+		'{'*) printf '{"type":"join_line","name":"%s","t":%s,"rec":%s}\n' "$1" "$t" "$l" ;;
+		*) printf '{"type":"join_text","name":"%s","t":%s,"line":"%s"}\n' "$1" "$t" \
+			"$(fgt_json_str "$l")" ;;
+		esac
+	done >> "$FGT_RUN/join.jsonl"
+}
+
+# blocked: every task of the tools seen in a mutex (names and pids in
+# $FGT_RUN/tools); shell builtins only, four times a second
+sampler() {
+	local p t l s name hit
+	while [ ! -e "$FGT_RUN/stop-sampler" ]; do
+		while read -r name p; do
+			for t in /proc/"$p"/task/*; do
+				s='' hit=false
+				while read -r l; do
+					l=${l#*] }
+					l=${l%%+*}
+					s="$s${s:+<}$l"
+					case $l in *mutex_lock*) hit=true ;; esac
+				done < "$t/stack" 2>/dev/null
+				$hit && printf '{"type":"join_block","name":"%s","t":%s,"stack":"%s"}\n' \
+					"$name" "$(up)" "$s" >> "$FGT_RUN/join.jsonl"
+			done
+		done < "$FGT_RUN/tools"
+		usleep 250000
+	done
+}
+
+# tool_of PID: which of the four a fgraphtop is, by its arguments
+tool_of() {
+	local a
+	a=$(tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null)
+	case $a in
+	*" check"*) echo check ;;
+	*--explain*) echo explain ;;
+	*--no-screen*) echo lines ;;
+	*) echo live ;;
+	esac
+}
+
+[ -z "$filter" ] || [ "$trig" != tracefs ] || echo "$filter" > "$TRACEFS/set_ftrace_filter"
+park=$(fgt_park "$n")
+fgt_log "parked: $park"
+: > "$FGT_RUN/join.jsonl"
+: > "$FGT_RUN/tools"
+
+t_trig=$(up)
+fgt-trigger "$trig" on > "$FGT_RUN/trigger.json" 2>&1 &
+trigpid=$!
+pause "$at"
+t_tools=$(up)
+(fgraphtop -j -i 1 2>&1 | stamp live) &
+(fgraphtop --no-screen -i 1 2>&1 | stamp lines) &
+(fgraphtop check -j 2>&1; echo "{\"type\":\"exit\",\"status\":$?}") | stamp check &
+checkpid=$!
+(fgraphtop --explain -j 2>&1; echo "{\"type\":\"exit\",\"status\":$?}") | stamp explain &
+explainpid=$!
+usleep 300000
+for p in $(pidof fgraphtop); do
+	echo "$(tool_of "$p") $p" >> "$FGT_RUN/tools"
+done
+sampler &
+sampid=$!
+wait $trigpid
+trig_rc=$?
+t_done=$(up)
+fgt_log "trigger: $(cat "$FGT_RUN/trigger.json") (status $trig_rc)"
+wait $checkpid $explainpid
+# the walk is over; the live views go on until their deferred probes are on
+pause 5
+for p in $(pidof fgraphtop); do kill -INT "$p" 2>/dev/null; done
+pause 3
+: > "$FGT_RUN/stop-sampler"
+wait $sampid
+wait
+fgt_result "$(fgt_json type join_run trigger "$trig" at "$at" t_trigger "$t_trig" \
+	t_tools "$t_tools" t_trigger_done "$t_done" kver "$(fgt_kver)" parked "$park" \
+	trigger_status "$trig_rc" rec "$(head -1 "$FGT_RUN/trigger.json")")" > /dev/null
+while IFS= read -r line; do
+	printf '%s\n' "$line" > "$FGT_RESULTS"
+done < "$FGT_RUN/join.jsonl"
+fgt-trigger "$trig" off > /dev/null 2>&1
+fgt_unpark
+exit 0

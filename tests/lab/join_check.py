@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Checks of lab/scenarios/join.sh's results (tests/lab/join.sh).
+
+    join_check.py RESULTS.jsonl          the asserts, one line each; exit 1 on a FAIL
+    join_check.py --table RESULTS...     per run: when the trigger and the tools
+                                         started and first answered (guest uptime),
+                                         and the counts against the oracle
+
+Counts only, never the host's pace:
+  live-first      `fgraphtop -j`'s first record after its `start` is `joined`
+  lines-first     `fgraphtop --no-screen` says "ACTIVATION UNDER WAY (joined" before
+                  its first interval line
+  record          the live view's activation record says "joined": true
+  served          its served_total (inferred before + counted since) is the
+                  oracle's U (fgt-trigger's count just before the walk)
+  sweeps-before   the sweeps it inferred before joining are within one batch of
+                  the kernel's: the kernel's in all (unfixed: ceil(U / 32), one
+                  more when U is a multiple of 32) less those the tracepoints saw
+  check           `fgraphtop check -j` answered, and said the step was under way,
+                  with the trigger's pid
+  explain         `fgraphtop --explain -j` answered, and marked its fentry/fexit
+                  probes deferred
+  schema          every record of the four against docs/json.md
+  no-silent-wait  a tool whose main thread was seen in a kernel mutex over
+                  a second of samples said so ("lock_wait")
+"""
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import json_schema  # noqa: E402
+
+BATCH = 32
+# the sampler's period is 0.25 s: over a second of samples is five in a row
+BLOCK_SPAN_S = 1.0
+BLOCK_GAP_S = 0.6
+
+
+def load(path):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    recs.append(json.loads(line))
+                except ValueError:
+                    pass
+    return recs
+
+
+def parse(path):
+    recs = load(path)
+    run = next((r for r in recs if r.get("type") == "join_run"), None)
+    lines, texts, blocks = {}, {}, {}
+    for r in recs:
+        t = r.get("type")
+        if t == "join_line":
+            lines.setdefault(r["name"], []).append((r["t"], r["rec"]))
+        elif t == "join_text":
+            texts.setdefault(r["name"], []).append((r["t"], r["line"]))
+        elif t == "join_block":
+            blocks.setdefault(r["name"], []).append((r["t"], r["stack"]))
+    kern = next((r for r in recs if r.get("type") == "run"), {})
+    return run, lines, texts, blocks, kern
+
+
+def kernel_sweeps(u):
+    # FACTS: max(1, ceil(U/32)), one empty sweep more when U is a multiple of 32
+    return max(1, math.ceil(u / BATCH)) + (1 if u and u % BATCH == 0 else 0)
+
+
+def joined_activation(live):
+    for _, r in live:
+        if r.get("type") == "activation" and r.get("joined"):
+            return r
+    return None
+
+
+def spans(samples):
+    """Runs of consecutive samples (gaps under BLOCK_GAP_S): (first, last)."""
+    out, cur = [], None
+    for t, _ in sorted(samples):
+        if cur and t - cur[1] <= BLOCK_GAP_S:
+            cur[1] = t
+        else:
+            cur = [t, t]
+            out.append(cur)
+    return out
+
+
+def said_wait(name, lines, texts):
+    for _, r in lines.get(name, []):
+        if r.get("type") == "warning" and r.get("code") == "lock_wait":
+            return True
+    for _, l in texts.get(name, []):
+        if "waiting for the kernel's ftrace lock" in l or "trace_types_lock" in l:
+            return True
+    return False
+
+
+def check(path):
+    results = []
+
+    def ok(name, cond, why):
+        results.append((name, bool(cond), why))
+
+    run, lines, texts, blocks, _ = parse(path)
+    if not run:
+        return [("run", False, "no join_run record")]
+    u = run["rec"].get("u")
+    live = lines.get("live", [])
+    types = [r.get("type") for _, r in live]
+    first = types[types.index("start") + 1] if "start" in types and \
+        types.index("start") + 1 < len(types) else None
+    ok("live-first", first == "joined", f"first record after start: {first!r}")
+    tl = [l for _, l in texts.get("lines", [])]
+    ju = next((i for i, l in enumerate(tl) if "ACTIVATION UNDER WAY (joined" in l), None)
+    iv = next((i for i, l in enumerate(tl) if len(l) > 8 and l[2] == ":" and l[5] == ":"
+               and l[:2].isdigit()), len(tl))
+    ok("lines-first", ju is not None and ju < iv,
+       f"joined line at {ju}, first interval line at {iv}")
+    act = joined_activation(live)
+    ok("record", act is not None, "an activation record with joined: true")
+    if act:
+        js = act["joined_step"]
+        total = js["inferred"]["served_total"]
+        ok("served", total == u, f"served_total {total}, oracle U {u}")
+        kb = kernel_sweeps(u) - js["seen"]["sweeps"]
+        sb = js["inferred"]["sweeps_before"]
+        ok("sweeps-before", abs(sb - kb) <= 1,
+           f"inferred {sb}, the kernel's {kb} (of {kernel_sweeps(u)}, {js['seen']['sweeps']} seen)")
+    chk = [r for _, r in lines.get("check", []) if r.get("type") == "check"]
+    uw = chk[0].get("under_way") if chk else None
+    ok("check", chk and isinstance(uw, dict) and uw.get("trigger_known") and uw.get("pid"),
+       f"check's under_way: {uw!r}" if chk else "no check record")
+    pl = [r for _, r in lines.get("explain", []) if r.get("type") == "plan"]
+    deferred = [p for p in pl[0].get("probes", []) if p.get("deferred")] if pl else []
+    ok("explain", pl and isinstance(pl[0].get("under_way"), dict) and deferred,
+       f"{len(deferred)} probes deferred, under_way {pl[0].get('under_way') if pl else None!r}")
+    errs = []
+    for name in ("live", "check", "explain"):
+        for i, (_, r) in enumerate(lines.get(name, [])):
+            if "schema" in r:
+                errs += json_schema.check_record(r, f"{name}[{i}]")
+    ok("schema", not errs, "; ".join(errs[:5]) or "every record conforms")
+    for name in sorted(set(lines) | set(texts)):
+        long_ = [s for s in spans(blocks.get(name, [])) if s[1] - s[0] >= BLOCK_SPAN_S]
+        ok(f"no-silent-wait {name}", not long_ or said_wait(name, lines, texts),
+           f"{len(long_)} waits of a second or more seen, notice "
+           f"{'given' if said_wait(name, lines, texts) else 'not given'}")
+    return results
+
+
+def first_answer(name, run, lines, texts):
+    ts = [t for t, r in lines.get(name, []) if r.get("type") not in ("log",)]
+    ts += [t for t, _ in texts.get(name, [])]
+    return min(ts) - run["t_tools"] if ts else None
+
+
+def table(paths):
+    print("run | kernel | trigger | t_trigger | t_tools | walk in (s) | first answer: live, lines, "
+          "check, explain (s after start) | U (oracle) | served (fgraphtop) | sweeps before: "
+          "inferred / kernel | seen")
+    for p in paths:
+        run, lines, texts, _, kern = parse(p)
+        if not run:
+            print(f"{p}: no run")
+            continue
+        act = joined_activation(lines.get("live", []))
+        u = run["rec"].get("u")
+        fa = [first_answer(n, run, lines, texts) for n in ("live", "lines", "check", "explain")]
+        fa = ", ".join("-" if x is None else f"{x:.2f}" for x in fa)
+        if act:
+            js = act["joined_step"]
+            served = js["inferred"]["served_total"]
+            sb = js["inferred"]["sweeps_before"]
+            kb = kernel_sweeps(u) - js["seen"]["sweeps"]
+            seen = js["seen"]["sweeps"]
+        else:
+            served = sb = kb = seen = "-"
+        print(f"{os.path.basename(os.path.dirname(p))} | {kern.get('kernel', '?')} "
+              f"{kern.get('release', '')} | {run['trigger']} | {run['t_trigger']:.2f} | "
+              f"{run['t_tools']:.2f} | {run['t_tools'] - run['t_trigger']:.2f} | {fa} | {u} | "
+              f"{served} | {sb} / {kb} | {seen}")
+
+
+def main(argv):
+    if argv and argv[0] == "--table":
+        table(argv[1:])
+        return 0
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    res = check(argv[0])
+    bad = 0
+    for name, good, why in res:
+        print(f"{'ok' if good else 'FAIL'} {name}: {why}")
+        bad += not good
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
