@@ -759,6 +759,72 @@ static void test_code_options(void **state)
 }
 
 
+/* A 0->1 step under way as the check runs (issue 42): the fake's looks. */
+static unsigned int under_way_asked;
+static bool under_way_yes;
+
+static bool fs_under_way(void *priv, const struct fgt_ksyms *ks, struct fgt_joined *j)
+{
+	struct fgt_join_trigger t = { .known = true, .pid = 4242, .tid = 4242, .comm = "bpftrace",
+				      .syscall = "bpf", .via = "bpf() -> register_fprobe" };
+	struct fgt_join_look a = { .ns = 1, .graph_active = 1, .counted = true, .threads = 30100,
+				   .lacking = 20064, .held_ahead = 10000, .trigger_in = true };
+	struct fgt_join_look b = a;
+
+	under_way_asked++;
+	if (!under_way_yes)
+		return false;
+	b.ns = 2;
+	b.lacking = 20000;
+	b.held_ahead = 10064;
+	fgt_join_begin(j, &a, &b, &t, FGT_VERDICT_UNKNOWN);
+	return true;
+}
+
+/* check during a stall: answers from the code at once, and says the step
+ * is under way, by whom, how far along; not asked when none lack a stack. */
+static void test_under_way(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .have_expo = true };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_sys e = sys_of(f, &w);
+	struct fgt_check_opts o = {};
+	struct fgt_check_result r;
+
+	w.under_way = fs_under_way;
+	e.statik = fake_static;
+	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
+	fgt_exp_walk_lacking_first(30100, 20000, &s.expo);
+	under_way_yes = true;
+	under_way_asked = 0;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_int_equal(under_way_asked, 1);
+	assert_true(r.under_way);
+	assert_non_null(strstr(render(&r, false), "; a 0->1 step is under way: pid 4242 (bpftrace) "
+			       "bpf() -> register_fprobe, 10064 threads served (inferred), 20000 "
+			       "still lacking a stack; kernel "));
+	assert_non_null(strstr(render(&r, true), "\"under_way\":{\"why\":\"trigger\","
+			       "\"trigger_known\":true,\"pid\":4242,\"tid\":4242,"
+			       "\"comm\":\"bpftrace\",\"syscall\":\"bpf\","
+			       "\"via\":\"bpf() -> register_fprobe\",\"served\":10064,"
+			       "\"lacking\":20000,\"sweeps_before\":313,\"inferred\":true}"));
+	/* nothing under way: null, and the line as before */
+	under_way_yes = false;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_false(r.under_way);
+	assert_null(strstr(render(&r, false), "under way"));
+	assert_non_null(strstr(render(&r, true), "\"under_way\":null"));
+	/* no thread lacking a stack: no walk has anything to do, not asked */
+	fgt_exp_walk_lacking_first(30100, 0, &s.expo);
+	under_way_yes = true;
+	under_way_asked = 0;
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	assert_int_equal(under_way_asked, 0);
+	assert_false(r.under_way);
+	fake_free(f);
+}
+
 /* The exposure, in the line, the JSON and the textfile. */
 static void test_exposure_outputs(void **state)
 {
@@ -1129,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_code_options),
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_exposure_outputs),
+		cmocka_unit_test(test_under_way),
 		cmocka_unit_test(test_usage_json),
 		cmocka_unit_test(test_usage_text),
 		cmocka_unit_test(test_not_root),
