@@ -225,8 +225,8 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_en
 			break;
 		/* a step joined under way: its looks, its record, then the
 		 * deferred probes */
-		if (fgt_session_join_tick(s))
-			redraw = true;
+		if (fgt_session_join_tick(s) || (s->joining && !last_draw))
+			redraw = true;	/* the first frame shows it at once */
 		t = fgt_mono_ns();
 		exposure_tick(s, x, t, env->interval_s * 1000000000ull);
 		/* lines and -j wait for the interval but for the holders; the
