@@ -805,7 +805,7 @@ static void test_under_way(void **state)
 			       "bpf() -> register_fprobe, 10064 threads served (inferred), 20000 "
 			       "still lacking a stack; kernel "));
 	assert_non_null(strstr(render(&r, true), "\"under_way\":{\"why\":\"trigger\","
-			       "\"trigger_known\":true,\"pid\":4242,\"tid\":4242,"
+			       "\"trigger_known\":true,\"named_by\":\"stack\",\"pid\":4242,\"tid\":4242,"
 			       "\"comm\":\"bpftrace\",\"syscall\":\"bpf\","
 			       "\"via\":\"bpf() -> register_fprobe\",\"served\":10064,"
 			       "\"lacking\":20000,\"sweeps_before\":313,\"inferred\":true}"));

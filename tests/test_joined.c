@@ -374,6 +374,21 @@ static void trigger_from_sweeps(void **state)
 	assert_int_equal(j.trig.pid, 40);
 	assert_int_equal(j.trig.tid, 41);
 	assert_string_equal(j.trig.comm, "sh");
+	assert_string_equal(fgt_join_named_by(&j.trig), "sweeps");
+	/* one named by its CPU time gives way to the sweeps' when they differ */
+	memset(&j.trig, 0, sizeof(j.trig));
+	j.trig = (struct fgt_join_trigger){ .known = true, .by_time = true, .pid = 7, .tid = 7,
+					     .comm = "busy" };
+	assert_string_equal(fgt_join_named_by(&j.trig), "cpu_time");
+	fgt_join_sweeps(&j, &seen);
+	assert_int_equal(j.trig.tid, 41);
+	assert_false(j.trig.by_time);
+	/* ... and stays when they agree */
+	j.trig = (struct fgt_join_trigger){ .known = true, .by_time = true, .pid = 40, .tid = 41,
+					     .comm = "sh", .syscall = "write" };
+	fgt_join_sweeps(&j, &seen);
+	assert_true(j.trig.by_time);
+	assert_string_equal(j.trig.syscall, "write");
 }
 
 static void syscall_names(void **state)

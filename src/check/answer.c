@@ -181,6 +181,7 @@ static void under_way_json(json_writer_t *jw, const struct fgt_check_result *r)
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "why", fgt_join_why_name(j->why));
 	jsonw_bool_field(jw, "trigger_known", j->trig.known);
+	jsonw_string_field(jw, "named_by", fgt_join_named_by(&j->trig));
 	jsonw_uint_field(jw, "pid", j->trig.pid);
 	jsonw_uint_field(jw, "tid", j->trig.tid);
 	jsonw_string_field(jw, "comm", j->trig.comm);

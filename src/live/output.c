@@ -689,6 +689,7 @@ static void joined_json(json_writer_t *jw, const struct fgt_joined *j)
 	jsonw_name(jw, "trigger");
 	jsonw_start_object(jw);
 	jsonw_bool_field(jw, "known", j->trig.known);
+	jsonw_string_field(jw, "named_by", fgt_join_named_by(&j->trig));
 	jsonw_uint_field(jw, "pid", j->trig.pid);
 	jsonw_uint_field(jw, "tid", j->trig.tid);
 	jsonw_string_field(jw, "comm", j->trig.comm);

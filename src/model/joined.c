@@ -13,6 +13,13 @@ static uint64_t sub(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+const char *fgt_join_named_by(const struct fgt_join_trigger *t)
+{
+	if (!t->known)
+		return "none";
+	return t->from_sweeps ? "sweeps" : t->by_time ? "cpu_time" : "stack";
+}
+
 const char *fgt_join_why_name(enum fgt_join_why w)
 {
 	switch (w) {
@@ -152,7 +159,8 @@ void fgt_join_sweeps(struct fgt_joined *j, const struct fgt_activation *seen)
 		return;
 	/* the sweeps run in the trigger: who it is, where its stack could not
 	 * be read (running on another CPU) */
-	if (!j->trig.known && seen->tid) {
+	if (seen->tid && (!j->trig.known || (j->trig.by_time && j->trig.tid != seen->tid))) {
+		memset(&j->trig, 0, sizeof(j->trig));
 		j->trig.known = true;
 		j->trig.from_sweeps = true;
 		j->trig.pid = seen->pid;

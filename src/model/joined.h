@@ -55,6 +55,8 @@
 struct fgt_join_trigger {
 	bool known;
 	bool from_sweeps;			/* named by the sweeps seen, not by its stack */
+	bool by_time;				/* named by its CPU time (running in the
+						 * kernel only), not by its stack */
 	uint32_t pid, tid;
 	char comm[FGT_COMM_LEN];
 	char syscall[FGT_JOIN_SYSCALL_LEN];	/* "bpf", "write", "" unknown */
@@ -154,6 +156,8 @@ void fgt_join_progress(const struct fgt_joined *j, const struct fgt_activation *
 
 /* Threads served by the whole walk: inferred before, counted since. */
 uint64_t fgt_join_served(const struct fgt_joined *j);
+/* How the trigger was named: "stack", "cpu_time", "sweeps", "none". */
+const char *fgt_join_named_by(const struct fgt_join_trigger *t);
 /* "trigger", "falling", "no" */
 const char *fgt_join_why_name(enum fgt_join_why w);
 /* The system call of a kernel stack's outermost "__x64_sys_NAME",

@@ -207,6 +207,108 @@ static bool find_trigger(struct fgt_join_trigger *t)
 	return found;
 }
 
+/*
+ * Where no stack names it (a task running on another CPU: the unwinder
+ * refuses it), the walker is the task running in the kernel only: state R,
+ * its system time growing, its user time not. Candidates are taken at the
+ * first look and read again at the second.
+ */
+#define JOIN_CANDS	64
+
+struct cand {
+	int pid, tid;
+	unsigned long long utime, stime;
+	char comm[FGT_COMM_LEN];
+};
+
+/* State, utime and stime of a task (/proc/PID/task/TID/stat); false if gone. */
+static bool task_times(struct cand *c, char *state)
+{
+	char path[64], buf[1024], *p, *rp;
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", c->pid, c->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return false;
+	buf[got] = '\0';
+	/* comm may hold spaces and parentheses: the last ')' ends it */
+	p = strchr(buf, '(');
+	rp = strrchr(buf, ')');
+	if (!p || !rp || rp < p)
+		return false;
+	snprintf(c->comm, sizeof(c->comm), "%.*s", (int)(rp - p - 1), p + 1);
+	return sscanf(rp + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", state,
+		      &c->utime, &c->stime) == 3;
+}
+
+static int running_cands(struct cand *cs, int max)
+{
+	DIR *dir = opendir("/proc"), *td;
+	struct dirent *d, *t;
+	int self = getpid(), n = 0;
+	char path[64], st;
+
+	if (!dir)
+		return 0;
+	while (n < max && (d = readdir(dir))) {
+		int pid, seen = 0;
+
+		if (!numeric(d->d_name) || (pid = atoi(d->d_name)) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		td = opendir(path);
+		if (!td)
+			continue;
+		/* a process of many threads: its main one only (as find_trigger()) */
+		while (n < max && seen < JOIN_MAX_TASKS && (t = readdir(td))) {
+			struct cand c = { .pid = pid };
+
+			if (!numeric(t->d_name))
+				continue;
+			seen++;
+			c.tid = atoi(t->d_name);
+			if (task_times(&c, &st) && st == 'R')
+				cs[n++] = c;
+		}
+		closedir(td);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* The candidate whose time went to the kernel only, most of it. */
+static bool pick_running(const struct cand *cs, int n, struct fgt_join_trigger *t)
+{
+	unsigned long long best = 0;
+	int at = -1;
+
+	for (int i = 0; i < n; i++) {
+		struct cand c = cs[i];
+		char st;
+
+		if (!task_times(&c, &st) || c.utime != cs[i].utime || c.stime <= cs[i].stime)
+			continue;
+		if (c.stime - cs[i].stime > best) {
+			best = c.stime - cs[i].stime;
+			at = i;
+		}
+	}
+	if (at < 0)
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->known = true;
+	t->pid = (uint32_t)cs[at].pid;
+	t->tid = (uint32_t)cs[at].tid;
+	memcpy(t->comm, cs[at].comm, sizeof(t->comm));
+	return true;
+}
+
 static bool count(struct fgt_joiner *jr, struct fgt_join_look *l)
 {
 	struct fgt_exp_walk w;
@@ -264,6 +366,8 @@ bool fgt_joiner_detect(struct fgt_joiner *jr, enum fgt_verdict code, struct fgt_
 	struct fgt_join_look a = {}, b = {};
 	struct fgt_join_trigger t = {};
 	struct timespec gap = { 0, 100 * 1000000L };
+	struct cand cands[JOIN_CANDS];
+	int ncands = 0;
 
 	memset(j, 0, sizeof(*j));
 	a.graph_active = fgt_joiner_graph_active(jr);
@@ -280,9 +384,15 @@ bool fgt_joiner_detect(struct fgt_joiner *jr, enum fgt_verdict code, struct fgt_
 	count(jr, &a);
 	if (!a.counted && !a.trigger_in)
 		return false;
+	if (!t.known)
+		ncands = running_cands(cands, JOIN_CANDS);
 	nanosleep(&gap, NULL);
 	fgt_joiner_look(jr, &t, &b);
 	b.trigger_in = b.trigger_in || a.trigger_in;
+	/* named by its times only: in the kernel, not seen inside the holder */
+	if (!t.known && b.counted && a.counted && b.lacking < a.lacking &&
+	    pick_running(cands, ncands, &t))
+		t.by_time = true;
 	if (fgt_join_detect(&a, &b) == FGT_JOIN_NO)
 		return false;
 	fgt_join_begin(j, &a, &b, &t, code);

@@ -1158,7 +1158,7 @@ static void join_via(struct fgt_session *s, const struct fgt_activation *cur)
 	uint64_t ips[FGT_MAX_STACK_DEPTH];
 	int n;
 
-	if (!cur || !t->from_sweeps || t->via[0] || s->join_stack_id < 0)
+	if (!cur || t->via[0] || s->join_stack_id < 0)
 		return;
 	n = stack_ips(s->join_stack_id, ips, s);
 	if (n <= 0)
