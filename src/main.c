@@ -77,7 +77,7 @@ static bool explain_holders(const struct fgt_session *s, struct fgt_holders *h)
 
 	fgt_fprobe_facts(s->ks, &c.fprobe);
 	w = fgt_holders_watch_start(&c, 60000);
-	note = fgt_wait_begin(FGT_WAIT_TRACE_TYPES_LOCK, "reading who holds fgraph (tracefs)");
+	note = fgt_wait_begin_other(FGT_WAIT_TRACE_TYPES_LOCK, "reading who holds fgraph (tracefs)");
 	ok = fgt_holders_watch_wait(w, 2000) && fgt_holders_watch_get(w, h, NULL, NULL);
 	fgt_wait_end(note);
 	fgt_holders_watch_stop(w);

@@ -9,7 +9,7 @@ TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
 TEST_HELPERS  := tests/events.c tests/gen.c tests/kimage_gen.c
 UNIT_TESTS    := hold json hist ksyms activation agg actlog verdict prom check_kernel_id check_host \
 		 check_trigger check output via plan bpf_table env exposure static static_arm64 static_read \
-		 holders progress kimage_bad selfmem readall joined
+		 holders progress kimage_bad selfmem readall joined waitnote
 UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
 TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
 TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HELPERS))

@@ -51,23 +51,23 @@ stamp() {
 	done >> "$FGT_RUN/join.jsonl"
 }
 
-# blocked: every task of the tools seen in a mutex (names and pids in
+# blocked: the tools' main threads seen in a mutex (names and pids in
 # $FGT_RUN/tools); shell builtins only, four times a second
 sampler() {
 	local p t l s name hit
 	while [ ! -e "$FGT_RUN/stop-sampler" ]; do
 		while read -r name p; do
-			for t in /proc/"$p"/task/*; do
-				s='' hit=false
-				while read -r l; do
-					l=${l#*] }
-					l=${l%%+*}
-					s="$s${s:+<}$l"
-					case $l in *mutex_lock*) hit=true ;; esac
-				done < "$t/stack" 2>/dev/null
-				$hit && printf '{"type":"join_block","name":"%s","t":%s,"stack":"%s"}\n' \
-					"$name" "$(up)" "$s" >> "$FGT_RUN/join.jsonl"
-			done
+			# the main thread: each tool's steps run there
+			t=/proc/$p/task/$p
+			s='' hit=false
+			while read -r l; do
+				l=${l#*] }
+				l=${l%%+*}
+				s="$s${s:+<}$l"
+				case $l in *mutex_lock*) hit=true ;; esac
+			done < "$t/stack" 2>/dev/null
+			$hit && printf '{"type":"join_block","name":"%s","t":%s,"stack":"%s"}\n' \
+				"$name" "$(up)" "$s" >> "$FGT_RUN/join.jsonl"
 		done < "$FGT_RUN/tools"
 		usleep 250000
 	done

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A notice when a step waits on a kernel lock (waitnote.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,6 +16,8 @@
 
 struct fgt_wait {
 	pthread_t thread;
+	pid_t tid;			/* the step's thread, 0: the time alone tells */
+	unsigned int blocked;		/* looks that found it blocked, in a row */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool done, noticed;
@@ -29,22 +35,63 @@ const char *fgt_wait_lock_text(enum fgt_wait_lock lock)
 	       "waiting for tracefs's trace_types_lock: a tracer switch holds it";
 }
 
-static void *watch(void *arg)
+/* The step's thread asleep in the kernel, uninterruptibly (a mutex sleeps
+ * so): its state in /proc/self/task/TID/stat is D. */
+static bool thread_blocked(pid_t tid)
 {
-	struct fgt_wait *w = arg;
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'D';
+}
+
+static void after_ms(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Wait until ms pass or the step ends (lock held); true when it ended. */
+static bool wait_ms(struct fgt_wait *w, long ms)
+{
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += FGT_WAIT_NOTICE_MS / 1000;
-	ts.tv_nsec += (FGT_WAIT_NOTICE_MS % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&w->lock);
+	after_ms(&ts, ms);
 	while (!w->done)
 		if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) == ETIMEDOUT)
 			break;
+	return w->done;
+}
+
+static void *watch(void *arg)
+{
+	struct fgt_wait *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	wait_ms(w, FGT_WAIT_NOTICE_MS);
+	/* a step slow on the CPU (the verifier on a loaded host) is no wait:
+	 * the notice waits for its thread to be seen asleep twice in a row */
+	while (!w->done && w->tid) {
+		w->blocked = thread_blocked(w->tid) ? w->blocked + 1 : 0;
+		if (w->blocked >= 2 || wait_ms(w, FGT_WAIT_LOOK_MS))
+			break;
+	}
 	if (!w->done) {
 		w->noticed = true;
 		__atomic_add_fetch(&notices, 1, __ATOMIC_RELAXED);
@@ -54,13 +101,14 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-struct fgt_wait *fgt_wait_begin(enum fgt_wait_lock lock, const char *what)
+static struct fgt_wait *begin(enum fgt_wait_lock lock, const char *what, pid_t tid)
 {
 	struct fgt_wait *w = calloc(1, sizeof(*w));
 	pthread_condattr_t ca;
 
 	if (!w)
 		return NULL;
+	w->tid = tid;
 	w->which = lock;
 	w->begin_ns = fgt_mono_ns();
 	snprintf(w->what, sizeof(w->what), "%s", what);
@@ -76,6 +124,16 @@ struct fgt_wait *fgt_wait_begin(enum fgt_wait_lock lock, const char *what)
 		return NULL;
 	}
 	return w;
+}
+
+struct fgt_wait *fgt_wait_begin(enum fgt_wait_lock lock, const char *what)
+{
+	return begin(lock, what, (pid_t)syscall(SYS_gettid));
+}
+
+struct fgt_wait *fgt_wait_begin_other(enum fgt_wait_lock lock, const char *what)
+{
+	return begin(lock, what, 0);
 }
 
 bool fgt_wait_end(struct fgt_wait *w)

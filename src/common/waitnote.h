@@ -4,9 +4,12 @@
  * lock a function-graph activation holds (ftrace_lock: any fentry/fexit
  * attach, through register_ftrace_direct(); trace_types_lock: tracefs
  * files a tracer switch holds) runs between fgt_wait_begin() and
- * fgt_wait_end(); past FGT_WAIT_NOTICE_MS a thread of ours says, once, on
- * the one message channel (a "warning" record, code "lock_wait", in JSON),
- * what waits and for which lock; -v logs when the wait is over.
+ * fgt_wait_end(); past FGT_WAIT_NOTICE_MS, once the step's thread has been
+ * seen asleep in the kernel (state D, as a mutex sleeps) at two looks
+ * FGT_WAIT_LOOK_MS apart, a thread of ours says, once, on the one message
+ * channel (a "warning" record, code "lock_wait", in JSON), what waits and
+ * for which lock; a step that is only slow on the CPU (the verifier on a
+ * loaded host) says nothing. -v logs when the wait is over.
  */
 #ifndef FGT_WAITNOTE_H
 #define FGT_WAITNOTE_H
@@ -15,6 +18,7 @@
 #include <stdint.h>
 
 #define FGT_WAIT_NOTICE_MS	1000
+#define FGT_WAIT_LOOK_MS	100
 
 enum fgt_wait_lock {
 	FGT_WAIT_FTRACE_LOCK,		/* ftrace_lock: fentry/fexit attach */
@@ -23,8 +27,13 @@ enum fgt_wait_lock {
 
 struct fgt_wait;
 
-/* what: the step, "attaching the probes"; NULL on failure (no notice then). */
+/* what: the step, "attaching the probes", run by the calling thread; NULL
+ * on failure (no notice then). */
 struct fgt_wait *fgt_wait_begin(enum fgt_wait_lock lock, const char *what);
+/* The same for a step another thread runs while this one waits for it
+ * (--explain's holders: the reader blocks, the caller waits at most 2 s):
+ * the time alone tells. */
+struct fgt_wait *fgt_wait_begin_other(enum fgt_wait_lock lock, const char *what);
 /* true if the notice was given (the step waited past FGT_WAIT_NOTICE_MS). */
 bool fgt_wait_end(struct fgt_wait *w);
 /* The notice's words for lock, for renderers that mark a step deferred. */

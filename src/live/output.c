@@ -724,17 +724,17 @@ static void joined_json(json_writer_t *jw, const struct fgt_joined *j)
 
 static void joined_text(FILE *f, const struct fgt_joined *j)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32];
 
 	fprintf(f, "  joined:    %s threads lacking a stack at the join; seen since: %s served, "
-		"%u sweeps (%s), %s still lacking\n"
+		"%u sweeps (%s), %s still lacking; the code says %s\n"
 		"  inferred:  %s served and %u sweeps before joining (the threads holding a stack "
 		"ahead of the first lacking one; %s); %s served in all\n",
 		grp(j->first.lacking, a, sizeof(a)), grp(j->seen.served, b, sizeof(b)),
 		j->seen.sweeps, fgt_verdict_name(j->so_far), grp(j->seen.lacking, c, sizeof(c)),
-		grp(j->inferred.served, d, sizeof(d)), j->inferred.sweeps,
+		fgt_verdict_answer(j->code), grp(j->inferred.served, d, sizeof(d)), j->inferred.sweeps,
 		j->code == FGT_VERDICT_FIXED ? "fixed code walks once" : "a batch of 32 a sweep",
-		grp(fgt_join_served(j), a, sizeof(a)));
+		grp(fgt_join_served(j), e, sizeof(e)));
 }
 
 void fgt_out_joined(struct fgt_out *o, const struct fgt_joined *j)

@@ -101,13 +101,16 @@ void fgt_join_begin(struct fgt_joined *j, const struct fgt_join_look *a,
 		fgt_join_look_at(j, b);
 }
 
-void fgt_join_rebase(struct fgt_joined *j, const struct fgt_join_look *l)
+void fgt_join_rebase(struct fgt_joined *j, const struct fgt_join_look *l, uint32_t seen)
 {
 	if (!l->counted || l->ns < j->last.ns)
 		return;
 	j->first = j->last = *l;
 	j->join_ns = l->ns;
 	infer(j, l);
+	/* those seen already served threads this count holds: not before */
+	if (j->code != FGT_VERDICT_FIXED)
+		j->inferred.sweeps = j->inferred.sweeps > seen ? j->inferred.sweeps - seen : 0;
 	memset(&j->seen, 0, sizeof(j->seen));
 	j->seen.looks = 1;
 	j->seen.lacking = l->lacking;
@@ -196,8 +199,12 @@ void fgt_join_progress(const struct fgt_joined *j, const struct fgt_activation *
 	p->threads = j->inferred.lacking_at_start;
 	p->u_src = FGT_U_EXPOSURE;
 	p->lacking_exact = true;
-	p->served = fgt_join_served(j);
-	p->lacking = j->seen.lacking;
+	/* between counts, the sweeps seen since the join tell more */
+	p->served = j->inferred.served +
+		    (j->seen.sweeps_served > j->seen.served ? j->seen.sweeps_served : j->seen.served);
+	if (p->served > p->threads)
+		p->served = p->threads;
+	p->lacking = sub(p->threads, p->served);
 	p->sweeps = j->inferred.sweeps + (seen->nr_sweeps ? seen->nr_sweeps : 0);
 	p->begin_ns = sub(j->join_ns, j->inferred.elapsed_ns);
 	p->elapsed_ns = sub(now_ns, p->begin_ns);

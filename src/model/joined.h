@@ -130,9 +130,11 @@ void fgt_join_begin(struct fgt_joined *j, const struct fgt_join_look *a,
  * The tracepoints are attached: from this look on, the sweeps are seen. The
  * join is taken again here (the inference over it, the count's fall from
  * it), so that what is inferred and what is seen meet: the sweeps between
- * the detecting looks and the attach would otherwise be neither.
+ * the detecting looks and the attach would otherwise be neither. seen: the
+ * sweeps the tracepoints had seen by the end of that look (read just after
+ * it): they are in its count too, and are not inferred.
  */
-void fgt_join_rebase(struct fgt_joined *j, const struct fgt_join_look *l);
+void fgt_join_rebase(struct fgt_joined *j, const struct fgt_join_look *l, uint32_t seen);
 
 /* The code's verdict, once known (the static verdict comes after the join):
  * the inference again, over the first look. */

@@ -106,6 +106,9 @@ void fgt_recorder_activation(const struct fgt_activation *act, void *ctx)
 	fgt_record_make(&rec, act, ips, n > 0 ? n : 0, r->ks, &r->judge);
 	if (act->implicit)
 		rec.joined = r->joined;
+	/* a joined step's way in, from the trigger's stack the join read */
+	if (rec.joined && rec.joined->trig.via[0] && !strcmp(rec.via, "unknown"))
+		snprintf(rec.via, sizeof(rec.via), "%s", rec.joined->trig.via);
 	if (r->cb)
 		r->cb(&rec, r->cb_ctx);
 }

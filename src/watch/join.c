@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "common/clock.h"
 #include "common/log.h"
+#include "static/kread.h"
 #include "static/static_check.h"
 #include "watch/exposure.h"
 #include "watch/join.h"
@@ -47,6 +48,19 @@ static uint64_t kallsyms_addr(const char *name)
 	return found;
 }
 
+/* The kernel's own kallsyms tables through kcore first (a few reads), the
+ * whole /proc/kallsyms only where kcore cannot. */
+static uint64_t symbol_addr(const char *name)
+{
+	const char *names[] = { name };
+	struct fgt_ksyms *ks = fgt_ksyms_kcore(NULL, names, 1);
+	const struct fgt_ksym *k = ks ? fgt_ksyms_by_name(ks, name) : NULL;
+	uint64_t a = k ? k->addr : 0;
+
+	fgt_ksyms_free(ks);
+	return a ? a : kallsyms_addr(name);
+}
+
 struct fgt_joiner *fgt_joiner_open(const struct fgt_ksyms *ks, char *msg, size_t len)
 {
 	struct fgt_joiner *jr = calloc(1, sizeof(*jr));
@@ -57,7 +71,7 @@ struct fgt_joiner *fgt_joiner_open(const struct fgt_ksyms *ks, char *msg, size_t
 		return NULL;
 	}
 	k = ks ? fgt_ksyms_by_name(ks, "ftrace_graph_active") : NULL;
-	jr->graph_active_addr = k ? k->addr : ks ? 0 : kallsyms_addr("ftrace_graph_active");
+	jr->graph_active_addr = k ? k->addr : ks ? 0 : symbol_addr("ftrace_graph_active");
 	/* the count's own iterator: opened only when a step may be under way */
 	return jr;
 }

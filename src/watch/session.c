@@ -740,6 +740,10 @@ static void join_detect(struct fgt_session *s)
 	}
 	s->joining = fgt_joiner_detect(s->jr, FGT_VERDICT_UNKNOWN, &s->join);
 	s->deferred_pending = s->joining;
+	/* every allocation of the walk comes through the ring buffer, with a
+	 * stack: 150 of them were lost with 1 MiB under a loaded lab host */
+	if (s->joining && s->ringbuf_mb < 4)
+		s->ringbuf_mb = 4;
 	fgt_session_phase("join: a step under way?");
 }
 
@@ -795,6 +799,24 @@ static void on_activation(const struct fgt_activation *rec, void *ctx)
 	}
 	fgt_recorder_activation(act, &s->rec);
 	s->rec.joined = NULL;
+}
+
+/*
+ * The tracepoints see the sweeps from their attach: the join is taken again
+ * there, with the sweeps they saw while that count was taken (read at once
+ * after it: the ring buffer holds them since the attach).
+ */
+static void join_rebase(struct fgt_session *s)
+{
+	const struct fgt_activation *cur;
+	struct fgt_join_look l;
+
+	if (!s->joining)
+		return;
+	fgt_joiner_look(s->jr, NULL, &l);
+	ring_buffer__consume(s->rb);
+	cur = fgt_assembler_current(s->as);
+	fgt_join_rebase(&s->join, &l, cur ? cur->nr_sweeps : 0);
 }
 
 /* One look at the joined step, into the model. */
@@ -1021,13 +1043,6 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 			 "see fgraphtop --explain", strerror(-err));
 		return FGT_EXIT_ERROR;
 	}
-	/* the tracepoints see the sweeps from here: the join is taken here */
-	if (s->joining) {
-		struct fgt_join_look l;
-
-		fgt_joiner_look(s->jr, NULL, &l);
-		fgt_join_rebase(&s->join, &l);
-	}
 	exposure_attach(s);
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
 	s->as = fgt_assembler_new(on_activation, s);
@@ -1042,6 +1057,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot set up the ring buffer: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
+	join_rebase(s);
 	lazy_update(s);
 	return 0;
 }
