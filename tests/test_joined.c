@@ -220,6 +220,10 @@ static void rebase_at_attach(void **state)
 	fgt_join_rebase(&j, &c, 4);
 	assert_int_equal(j.inferred.sweeps, 156);
 	assert_int_equal(j.inferred.served, 160 * B);
+	/* the code's verdict comes later and infers again: still 156 (the
+	 * lab's second debian-7.2 run lost the 4 there: 434 / 431) */
+	fgt_join_set_code(&j, FGT_VERDICT_NOT_FIXED);
+	assert_int_equal(j.inferred.sweeps, 156);
 	seen = 4;
 	while (!j.walk_over) {
 		sweep(l);

@@ -16,8 +16,8 @@
 #    "kver":N,"parked":N,"rec":{fgt-trigger's JSON: u, threads, ok}}
 #   {"type":"join_line","name":N,"t":UP,"rec":{...}}  a JSON line of tool N
 #   {"type":"join_text","name":N,"t":UP,"line":"..."}  a text line of tool N
-#   {"type":"join_block","name":N,"t":UP,"stack":"f1<f2<..."}  tool N's task
-#       seen in mutex_lock (a wait on a kernel lock)
+#   {"type":"join_block","name":N,"t":UP,"stack":"f1<f2<..."}  tool N's main
+#       thread seen in mutex_lock or an RCU grace period's wait
 #   {"type":"join_exit","name":N,"status":S}
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
@@ -51,7 +51,8 @@ stamp() {
 	done >> "$FGT_RUN/join.jsonl"
 }
 
-# blocked: the tools' main threads seen in a mutex (names and pids in
+# blocked: the tools' main threads seen in a mutex or waiting for an RCU
+# grace period (names and pids in
 # $FGT_RUN/tools); shell builtins only, four times a second
 sampler() {
 	local p t l s name hit
@@ -64,7 +65,7 @@ sampler() {
 				l=${l#*] }
 				l=${l%%+*}
 				s="$s${s:+<}$l"
-				case $l in *mutex_lock*) hit=true ;; esac
+				case $l in *mutex_lock* | *synchronize_*rcu* | wait_rcu_gp) hit=true ;; esac
 			done < "$t/stack" 2>/dev/null
 			$hit && printf '{"type":"join_block","name":"%s","t":%s,"stack":"%s"}\n' \
 				"$name" "$(up)" "$s" >> "$FGT_RUN/join.jsonl"

@@ -28,11 +28,47 @@ struct fgt_wait {
 
 static unsigned int notices;
 
+static const char rcu_text[] =
+	"waiting for an RCU grace period: a function-graph activation's walk, under "
+	"rcu_read_lock(), holds them off";
+
 const char *fgt_wait_lock_text(enum fgt_wait_lock lock)
 {
 	return lock == FGT_WAIT_FTRACE_LOCK ?
 	       "waiting for the kernel's ftrace lock: a function-graph activation holds it" :
 	       "waiting for tracefs's trace_types_lock: a tracer switch holds it";
+}
+
+/*
+ * What the step's thread waits for, from its kernel stack (readable: it
+ * sleeps): a grace period (a tracepoint's first attach waits for one, and
+ * the walk's rcu_read_lock() sections delay them), a mutex of tracefs's,
+ * else the lock the step was said to risk (ftrace_lock: a mutex under the
+ * trampoline's or ftrace's code). Unreadable: that lock.
+ */
+static const char *blocked_on(pid_t tid, enum fgt_wait_lock lock)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fgt_wait_lock_text(lock);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return fgt_wait_lock_text(lock);
+	buf[n] = '\0';
+	if (strstr(buf, "synchronize_rcu") || strstr(buf, "synchronize_srcu") ||
+	    strstr(buf, "wait_rcu_gp") || strstr(buf, "rcu_barrier"))
+		return rcu_text;
+	if (strstr(buf, "mutex_lock") && strstr(buf, " tracing_"))
+		return fgt_wait_lock_text(FGT_WAIT_TRACE_TYPES_LOCK);
+	if (strstr(buf, "mutex_lock") && (strstr(buf, "ftrace") || strstr(buf, "bpf_trampoline")))
+		return fgt_wait_lock_text(FGT_WAIT_FTRACE_LOCK);
+	return fgt_wait_lock_text(lock);
 }
 
 /* The step's thread asleep in the kernel, uninterruptibly (a mutex sleeps
@@ -95,7 +131,8 @@ static void *watch(void *arg)
 	if (!w->done) {
 		w->noticed = true;
 		__atomic_add_fetch(&notices, 1, __ATOMIC_RELAXED);
-		p_warn("lock_wait", "%s (%s)", fgt_wait_lock_text(w->which), w->what);
+		p_warn("lock_wait", "%s (%s)", w->tid ? blocked_on(w->tid, w->which) :
+		       fgt_wait_lock_text(w->which), w->what);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;

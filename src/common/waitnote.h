@@ -8,8 +8,11 @@
  * seen asleep in the kernel (state D, as a mutex sleeps) at two looks
  * FGT_WAIT_LOOK_MS apart, a thread of ours says, once, on the one message
  * channel (a "warning" record, code "lock_wait", in JSON), what waits and
- * for which lock; a step that is only slow on the CPU (the verifier on a
- * loaded host) says nothing. -v logs when the wait is over.
+ * for what: its kernel stack names it (ftrace_lock, trace_types_lock, or an
+ * RCU grace period, which a tracepoint's first attach waits for and the
+ * walk's rcu_read_lock() sections delay); a step that is only slow on the
+ * CPU (the verifier on a loaded host) says nothing. -v logs when the wait
+ * is over.
  */
 #ifndef FGT_WAITNOTE_H
 #define FGT_WAITNOTE_H

@@ -68,6 +68,9 @@ static void infer(struct fgt_joined *j, const struct fgt_join_look *l)
 		in->sweeps = (uint32_t)((in->served + b - 1) / b);
 		if (!in->sweeps)
 			in->sweeps = 1;	/* the first has its batch, or is walking */
+		/* those the tracepoints saw served threads this count holds:
+		 * seen, not before (fgt_join_rebase()) */
+		in->sweeps = in->sweeps > j->seen_at_base ? in->sweeps - j->seen_at_base : 0;
 		/* the sweeps done, and the one under way as far as it got */
 		in->visits = visits_through(in->served / b) + in->served;
 	}
@@ -107,10 +110,8 @@ void fgt_join_rebase(struct fgt_joined *j, const struct fgt_join_look *l, uint32
 		return;
 	j->first = j->last = *l;
 	j->join_ns = l->ns;
+	j->seen_at_base = seen;
 	infer(j, l);
-	/* those seen already served threads this count holds: not before */
-	if (j->code != FGT_VERDICT_FIXED)
-		j->inferred.sweeps = j->inferred.sweeps > seen ? j->inferred.sweeps - seen : 0;
 	memset(&j->seen, 0, sizeof(j->seen));
 	j->seen.looks = 1;
 	j->seen.lacking = l->lacking;

@@ -111,6 +111,7 @@ struct fgt_joined {
 	struct fgt_join_look first, last;
 	uint32_t still;			/* looks since the count last moved */
 	struct fgt_join_inferred inferred;
+	uint32_t seen_at_base;		/* sweeps seen by the end of the base look */
 	struct fgt_join_seen seen;
 	bool walk_over;			/* the walk has ended (see above) */
 	uint64_t end_ns;		/* the look that saw it end */

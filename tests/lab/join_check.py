@@ -21,7 +21,8 @@ Counts only, never the host's pace:
   explain         `fgraphtop --explain -j` answered, and marked its fentry/fexit
                   probes deferred
   schema          every record of the four against docs/json.md
-  no-silent-wait  a tool whose main thread was seen in a kernel mutex over
+  no-silent-wait  a tool whose main thread was seen in a kernel mutex or an
+                  RCU grace period's wait over
                   a second of samples said so ("lock_wait")
 """
 import json
