@@ -254,6 +254,12 @@ static void fixed_walk(void **state)
 	assert_int_equal(j.inferred.sweeps, 1);
 	assert_int_equal(j.inferred.visits, 1200);
 	assert_int_equal(j.inferred.elapsed_ns, 1200 * 100);
+	assert_false(j.inferred.elapsed_from_cpu);
+	/* the trigger's system time, where it was read, is the time in */
+	a.trig_sys_ns = 2000000000ull;
+	fgt_join_begin(&j, &a, &b, NULL, FGT_VERDICT_FIXED);
+	assert_true(j.inferred.elapsed_from_cpu);
+	assert_int_equal(j.inferred.elapsed_ns, 2000000000ull);
 	walk_to(l, 5000);
 	look(l, 30, 1, &x);
 	assert_true(fgt_join_look_at(&j, &x));

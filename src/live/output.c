@@ -717,6 +717,8 @@ static void joined_json(json_writer_t *jw, const struct fgt_joined *j)
 	jsonw_uint_field(jw, "visits_before", j->inferred.visits);
 	jsonw_float_field(jw, "ns_per_visit", j->inferred.ns_per_visit);
 	jsonw_uint_field(jw, "elapsed_before_ns", j->inferred.elapsed_ns);
+	jsonw_string_field(jw, "elapsed_from", j->inferred.elapsed_from_cpu ?
+			   "trigger_system_time" : "visits");
 	jsonw_uint_field(jw, "served_total", fgt_join_served(j));
 	jsonw_end_object(jw);
 	jsonw_end_object(jw);

@@ -74,8 +74,12 @@ static void infer(struct fgt_joined *j, const struct fgt_join_look *l)
 		/* the sweeps done, and the one under way as far as it got */
 		in->visits = visits_through(in->served / b) + in->served;
 	}
-	if (l->threads && l->scan_ns) {
+	if (l->threads && l->scan_ns)
 		in->ns_per_visit = (double)l->scan_ns / (double)l->threads;
+	if (l->trig_sys_ns) {
+		in->elapsed_ns = l->trig_sys_ns;
+		in->elapsed_from_cpu = true;
+	} else {
 		in->elapsed_ns = (uint64_t)(in->ns_per_visit * (double)in->visits);
 	}
 }

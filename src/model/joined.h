@@ -26,9 +26,13 @@
  *  - sweeps before joining: unfixed code hands out one batch of 32 a sweep,
  *    so ceil(served / 32) sweeps had begun (one more may have allocated its
  *    batch and served nobody yet: within one batch); fixed code walks once.
- *  - the time in: the unfixed walk's visits up to there (sweep k walks to
- *    the 32k-th lacking thread: lacking-first, 32 k (k + 1) / 2), priced at
- *    what our own task iterator paid per thread, which walks the same list.
+ *  - the time in: the trigger's system time (its stat's stime: the walk
+ *    runs in its system call, which may have spent some before it, so an
+ *    upper bound of the walk's CPU time), else the unfixed walk's visits up
+ *    to there (sweep k walks to the 32k-th lacking thread: lacking-first,
+ *    32 k (k + 1) / 2), priced at what our own task iterator paid per
+ *    thread, which walks the same list (on a loaded host that price, and so
+ *    this time, comes out far too high: the lab's 114 s for 11).
  *
  * The walk has ended when no thread lacks a stack any more, or when the
  * trigger has left register_ftrace_graph() (a fixed kernel whose inline
@@ -77,6 +81,9 @@ struct fgt_join_look {
 	 * is gone); a stack that cannot be read (running on another CPU) is
 	 * neither */
 	bool trigger_left;
+	/* the trigger's system time so far (its stat's stime), 0 unknown: its
+	 * time in the walk, at most (a bpf() also verifies programs first) */
+	uint64_t trig_sys_ns;
 };
 
 enum fgt_join_why {
@@ -92,6 +99,8 @@ struct fgt_join_inferred {
 	uint64_t visits;		/* the walk's visits up to the join (unfixed model) */
 	double ns_per_visit;		/* the price put on one */
 	uint64_t elapsed_ns;		/* the walk's time before the join */
+	bool elapsed_from_cpu;		/* elapsed_ns is the trigger's system time, else
+					 * the visits at ns_per_visit */
 };
 
 struct fgt_join_seen {

@@ -350,6 +350,18 @@ static bool count(struct fgt_joiner *jr, struct fgt_join_look *l)
 	return true;
 }
 
+/* A task's system time in ns (its stat's stime, in clock ticks), 0 unknown. */
+static uint64_t sys_ns(uint32_t pid, uint32_t tid)
+{
+	struct cand c = { .pid = (int)pid, .tid = (int)tid };
+	long hz = sysconf(_SC_CLK_TCK);
+	char st;
+
+	if (hz <= 0 || !task_times(&c, &st))
+		return 0;
+	return c.stime * (1000000000ull / (uint64_t)hz);
+}
+
 void fgt_joiner_look(struct fgt_joiner *jr, const struct fgt_join_trigger *t,
 		     struct fgt_join_look *l)
 {
@@ -362,6 +374,7 @@ void fgt_joiner_look(struct fgt_joiner *jr, const struct fgt_join_trigger *t,
 
 		l->trigger_in = in == 1;
 		l->trigger_left = in == 0;
+		l->trig_sys_ns = sys_ns(t->pid, t->tid);
 	}
 	if (!count(jr, l))
 		l->ns = fgt_mono_ns();
@@ -395,6 +408,8 @@ bool fgt_joiner_detect(struct fgt_joiner *jr, enum fgt_verdict code, struct fgt_
 	}
 	if (!a.trigger_in && a.graph_active < 0)
 		return false;	/* neither signal can be read: nothing to join */
+	if (t.known)
+		a.trig_sys_ns = sys_ns(t.pid, t.tid);
 	count(jr, &a);
 	if (!a.counted && !a.trigger_in)
 		return false;

@@ -813,7 +813,7 @@ static void join_rebase(struct fgt_session *s)
 
 	if (!s->joining)
 		return;
-	fgt_joiner_look(s->jr, NULL, &l);
+	fgt_joiner_look(s->jr, &s->join.trig, &l);
 	ring_buffer__consume(s->rb);
 	cur = fgt_assembler_current(s->as);
 	fgt_join_rebase(&s->join, &l, cur ? cur->nr_sweeps : 0);
