@@ -713,6 +713,8 @@ static void joined_json(json_writer_t *jw, const struct fgt_joined *j)
 	jsonw_start_object(jw);
 	jsonw_uint_field(jw, "served_before", j->inferred.served);
 	jsonw_uint_field(jw, "sweeps_before", j->inferred.sweeps);
+	jsonw_string_field(jw, "sweeps_before_from", j->inferred.sweeps_from_total ?
+			   "served_total" : "held_ahead");
 	jsonw_uint_field(jw, "lacking_at_start", j->inferred.lacking_at_start);
 	jsonw_uint_field(jw, "visits_before", j->inferred.visits);
 	jsonw_float_field(jw, "ns_per_visit", j->inferred.ns_per_visit);

@@ -183,6 +183,17 @@ void fgt_join_sweeps(struct fgt_joined *j, const struct fgt_activation *seen)
 	j->so_far = fgt_verdict_so_far(seen);
 }
 
+void fgt_join_finish(struct fgt_joined *j)
+{
+	uint64_t u = fgt_join_served(j), total;
+
+	if (!j->walk_over || j->code == FGT_VERDICT_FIXED || !u)
+		return;
+	total = (u + FGT_RETSTACK_BATCH - 1) / FGT_RETSTACK_BATCH;
+	j->inferred.sweeps = total > j->seen.sweeps ? (uint32_t)(total - j->seen.sweeps) : 0;
+	j->inferred.sweeps_from_total = true;
+}
+
 uint64_t fgt_join_served(const struct fgt_joined *j)
 {
 	return j->inferred.served + j->seen.served;

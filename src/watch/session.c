@@ -793,6 +793,7 @@ static void on_activation(const struct fgt_activation *rec, void *ctx)
 		join_look(s);
 		fgt_join_sweeps(&s->join, act);
 		s->join.walk_over = true;
+		fgt_join_finish(&s->join);
 		s->rec.joined = &s->join;
 		s->joining = false;
 		s->join_recorded = true;
