@@ -215,6 +215,25 @@ static void assert_open(struct cap *c, const char *want)
 	p->high_open = false;
 }
 
+/* As assert_open(), the high end bounded: the range, and what it assumes. */
+static void assert_degraded(struct cap *c, const char *want)
+{
+	struct fgt_status *st;
+	struct fgt_progress *p;
+	char *t;
+
+	cap_reset(c);
+	st = status_range(c, fgt_assembler_current(c->a)->last_ns, "write() -> tracing_set_tracer",
+			  1200000000, 3400000000);
+	p = (struct fgt_progress *)st->progress;
+	p->degraded = true;
+	fgt_out_interval(c->o, st);
+	t = cap_text(c);
+	assert_non_null(strstr(t, want));
+	free(t);
+	p->degraded = false;
+}
+
 static int count(const char *s, const char *what)
 {
 	int n = 0;
@@ -866,6 +885,10 @@ static void test_lines_live(void **state)
 	/* a walk again under a third served: its low end, open above */
 	assert_open(&c, " threads); time left 1.200 s or more (if no more failures; failing on, "
 		    "bounded once a third is served)\n");
+	/* bounded: the range holds while reclaim and the host keep their pace */
+	assert_degraded(&c, " threads); time left 1.200 s to 3.400 s (no more failures, or failing "
+			"as they have since its first sweep; if reclaim and the host keep their "
+			"pace)\n");
 	/* the holders change: printed again */
 	cap_reset(&c);
 	{
