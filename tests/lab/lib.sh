@@ -74,9 +74,12 @@ lab_opts() {
 
 # At exit: the temp directory lab_opts made goes if the driver passed (its
 # guests' outputs, tens of MB a run, would pile up in /tmp); a failure's
-# stays for its reader.
+# stays for its reader, and so does every one with FGT_LAB_KEEP=1 (a make
+# target's runs, to record their walks: tests/data/sweeps-of.py).
 lab_leave() {	# STATUS
-	if [ "$1" = 0 ] && [ -n "${lab_scratch:-}" ] && rm -rf "$lab_scratch"; then
+	if [ "${FGT_LAB_KEEP:-0}" = 1 ] && [ -n "${lab_scratch:-}" ]; then
+		echo "$lab_name: status $1, $lab_scratch kept (FGT_LAB_KEEP=1)" >&2
+	elif [ "$1" = 0 ] && [ -n "${lab_scratch:-}" ] && rm -rf "$lab_scratch"; then
 		echo "$lab_name: passed, so $lab_scratch is removed (-o OUTDIR keeps the runs)" >&2
 	fi
 	return "$1"
