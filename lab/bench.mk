@@ -2,7 +2,7 @@
 # it, lab/bench/report.py writes docs/bench/). Parts: the fix (stock vs fixed,
 # TCG), fgraphtop's cost and its perturbation of the activation (qemu instruction
 # counting, against the floor and bpftrace), the consumer and the symbol table
-# natively on this host;
+# natively on this host, and how often the time left fell inside the range;
 # BENCH_PARTS=scale the fix at 50k..400k threads (long, resumable).
 # BENCH_QUICK=1: fewer threads and repetitions, to try it out.
 # Included from the top-level Makefile: paths are from the repository root.

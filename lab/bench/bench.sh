@@ -2,7 +2,7 @@
 # `make bench`: the benchmarks, one part after the other (the machine's cores
 # are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer ksyms static pressure)
+#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer ksyms static pressure estimate)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
 #   BENCH_PARTS=scale lab/bench/bench.sh the series' own scale (long: see below)
 #
@@ -32,6 +32,12 @@
 #             and free (kswapd races the walk): non-blocking failures, sweeps,
 #             visits, time, fgraphtop against the kernel's own kmem events;
 #             the results of regimes and U not asked for are kept
+#   estimate  how often the time left fell inside the live view's range
+#             (lab/bench/estimate.py, docs/bench/estimate.md): the pressure
+#             scenario, kswapd starved, U = 30k, on lab-stock and lab-fixed,
+#             BENCH_ESTIMATE_REPS (default 3) boots each on a quiet host and
+#             as many beside tests/load.sh's CPU hog (stress-ng --cpu 1); a
+#             measure, not a gate
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
@@ -73,7 +79,7 @@ CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
 KSYMS=${BENCH_KSYMS:-build/bench/fgt-ksyms-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-PARTS=${BENCH_PARTS:-fix cost perturb consumer ksyms static pressure}
+PARTS=${BENCH_PARTS:-fix cost perturb consumer ksyms static pressure estimate}
 # qemu's icount shift for the cost part: 0, one instruction per guest ns, the
 # fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
 # time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
@@ -109,6 +115,7 @@ part_of() {	# RAW FILE NAME
 	static-*) echo static ;;
 	scale-*) echo scale ;;
 	pressure-*) echo pressure ;;
+	estimate-*) echo estimate ;;
 	*) echo other ;;
 	esac
 }
@@ -267,6 +274,20 @@ if has_part pressure; then
 	done
 	done
 fi
+# 7. The estimate's hit rate, quiet and loaded: the same walks each way.
+if has_part estimate; then
+	disk=$(lab/guest/mkdisk.sh) || { echo "bench: no pressure disk" >&2; exit 1; }
+	for load in quiet loaded; do
+		hog=()
+		[ "$load" = quiet ] || hog=(tests/load.sh run)
+		for k in lab-stock lab-fixed; do
+			for r in $(seq "${BENCH_ESTIMATE_REPS:-3}"); do
+				RUN_NICE="${hog[*]}" run "estimate-$load-$k.r$r" -k "$k" -s pressure \
+					-d "$disk" -m 1536 -a no_hash_pointers -t 1800 -- U=30000 STARVE=1
+			done
+		done
+	done
+fi
 scale_done() {	# FILE: a finished run with status 0
 	[ -s "$1" ] && jq -e 'select(.type == "run") | .status == 0' "$1" 2>/dev/null | grep -q true
 }
@@ -311,5 +332,8 @@ fi
 rm -rf "$RAW"
 mv "$RAW.new" "$RAW"
 "$HERE/report.py" "$OUT" || status=1
+if has_part estimate || ls "$RAW"/estimate-*.jsonl > /dev/null 2>&1; then
+	"$HERE/estimate.py" "$OUT" || status=1
+fi
 echo "bench: results in $OUT/results.md" >&2
 exit $status
