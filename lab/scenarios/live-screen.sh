@@ -58,6 +58,23 @@ pty_wait() {
 
 ctl() { echo "$*" >&3; }
 
+# pty_seen TEXT: the rows of the screen's output so far that hold TEXT (each
+# frame draws its rows anew: it grows by one a frame that shows it)
+pty_seen() { grep -c "$1" "$FGT_RUN/raw$run" 2>/dev/null || true; }
+
+# pty_changed TEXT N: until the screen has drawn TEXT in more than N rows,
+# 120 s at most: a step waits for the screen to show the holders it made
+# (read by a thread of its own once a second, and late on a loaded host:
+# the check judges by order, not by time; issue 38)
+pty_changed() {
+	local i=1200
+	while [ "$(pty_seen "$1")" -le "$2" ]; do
+		i=$((i - 1))
+		[ $i -gt 0 ] || { fgt_log "screen never showed '$1' again"; return 0; }
+		usleep 100000
+	done
+}
+
 # step NAME: a mark on the screen's timeline and on the console; a step that
 # has not moved on for a minute gets every process's kernel stack dumped
 step() {
@@ -121,19 +138,27 @@ pty_start 1
 pty_wait "HOLDERS  what keeps" || status=1
 sleep 2
 step toplevel-on
+seen=$(pty_seen "function_graph, the top-level tracer")
 on=$(fgt-trigger -f "$filter" tracefs on) || status=1
 fgt_log "on: $on"
 step toplevel-done
+pty_changed "function_graph, the top-level tracer" "$seen"
 sleep 3
 step instance-on
+seen=$(pty_seen "function_graph in tracefs instance live")
 [ $inst = false ] || fgt-trigger -f "$filter" -i live tracefs on > /dev/null || status=1
+step instance-done
+[ $inst = false ] || pty_changed "function_graph in tracefs instance live" "$seen"
 sleep 3
 kret_pid=0
 case " $triggers " in
 *" kretmulti "*)
 	step kretmulti-on
+	seen=$(pty_seen "BPF kretprobe.multi link")
 	fgt-trigger kretmulti on > /dev/null || status=1
 	kret_pid=$(cat "$FGT_RUN/kretmulti.pid" 2>/dev/null || echo 0)
+	step kretmulti-done
+	pty_changed "BPF kretprobe.multi link" "$seen"
 	sleep 3
 	;;
 esac
@@ -142,6 +167,7 @@ step resize
 ctl size $small
 sleep 3
 step all-off
+seen=$(pty_seen "none: fgraph is off")
 case " $triggers " in
 *" kretmulti "*) fgt-trigger kretmulti off > /dev/null || status=1 ;;
 esac
@@ -150,6 +176,7 @@ fgt-trigger -f "$filter" tracefs off > /dev/null || status=1
 # the three offs take seconds under a loaded TCG host: until the last is
 # done, a frame rightly shows those still on
 step all-off-done
+pty_changed "none: fgraph is off" "$seen"
 sleep 4
 step second-on
 fgt-trigger -f "$filter" tracefs on > /dev/null || status=1
