@@ -20,6 +20,7 @@
 #include "events.h"
 #include "gen.h"
 #include "model/progress.h"
+#include "bpf/agg_abi.h"
 
 struct evs {
 	struct fgt_event *e;
@@ -262,8 +263,12 @@ static void test_fixed_degraded(void **state)
  * reserve and walks again over every thread served: the series' fix gone
  * quadratic. Once two of those walks have ended the estimate is a range, and
  * the time really left lies in it wherever it is drawn; its high end, the end
- * if allocations keep failing as they have, is the end here (within
- * 10 %). lab-fixed-plus's growing reserve ends after the low end too, but
+ * if allocations keep failing as they have, is at most 3x the time left
+ * here: the fit's a + b*k alone was the end within 10 %, and the bound on
+ * walks again (the time so far times (S / s)^2, progress.c
+ * walked_again_bound()) that keeps the high end above the time left on
+ * the live views of the lab's walks stands above it while the reserve's
+ * own cost weighs (2.8x at 30 %, 1.2x at 80 %). lab-fixed-plus's growing reserve ends after the low end too, but
  * not always before the high one: each of its sweeps serves more than the
  * last, and costs more (a reserve twice as big to allocate), which no
  * a + b*k foresees; the line says "failing as they have since its first
@@ -308,13 +313,13 @@ static void persistent(bool grow, unsigned int want_sweeps)
 		}
 		ranged++;
 		if (!grow)
-			assert_true(left <= p.eta_high_ns && p.eta_high_ns <= left + left / 10);
+			assert_true(left <= p.eta_high_ns && p.eta_high_ns <= 3 * left);
 		if (grow || p.sweeps < 8)
 			continue;
 		/* the same with the drain two sweeps behind: the range stands */
 		at_lag(&v, t, 2, &p);
 		assert_true(p.degraded);
-		assert_true(p.eta_ns <= left && left <= p.eta_high_ns && p.eta_high_ns <= left + left / 10);
+		assert_true(p.eta_ns <= left && left <= p.eta_high_ns && p.eta_high_ns <= 3 * left);
 	}
 	print_message("%s: %u of 19 bounded\n", grow ? "plus  " : "series", ranged);
 	assert_true(ranged >= 13);
@@ -468,18 +473,26 @@ struct starved_walk {
 	const char *name;
 	unsigned int sweeps, served, within;
 	unsigned int points, hits;	/* degraded checkpoints, the time left in them */
+	unsigned int live_points, live_hits;	/* the same as the live view sees them */
 };
 
 static const struct starved_walk starved_walks[] = {
-	{ "lab-fixed-30k-starved", 316, 30049, 4, 96, 96 },
-	{ "lab-fixed-30k-starved-b", 328, 30049, 4, 94, 94 },
-	{ "lab-fixed-30k-starved-ci", 359, 30049, 9, 93, 93 },
-	{ "lab-fixed-plus-30k-starved-ci", 10, 30053, 0, 84, 84 },
-	{ "lab-fixed-30k-starved-ci2", 338, 30050, 9, 96, 96 },
-	{ "lab-fixed-30k-starved-ci3", 289, 30152, 9, 96, 96 },
+	{ "lab-fixed-30k-starved", 316, 30049, 4, 96, 96, 95, 95 },
+	{ "lab-fixed-30k-starved-b", 328, 30049, 4, 94, 94, 92, 92 },
+	{ "lab-fixed-30k-starved-ci", 359, 30049, 9, 93, 93, 91, 91 },
+	{ "lab-fixed-plus-30k-starved-ci", 10, 30053, 0, 84, 84, 0, 0 },
+	{ "lab-fixed-30k-starved-ci2", 338, 30050, 9, 96, 96, 95, 95 },
+	{ "lab-fixed-30k-starved-ci3", 289, 30152, 9, 96, 96, 94, 94 },
 };
 
-static void replay_starved(const struct starved_walk *w, unsigned int *points, unsigned int *hits)
+/*
+ * live: as the live view sees it. BPF puts the finished sweeps out 16 at a
+ * time (bpf/agg.h fgt_agg_put(), FGT_AGG_PEND), so up to 15 of the latest
+ * are not drained yet when it draws (zero: src/model/aggact.c), and the
+ * estimate fits those before them: at_lag() by the sweeps finished mod 16.
+ */
+static void replay_starved(const struct starved_walk *w, bool live, unsigned int *points,
+			   unsigned int *hits)
 {
 	struct evs v = {};
 	struct fgt_progress p;
@@ -496,11 +509,14 @@ static void replay_starved(const struct starved_walk *w, unsigned int *points, u
 		bool in;
 
 		at(&v, seen, seen, -1, &p);
+		if (live)
+			at_lag(&v, seen, (p.sweeps - 1) % FGT_AGG_PEND, &p);
 		assert_int_equal(p.so_far, FGT_VERDICT_FIXED);
 		/* until two walks again have ended the estimate is a point
 		 * from the finished sweeps' rate: CI's first was 271 us a
-		 * thread, the later ones 35 to 60 */
-		if (p.sweeps < 4)
+		 * thread, the later ones 35 to 60 (live: until they are
+		 * drained, from the 16th sweep on) */
+		if (p.sweeps < 4 || (live && p.sweeps <= FGT_AGG_PEND))
 			continue;
 		assert_true(p.degraded);
 		assert_true(p.eta_ns <= p.eta_high_ns);
@@ -517,8 +533,8 @@ static void replay_starved(const struct starved_walk *w, unsigned int *points, u
 		(*points)++;
 		*hits += in;
 		if (pc % 10 == 0 || !in)
-			print_message("%-34s %3d%%: %u sweeps, left %7.3f s, range %7.3f - %7.3f s%s%s\n",
-				      w->name, pc, p.sweeps, left / 1e9, p.eta_ns / 1e9,
+			print_message("%-29s %s %3d%%: %u sweeps, left %7.3f s, range %7.3f - %7.3f s%s%s\n",
+				      w->name, live ? "live" : "    ", pc, p.sweeps, left / 1e9, p.eta_ns / 1e9,
 				      p.eta_high_ns / 1e9, p.high_open ? " (open)" : "",
 				      in ? "" : " OUT");
 		if (p.high_open) {
@@ -530,25 +546,34 @@ static void replay_starved(const struct starved_walk *w, unsigned int *points, u
 			assert_true(p.eta_high_ns <= left * w->within);
 	}
 	/* the series' walks: open early, bounded from then on */
-	assert_true(w->sweeps < 100 || (open > 0 && closed > 50));
+	assert_true(w->sweeps < 100 || (open > 0 && closed > 50) || (live && closed > 50));
 	free(v.e);
 }
 
 static void test_recorded_starved(void **state)
 {
-	unsigned int points, hits, all = 0, in = 0;
+	unsigned int points, hits, all = 0, in = 0, live_all = 0, live_in = 0;
 
 	for (size_t f = 0; f < sizeof(starved_walks) / sizeof(starved_walks[0]); f++) {
-		replay_starved(&starved_walks[f], &points, &hits);
+		const struct starved_walk *w = &starved_walks[f];
+
+		replay_starved(w, false, &points, &hits);
 		print_message("%-34s the time left in the estimate at %u of %u checkpoints\n",
-			      starved_walks[f].name, hits, points);
-		assert_int_equal(points, starved_walks[f].points);
-		assert_int_equal(hits, starved_walks[f].hits);
+			      w->name, hits, points);
+		assert_int_equal(points, w->points);
+		assert_int_equal(hits, w->hits);
 		all += points;
 		in += hits;
+		replay_starved(w, true, &points, &hits);
+		print_message("%-34s live: at %u of %u\n", w->name, hits, points);
+		assert_int_equal(points, w->live_points);
+		assert_int_equal(hits, w->live_hits);
+		live_all += points;
+		live_in += hits;
 	}
-	print_message("degraded walks: the time left in the estimate at %u of %u checkpoints (%.1f %%)\n",
-		      in, all, 100.0 * in / all);
+	print_message("degraded walks: the time left in the estimate at %u of %u checkpoints "
+		      "(%.1f %%), as the live view sees them at %u of %u (%.1f %%)\n", in, all,
+		      100.0 * in / all, live_in, live_all, 100.0 * live_in / live_all);
 }
 
 /*
@@ -787,20 +812,21 @@ static void test_walks_hit_rate(void **state)
 {
 	static const struct {
 		const char *name;
-		unsigned int hits;	/* of 91 */
+		unsigned int hits, live_hits;	/* of 91; as the live view sees it (at_lag()) */
 	} walks[] = {
-		{ "lab-stock-30k", 90 }, { "bench-stock-30k-a", 91 }, { "bench-stock-30k-b", 81 },
-		{ "bench-stock-30k-c", 90 }, { "bench-stock-20k", 91 },
-		{ "bench-stock-30k-icount", 87 }, { "bench-stock-30k-pressure", 91 },
-		{ "debian-6.12-20k-loaded", 85 }, { "debian-6.1-20k-loaded", 65 },
-		{ "lab-stock-30k-loaded", 91 }, { "debian-6.12-20k-loaded-b", 61 },
+		{ "lab-stock-30k", 90, 90 }, { "bench-stock-30k-a", 91, 90 },
+		{ "bench-stock-30k-b", 81, 82 }, { "bench-stock-30k-c", 90, 91 },
+		{ "bench-stock-20k", 91, 91 }, { "bench-stock-30k-icount", 87, 89 },
+		{ "bench-stock-30k-pressure", 91, 91 }, { "debian-6.12-20k-loaded", 85, 85 },
+		{ "debian-6.1-20k-loaded", 65, 62 }, { "lab-stock-30k-loaded", 91, 91 },
+		{ "debian-6.12-20k-loaded-b", 61, 59 },
 	};
-	unsigned int all = 0, in = 0;
+	unsigned int all = 0, in = 0, live_in = 0;
 
 	for (size_t f = 0; f < sizeof(walks) / sizeof(walks[0]); f++) {
 		struct evs v = {};
 		uint64_t begin, end;
-		unsigned int hits = 0;
+		unsigned int hits = 0, live = 0;
 
 		load_sweeps(walks[f].name, &v, &begin, &end);
 		for (int pc = 5; pc <= 95; pc++) {
@@ -810,16 +836,22 @@ static void test_walks_hit_rate(void **state)
 			at(&v, seen, seen, -1, &p);
 			assert_true(p.eta_known);
 			hits += p.eta_ns <= left && left <= p.eta_high_ns;
+			/* the live view: up to 15 finished sweeps not drained */
+			at_lag(&v, seen, (p.sweeps - 1) % FGT_AGG_PEND, &p);
+			assert_true(p.eta_known);
+			live += p.eta_ns <= left && left <= p.eta_high_ns;
 		}
-		print_message("%-26s the time left in the range at %u of 91 checkpoints\n",
-			      walks[f].name, hits);
+		print_message("%-26s the time left in the range at %u of 91 checkpoints, live %u\n",
+			      walks[f].name, hits, live);
 		assert_int_equal(hits, walks[f].hits);
+		assert_int_equal(live, walks[f].live_hits);
 		all += 91;
 		in += hits;
+		live_in += live;
 		free(v.e);
 	}
-	print_message("unfixed walks: the time left in the range at %u of %u checkpoints (%.1f %%)\n",
-		      in, all, 100.0 * in / all);
+	print_message("unfixed walks: the time left in the range at %u of %u checkpoints (%.1f %%), "
+		      "live %u (%.1f %%)\n", in, all, 100.0 * in / all, live_in, 100.0 * live_in / all);
 }
 
 /* The recorded runs of tests/data: every prefix gives sane figures. */

@@ -30,7 +30,10 @@
  * have ended, a range ("degraded"): from that point, as if no allocation
  * failed any more, to the end if they kept failing as they have since
  * its first sweep, each sweep to come walking again over the served threads at the
- * slowest pace shown (tests/data/lab-fixed-30k-starved, test_progress.c).
+ * slowest pace shown, and never below the time so far times (S / s)^2 (s
+ * served since the first sweep, S to serve: walks again over the served
+ * cost at most that at the same pace; tests/data/lab-fixed-30k-starved,
+ * test_progress.c).
  * Its high end waits for a third of the threads served: until then it is
  * "that point or more" (high_open).
  *
