@@ -819,7 +819,7 @@ static void test_walks_hit_rate(void **state)
 		{ "bench-stock-20k", 91, 91 }, { "bench-stock-30k-icount", 87, 89 },
 		{ "bench-stock-30k-pressure", 91, 91 }, { "debian-6.12-20k-loaded", 85, 85 },
 		{ "debian-6.1-20k-loaded", 65, 62 }, { "lab-stock-30k-loaded", 91, 91 },
-		{ "debian-6.12-20k-loaded-b", 61, 59 },
+		{ "debian-6.12-20k-loaded-b", 61, 59 }, { "debian-7.2-30k-loaded", 91, 91 },
 	};
 	unsigned int all = 0, in = 0, live_in = 0;
 
