@@ -129,7 +129,10 @@ def main():
         # SIGTERM while the symbols of a large image are read
         many = os.path.join(d, "many-symbols.elf")
         st, out, err, wall, after = run(binary, ["--kernel", many], term_after=many)
-        ok = st == 3 and after < 1.0 and "interrupted" in out
+        # "interrupted" is the proof that the signal stopped it; how soon is
+        # printed, and only a hang (10 s) fails: a busy host's pace is no
+        # property of the code (issue 38)
+        ok = st == 3 and after < 10.0 and "interrupted" in out
         print(f"{'ok  ' if ok else 'FAIL'} {'SIGTERM while 3M symbols are read':34s} status {st}, "
               f"ended {after:.3f} s after the signal: {out.strip()}")
         if not ok or failed_json:

