@@ -820,8 +820,9 @@ static int reached(struct ctx *c, const struct fgt_static_code *code, struct cal
 static int find_code(struct ctx *c, struct fgt_static_code *code)
 {
 	struct fgt_static_result *r = c->r;
-	const struct fgt_ksym *reg, *f, *caller = NULL;
+	const struct fgt_ksym *reg, *f;
 	struct callees cl;
+	bool have_caller = false;
 	int n;
 
 	reg = fgt_ksyms_by_name(c->ks, fgt_sym_name(FGT_SYM_REGISTER));
@@ -840,7 +841,13 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 	for (int step = 0; step < 2; step++) {
 		const struct fgt_ksym *next;
 
-		code->func = f->name;
+		/* By value: from kernel memory, reached() builds the symbol
+		 * table anew (kmem_refs()), and every fgt_ksym taken from the
+		 * old one, f among them, is freed with it. */
+		snprintf(r->func, sizeof(r->func), "%s", f->name);
+		r->func_addr = f->addr;
+		r->func_len = f->size;
+		code->func = r->func;
 		if (reached(c, code, &cl))
 			return -1;
 		next = cl.sweep ? cl.sweep : step == 0 ? cl.start : NULL;
@@ -859,23 +866,22 @@ static int find_code(struct ctx *c, struct fgt_static_code *code)
 		}
 		code->nr_caller_parts = code->nr_parts < FGT_STATIC_MAX_CALLER_PARTS ?
 					code->nr_parts : FGT_STATIC_MAX_CALLER_PARTS;
-		caller = f;
-		f = next;
+		snprintf(c->caller, sizeof(c->caller), "%s", r->func);
+		have_caller = true;
+		f = next;	/* of the table reached() left: alive until the next */
 		n = read_func(c, f, code->part, c->text, FGT_STATIC_MAX_PARTS);
 		if (n < 0)
 			return -1;
 		code->nr_parts = (unsigned int)n;
+		snprintf(r->func, sizeof(r->func), "%s", f->name);
+		r->func_addr = f->addr;
+		r->func_len = f->size;
 		if (cl.sweep)
 			break;
 	}
-	snprintf(r->func, sizeof(r->func), "%s", f->name);
-	r->func_addr = f->addr;
-	r->func_len = f->size;
 	code->func = r->func;
-	if (caller) {
-		snprintf(c->caller, sizeof(c->caller), "%s", caller->name);
+	if (have_caller)
 		code->caller = c->caller;
-	}
 	return 0;
 }
 
