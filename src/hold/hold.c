@@ -443,10 +443,16 @@ static void print_activation(FILE *f, const struct fgt_hold_result *r)
 		fprintf(f, "its own activation: not seen within the time allowed\n");
 		return;
 	}
-	fprintf(f, "its own activation: %" PRIu64 " sweep%s served %" PRIu64 " of %" PRIu64
-		" threads in %.3f s (walk %.3f ms, %" PRIu64 " failures, %" PRIu64 " lost): %s\n",
-		s->sweeps, s->sweeps == 1 ? "" : "s", s->served, s->nr_threads, s->duration_s,
-		s->walk_ns / 1e6, s->failures, s->lost, fgt_verdict_words(s->judge.verdict));
+	if (s->sweeps_unseen)
+		fprintf(f, "its own activation: sweeps not observable, served %" PRIu64 " of %" PRIu64
+			" threads in %.3f s (%" PRIu64 " failures, %" PRIu64 " lost): %s\n",
+			s->served, s->nr_threads, s->duration_s, s->failures, s->lost,
+			fgt_verdict_words(s->judge.verdict));
+	else
+		fprintf(f, "its own activation: %" PRIu64 " sweep%s served %" PRIu64 " of %" PRIu64
+			" threads in %.3f s (walk %.3f ms, %" PRIu64 " failures, %" PRIu64 " lost): %s\n",
+			s->sweeps, s->sweeps == 1 ? "" : "s", s->served, s->nr_threads, s->duration_s,
+			s->walk_ns / 1e6, s->failures, s->lost, fgt_verdict_words(s->judge.verdict));
 }
 
 static void print_text(FILE *f, const struct fgt_hold_result *r)
@@ -520,7 +526,15 @@ static void activation_json(json_writer_t *jw, const struct fgt_hold_result *r)
 		return;
 	}
 	jsonw_start_object(jw);
-	jsonw_uint_field(jw, "sweeps", s->sweeps);
+	/* not observable: no count, as check's (docs/json.md) */
+	if (s->sweeps_unseen)
+		jsonw_null_field(jw, "sweeps");
+	else
+		jsonw_uint_field(jw, "sweeps", s->sweeps);
+	if (fgt_walks_name(s->walks))
+		jsonw_string_field(jw, "walks", fgt_walks_name(s->walks));
+	else
+		jsonw_null_field(jw, "walks");
 	jsonw_uint_field(jw, "threads_served", s->served);
 	jsonw_uint_field(jw, "nr_threads", s->nr_threads);
 	jsonw_float_field(jw, "duration_s", s->duration_s);

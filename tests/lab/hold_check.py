@@ -90,10 +90,16 @@ check(dry.get("dry_run") is True and dry.get("method") == t.get("method")
 check(stack == 4096, f"one stack is {stack} bytes (4096 on x86-64 6.12 and 7.x)")
 # its own activation: exactly what the oracle saw, 32 stack allocations a sweep
 ora = stack_allocs(take.get("allocs"), stack)
-check(act.get("sweeps", 0) >= 1 and ora == BATCH * act.get("sweeps", -1)
+# (a few blocking batches may show no walk between them on the attributed
+# path: then the sweeps are not observable and the verdict unknown, issue
+# 39; the oracle's count still fixes the batches)
+nb = -(-act.get("threads_served", 0) // BATCH)
+seen_ok = (act.get("sweeps") == nb and act.get("verdict") == "not_fixed") or \
+    (act.get("sweeps") is None and act.get("walks") == "not_observable" and nb < 32
+     and act.get("verdict") == "unknown")
+check(nb >= 1 and ora == BATCH * nb and seen_ok
       and act.get("threads_served") == act.get("nr_threads")
-      and act.get("sweeps") == -(-act.get("threads_served", 0) // BATCH)
-      and act.get("verdict") == "not_fixed" and (take.get("allocs") or {}).get("lost") == 0,
+      and (take.get("allocs") or {}).get("lost") == 0,
       f"its own activation: {act.get('sweeps')} sweeps served {act.get('threads_served')} of "
       f"{act.get('nr_threads')} threads in {act.get('duration_s')} s; the oracle: {ora} "
       f"stack allocations")
