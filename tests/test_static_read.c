@@ -504,6 +504,38 @@ static void test_kallsyms_order(void **state)
 }
 
 /*
+ * The names a reader saw and did not take, read back one by one. The list
+ * is no C string: the fuzzer found a reader that ran off its end (strchr on
+ * an unterminated buffer), so every entry is read within doubt_len.
+ */
+static void test_doubt_list(void **state)
+{
+	struct fgt_kimage im = { 0 };
+	char name[16], why[32], big[64];
+	size_t at = 0;
+
+	assert_int_equal(fgt_kimage_doubt_next(&im, 0, name, sizeof(name), why, sizeof(why)), 0);
+	fgt_kimage_doubt_add(&im, "fgraph_ops", "out of order");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	fgt_kimage_doubt_add(&im, big, "too long for name[16]");
+	fgt_kimage_doubt_add(&im, "a", "");
+	assert_int_equal(im.nr_doubt, 3);
+	at = fgt_kimage_doubt_next(&im, at, name, sizeof(name), why, sizeof(why));
+	assert_true(at > 0);
+	assert_string_equal(name, "fgraph_ops");
+	assert_string_equal(why, "out of order");
+	/* the 63-byte name does not fit name[16]: passed over, not cut */
+	at = fgt_kimage_doubt_next(&im, at, name, sizeof(name), why, sizeof(why));
+	assert_string_equal(name, "a");
+	assert_string_equal(why, "");
+	assert_int_equal(fgt_kimage_doubt_next(&im, at, name, sizeof(name), why, sizeof(why)), 0);
+	assert_string_equal(fgt_kimage_doubt(&im, "a", why, sizeof(why)), "");
+	assert_null(fgt_kimage_doubt(&im, "b", why, sizeof(why)));
+	free(im.doubt);
+}
+
+/*
  * check --kernel PKG.deb (issue 40): the vmlinuz read out of the package's
  * data member with libarchive, where 6.1/6.12 (./boot/vmlinuz-R) and 7.x
  * (./usr/lib/modules/R/vmlinuz) put it; a package without one is no kernel.
@@ -990,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_btf),
 		cmocka_unit_test(test_pread_all),
 		cmocka_unit_test(test_not_affected),
+		cmocka_unit_test(test_doubt_list),
 		cmocka_unit_test(test_lockdown_boot_image),
 	};
 

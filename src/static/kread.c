@@ -1419,7 +1419,8 @@ void fgt_kimage_doubt_add(struct fgt_kimage *im, const char *name, const char *w
 
 	if (!n || im->nr_doubt >= DOUBT_MAX)
 		return;
-	p = realloc(im->doubt, im->doubt_len + n + w + 3);
+	/* the leading newline, the tab, the newline and a NUL */
+	p = realloc(im->doubt, im->doubt_len + n + w + 4);
 	if (!p)
 		return;
 	/* a leading newline, so that every name is found as "\nname\t" */
@@ -1429,9 +1430,37 @@ void fgt_kimage_doubt_add(struct fgt_kimage *im, const char *name, const char *w
 	p[im->doubt_len + n] = '\t';
 	memcpy(p + im->doubt_len + n + 1, why, w);
 	p[im->doubt_len + n + 1 + w] = '\n';
+	p[im->doubt_len + n + 2 + w] = '\0';
 	im->doubt = p;
 	im->doubt_len += n + w + 2;
 	im->nr_doubt++;
+}
+
+size_t fgt_kimage_doubt_next(const struct fgt_kimage *im, size_t at, char *name, size_t nlen,
+			     char *why, size_t wlen)
+{
+	/* every entry is "name\twhy\n" after the leading newline, at most
+	 * doubt_len bytes read whatever the entries hold */
+	while (im->doubt && at < im->doubt_len) {
+		const char *p = im->doubt + at, *end = im->doubt + im->doubt_len;
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		const char *tab;
+
+		if (at == 0 && *p == '\n') {
+			at = 1;
+			continue;
+		}
+		if (!e)
+			return 0;
+		at = (size_t)(e - im->doubt) + 1;
+		tab = memchr(p, '\t', (size_t)(e - p));
+		if (!tab || (size_t)(tab - p) >= nlen)
+			continue;
+		snprintf(name, nlen, "%.*s", (int)(tab - p), p);
+		snprintf(why, wlen, "%.*s", (int)(e - tab - 1), tab + 1);
+		return at;
+	}
+	return 0;
 }
 
 const char *fgt_kimage_doubt(const struct fgt_kimage *im, const char *name, char *buf,

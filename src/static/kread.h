@@ -108,6 +108,10 @@ void fgt_kimage_doubt_add(struct fgt_kimage *im, const char *name, const char *w
 /* Why name was seen and not taken, or NULL when it was not. */
 const char *fgt_kimage_doubt(const struct fgt_kimage *im, const char *name, char *buf,
 			     size_t len);
+/* The names in doubt one by one: start at 0, go on from what it returns; 0
+ * when there are no more. A name longer than nlen is passed over. */
+size_t fgt_kimage_doubt_next(const struct fgt_kimage *im, size_t at, char *name, size_t nlen,
+			     char *why, size_t wlen);
 
 /*
  * What /proc/kcore's VMCOREINFO note says (kernel/vmcore_info.c; the

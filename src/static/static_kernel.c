@@ -592,20 +592,20 @@ static bool fgraph_fact(enum fgt_sym s)
  */
 static bool fgraph_evidence(struct ctx *c, char *name, size_t nlen, char *what, size_t wlen)
 {
-	char why[96];
+	char why[96], n[128];
 
 	for (int s = 0; s < FGT_SYM__NR; s++) {
-		const char *n = fgt_sym_name(s);
+		const char *sn = fgt_sym_name(s);
 
 		if (!fgraph_fact(s))
 			continue;
-		if (fgt_ksyms_by_name(c->ks, n)) {
-			snprintf(name, nlen, "%s", n);
+		if (fgt_ksyms_by_name(c->ks, sn)) {
+			snprintf(name, nlen, "%s", sn);
 			snprintf(what, wlen, "is there");
 			return true;
 		}
-		if (c->have_im && fgt_kimage_doubt(&c->im, n, why, sizeof(why))) {
-			snprintf(name, nlen, "%s", n);
+		if (c->have_im && fgt_kimage_doubt(&c->im, sn, why, sizeof(why))) {
+			snprintf(name, nlen, "%s", sn);
 			snprintf(what, wlen, "is in it, not taken (%s)", why);
 			return true;
 		}
@@ -620,18 +620,11 @@ static bool fgraph_evidence(struct ctx *c, char *name, size_t nlen, char *what, 
 		}
 	}
 	/* a sign in doubt: the doubt list is short, read it through */
-	for (const char *p = c->have_im ? c->im.doubt : NULL, *e; p && (e = strchr(p + 1, '\n'));
-	     p = e) {
-		const char *tab = memchr(p + 1, '\t', (size_t)(e - p - 1));
-		char n[128];
-
-		if (!tab || tab - p - 1 >= (long)sizeof(n))
-			continue;
-		snprintf(n, sizeof(n), "%.*s", (int)(tab - p - 1), p + 1);
+	for (size_t at = 0; c->have_im && (at = fgt_kimage_doubt_next(&c->im, at, n, sizeof(n),
+								      why, sizeof(why)));) {
 		if (fgraph_sign(n)) {
 			snprintf(name, nlen, "%s", n);
-			snprintf(what, wlen, "is in it, not taken (%.*s)", (int)(e - tab - 1),
-				 tab + 1);
+			snprintf(what, wlen, "is in it, not taken (%s)", why);
 			return true;
 		}
 	}
