@@ -259,7 +259,7 @@ static void run_take(const struct fgt_hold_opts *o, const struct fgt_hold_sys *s
 	if (w && !w->start(w->priv, ks, fgt_check_on_record, &r->seen, msg, sizeof(msg))) {
 		r->watched = true;
 	} else {
-		snprintf(r->watch_why, sizeof(r->watch_why), "%s", w ? msg :
+		snprintf(r->watch_why, sizeof(r->watch_why), "%.255s", w ? msg :
 			 "this build has no BPF session");
 		if (!o->force) {
 			fail(r, FGT_EXIT_ERROR, "cannot watch the hold's own activation: %s; "
