@@ -4,9 +4,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <archive.h>
 #include <bpf/libbpf.h>
+#include <bzlib.h>
 #include <capstone/capstone.h>
+#include <lz4.h>
 #include <lzma.h>
+#include <lzo/lzoconf.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "common/cli.h"
@@ -109,7 +113,9 @@ static void features(FILE *f)
 
 	cs_version(&major, &minor);
 	fprintf(f, "features: %s, kernel images: ELF (libelf), gzip (zlib %s), xz and lzma "
-		"(liblzma %s), zstd (libzstd %s), x86-64 and arm64 code (capstone %d.%d)\n",
+		"(liblzma %s), zstd (libzstd %s), bzip2 (libbz2 %.*s), lz4 (liblz4 %s), "
+		"lzo (liblzo2 %s), Debian packages (%s), x86-64 and arm64 code "
+		"(capstone %d.%d)\n",
 #if defined(__x86_64__)
 		"x86_64",
 #elif defined(__aarch64__)
@@ -117,7 +123,10 @@ static void features(FILE *f)
 #else
 		"other",
 #endif
-		zlibVersion(), lzma_version_string(), ZSTD_versionString(), major, minor);
+		zlibVersion(), lzma_version_string(), ZSTD_versionString(),
+		/* "1.0.8, 13-Jul-2019": the version only */
+		(int)strcspn(BZ2_bzlibVersion(), ","), BZ2_bzlibVersion(), LZ4_versionString(),
+		lzo_version_string(), archive_version_string(), major, minor);
 }
 
 bool fgt_cli_print(const struct argp *argp, enum fgt_cli_action a, const char *name,

@@ -108,7 +108,7 @@ built_using_check "$deb" arm64
 
 # --- 5. the packaged binary, under qemu-user ----------------------------------
 version=$(dpkg-deb -f "$deb" Version)
-got=$(qemu-aarch64-static "$bin" --version 2>&1)
+got=$(qemu-aarch64-static "$bin" --version 2>&1 | head -n 1)
 note "qemu-aarch64-static usr/sbin/fgraphtop --version: $got"
 [ "$got" = "fgraphtop $version" ] || bad "--version says '$got', the package is $version"
 st=0
