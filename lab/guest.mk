@@ -7,7 +7,8 @@ LAB_GUEST      := lab/guest
 FGT_SPAWN      := $(LAB_BUILD)/fgt-spawn
 FGT_TRIGGER    := $(LAB_BUILD)/fgt-trigger
 FGT_ORACLE     := $(LAB_BUILD)/fgt-oracle
-LAB_HELPERS    := $(FGT_SPAWN) $(FGT_TRIGGER) $(FGT_ORACLE)
+FGT_CATCH      := $(LAB_BUILD)/fgt-catch
+LAB_HELPERS    := $(FGT_SPAWN) $(FGT_TRIGGER) $(FGT_ORACLE) $(FGT_CATCH)
 
 LAB_CFLAGS     := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
 LAB_BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
@@ -35,6 +36,9 @@ $(LAB_BUILD)/%.skel.h: $(LAB_BUILD)/%.bpf.o
 
 $(FGT_SPAWN): $(LAB_GUEST)/fgt-spawn.c | $(LAB_BUILD)
 	$(CC) $(LAB_CFLAGS) -static -pthread -o $@ $<
+
+$(FGT_CATCH): $(LAB_GUEST)/fgt-catch.c | $(LAB_BUILD)
+	$(CC) $(LAB_CFLAGS) -static -o $@ $<
 
 $(FGT_TRIGGER): $(LAB_GUEST)/fgt-trigger.c $(LAB_GUEST)/fgt-u.h $(LAB_BUILD)/kretmulti.skel.h
 	$(CC) $(LAB_CFLAGS) -I$(LAB_BUILD) -static -o $@ $< -lbpf -lelf -lz

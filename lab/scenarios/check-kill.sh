@@ -12,11 +12,13 @@
 # about to change, or has changed, the tracing state. Such a round fails if the
 # killed run never recorded KEY (within AT_WAIT=S, default 60) or left nothing
 # for the next run to undo. Each run's process must have started before the
-# poll: the state file name carries its pid. HELPER=1 (with AT=instance) also
-# catches the run's mkdir helper, a child that outlives a killed check: it is
-# stopped (SIGSTOP) before the kill and resumed a second into the next run,
-# which must wait for it (the lock is the helper's until it ends), then clean
-# up. Such a round fails if no helper was caught or the next run did not wait.
+# poll: the state file name carries its pid. HELPER=1 (with AT=instance) kills
+# the run at the fork of its mkdir helper instead, a child that outlives a
+# killed check (fgt-catch: the fork stop, under ptrace, after the state
+# records the instance; no poll, so no race with a quick mkdir): the helper is
+# held stopped across the kill and resumed a second into the next run, which
+# must wait for it (the lock is the helper's until it ends), then clean up.
+# Such a round fails if no helper was caught or the next run did not wait.
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
@@ -67,23 +69,6 @@ leftovers() {
 	[ "$l" = "$links0" ] || printf 'bpf=%s ' "$l"
 }
 
-# PID's child (the check's mkdir helper) if it has one, else nothing: from
-# /proc/PID/task/*/children (CONFIG_PROC_CHILDREN; each thread lists the
-# children it forked), else from every process's stat
-child_of() {
-	local s p pp
-	if [ -r "/proc/$1/task/$1/children" ]; then
-		p=$(cat /proc/"$1"/task/*/children 2>/dev/null)
-		[ -n "$p" ] && echo "${p%% *}"
-		return
-	fi
-	for s in /proc/[0-9]*/stat; do
-		# pid (comm) state ppid: a check's comm has no blank
-		read -r p _ _ pp _ 2>/dev/null < "$s" || continue
-		[ "$pp" = "$1" ] && echo "$p" && return
-	done
-}
-
 # the next run: with a stopped helper, resumed once the run says (-v) that
 # it waits for it, and a second more (how long it takes to get there
 # depends on the load, so no fixed delay)
@@ -104,10 +89,8 @@ next_run() {
 	wait $npid
 }
 
-i=0
-while [ $i -lt "$rounds" ]; do
-	i=$((i + 1))
-	ms=$(rand_ms)
+# a run killed after MS ms, or (AT=KEY) once its state file records KEY
+kill_round() {
 	fgraphtop check --trigger --timeout "$wait_s" --prometheus "$prom" ${park:+--park $park} \
 		> /dev/null 2>&1 &
 	pid=$!
@@ -128,18 +111,35 @@ while [ $i -lt "$rounds" ]; do
 	else
 		usleep $((ms * 1000))
 	fi
-	hpid=
-	if [ "$helper" = 1 ]; then
-		n=2000
-		while [ $n -gt 0 ] && [ -z "$hpid" ] && kill -0 $pid 2>/dev/null; do
-			hpid=$(child_of $pid)
-			n=$((n - 1))
-		done
-		[ -n "$hpid" ] && kill -STOP "$hpid"
-	fi
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	killed_status=$?
+}
+
+# a run killed at the fork of its mkdir helper (fgt-catch), the helper stopped
+catch_round() {
+	local r
+	# not through a pipe: the stopped helper holds the check's stdout
+	fgt-catch -o $FGT_RUN/catch.json -s /run/fgraphtop -k "$at" -- fgraphtop check --trigger \
+		--timeout "$wait_s" --prometheus "$prom" ${park:+--park $park} > /dev/null 2>&1
+	r=$(cat $FGT_RUN/catch.json 2>/dev/null)
+	pid=$(echo "$r" | sed -n 's/.*"pid":\([0-9]*\).*/\1/p')
+	hpid=$(echo "$r" | sed -n 's/.*"helper":\([0-9]*\).*/\1/p')
+	killed_status=$(echo "$r" | sed -n 's/.*"status":\([0-9]*\).*/\1/p')
+	ms=0 seen=false
+	[ -n "$hpid" ] && seen=true
+}
+
+i=0
+while [ $i -lt "$rounds" ]; do
+	i=$((i + 1))
+	ms=$(rand_ms)
+	hpid=
+	if [ "$helper" = 1 ]; then
+		catch_round
+	else
+		kill_round
+	fi
 	state=$(cat /run/fgraphtop/check-$pid.state 2>/dev/null | grep -v '^#' | tr '\n' ' ')
 	before=$(leftovers)
 	# the next run cleans up what the killed one left, then answers

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fgt-catch: kill a command at the fork of a helper, the helper held stopped.
+ *
+ *   fgt-catch [-v] [-o OUT] -s STATE_DIR -k KEY -- CMD ARGS...
+ *	Run CMD traced (ptrace: every thread, for check forks from its trigger
+ *	thread). At each fork CMD makes, read STATE_DIR/check-PID.state (PID:
+ *	CMD's): once it records KEY=,
+ *	the new child is the helper: it is left stopped (SIGSTOP, before it
+ *	ran one instruction of its own), CMD is SIGKILLed in its fork stop,
+ *	and one JSON line says so:
+ *	  {"pid":P,"helper":H,"status":137}
+ *	Earlier forks run on. If CMD ends without such a fork:
+ *	  {"pid":P,"helper":null,"status":S}
+ *	The helper stays stopped for the caller to resume (kill -CONT H).
+ *	-o OUT: that line into OUT, not stdout. The helper holds CMD's stdout
+ *	open while stopped: a caller reading it through a pipe, as $(...)
+ *	does, would wait for it for ever; give CMD a file or /dev/null.
+ *
+ * Why: fgraphtop check forks a helper to mkdir its tracefs instance (so that
+ * a SIGKILL cannot land inside the kernel's ring buffer allocation). A test
+ * that the next check waits for such a helper must hold one alive across the
+ * kill. Polling /proc for it is a race the helper wins whenever the mkdir is
+ * quick (Debian's 6.1.176: gone before the first poll); a fork stop is not.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *state_dir, *key;
+static int verbose;
+static FILE *out;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: fgt-catch [-v] [-o OUT] -s STATE_DIR -k KEY -- CMD ARGS...\n");
+	exit(2);
+}
+
+/* Does PID's state file record KEY= at the start of a line? */
+static int state_has_key(pid_t pid)
+{
+	char path[4096], line[512];
+	size_t kl = strlen(key);
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/check-%d.state", state_dir, (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, key, kl) && line[kl] == '=';
+	fclose(f);
+	return found;
+}
+
+/* The child of a fork event: wait for its first stop, then let it go
+ * (sig 0) or leave it stopped (SIGSTOP, delivered as it is detached). */
+static int release_child(pid_t c, int sig)
+{
+	int st;
+
+	while (waitpid(c, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return -1;
+	return ptrace(PTRACE_DETACH, c, NULL, (void *)(long)sig) ? -1 : 0;
+}
+
+static pid_t start(char **argv)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		execvp(argv[0], argv);
+		fprintf(stderr, "fgt-catch: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st))
+		return -1;
+	/* EXITKILL: a catcher that dies takes the command with it */
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)(PTRACE_O_TRACEFORK |
+		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) ||
+	    ptrace(PTRACE_CONT, pid, NULL, NULL))
+		return -1;
+	return pid;
+}
+
+int main(int argc, char **argv)
+{
+	long helper = -1;
+	pid_t pid;
+	int opt, st;
+
+	while ((opt = getopt(argc, argv, "+s:k:o:v")) != -1) {
+		switch (opt) {
+		case 's': state_dir = optarg; break;
+		case 'k': key = optarg; break;
+		case 'v': verbose = 1; break;
+		case 'o':
+			out = fopen(optarg, "w");
+			if (!out) {
+				fprintf(stderr, "fgt-catch: %s: %s\n", optarg, strerror(errno));
+				return 1;
+			}
+			break;
+		default: usage();
+		}
+	}
+	if (!state_dir || !key || optind >= argc)
+		usage();
+	pid = start(argv + optind);
+	if (pid < 0) {
+		fprintf(stderr, "fgt-catch: cannot trace %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		unsigned long c;
+		int sig = 0;
+		pid_t t = waitpid(-1, &st, __WALL);
+
+		if (t < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (verbose)
+			fprintf(stderr, "fgt-catch: %d: status %#x\n", (int)t, st);
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (t == pid)
+				break;
+			continue;	/* one of its threads */
+		}
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_FORK << 8)) &&
+		    !ptrace(PTRACE_GETEVENTMSG, t, NULL, &c)) {
+			if (helper < 0 && state_has_key(pid)) {
+				helper = (long)c;
+				release_child((pid_t)c, SIGSTOP);
+				kill(pid, SIGKILL);
+			} else {
+				release_child((pid_t)c, 0);
+			}
+		} else if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP) {
+			/* a signal for the command: pass it on (SIGSTOP is
+			 * a new thread's first stop, ptrace's own) */
+			sig = WSTOPSIG(st);
+		}
+		ptrace(PTRACE_CONT, t, NULL, (void *)(long)sig);
+	}
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (!out)
+		out = stdout;
+	if (helper < 0)
+		fprintf(out, "{\"pid\":%d,\"helper\":null,\"status\":%d}\n", (int)pid, st);
+	else
+		fprintf(out, "{\"pid\":%d,\"helper\":%ld,\"status\":%d}\n", (int)pid, helper, st);
+	return fclose(out) ? 1 : 0;
+}
