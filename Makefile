@@ -114,7 +114,8 @@ check: $(CHECK_TARGETS)
 .PHONY: test
 # make test's targets that boot one guest at a time and build nothing another
 # one builds: run two at a time (tests/paired.sh), longest first, after the
-# others and after what they share (TEST_PAIRED_PREP). The rest run one after
+# others and after what they share (TEST_PAIRED_PREP, with -k: one that fails
+# must not leave the rest unbuilt, for two targets to build side by side). The rest run one after
 # another: tests/lab/tool.sh and check.sh boot two guests at a time already.
 # One after another, these nine left one core of two idle for 27 minutes of
 # a cold make test (README: cold and warm times).
@@ -135,7 +136,7 @@ test:
 		$(MAKE) --no-print-directory $$t || failed="$$failed $$t"; \
 		echo "-- make $$t: $$(( $$(date +%s) - s )) s"; \
 	done; \
-	$(MAKE) --no-print-directory $(TEST_PAIRED_PREP) || failed="$$failed prep"; \
+	$(MAKE) --no-print-directory -k $(TEST_PAIRED_PREP) || failed="$$failed prep"; \
 	MAKE="$(MAKE)" tests/paired.sh $(BUILD)/test-logs $(TEST_PAIRED) || \
 		failed="$$failed $$(cat $(BUILD)/test-logs/failed 2>/dev/null || echo paired)"; \
 	if [ -n "$$failed" ]; then echo "test: FAILED:$$failed"; exit 1; fi; \
