@@ -243,7 +243,7 @@ static void test_passive_fixed_and_warnings(void **state)
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_WARNING);
 	assert_non_null(strstr(reason(&r), "; 7 events lost during the activation"));
 	assert_int_equal(r.lost, 9);
-	assert_int_equal(r.seen.lost, 7);
+	assert_int_equal(r.seen.fig.lost, 7);
 	/* read before the session stopped (after, it counts nothing): in the line,
 	 * the JSON and the textfile */
 	assert_non_null(strstr(render(&r, false), " lost=9"));
@@ -589,8 +589,8 @@ static void test_trigger_bracketless_shapes(void **state)
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
 	assert_true(r.triggered);
 	assert_int_equal(r.seen.n, 1);
-	assert_true(r.seen.sweeps_unseen);
-	assert_int_equal(r.seen.served, 1000);
+	assert_int_equal(r.seen.fig.walks, FGT_WALKS_UNSEEN);
+	assert_int_equal(r.seen.fig.served, 1000);
 	assert_non_null(strstr(reason(&r), "the sweeps are not observable here"));
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":null,\"walks\":\"not_observable\","
@@ -606,9 +606,9 @@ static void test_trigger_bracketless_shapes(void **state)
 	/* failures served by GFP_KERNEL allocations: fixed, said as a warning */
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_WARNING);
 	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
-	assert_int_equal(r.seen.sweeps, 1);
-	assert_int_equal(r.seen.served, 1000);
-	assert_int_equal(r.seen.reserve_served, 7);
+	assert_int_equal(r.seen.fig.sweeps, 1);
+	assert_int_equal(r.seen.fig.served, 1000);
+	assert_int_equal(r.seen.fig.reserve_served, 7);
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":1,\"walks\":\"inline\","));
 	fake_free(f);
