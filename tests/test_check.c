@@ -208,7 +208,9 @@ static void test_passive_not_fixed(void **state)
 	assert_non_null(strstr(out, "\"status\":2"));
 	assert_non_null(strstr(out, "\"build_id\":\"06f8bde30046985060c60820f7a11515a33afb06\""));
 	assert_non_null(strstr(out, "\"sweeps\":313"));
-	assert_non_null(strstr(out, "\"threads_served\":10002"));
+	assert_non_null(strstr(out, "\"served\":10002,\"duration_ns\":"));
+	/* schema 1's old names stay until schema 2 (docs/json.md) */
+	assert_non_null(strstr(out, "\"threads_served\":10002,\"duration_s\":"));
 	assert_null(strstr(out, "\"trigger\""));
 	assert_int_equal(strchr(out, '\n') - out, strlen(out) - 1);	/* one line */
 	fake_free(f);
@@ -593,8 +595,9 @@ static void test_trigger_bracketless_shapes(void **state)
 	assert_int_equal(r.seen.fig.served, 1000);
 	assert_non_null(strstr(reason(&r), "the sweeps are not observable here"));
 	out = render(&r, true);
-	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":null,\"walks\":\"not_observable\","
-			       "\"threads_served\":1000,\"verdict\":\"unknown\","));
+	assert_non_null(strstr(out, "\"activation\":{\"nr_threads\":0,\"sweeps\":null,"
+			       "\"walks\":\"not_observable\",\"served\":1000,\"duration_ns\":"));
+	assert_non_null(strstr(out, "\"lost_events\":0,\"verdict\":\"unknown\","));
 	fake_free(f);
 
 	f = fake_new(1);
@@ -610,7 +613,7 @@ static void test_trigger_bracketless_shapes(void **state)
 	assert_int_equal(r.seen.fig.served, 1000);
 	assert_int_equal(r.seen.fig.reserve_served, 7);
 	out = render(&r, true);
-	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":1,\"walks\":\"inline\","));
+	assert_non_null(strstr(out, "\"activation\":{\"nr_threads\":0,\"sweeps\":1,\"walks\":\"inline\","));
 	fake_free(f);
 }
 

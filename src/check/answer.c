@@ -17,6 +17,7 @@
 #include "common/exit_codes.h"
 #include "common/json_writer.h"
 #include "common/log.h"
+#include "live/act_json.h"
 #include "live/output.h"
 #include "live/static_json.h"
 
@@ -297,27 +298,10 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 	if (r->seen.have) {
 		jsonw_name(jw, "activation");
 		jsonw_start_object(jw);
-		/* not observable: no count (docs/json.md) */
-		if (r->seen.fig.walks == FGT_WALKS_UNSEEN)
-			jsonw_null_field(jw, "sweeps");
-		else
-			jsonw_uint_field(jw, "sweeps", r->seen.fig.sweeps);
-		if (fgt_walks_name(r->seen.fig.walks))
-			jsonw_string_field(jw, "walks", fgt_walks_name(r->seen.fig.walks));
-		else
-			jsonw_null_field(jw, "walks");
-		jsonw_uint_field(jw, "threads_served", r->seen.fig.served);
+		fgt_act_json_fields(jw, &r->seen.fig, FGT_ACTJ_FAILURES | FGT_ACTJ_DEGRADED |
+				    FGT_ACTJ_OLD_NAMES);
 		/* the activations' own answer, before the code's is combined with it */
 		jsonw_string_field(jw, "verdict", fgt_verdict_answer(r->seen.judge.verdict));
-		jsonw_float_field(jw, "duration_s", r->seen.fig.duration_ns / 1e9);
-		jsonw_uint_field(jw, "failures", r->seen.fig.failures);
-		jsonw_uint_field(jw, "failed_nonblocking", r->seen.fig.failed_nonblocking);
-		jsonw_uint_field(jw, "reserve_served", r->seen.fig.reserve_served);
-		jsonw_uint_field(jw, "extra_sweeps", r->seen.fig.extra_sweeps);
-		jsonw_float_field(jw, "extra_sweeps_s", r->seen.fig.extra_sweeps_ns / 1e9);
-		jsonw_uint_field(jw, "rewalked", r->seen.fig.rewalked);
-		jsonw_uint_field(jw, "nr_threads", r->seen.fig.nr_threads);
-		jsonw_uint_field(jw, "lost_events", r->seen.fig.lost);
 		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
 		jsonw_end_object(jw);
 	}

@@ -24,6 +24,7 @@
 #include "hold/hold.h"
 #include "host/holders.h"
 #include "host/ksyms.h"
+#include "live/act_json.h"
 #include "live/output.h"
 #include "static/kread.h"
 
@@ -528,21 +529,8 @@ static void activation_json(json_writer_t *jw, const struct fgt_hold_result *r)
 		return;
 	}
 	jsonw_start_object(jw);
-	/* not observable: no count, as check's (docs/json.md) */
-	if (s->fig.walks == FGT_WALKS_UNSEEN)
-		jsonw_null_field(jw, "sweeps");
-	else
-		jsonw_uint_field(jw, "sweeps", s->fig.sweeps);
-	if (fgt_walks_name(s->fig.walks))
-		jsonw_string_field(jw, "walks", fgt_walks_name(s->fig.walks));
-	else
-		jsonw_null_field(jw, "walks");
-	jsonw_uint_field(jw, "threads_served", s->fig.served);
-	jsonw_uint_field(jw, "nr_threads", s->fig.nr_threads);
-	jsonw_float_field(jw, "duration_s", s->fig.duration_ns / 1e9);
-	jsonw_uint_field(jw, "walk_ns", s->fig.walk_ns);
-	jsonw_uint_field(jw, "failures", s->fig.failures);
-	jsonw_uint_field(jw, "lost_events", s->fig.lost);
+	fgt_act_json_fields(jw, &s->fig, FGT_ACTJ_WALK_NS | FGT_ACTJ_FAILURES |
+			    FGT_ACTJ_OLD_NAMES);
 	jsonw_string_field(jw, "verdict", fgt_verdict_answer(s->judge.verdict));
 	jsonw_end_object(jw);
 }
