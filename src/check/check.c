@@ -94,7 +94,7 @@ static void unknown(struct fgt_check_result *r, const char *fmt, ...)
 	va_list ap;
 
 	r->verdict = r->act_verdict = FGT_VERDICT_UNKNOWN;
-	r->status = FGT_CHECK_UNKNOWN;
+	r->status = fgt_verdict_status(r->verdict, false);
 	r->judged = false;
 	r->shape = FGT_SHAPE_ACT;
 	va_start(ap, fmt);
@@ -349,7 +349,7 @@ static void combine(struct fgt_check_result *r)
 		/* the same: the activation's status (it knows of failures and losses) */
 		if (sv != dv) {
 			r->verdict = FGT_VERDICT_UNKNOWN;
-			r->status = FGT_CHECK_UNKNOWN;
+			r->status = fgt_verdict_status(r->verdict, false);
 		}
 		r->shape = sv != dv ? FGT_SHAPE_DISAGREE : FGT_SHAPE_AGREE;
 		r->answered_by = FGT_BY_STATIC | r->act_by;
@@ -535,7 +535,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	has = fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why));
 	if (has == 0) {
 		r->verdict = FGT_VERDICT_NOT_AFFECTED;
-		r->status = FGT_CHECK_OK;
+		r->status = fgt_verdict_status(r->verdict, false);
 		snprintf(r->note, sizeof(r->note), "%s: it cannot have the quadratic "
 			 "shadow-stack walk", why);
 		goto out;
