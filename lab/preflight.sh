@@ -121,7 +121,7 @@ record() {
 				method: $a.answer.method,
 				reason: ($a.answer.reason // "no JSON answer")}
 				+ (if $a.answer.activation then {activation: ($a.answer.activation
-					| {sweeps, threads_served, duration_s, failures, nr_threads})} else {} end)
+					| {sweeps, served, duration_ns, failures, nr_threads})} else {} end)
 			  end;
 		(map(select(.type == "run")) | first) as $run
 		| (map(select(.type == "leftovers")) | first) as $left
@@ -139,7 +139,7 @@ line() {	# a record as one line
 	jq -r '
 		def plural($n; $w): "\($n) \($w)\(if $n == 1 then "" else "s" end)";
 		def a: .verdict + (if .activation then
-			", \(plural(.activation.sweeps; "sweep")) serving \(.activation.threads_served) threads in \(.activation.duration_s * 10000 | round / 10) ms"
+			", \(plural(.activation.sweeps; "sweep")) serving \(.activation.served) threads in \(.activation.duration_ns / 100000 | round / 10) ms"
 			else "" end);
 		"\(.package) \(.version) [\(.release)]: \(.verdict) (static: \(.static | a); trigger: \(.trigger | a))"
 		+ (if .run_status != 0 then "; the guest exited \(.run_status)" else "" end)

@@ -30,9 +30,9 @@ int main(int argc, char **argv)
 	r.check_time = (double)time(NULL);
 	r.status = r.verdict == FGT_VERDICT_NOT_FIXED ? 2 : r.verdict == FGT_VERDICT_UNKNOWN ? 3 : 0;
 	r.seen.have = r.verdict == FGT_VERDICT_FIXED || r.verdict == FGT_VERDICT_NOT_FIXED;
-	r.seen.sweeps = r.verdict == FGT_VERDICT_NOT_FIXED ? 4 : 1;
-	r.seen.served = 112;
-	r.seen.duration_s = 0.003;
+	r.seen.fig.sweeps = r.verdict == FGT_VERDICT_NOT_FIXED ? 4 : 1;
+	r.seen.fig.served = 112;
+	r.seen.fig.duration_ns = 3000000;
 	if (fgt_check_write_prom(argv[1], &r, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;

@@ -208,7 +208,9 @@ static void test_passive_not_fixed(void **state)
 	assert_non_null(strstr(out, "\"status\":2"));
 	assert_non_null(strstr(out, "\"build_id\":\"06f8bde30046985060c60820f7a11515a33afb06\""));
 	assert_non_null(strstr(out, "\"sweeps\":313"));
-	assert_non_null(strstr(out, "\"threads_served\":10002"));
+	assert_non_null(strstr(out, "\"served\":10002,\"duration_ns\":"));
+	/* schema 1's old names stay until schema 2 (docs/json.md) */
+	assert_non_null(strstr(out, "\"threads_served\":10002,\"duration_s\":"));
 	assert_null(strstr(out, "\"trigger\""));
 	assert_int_equal(strchr(out, '\n') - out, strlen(out) - 1);	/* one line */
 	fake_free(f);
@@ -243,7 +245,7 @@ static void test_passive_fixed_and_warnings(void **state)
 	assert_int_equal(fgt_check_run(&passive, &e, &r), FGT_CHECK_WARNING);
 	assert_non_null(strstr(reason(&r), "; 7 events lost during the activation"));
 	assert_int_equal(r.lost, 9);
-	assert_int_equal(r.seen.lost, 7);
+	assert_int_equal(r.seen.fig.lost, 7);
 	/* read before the session stopped (after, it counts nothing): in the line,
 	 * the JSON and the textfile */
 	assert_non_null(strstr(render(&r, false), " lost=9"));
@@ -589,12 +591,13 @@ static void test_trigger_bracketless_shapes(void **state)
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_UNKNOWN);
 	assert_true(r.triggered);
 	assert_int_equal(r.seen.n, 1);
-	assert_true(r.seen.sweeps_unseen);
-	assert_int_equal(r.seen.served, 1000);
+	assert_int_equal(r.seen.fig.walks, FGT_WALKS_UNSEEN);
+	assert_int_equal(r.seen.fig.served, 1000);
 	assert_non_null(strstr(reason(&r), "the sweeps are not observable here"));
 	out = render(&r, true);
-	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":null,\"walks\":\"not_observable\","
-			       "\"threads_served\":1000,\"verdict\":\"unknown\","));
+	assert_non_null(strstr(out, "\"activation\":{\"nr_threads\":0,\"sweeps\":null,"
+			       "\"walks\":\"not_observable\",\"served\":1000,\"duration_ns\":"));
+	assert_non_null(strstr(out, "\"lost_events\":0,\"verdict\":\"unknown\","));
 	fake_free(f);
 
 	f = fake_new(1);
@@ -606,11 +609,11 @@ static void test_trigger_bracketless_shapes(void **state)
 	/* failures served by GFP_KERNEL allocations: fixed, said as a warning */
 	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_WARNING);
 	assert_int_equal(r.verdict, FGT_VERDICT_FIXED);
-	assert_int_equal(r.seen.sweeps, 1);
-	assert_int_equal(r.seen.served, 1000);
-	assert_int_equal(r.seen.reserve_served, 7);
+	assert_int_equal(r.seen.fig.sweeps, 1);
+	assert_int_equal(r.seen.fig.served, 1000);
+	assert_int_equal(r.seen.fig.reserve_served, 7);
 	out = render(&r, true);
-	assert_non_null(strstr(out, "\"activation\":{\"sweeps\":1,\"walks\":\"inline\","));
+	assert_non_null(strstr(out, "\"activation\":{\"nr_threads\":0,\"sweeps\":1,\"walks\":\"inline\","));
 	fake_free(f);
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,6 +158,42 @@ static void test_bound(void **state)
 	fake_free(f);
 }
 
+/*
+ * The take's own activation: the figures named as everywhere (served,
+ * duration_ns, lost), schema 1's old names kept beside them, through
+ * FGT_JSON_OUT to make test-schema.
+ */
+static void test_activation_json(void **state)
+{
+	struct fgt_hold_result r = { .action = FGT_HOLD_TAKE, .watched = true };
+	const char *out = getenv("FGT_JSON_OUT");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	r.seen.have = true;
+	r.seen.judge.verdict = FGT_VERDICT_FIXED;
+	r.seen.fig = (struct fgt_act_figures){ .nr_threads = 1000, .sweeps = 1,
+		.walks = FGT_WALKS_INLINE, .served = 990, .duration_ns = 2500000,
+		.walk_ns = 2000000, .lost = 3, .failures = 2 };
+	m = open_memstream(&buf, &len);
+	fgt_hold_print(m, &r, true);
+	fclose(m);
+	assert_non_null(strstr(buf, "\"activation\":{\"nr_threads\":1000,\"sweeps\":1,"
+			       "\"walks\":\"inline\",\"served\":990,\"duration_ns\":2500000,"
+			       "\"walk_ns\":2000000,\"lost\":3,\"failures\":2,"));
+	assert_non_null(strstr(buf, "\"threads_served\":990,\"duration_s\":0.0025,"
+			       "\"lost_events\":3,\"verdict\":\"fixed\"}"));
+	if (out) {
+		FILE *j = fopen(out, "a");
+
+		assert_non_null(j);
+		fputs(buf, j);
+		fclose(j);
+	}
+	free(buf);
+}
+
 /* --status and --release of a hold in place, and of none. */
 static void test_status(void **state)
 {
@@ -205,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_activation_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,8 @@ static const struct fgt_check_result metrics = {
 	.verdict = FGT_VERDICT_NOT_FIXED, .status = 2,
 	.kid = { .release = "6.1.0-27-amd64", .build_id = "5ac3282452ac8ed3f00d" },
 	.check_time = 1795000000.25,
-	.seen = { .have = true, .duration_s = 0.249, .sweeps = 313, .served = 10002 },
+	.seen = { .have = true,
+		  .fig = { .duration_ns = 249000000, .sweeps = 313, .served = 10002 } },
 };
 
 struct dir {
@@ -299,9 +300,10 @@ static void test_render_degraded(void **state)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	m.verdict = FGT_VERDICT_FIXED, m.status = 1, m.seen.sweeps = 8, m.seen.served = 30048;
-	m.seen.failures = 231, m.seen.failed_nonblocking = 231, m.seen.extra_sweeps = 7;
-	m.seen.extra_s = 0.5;
+	m.verdict = FGT_VERDICT_FIXED, m.status = 1, m.seen.fig.sweeps = 8;
+	m.seen.fig.served = 30048;
+	m.seen.fig.failures = 231, m.seen.fig.failed_nonblocking = 231;
+	m.seen.fig.extra_sweeps = 7, m.seen.fig.extra_sweeps_ns = 500000000;
 	assert_int_equal(fgt_check_render_prom(f, &m), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "fgraphtop_check_status 1\n"));

@@ -68,14 +68,16 @@ test-unit: $(UNIT_BINS)
 # The JSON lines the output and check tests write, checked against
 # docs/fgraphtop.schema.json (docs/json.md's JSON Schema) with python3-jsonschema.
 .PHONY: test-schema
-test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check $(TEST_BUILD)/test_static
+test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check $(TEST_BUILD)/test_static \
+	     $(TEST_BUILD)/test_hold
 	@rm -f $(TEST_BUILD)/output.jsonl
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
 	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_static > /dev/null
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_hold > /dev/null
 	python3 tests/json_schema.py --self-test
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
-	@for t in check progress holders; do \
+	@for t in check progress holders hold; do \
 		grep -q "\"type\":\"$$t\"" $(TEST_BUILD)/output.jsonl || \
 			{ echo "test-schema: no $$t record was checked"; exit 1; }; \
 	done

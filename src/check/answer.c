@@ -17,6 +17,7 @@
 #include "common/exit_codes.h"
 #include "common/json_writer.h"
 #include "common/log.h"
+#include "live/act_json.h"
 #include "live/output.h"
 #include "live/static_json.h"
 
@@ -48,9 +49,9 @@ static void act_reason(const struct fgt_check_result *r, char *buf, size_t len)
 	if (j->verdict == FGT_VERDICT_FIXED && j->failures)
 		fgt_clause_add(buf, len, "%" PRIu64 " shadow-stack allocation%s failed",
 			       j->failures, j->failures == 1 ? "" : "s");
-	if (r->seen.lost)
+	if (r->seen.fig.lost)
 		fgt_clause_add(buf, len, "%" PRIu64 " event%s lost during the activation",
-			       r->seen.lost, r->seen.lost == 1 ? "" : "s");
+			       r->seen.fig.lost, r->seen.fig.lost == 1 ? "" : "s");
 	if (r->act_verdict == FGT_VERDICT_UNKNOWN && r->hint[0])
 		fgt_clause_add(buf, len, "%s", r->hint);
 }
@@ -236,8 +237,8 @@ void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 	kernel_words(f, r);
 	if (r->seen.have) {
 		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
-			PRIu64 " lost=%" PRIu64, sep, r->seen.sweeps, r->seen.served,
-			r->seen.duration_s, r->seen.failures, r->lost);
+			PRIu64 " lost=%" PRIu64, sep, r->seen.fig.sweeps, r->seen.fig.served,
+			r->seen.fig.duration_ns / 1e9, r->seen.fig.failures, r->lost);
 		sep = " ";
 	} else if (r->verdict != FGT_VERDICT_NOT_AFFECTED && r->answered_by != FGT_BY_STATIC) {
 		fprintf(f, "%slost=%" PRIu64, sep, r->lost);
@@ -297,27 +298,10 @@ void fgt_check_print_json(FILE *f, const struct fgt_check_result *r)
 	if (r->seen.have) {
 		jsonw_name(jw, "activation");
 		jsonw_start_object(jw);
-		/* not observable: no count (docs/json.md) */
-		if (r->seen.sweeps_unseen)
-			jsonw_null_field(jw, "sweeps");
-		else
-			jsonw_uint_field(jw, "sweeps", r->seen.sweeps);
-		if (fgt_walks_name(r->seen.walks))
-			jsonw_string_field(jw, "walks", fgt_walks_name(r->seen.walks));
-		else
-			jsonw_null_field(jw, "walks");
-		jsonw_uint_field(jw, "threads_served", r->seen.served);
+		fgt_act_json_fields(jw, &r->seen.fig, FGT_ACTJ_FAILURES | FGT_ACTJ_DEGRADED |
+				    FGT_ACTJ_OLD_NAMES);
 		/* the activations' own answer, before the code's is combined with it */
 		jsonw_string_field(jw, "verdict", fgt_verdict_answer(r->seen.judge.verdict));
-		jsonw_float_field(jw, "duration_s", r->seen.duration_s);
-		jsonw_uint_field(jw, "failures", r->seen.failures);
-		jsonw_uint_field(jw, "failed_nonblocking", r->seen.failed_nonblocking);
-		jsonw_uint_field(jw, "reserve_served", r->seen.reserve_served);
-		jsonw_uint_field(jw, "extra_sweeps", r->seen.extra_sweeps);
-		jsonw_float_field(jw, "extra_sweeps_s", r->seen.extra_s);
-		jsonw_uint_field(jw, "rewalked", r->seen.rewalked);
-		jsonw_uint_field(jw, "nr_threads", r->seen.nr_threads);
-		jsonw_uint_field(jw, "lost_events", r->seen.lost);
 		jsonw_bool_field(jw, "triggered_by_check", r->seen.triggered_by_us);
 		jsonw_end_object(jw);
 	}
@@ -403,24 +387,26 @@ static void prom_activation(FILE *f, const struct fgt_check_seen *s)
 {
 	fgt_prom_gauge_dbl(f, "fgraphtop_activation_duration_seconds",
 			   "End to end duration of the shadow-stack allocation phase of the "
-			   "activation seen.", s->duration_s);
-	if (!s->sweeps_unseen)	/* not observable: no sample */
+			   "activation seen.", s->fig.duration_ns / 1e9);
+	if (s->fig.walks != FGT_WALKS_UNSEEN)	/* not observable: no sample */
 		fgt_prom_gauge_u64(f, "fgraphtop_activation_sweeps",
 				   "Task-list sweeps (alloc_retstack_tasklist calls) in the activation "
-				   "seen.", s->sweeps);
+				   "seen.", s->fig.sweeps);
 	fgt_prom_gauge_u64(f, "fgraphtop_activation_threads_served",
-			   "Threads handed a shadow stack by the activation seen.", s->served);
+			   "Threads handed a shadow stack by the activation seen.", s->fig.served);
 	fgt_prom_gauge_u64(f, "fgraphtop_activation_failures",
-			   "Failed shadow-stack allocations in the activation seen.", s->failures);
+			   "Failed shadow-stack allocations in the activation seen.",
+			   s->fig.failures);
 	fgt_prom_gauge_u64(f, "fgraphtop_activation_nonblocking_failures",
 			   "Failed non-blocking (GFP_NOWAIT) shadow-stack allocations in the "
 			   "activation seen: on a fixed kernel, memory under the watermark.",
-			   s->failed_nonblocking);
+			   s->fig.failed_nonblocking);
 	fgt_prom_gauge_u64(f, "fgraphtop_activation_extra_sweeps",
 			   "Sweeps after the first in the activation seen: on a fixed kernel, each "
-			   "one a reserve used up under memory pressure.", s->extra_sweeps);
+			   "one a reserve used up under memory pressure.", s->fig.extra_sweeps);
 	fgt_prom_gauge_dbl(f, "fgraphtop_activation_extra_sweeps_seconds",
-			   "Time of the sweeps after the first in the activation seen.", s->extra_s);
+			   "Time of the sweeps after the first in the activation seen.",
+			   s->fig.extra_sweeps_ns / 1e9);
 }
 
 static void prom_exposure(FILE *f, const struct fgt_check_result *r)

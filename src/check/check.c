@@ -46,7 +46,6 @@ void fgt_check_seen_init(struct fgt_check_seen *s)
 
 void fgt_check_on_record(const struct fgt_record *rec, void *ctx)
 {
-	const struct fgt_activation *act = rec->act;
 	struct fgt_check_seen *s = ctx;
 
 	s->judge = *rec->judge;
@@ -55,26 +54,9 @@ void fgt_check_on_record(const struct fgt_record *rec, void *ctx)
 	if (s->have && !rec->quoted)
 		return;
 	s->have = true;
-	s->duration_s = act->end_ns > act->begin_ns ? (act->end_ns - act->begin_ns) / 1e9 : 0;
-	s->sweeps = act->nr_sweeps;
-	s->walks = act->walks;
-	s->sweeps_unseen = act->walks == FGT_WALKS_UNSEEN;
-	s->served = act->served;
-	s->failures = act->failed_blocking + act->failed_nonblocking;
-	s->failed_nonblocking = act->failed_nonblocking;
-	s->reserve_served = act->served > act->nonblocking ? act->served - act->nonblocking : 0;
-	s->extra_sweeps = act->nr_sweeps > 1 ? act->nr_sweeps - 1 : 0;
-	s->rewalked = 0;
-	for (uint32_t i = 1, before = 0; i < act->nr_sweeps; i++) {
-		before += act->sweeps[i - 1].served;
-		s->rewalked += before;
-	}
-	s->extra_s = s->extra_sweeps && act->end_ns > act->sweeps[1].begin_ns ?
-		(act->end_ns - act->sweeps[1].begin_ns) / 1e9 : 0;
-	s->nr_threads = act->nr_threads;
-	s->lost = act->lost;
-	s->walk_ns = act->walk_ns;
-	s->triggered_by_us = act->pid == (uint32_t)getpid();
+	/* copied from the model, not derived again here */
+	fgt_act_figures_of(rec, &s->fig);
+	s->triggered_by_us = rec->act->pid == (uint32_t)getpid();
 }
 
 static bool decisive(const struct fgt_check_seen *s)
@@ -100,7 +82,7 @@ void fgt_check_decide(struct fgt_check_result *r, const char *hint)
 	 * lost_events but never were its events: they would make a fleet of
 	 * fixed kernels flap to WARNING.
 	 */
-	r->status = fgt_verdict_status(r->verdict, r->seen.lost ||
+	r->status = fgt_verdict_status(r->verdict, r->seen.fig.lost ||
 				       (r->verdict == FGT_VERDICT_FIXED && j->failures));
 	r->act_verdict = r->verdict;
 }
@@ -112,7 +94,7 @@ static void unknown(struct fgt_check_result *r, const char *fmt, ...)
 	va_list ap;
 
 	r->verdict = r->act_verdict = FGT_VERDICT_UNKNOWN;
-	r->status = FGT_CHECK_UNKNOWN;
+	r->status = fgt_verdict_status(r->verdict, false);
 	r->judged = false;
 	r->shape = FGT_SHAPE_ACT;
 	va_start(ap, fmt);
@@ -367,7 +349,7 @@ static void combine(struct fgt_check_result *r)
 		/* the same: the activation's status (it knows of failures and losses) */
 		if (sv != dv) {
 			r->verdict = FGT_VERDICT_UNKNOWN;
-			r->status = FGT_CHECK_UNKNOWN;
+			r->status = fgt_verdict_status(r->verdict, false);
 		}
 		r->shape = sv != dv ? FGT_SHAPE_DISAGREE : FGT_SHAPE_AGREE;
 		r->answered_by = FGT_BY_STATIC | r->act_by;
@@ -471,7 +453,7 @@ static void calibrate(struct fgt_check_result *r)
 {
 	const struct fgt_check_seen *s = &r->seen;
 	struct fgt_exp_calib c = {
-		.sweeps = s->sweeps, .walk_ns = s->walk_ns, .visits = r->trig_walk.visits,
+		.sweeps = s->fig.sweeps, .walk_ns = s->fig.walk_ns, .visits = r->trig_walk.visits,
 	};
 
 	if (!r->have_exposure || !s->have || !s->triggered_by_us || r->trig_assumed ||
@@ -553,7 +535,7 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	has = fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why));
 	if (has == 0) {
 		r->verdict = FGT_VERDICT_NOT_AFFECTED;
-		r->status = FGT_CHECK_OK;
+		r->status = fgt_verdict_status(r->verdict, false);
 		snprintf(r->note, sizeof(r->note), "%s: it cannot have the quadratic "
 			 "shadow-stack walk", why);
 		goto out;

@@ -70,16 +70,10 @@ struct fgt_check_sys {
 struct fgt_check_seen {
 	struct fgt_judge judge;
 	unsigned int n;			/* complete or not */
-	bool have;			/* figures below are set */
-	double duration_s;
-	uint64_t sweeps, served, failures, nr_threads, lost, walk_ns;
-	/* degraded under memory pressure: non-blocking failures, the threads the
-	 * reserve served, and the sweeps after the first with their time */
-	uint64_t failed_nonblocking, reserve_served, extra_sweeps, rewalked;
-	double extra_s;
+	bool have;			/* fig is set */
+	/* the quoted activation's, as the model gave them (fgt_act_figures_of) */
+	struct fgt_act_figures fig;
 	bool triggered_by_us;		/* the quoted one was ours (--trigger) */
-	bool sweeps_unseen;		/* its sweeps were not observable (sweeps: the one run) */
-	uint32_t walks;			/* enum fgt_walks: how they were seen */
 };
 void fgt_check_seen_init(struct fgt_check_seen *s);
 void fgt_check_on_record(const struct fgt_record *rec, void *ctx);	/* fgt_record_cb */

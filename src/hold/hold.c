@@ -24,6 +24,7 @@
 #include "hold/hold.h"
 #include "host/holders.h"
 #include "host/ksyms.h"
+#include "live/act_json.h"
 #include "live/output.h"
 #include "static/kread.h"
 
@@ -429,6 +430,7 @@ static void print_walk(FILE *f, const struct fgt_hold_result *r)
 static void print_activation(FILE *f, const struct fgt_hold_result *r)
 {
 	const struct fgt_check_seen *s = &r->seen;
+	const struct fgt_act_figures *a = &s->fig;
 
 	if (!r->watched) {
 		fprintf(f, "its own activation: not watched (%s)\n", r->watch_why);
@@ -443,16 +445,17 @@ static void print_activation(FILE *f, const struct fgt_hold_result *r)
 		fprintf(f, "its own activation: not seen within the time allowed\n");
 		return;
 	}
-	if (s->sweeps_unseen)
+	if (a->walks == FGT_WALKS_UNSEEN)
 		fprintf(f, "its own activation: sweeps not observable, served %" PRIu64 " of %" PRIu64
 			" threads in %.3f s (%" PRIu64 " failures, %" PRIu64 " lost): %s\n",
-			s->served, s->nr_threads, s->duration_s, s->failures, s->lost,
+			a->served, a->nr_threads, a->duration_ns / 1e9, a->failures, a->lost,
 			fgt_verdict_words(s->judge.verdict));
 	else
 		fprintf(f, "its own activation: %" PRIu64 " sweep%s served %" PRIu64 " of %" PRIu64
 			" threads in %.3f s (walk %.3f ms, %" PRIu64 " failures, %" PRIu64 " lost): %s\n",
-			s->sweeps, s->sweeps == 1 ? "" : "s", s->served, s->nr_threads, s->duration_s,
-			s->walk_ns / 1e6, s->failures, s->lost, fgt_verdict_words(s->judge.verdict));
+			a->sweeps, a->sweeps == 1 ? "" : "s", a->served, a->nr_threads,
+			a->duration_ns / 1e9, a->walk_ns / 1e6, a->failures, a->lost,
+			fgt_verdict_words(s->judge.verdict));
 }
 
 static void print_text(FILE *f, const struct fgt_hold_result *r)
@@ -526,21 +529,8 @@ static void activation_json(json_writer_t *jw, const struct fgt_hold_result *r)
 		return;
 	}
 	jsonw_start_object(jw);
-	/* not observable: no count, as check's (docs/json.md) */
-	if (s->sweeps_unseen)
-		jsonw_null_field(jw, "sweeps");
-	else
-		jsonw_uint_field(jw, "sweeps", s->sweeps);
-	if (fgt_walks_name(s->walks))
-		jsonw_string_field(jw, "walks", fgt_walks_name(s->walks));
-	else
-		jsonw_null_field(jw, "walks");
-	jsonw_uint_field(jw, "threads_served", s->served);
-	jsonw_uint_field(jw, "nr_threads", s->nr_threads);
-	jsonw_float_field(jw, "duration_s", s->duration_s);
-	jsonw_uint_field(jw, "walk_ns", s->walk_ns);
-	jsonw_uint_field(jw, "failures", s->failures);
-	jsonw_uint_field(jw, "lost_events", s->lost);
+	fgt_act_json_fields(jw, &s->fig, FGT_ACTJ_WALK_NS | FGT_ACTJ_FAILURES |
+			    FGT_ACTJ_OLD_NAMES);
 	jsonw_string_field(jw, "verdict", fgt_verdict_answer(s->judge.verdict));
 	jsonw_end_object(jw);
 }

@@ -8,6 +8,7 @@
 #include "model/hist.h"
 #include "common/json_writer.h"
 #include "common/log.h"
+#include "live/act_json.h"
 #include "live/output.h"
 #include "live/screen.h"
 #include "static/static_check.h"
@@ -307,6 +308,7 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 {
 	const struct fgt_activation *a = rec->act;
 	json_writer_t *jw = o->jw;
+	struct fgt_act_figures fig;
 
 	jsonw_head(jw, "activation");
 	jsonw_uint_field(jw, "seq", a->seq);
@@ -322,23 +324,8 @@ static void act_json(struct fgt_out *o, const struct fgt_record *rec, const char
 	jsonw_string_field(jw, "via", rec->via);
 	stack_json(jw, rec->frames, rec->nr_frames);
 	jsonw_end_object(jw);
-	jsonw_uint_field(jw, "nr_threads", a->nr_threads);
-	jsonw_int_field(jw, "ret", a->ret);
-	/* not observable (docs/EVENTS.md, "Walks"): no count, no per-sweep lines */
-	if (a->walks == FGT_WALKS_UNSEEN)
-		jsonw_null_field(jw, "sweeps");
-	else
-		jsonw_uint_field(jw, "sweeps", a->nr_sweeps);
-	if (fgt_walks_name(a->walks))
-		jsonw_string_field(jw, "walks", fgt_walks_name(a->walks));
-	else
-		jsonw_null_field(jw, "walks");
-	jsonw_uint_field(jw, "batches", a->batches);
-	jsonw_uint_field(jw, "served", a->served);
-	jsonw_uint_field(jw, "duration_ns", a->end_ns > a->begin_ns ? a->end_ns - a->begin_ns : 0);
-	jsonw_uint_field(jw, "alloc_ns", a->alloc_ns);
-	jsonw_uint_field(jw, "walk_ns", a->walk_ns);
-	jsonw_uint_field(jw, "lost", a->lost);
+	fgt_act_figures_of(rec, &fig);
+	fgt_act_json_fields(jw, &fig, FGT_ACTJ_CALLS | FGT_ACTJ_WALK_NS);
 	jsonw_name(jw, "allocations");
 	jsonw_start_object(jw);
 	alloc_counts_json(jw, "blocking", a->blocking, a->nonblocking, a->failed_blocking,

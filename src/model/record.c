@@ -82,6 +82,31 @@ void fgt_record_make(struct fgt_record *rec, const struct fgt_activation *act,
 	rec->judge = judge;
 }
 
+void fgt_act_figures_of(const struct fgt_record *rec, struct fgt_act_figures *f)
+{
+	const struct fgt_activation *a = rec->act;
+	const struct fgt_verdict_val *v = &rec->verdict;
+
+	memset(f, 0, sizeof(*f));
+	f->nr_threads = a->nr_threads;
+	f->ret = a->ret;
+	f->walks = a->walks;
+	f->sweeps = a->nr_sweeps;
+	f->batches = a->batches;
+	f->alloc_ns = a->alloc_ns;
+	f->walk_ns = a->walk_ns;
+	/* the judge's own figures: what the verdict was decided on */
+	f->served = v->served;
+	f->duration_ns = v->total_ns;
+	f->lost = v->lost;
+	f->failures = v->failed;
+	f->failed_nonblocking = v->failed_nb;
+	f->reserve_served = v->reserve;
+	f->extra_sweeps = v->extra_sweeps;
+	f->extra_sweeps_ns = v->extra_ns;
+	f->rewalked = v->rewalked;
+}
+
 void fgt_recorder_init(struct fgt_recorder *r, fgt_record_cb cb, void *cb_ctx,
 		       const struct fgt_ksyms *ks, fgt_stack_fn stack, void *stack_ctx)
 {

@@ -36,6 +36,25 @@ struct fgt_record {
 	const struct fgt_joined *joined;
 };
 
+/*
+ * An activation's figures as every output gives them (docs/json.md,
+ * "activation"): its raw counters, and what verdict.c derived from them
+ * (the reserve, the extra sweeps and their time, the threads walked again),
+ * copied, never derived again (one derivation).
+ */
+struct fgt_act_figures {
+	uint64_t nr_threads;
+	int32_t ret;
+	uint32_t walks;			/* enum fgt_walks */
+	uint64_t sweeps, batches;
+	uint64_t served, duration_ns, alloc_ns, walk_ns, lost;
+	uint64_t failures, failed_nonblocking, reserve_served;
+	uint64_t extra_sweeps, extra_sweeps_ns, rewalked;
+};
+
+/* The figures of rec's activation, from rec->act and rec->verdict (pure). */
+void fgt_act_figures_of(const struct fgt_record *rec, struct fgt_act_figures *f);
+
 typedef void (*fgt_record_cb)(const struct fgt_record *rec, void *ctx);
 
 /*

@@ -93,18 +93,18 @@ ora = stack_allocs(take.get("allocs"), stack)
 # (a few blocking batches may show no walk between them on the attributed
 # path: then the sweeps are not observable and the verdict unknown, issue
 # 39; the oracle's count still fixes the batches)
-nb = -(-act.get("threads_served", 0) // BATCH)
+nb = -(-act.get("served", 0) // BATCH)
 seen_ok = (act.get("sweeps") == nb and act.get("verdict") == "not_fixed") or \
     (act.get("sweeps") is None and act.get("walks") == "not_observable" and nb < 32
      and act.get("verdict") == "unknown")
 check(nb >= 1 and ora == BATCH * nb and seen_ok
-      and act.get("threads_served") == act.get("nr_threads")
+      and act.get("served") == act.get("nr_threads")
       and (take.get("allocs") or {}).get("lost") == 0,
-      f"its own activation: {act.get('sweeps')} sweeps served {act.get('threads_served')} of "
-      f"{act.get('nr_threads')} threads in {act.get('duration_s')} s; the oracle: {ora} "
+      f"its own activation: {act.get('sweeps')} sweeps served {act.get('served')} of "
+      f"{act.get('nr_threads')} threads in {act.get('duration_ns', 0) / 1e9:.3f} s; the oracle: {ora} "
       f"stack allocations")
 check(t.get("exposure", {}).get("lacking") is not None and t["exposure"]["lacking"] <= act.get(
-    "threads_served", -1), f"stated before: {t.get('exposure', {}).get('lacking')} lacking, "
+    "served", -1), f"stated before: {t.get('exposure', {}).get('lacking')} lacking, "
       f"estimate {t.get('exposure', {}).get('estimate_s')} s")
 again = (step("again") or {}).get("rec") or {}
 check(again.get("message", "").startswith("already held") and step("again").get("rc") == 0,
@@ -175,5 +175,5 @@ for h in held:
 print(f"hold: {kernel}: time  unheld, {u.get('trigger')}: on in "
       f"{(u.get('on') or {}).get('ns', 0) / 1e6:.1f} ms, its walk "
       f"{ux.get('duration_ns', 0) / 1e6:.1f} ms ({ux.get('sweeps')} sweeps); the hold's own "
-      f"activation {act.get('duration_s', 0) * 1e3:.1f} ms ({act.get('sweeps')} sweeps)")
+      f"activation {act.get('duration_ns', 0) / 1e6:.1f} ms ({act.get('sweeps')} sweeps)")
 sys.exit(1 if fails else 0)

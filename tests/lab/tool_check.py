@@ -460,7 +460,7 @@ def check_trigger(kernel, recs, opt):
     a = ch[0]["answer"]
     act, trig = a.get("activation") or {}, a.get("trigger") or {}
     est = trig.get("unfixed_estimate") or {}
-    lacking, sv, sw = est.get("lacking"), act.get("threads_served"), act.get("sweeps")
+    lacking, sv, sw = est.get("lacking"), act.get("served"), act.get("sweeps")
     print(f"     {kernel} check --trigger: {a.get('verdict')} status {a.get('status')} "
           f"method {a.get('method')}; activation {act.get('verdict')}: sweeps={sw} "
           f"walks={act.get('walks')} served={sv} lacking before={lacking} "
