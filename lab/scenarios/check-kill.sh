@@ -140,7 +140,7 @@ while [ $i -lt "$rounds" ]; do
 	else
 		kill_round
 	fi
-	state=$(cat /run/fgraphtop/check-$pid.state 2>/dev/null | grep -v '^#' | tr '\n' ' ')
+	state=$(grep -v '^#' "/run/fgraphtop/check-$pid.state" 2>/dev/null | tr '\n' ' ')
 	before=$(leftovers)
 	# the next run cleans up what the killed one left, then answers
 	next_run
@@ -158,7 +158,7 @@ while [ $i -lt "$rounds" ]; do
 	[ $ok = true ] || fails=$((fails + 1))
 	case $out in \{*) ;; *) out=null ;; esac
 	fgt_result "$(fgt_json type kill round $i at "${at:-random}" state_seen $seen \
-		killed_state "$state" killed_after_ms "$ms" killed_status $killed_status \
+		killed_state "$state" killed_after_ms "$ms" killed_status "$killed_status" \
 		left_by_killed "$before" left_after_next "$after" next_status $status \
 		helper "${hpid:-null}" next_waited $waited ok $ok \
 		next "$out")"
