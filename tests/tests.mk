@@ -110,3 +110,18 @@ TEST_TARGETS += test-static-arm64
 test-rooms:
 	python3 tests/rooms.py
 CHECK_TARGETS += test-rooms
+
+# The lab's checkers on runs recorded in the lab (tests/data/lab): the same
+# verdict on every machine, whatever its pace. live-narrow-60: the 60-column
+# live-screen run on lab-stock (tests/lab/live.sh), with two activations under
+# way in turn; each frame is held to the facts of the one it shows (CI's
+# test-lab-live failed when every frame was held to the first's).
+.PHONY: test-lab-replay
+test-lab-replay:
+	@mkdir -p $(TEST_BUILD); py=python3; $$py -c 'import pyte' 2>/dev/null || py=/usr/bin/python3; \
+	$$py tests/lab/live_check.py tests/data/lab/live-narrow-60.jsonl.xz --narrow 60 > $(TEST_BUILD)/replay-narrow.txt 2>&1 || \
+		{ cat $(TEST_BUILD)/replay-narrow.txt; exit 1; }; \
+	grep -q '^ok   narrow: 61 frames of the activations \[1, 2\]' $(TEST_BUILD)/replay-narrow.txt || \
+		{ cat $(TEST_BUILD)/replay-narrow.txt; echo "test-lab-replay: the recording's 61 frames of activations 1 and 2 were not all judged"; exit 1; }
+	@echo "test-lab-replay: live_check --narrow 60 passes on the recorded run (61 frames, activations 1 and 2)"
+CHECK_TARGETS += test-lab-replay

@@ -39,6 +39,7 @@ import argparse
 import base64
 import json
 import math
+import lzma
 import re
 import sys
 
@@ -60,7 +61,9 @@ def ok(cond, what):
 def load(path):
     logs, raw, recs, live, exits, lines = {}, {}, [], None, {}, []
     explain.clear()
-    for line in open(path):
+    # a recorded run is kept xz-compressed (tests/data/lab, make check)
+    f = lzma.open(path, "rt") if path.endswith(".xz") else open(path)
+    for line in f:
         line = line.strip()
         if not line.startswith("{"):
             continue
@@ -513,19 +516,29 @@ def check_narrow(run, cols, acts, live):
     activation under way there (wrapped, not cut), and the remedies whole."""
     during = [f for f in run.frames if not run.in_flight(f[0]) and
               any(r.startswith("ACTIVATION #") for r in f[4])]
-    act = acts[0] if acts else None
-    want = []
-    if act:
-        want = [f"ACTIVATION #{act['seq']} UNDER WAY pid {act['trigger']['pid']} "
+    by_seq = {a["seq"]: a for a in acts}
+
+    def wanted(text):
+        """The facts of the activation this frame shows (the run makes more
+        than one: each frame is held to its own)."""
+        m = re.search(r"ACTIVATION #(\d+) UNDER WAY", text)
+        act = by_seq.get(int(m[1])) if m else None
+        if not act:
+            return [m[0] if m else "ACTIVATION #? UNDER WAY"] + ["(no activation record)"]
+        return [f"ACTIVATION #{act['seq']} UNDER WAY pid {act['trigger']['pid']} "
                 f"({act['trigger']['comm']}) {act['trigger']['via']}",
                 "elapsed", "served of", "at the start,", "still lacking", "so far",
                 "time left"]
-    missing = [(w, unwrapped(f[4])[:400]) for f in during for w in want
-               if w not in unwrapped(f[4])]
-    ok(during and act and not missing and
+
+    missing = [(w, t[:400]) for f in during for t in [unwrapped(f[4])] for w in wanted(t)
+               if w not in t]
+    shown = sorted({int(m[1]) for f in during
+                    for m in [re.search(r"ACTIVATION #(\d+) UNDER WAY", unwrapped(f[4]))] if m})
+    ok(during and acts and not missing and
        all(f[4][0].startswith("verdict ") for f in during),
-       f"narrow: {len(during)} frames of the activation under way at {cols} columns, the "
-       f"verdict first and all its facts in each" + (f": missing {missing[:2]}" if missing else ""))
+       f"narrow: {len(during)} frames of the activations {shown} under way at {cols} columns, "
+       f"the verdict first and all the facts of the one shown in each" +
+       (f": missing {missing[:2]}" if missing else ""))
     remedy = "off: echo nop > /sys/kernel/tracing/current_tracer"
     held = [f for f in run.frames if "function_graph, the top-level tracer" in unwrapped(f[4])]
     ok(held and all(remedy in unwrapped(f[4]) for f in held),
