@@ -142,11 +142,11 @@ def check(path):
     deferred = [p for p in pl[0].get("probes", []) if p.get("deferred")] if pl else []
     ok("explain", pl and isinstance(pl[0].get("under_way"), dict) and deferred,
        f"{len(deferred)} probes deferred, under_way {pl[0].get('under_way') if pl else None!r}")
-    errs = []
+    errs, v = [], json_schema.validator()
     for name in ("live", "check", "explain"):
         for i, (_, r) in enumerate(lines.get(name, [])):
             if "schema" in r:
-                errs += json_schema.check_record(r, f"{name}[{i}]")
+                errs += json_schema.check_record(v, r, f"{name}[{i}]")
     ok("schema", not errs, "; ".join(errs[:5]) or "every record conforms")
     for name in sorted(set(lines) | set(texts)):
         long_ = [s for s in spans(blocks.get(name, [])) if s[1] - s[0] >= BLOCK_SPAN_S]
