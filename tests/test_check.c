@@ -598,6 +598,9 @@ static void test_trigger_bracketless_shapes(void **state)
 	assert_non_null(strstr(out, "\"activation\":{\"nr_threads\":0,\"sweeps\":null,"
 			       "\"walks\":\"not_observable\",\"served\":1000,\"duration_ns\":"));
 	assert_non_null(strstr(out, "\"lost_events\":0,\"verdict\":\"unknown\","));
+	/* the line's perfdata says so too: no count ("U"), not 1 */
+	out = render(&r, false);
+	assert_non_null(strstr(out, "| sweeps=U served=1000 duration="));
 	fake_free(f);
 
 	f = fake_new(1);

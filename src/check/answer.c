@@ -236,8 +236,12 @@ void fgt_check_print_line(FILE *out, const struct fgt_check_result *r)
 		r->have_hold && r->hold.held ? ")" : "", under_way_words(r, uw, sizeof(uw)));
 	kernel_words(f, r);
 	if (r->seen.have) {
-		fprintf(f, "%ssweeps=%" PRIu64 " served=%" PRIu64 " duration=%.3fs failures=%"
-			PRIu64 " lost=%" PRIu64, sep, r->seen.fig.sweeps, r->seen.fig.served,
+		char sw[24] = "U";	/* not observable: the plugin guidelines' "U" */
+
+		if (r->seen.fig.walks != FGT_WALKS_UNSEEN)
+			snprintf(sw, sizeof(sw), "%" PRIu64, r->seen.fig.sweeps);
+		fprintf(f, "%ssweeps=%s served=%" PRIu64 " duration=%.3fs failures=%"
+			PRIu64 " lost=%" PRIu64, sep, sw, r->seen.fig.served,
 			r->seen.fig.duration_ns / 1e9, r->seen.fig.failures, r->lost);
 		sep = " ";
 	} else if (r->verdict != FGT_VERDICT_NOT_AFFECTED && r->answered_by != FGT_BY_STATIC) {
