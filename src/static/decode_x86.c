@@ -4,7 +4,7 @@
  * instruction Capstone decodes, as the rest of the decoder sees it (a
  * struct insn, src/static/decode.h), beside arm64's (decode_arm64.c).
  * Nothing here knows the function being judged: the data flow, the walk
- * and the verdict come after it (flow.c, walk.c, static_check.c), so that
+ * and the verdict come after it (flow.c, walk_loop.c, static_check.c), so that
  * a front end never calls back into them.
  */
 #include <capstone/capstone.h>

@@ -19,6 +19,7 @@
 #include "static/kread.h"
 #include "common/log.h"
 #include "static/static_check.h"
+#include "static/refs.h"
 
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
 #define MAX_FUNC	(64u << 10)

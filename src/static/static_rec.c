@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "static/static_check.h"
+#include "static/refs.h"
 
 #define MAX_SYMS	1024
 
