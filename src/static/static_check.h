@@ -12,7 +12,7 @@
  *    unit-tested over instruction sequences recorded from every lab kernel
  *    (tests/data/static/);
  *  - the glue (src/static/static_kernel.c): find the function by kallsyms, read its
- *    text from /proc/kcore or from a kernel file (src/static/kread.c), decode it.
+ *    text from /proc/kcore or from a kernel file (src/static/kimage*.c), decode it.
  *
  * The decoder follows the function's control flow (Capstone disassembles),
  * tracking for every instruction the RCU read-side depth (calls to

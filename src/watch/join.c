@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "common/clock.h"
 #include "common/log.h"
-#include "static/kread.h"
+#include "static/ksyms_kcore.h"
 #include "static/static_check.h"
 #include "watch/exposure.h"
 #include "watch/join.h"

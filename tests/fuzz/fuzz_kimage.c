@@ -35,7 +35,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "kimage_gen.h"
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_btf.h"
 #include "static/static_check.h"
 
 /* The allocator, RCU and cache symbols the decoder looks for, at fixed places. */
