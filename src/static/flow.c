@@ -366,6 +366,30 @@ static void writeback(const struct insn *in, struct state *s)
 	*b = nv;
 }
 
+/* What a call does to the state besides its own writes: the caller-saved
+ * registers lost, the pointer it returns, the walk's depth (a call, or the
+ * read opening the walk where rcu_read_lock() is no code). */
+static void call_effects(const struct dec *d, const struct insn *in, struct state *s)
+{
+	if (in->kind == I_CALL || in->kind == I_CALL_IND) {
+		for (int g = 0; g < NGPR; g++)
+			if (d->arch->caller_saved & (1u << g))
+				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
+		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < NSITE_BITS)
+			s->r[d->arch->ret_reg].ret = 1ull << in->ord;
+		else if (in->kind == I_CALL && in->callee == C_OTHER)
+			s->r[d->arch->ret_reg].ret = OTHER;
+	}
+	/* a call, or the read opening the walk where rcu_read_lock() is no code */
+	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM || in->op == OP_LOAD) &&
+	    s->rcu != RCU_MIXED) {
+		if (in->callee == C_RCU_LOCK)
+			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
+		else if (in->callee == C_RCU_UNLOCK)
+			s->rcu = s->rcu > 0 ? s->rcu - 1 : RCU_MIXED;
+	}
+}
+
 /* The state after in, from the state before it. */
 void fgt_flow_transfer(const struct dec *d, const struct insn *in, struct state *s)
 {
@@ -433,23 +457,7 @@ void fgt_flow_transfer(const struct dec *d, const struct insn *in, struct state 
 	for (int g = 0; g < NGPR; g++)
 		if (in->clobber & (1u << g))
 			s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
-	if (in->kind == I_CALL || in->kind == I_CALL_IND) {
-		for (int g = 0; g < NGPR; g++)
-			if (d->arch->caller_saved & (1u << g))
-				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
-		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < NSITE_BITS)
-			s->r[d->arch->ret_reg].ret = 1ull << in->ord;
-		else if (in->kind == I_CALL && in->callee == C_OTHER)
-			s->r[d->arch->ret_reg].ret = OTHER;
-	}
-	/* a call, or the read opening the walk where rcu_read_lock() is no code */
-	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM || in->op == OP_LOAD) &&
-	    s->rcu != RCU_MIXED) {
-		if (in->callee == C_RCU_LOCK)
-			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
-		else if (in->callee == C_RCU_UNLOCK)
-			s->rcu = s->rcu > 0 ? s->rcu - 1 : RCU_MIXED;
-	}
+	call_effects(d, in, s);
 }
 
 static void push(long *wl, size_t *nwl, bool *queued, long i)
@@ -597,4 +605,36 @@ bool fgt_flow_reads_open(struct dec *d)
 		}
 	}
 	return any;
+}
+
+int fgt_flow_preds(struct dec *d)
+{
+	size_t n = d->n;
+	long *fill;
+
+	if (d->pstart)
+		return 0;	/* the walk finder's, on the same flow */
+	d->pstart = calloc(n + 2, sizeof(*d->pstart));
+	d->pred = malloc((2 * n + 1) * sizeof(*d->pred));
+	fill = calloc(n + 1, sizeof(*fill));
+	if (!d->pstart || !d->pred || !fill) {
+		free(fill);
+		free(d->pstart);
+		free(d->pred);
+		d->pstart = d->pred = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < d->in[i].nsucc; k++)
+			d->pstart[d->in[i].succ[k] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		d->pstart[i + 1] += d->pstart[i];
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < d->in[i].nsucc; k++) {
+			long x = d->in[i].succ[k];
+
+			d->pred[d->pstart[x] + fill[x]++] = (long)i;
+		}
+	free(fill);
+	return 0;
 }

@@ -103,6 +103,9 @@ uint64_t fgt_flow_into(const struct val *v);
 void fgt_flow_transfer(const struct dec *d, const struct insn *in, struct state *s);
 /* The control flow from the entry to a fixed point: d->st; -1: out of memory. */
 int fgt_flow_follow(struct dec *d);
+/* Predecessors, CSR (d->pstart, d->pred), once per flow followed: 0, -1
+ * on ENOMEM. */
+int fgt_flow_preds(struct dec *d);
 /* The reads opening the walk, marked once the first pass gives their
  * address (arm64 adrp + ldr); true if any was: then follow again. */
 bool fgt_flow_reads_open(struct dec *d);

@@ -571,34 +571,6 @@ static bool is_cmp(const struct insn *in)
 	return in->has_cimm || in->creg[0] != R_NONE;
 }
 
-/* Predecessors, CSR (d->pstart, d->pred). 0, -1 on ENOMEM. */
-static int preds(struct dec *d)
-{
-	size_t n = d->n;
-	long *fill;
-
-	d->pstart = calloc(n + 2, sizeof(*d->pstart));
-	d->pred = malloc((2 * n + 1) * sizeof(*d->pred));
-	fill = calloc(n + 1, sizeof(*fill));
-	if (!d->pstart || !d->pred || !fill) {
-		free(fill);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < d->in[i].nsucc; k++)
-			d->pstart[d->in[i].succ[k] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		d->pstart[i + 1] += d->pstart[i];
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < d->in[i].nsucc; k++) {
-			long x = d->in[i].succ[k];
-
-			d->pred[d->pstart[x] + fill[x]++] = (long)i;
-		}
-	free(fill);
-	return 0;
-}
-
 /*
  * Marks in out[] what is reached from the instructions set in from[] (not
  * themselves, unless reached again), going forwards (or backwards), never
@@ -1126,7 +1098,7 @@ static long caller_loop(const struct dec *d, char *at, size_t len)
 		goto out;
 	}
 	fgt_flow_resolve(&e);
-	if (fgt_flow_follow(&e) || preds(&e) || scratch_get(&e, &t)) {
+	if (fgt_flow_follow(&e) || fgt_flow_preds(&e) || scratch_get(&e, &t)) {
 		ret = -4;
 		goto out;
 	}
@@ -1233,7 +1205,7 @@ static int analyse(struct dec *d)
 	collect(d);
 	walk_tests_field(d, r->ret_stack_off);	/* names the walk's loop */
 	destinations(d);
-	if (preds(d))
+	if (fgt_flow_preds(d))
 		return -1;
 	judge(d);
 	return 0;

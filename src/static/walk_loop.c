@@ -110,34 +110,16 @@ static bool reaches_avoiding(const struct dec *d, long to, long avoid, bool *see
 int fgt_walk_loop_find(struct dec *d)
 {
 	size_t n = d->n, np = 0;
-	long *wl = malloc((n + 1) * sizeof(*wl)), *pstart = calloc(n + 2, sizeof(*pstart));
-	long *pred = malloc((2 * n + 1) * sizeof(*pred));
+	long *wl = malloc((n + 1) * sizeof(*wl)), *pstart, *pred;
 	bool *seen = calloc(n + 1, sizeof(*seen));
 	int found = -1;
 
 	d->walk = calloc(n + 1, sizeof(*d->walk));
 	d->nloops = 0;
-	if (!wl || !pstart || !pred || !seen || !d->walk)
+	if (!wl || !seen || !d->walk || fgt_flow_preds(d))
 		goto out;
-	/* predecessors, CSR */
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < d->in[i].nsucc; k++)
-			pstart[d->in[i].succ[k] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		pstart[i + 1] += pstart[i];
-	{
-		long *fill = calloc(n + 1, sizeof(*fill));
-
-		if (!fill)
-			goto out;
-		for (size_t i = 0; i < n; i++)
-			for (int k = 0; k < d->in[i].nsucc; k++) {
-				long s = d->in[i].succ[k];
-
-				pred[pstart[s] + fill[s]++] = (long)i;
-			}
-		free(fill);
-	}
+	pstart = d->pstart;
+	pred = d->pred;
 	found = 0;
 	/* each candidate costs a pass over the code: a bounded number of them
 	 * (the kernels seen have one or two), so that any input stays linear */
@@ -190,8 +172,6 @@ int fgt_walk_loop_find(struct dec *d)
 	}
 out:
 	free(wl);
-	free(pstart);
-	free(pred);
 	free(seen);
 	return found;
 }
