@@ -37,6 +37,9 @@
 #include "static/kimage_kcore.h"
 #include "common/log.h"
 #include "static/static_check.h"
+#include "static/kread_bpf.h"
+#include "static/static_kernel.h"
+#include "static/static_rec.h"
 #include "live/static_json.h"
 
 /* SIGINT and SIGTERM end the reading (an "interrupted" answer, status 3). */

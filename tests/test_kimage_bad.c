@@ -24,6 +24,7 @@
 #include "static/kimage_boot.h"
 #include "static/kimage_syms.h"
 #include "static/static_check.h"
+#include "static/static_kernel.h"
 
 static char path[64], map[64];
 

@@ -25,6 +25,8 @@
 #include "static/kimage_btf.h"
 #include "static/kimage_kcore.h"
 #include "static/static_check.h"
+#include "static/static_kernel.h"
+#include "static/static_rec.h"
 #include "watch/plan.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "host/ksyms.h"
-#include "static/static_check.h"
+#include "static/static_types.h"
 
 #define FGT_KIMAGE_MAX_SEGS	64
 

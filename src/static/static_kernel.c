@@ -26,6 +26,7 @@
 #include "static/kimage_syms.h"
 #include "common/log.h"
 #include "static/static_check.h"
+#include "static/static_kernel.h"
 #include "static/refs.h"
 
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */

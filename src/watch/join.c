@@ -12,7 +12,8 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "static/ksyms_kcore.h"
-#include "static/static_check.h"
+#include "static/kread_bpf.h"
+#include "static/static_kernel.h"
 #include "watch/exposure.h"
 #include "watch/join.h"
 
