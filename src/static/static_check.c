@@ -485,16 +485,39 @@ static void ev_field(struct ev *e, const struct dec *d)
 static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
 				       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The answer unknown, with why in words (the evidence). */
+static void answer_unknown(struct fgt_static_result *r, enum fgt_static_why why,
+			   const char *fmt, va_list ap)
+{
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	r->why = why;
+	r->verdict = FGT_VERDICT_UNKNOWN;
+}
+
 static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
 				       const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	answer_unknown(r, why, fmt, ap);
 	va_end(ap);
-	r->why = why;
-	return r->verdict = FGT_VERDICT_UNKNOWN;
+	return r->verdict;
+}
+
+/* unknown() for the checks that say whether they answered (true). */
+static bool refused(struct fgt_static_result *r, enum fgt_static_why why,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool refused(struct fgt_static_result *r, enum fgt_static_why why,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	answer_unknown(r, why, fmt, ap);
+	va_end(ap);
+	return true;
 }
 
 /*
@@ -859,11 +882,99 @@ static int signature(const struct dec *d, const struct fgt_static_site *s, long 
 	return 1;
 }
 
-static enum fgt_verdict judge(struct dec *d)
+/* One site that no verdict can come from (its pointer's destination, its
+ * arguments, where it is against the walk): true when r says so. */
+static bool refuse_site(const struct dec *d, const struct fgt_static_site *s)
+{
+	struct fgt_static_result *r = d->r;
+	char buf[256];
+
+	if (s->dest != FGT_DEST_NONE && s->by_arg == FGT_SITE_OTHER)
+		return refused(r, FGT_SW_SHAPE, "%s: its pointer goes into %s, but its %s "
+			       "says it is not a shadow stack (%s)",
+			       fgt_static_site_str(s, buf, sizeof(buf)),
+			       s->dest == FGT_DEST_TASK ? "t->ret_stack" : "ret_stack_list[]",
+			       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size",
+			       fgt_stack_facts[d->k->stack_src].what);
+	if (s->kind == FGT_SITE_UNCLASSIFIED && s->rcu != FGT_RCU_OUTSIDE)
+		return refused(r, FGT_SW_SHAPE, "%s: the %s argument is not a constant here",
+			       fgt_static_site_str(s, buf, sizeof(buf)),
+			       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size");
+	if (s->kind != FGT_SITE_SHADOW && (s->rcu == FGT_RCU_INSIDE || s->rcu == FGT_RCU_MIXED))
+		return refused(r, FGT_SW_SHAPE, "%s inside the walk: an allocation whose "
+			       "pointer goes neither into t->ret_stack nor into "
+			       "ret_stack_list[] is neither shape",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	if (s->kind != FGT_SITE_SHADOW)
+		return false;
+	if (s->rcu == FGT_RCU_UNREACHED || s->rcu == FGT_RCU_MIXED)
+		return refused(r, FGT_SW_SHAPE, "%s: %s",
+			       fgt_static_site_str(s, buf, sizeof(buf)),
+			       s->rcu == FGT_RCU_MIXED ?
+			       "reached both inside and outside rcu_read_lock()" :
+			       "not reached from the function's entry");
+	if (s->gfp.kind != FGT_VAL_CONST)
+		return refused(r, FGT_SW_SHAPE, "%s: the gfp argument is not a constant here",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	if (s->rcu == FGT_RCU_INSIDE && blocking(s))
+		return refused(r, FGT_SW_SHAPE, "%s inside rcu_read_lock(): a blocking allocation "
+			       "inside the walk is neither shape",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	if (s->rcu == FGT_RCU_OUTSIDE && !blocking(s))
+		return refused(r, FGT_SW_SHAPE, "%s outside rcu_read_lock(): a non-blocking "
+			       "allocation outside the walk is neither shape",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	return false;
+}
+
+/*
+ * The shapes no verdict can come from, before any is looked for: an
+ * anomaly, no walk, no ret_stack to follow, a site refused, no shadow
+ * stack at all. True when r says which (unknown).
+ */
+static bool refuse_shape(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
 	const char *fn = d->c->func;
 	unsigned int nshadow = 0;
+
+	if (d->anomaly[0])
+		return refused(r, d->anomaly_why, "%s: %s", fn, d->anomaly);
+	if (!r->nr_rcu_lock && !d->by_loop && d->dropped_loops)
+		return refused(r, FGT_SW_SHAPE, "no call of %s in %s, and its %d loop%s over the "
+			       "thread list never store%s into t->ret_stack (+%#x): not the walk "
+			       "(a second user's init_task_vars() only tests it)",
+			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn, d->dropped_loops,
+			       d->dropped_loops == 1 ? "" : "s", d->dropped_loops == 1 ? "s" : "",
+			       r->ret_stack_off);
+	if (!r->nr_rcu_lock && !d->by_loop)
+		return refused(r, FGT_SW_SHAPE, "no call of %s in %s, and no loop over the thread "
+			       "list (closed by a cmp with &init_task.tasks): cannot tell the walk",
+			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn);
+	if (!r->ret_stack_off)
+		return refused(r, FGT_SW_SHAPE, "%s: no BTF offset of task_struct::ret_stack, and "
+			       "the walk tests no one field for NULL: cannot tell where a shadow "
+			       "stack goes", fn);
+	if (!walk_tests_field(d, r->ret_stack_off) && d->by_loop)
+		return refused(r, FGT_SW_SHAPE, "the loop over the thread list (%s) never tests "
+			       "t->ret_stack (+%#x) for NULL: not the walk we know", r->walk_loop,
+			       r->ret_stack_off);
+	for (unsigned int i = 0; i < r->nr_sites; i++) {
+		if (refuse_site(d, &r->sites[i]))
+			return true;
+		nshadow += r->sites[i].kind == FGT_SITE_SHADOW;
+	}
+	if (!nshadow)
+		return refused(r, FGT_SW_SHAPE, "no shadow-stack allocation (%s) found in %s "
+			       "(%u allocator call%s)", fgt_stack_facts[d->k->stack_src].what, fn,
+			       r->nr_sites, r->nr_sites == 1 ? "" : "s");
+	return false;
+}
+
+static enum fgt_verdict judge(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	const char *fn = d->c->func;
 	struct ev e = { r->evidence, sizeof(r->evidence), 0, 0 };
 	const struct fgt_static_site *nb, *fb, *bt;
 	struct scratch t = { 0 };
@@ -873,71 +984,8 @@ static enum fgt_verdict judge(struct dec *d)
 	enum bound k;
 	int sig;
 
-	if (d->anomaly[0])
-		return unknown(r, d->anomaly_why, "%s: %s", fn, d->anomaly);
-	if (!r->nr_rcu_lock && !d->by_loop && d->dropped_loops)
-		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and its %d loop%s over the "
-			       "thread list never store%s into t->ret_stack (+%#x): not the walk "
-			       "(a second user's init_task_vars() only tests it)",
-			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn, d->dropped_loops,
-			       d->dropped_loops == 1 ? "" : "s", d->dropped_loops == 1 ? "s" : "",
-			       r->ret_stack_off);
-	if (!r->nr_rcu_lock && !d->by_loop)
-		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and no loop over the thread "
-			       "list (closed by a cmp with &init_task.tasks): cannot tell the walk",
-			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn);
-	if (!r->ret_stack_off)
-		return unknown(r, FGT_SW_SHAPE, "%s: no BTF offset of task_struct::ret_stack, and "
-			       "the walk tests no one field for NULL: cannot tell where a shadow "
-			       "stack goes", fn);
-	if (!walk_tests_field(d, r->ret_stack_off) && d->by_loop)
-		return unknown(r, FGT_SW_SHAPE, "the loop over the thread list (%s) never tests "
-			       "t->ret_stack (+%#x) for NULL: not the walk we know", r->walk_loop,
-			       r->ret_stack_off);
-	for (unsigned int i = 0; i < r->nr_sites; i++) {
-		const struct fgt_static_site *s = &r->sites[i];
-
-		if (s->dest != FGT_DEST_NONE && s->by_arg == FGT_SITE_OTHER)
-			return unknown(r, FGT_SW_SHAPE, "%s: its pointer goes into %s, but its %s "
-				       "says it is not a shadow stack (%s)",
-				       fgt_static_site_str(s, buf, sizeof(buf)),
-				       s->dest == FGT_DEST_TASK ? "t->ret_stack" : "ret_stack_list[]",
-				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size",
-				       fgt_stack_facts[d->k->stack_src].what);
-		if (s->kind == FGT_SITE_UNCLASSIFIED && s->rcu != FGT_RCU_OUTSIDE)
-			return unknown(r, FGT_SW_SHAPE, "%s: the %s argument is not a constant here",
-				       fgt_static_site_str(s, buf, sizeof(buf)),
-				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size");
-		if (s->kind != FGT_SITE_SHADOW && (s->rcu == FGT_RCU_INSIDE || s->rcu == FGT_RCU_MIXED))
-			return unknown(r, FGT_SW_SHAPE, "%s inside the walk: an allocation whose "
-				       "pointer goes neither into t->ret_stack nor into "
-				       "ret_stack_list[] is neither shape",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-		if (s->kind != FGT_SITE_SHADOW)
-			continue;
-		nshadow++;
-		if (s->rcu == FGT_RCU_UNREACHED || s->rcu == FGT_RCU_MIXED)
-			return unknown(r, FGT_SW_SHAPE, "%s: %s",
-				       fgt_static_site_str(s, buf, sizeof(buf)),
-				       s->rcu == FGT_RCU_MIXED ?
-				       "reached both inside and outside rcu_read_lock()" :
-				       "not reached from the function's entry");
-		if (s->gfp.kind != FGT_VAL_CONST)
-			return unknown(r, FGT_SW_SHAPE, "%s: the gfp argument is not a constant here",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-		if (s->rcu == FGT_RCU_INSIDE && blocking(s))
-			return unknown(r, FGT_SW_SHAPE, "%s inside rcu_read_lock(): a blocking allocation "
-				       "inside the walk is neither shape",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-		if (s->rcu == FGT_RCU_OUTSIDE && !blocking(s))
-			return unknown(r, FGT_SW_SHAPE, "%s outside rcu_read_lock(): a non-blocking "
-				       "allocation outside the walk is neither shape",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-	}
-	if (!nshadow)
-		return unknown(r, FGT_SW_SHAPE, "no shadow-stack allocation (%s) found in %s "
-			       "(%u allocator call%s)", fgt_stack_facts[d->k->stack_src].what, fn,
-			       r->nr_sites, r->nr_sites == 1 ? "" : "s");
+	if (refuse_shape(d))
+		return r->verdict;
 	/*
 	 * Before either answer, fixed included: a call the walk makes that may
 	 * allocate is an allocation not judged, and a blocking one there is the
