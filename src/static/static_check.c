@@ -971,12 +971,58 @@ static bool refuse_shape(struct dec *d)
 	return false;
 }
 
+/* fixed: one walk allocating inline, non-blocking (nb), and the evidence
+ * for it; t is given back. */
+static enum fgt_verdict fixed_inline(struct dec *d, const struct fgt_static_site *nb,
+				     struct scratch *t, struct ev *e)
+{
+	struct fgt_static_result *r = d->r;
+	const struct fgt_static_site *fb;
+	char g[48];
+
+	ev_add(e, "one walk allocating inline, %s, at %s",
+	       num_str(&nb->gfp, true, g, sizeof(g)), nb->at);
+	fb = first_site(d, fallback);
+	if (!fb)
+		fb = pinned_site(d, t);
+	if (fb)
+		ev_add(e, ", falling back to a blocking allocation outside the walk's "
+		       "rcu_read_lock() at %s (a pinned cursor)", fb->at);
+	ev_add(e, "; ");
+	e->start = e->at;
+	ev_sites(e, d, inside_nb, NULL);
+	ev_sites(e, d, fallback, "(the fallback)");
+	ev_sites(e, d, reserve, "(the reserve)");
+	ev_field(e, d);
+	scratch_put(t);
+	r->why = FGT_SW_NONE;
+	return r->verdict = FGT_VERDICT_FIXED;
+}
+
+/* Where the walk is, for not_fixed's evidence: no shadow stack inside it. */
+static void ev_walk(struct ev *e, const struct dec *d)
+{
+	const struct fgt_static_result *r = d->r;
+
+	if (d->by_loop && d->head_by_tasks)
+		ev_add(e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s, its cursor stepped through task_struct::tasks at +%#x "
+		       "(BTF; no init_task symbol); no rcu_read_lock() call: not PREEMPT_RCU)",
+		       r->walk_loop, d->k->tasks_off);
+	else if (d->by_loop)
+		ev_add(e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
+	else
+		ev_add(e, "; no shadow-stack allocation inside the walk (rcu_read_lock() at %s)",
+		       r->rcu_lock[0]);
+}
+
 static enum fgt_verdict judge(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
 	const char *fn = d->c->func;
 	struct ev e = { r->evidence, sizeof(r->evidence), 0, 0 };
-	const struct fgt_static_site *nb, *fb, *bt;
+	const struct fgt_static_site *nb, *bt;
 	struct scratch t = { 0 };
 	const struct insn *wc;
 	char buf[256], at[96], why[800];
@@ -1006,27 +1052,8 @@ static enum fgt_verdict judge(struct dec *d)
 		return unknown(r, FGT_SW_DISASM, "out of memory");
 	/* fixed: one walk allocating inline, non-blocking */
 	nb = first_site(d, inside_nb);
-	if (nb) {
-		char g[48];
-
-		ev_add(&e, "one walk allocating inline, %s, at %s",
-		       num_str(&nb->gfp, true, g, sizeof(g)), nb->at);
-		fb = first_site(d, fallback);
-		if (!fb)
-			fb = pinned_site(d, &t);
-		if (fb)
-			ev_add(&e, ", falling back to a blocking allocation outside the walk's "
-			       "rcu_read_lock() at %s (a pinned cursor)", fb->at);
-		ev_add(&e, "; ");
-		e.start = e.at;
-		ev_sites(&e, d, inside_nb, NULL);
-		ev_sites(&e, d, fallback, "(the fallback)");
-		ev_sites(&e, d, reserve, "(the reserve)");
-		ev_field(&e, d);
-		scratch_put(&t);
-		r->why = FGT_SW_NONE;
-		return r->verdict = FGT_VERDICT_FIXED;
-	}
+	if (nb)
+		return fixed_inline(d, nb, &t, &e);
 	/* the batch before the walk: of 32 (the bug), or of every stack (a count) */
 	bt = first_site(d, reserve);
 	if (!bt) {
@@ -1067,17 +1094,7 @@ static enum fgt_verdict judge(struct dec *d)
 		return unknown(r, FGT_SW_SHAPE, "%s: %s", fn, why);
 	e.start = e.at;
 	ev_sites(&e, d, reserve, "(the batch)");
-	if (d->by_loop && d->head_by_tasks)
-		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
-		       "list closed at %s, its cursor stepped through task_struct::tasks at +%#x "
-		       "(BTF; no init_task symbol); no rcu_read_lock() call: not PREEMPT_RCU)",
-		       r->walk_loop, d->k->tasks_off);
-	else if (d->by_loop)
-		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
-		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
-	else
-		ev_add(&e, "; no shadow-stack allocation inside the walk (rcu_read_lock() at %s)",
-		       r->rcu_lock[0]);
+	ev_walk(&e, d);
 	ev_field(&e, d);
 	r->why = FGT_SW_NONE;
 	return r->verdict = FGT_VERDICT_NOT_FIXED;
