@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "check/park.h"
+#include "static/static_kernel.h"
 
 #define CHECK_TIMEOUT_S		30.0	/* default --timeout */
 

@@ -32,7 +32,8 @@
 #include "live/output.h"
 #include "live/screen.h"
 #include "watch/session.h"
-#include "static/static_check.h"
+#include "static/kread_bpf.h"
+#include "static/static_kernel.h"
 
 /* libbpf's own messages go through the one channel: warnings with -v, all with -vvv. */
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)

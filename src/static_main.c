@@ -30,9 +30,16 @@
 #include <string.h>
 #include "common/exit_codes.h"
 #include "common/json_writer.h"
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_boot.h"
+#include "static/kimage_elf.h"
+#include "static/kimage_kallsyms.h"
+#include "static/kimage_kcore.h"
 #include "common/log.h"
 #include "static/static_check.h"
+#include "static/kread_bpf.h"
+#include "static/static_kernel.h"
+#include "static/static_rec.h"
 #include "live/static_json.h"
 
 /* SIGINT and SIGTERM end the reading (an "interrupted" answer, status 3). */

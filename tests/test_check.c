@@ -21,6 +21,7 @@
 #include "check_fake.h"
 #include "check/trigger_state.h"
 #include "gen.h"
+#include "static/static_kernel.h"
 
 struct fake_session {
 	struct gen_cfg kernel;		/* what the fake kernel does on activation */

@@ -20,8 +20,11 @@
 #include <cmocka.h>
 #include <elf.h>
 #include "kimage_gen.h"
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_boot.h"
+#include "static/kimage_syms.h"
 #include "static/static_check.h"
+#include "static/static_kernel.h"
 
 static char path[64], map[64];
 

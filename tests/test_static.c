@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include "live/output.h"
 #include "static/static_check.h"
+#include "static/static_rec.h"
 #include "live/static_json.h"
 
 struct xsite {

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "static/static_check.h"
+#include "static/static_rec.h"
 
 static void load(const char *name, struct fgt_static_rec *rec)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The static verdict's readers and glue (src/static/kread.c, src/static/static_kernel.c):
+ * The static verdict's readers and glue (src/static/kimage*.c, src/static/static_kernel.c):
  * kernel files and a running kernel's files, made here from a recorded
  * function (tests/data/static/), and every bad input with its one line.
  *
@@ -20,8 +20,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "kimage_gen.h"
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_boot.h"
+#include "static/kimage_btf.h"
+#include "static/kimage_kcore.h"
 #include "static/static_check.h"
+#include "static/static_kernel.h"
+#include "static/static_rec.h"
 #include "watch/plan.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>

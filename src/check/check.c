@@ -28,7 +28,7 @@
 #include "common/log.h"
 #include "host/holders.h"
 #include "check/park.h"
-#include "static/static_check.h"
+#include "static/static_kernel.h"
 #include "check/trigger.h"
 #include "common/waitnote.h"
 

@@ -23,7 +23,7 @@
 #include "host/host_state.h"
 #include "host/kernel_id.h"
 #include "model/record.h"
-#include "static/static_check.h"
+#include "static/static_kernel.h"
 #include "model/verdict.h"
 #include "watch/watch.h"
 #include "check/trigger.h"

@@ -26,7 +26,7 @@
 #include "host/ksyms.h"
 #include "live/act_json.h"
 #include "live/output.h"
-#include "static/kread.h"
+#include "static/kimage_btf.h"
 
 #define HOLD_POLL_MS	100
 #define HOLD_GRACE_S	10.0	/* past the deadline, for an activation under way */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The static decoder's instruction model, shared by its two front ends:
- * x86-64 (src/static/static_check.c) and arm64 (src/static/decode_arm64.c).
+ * x86-64 (src/static/decode_x86.c) and arm64 (src/static/decode_arm64.c).
  * A front end turns each instruction Capstone decodes into a struct insn
  * (its kind, its direct target, what it does to the general-purpose
  * registers); everything after that (the control flow, the walk, the
- * verdict) is the same for both, in static_check.c.
+ * verdict) is the same for both. Types only (and one inline): the front
+ * ends and the code after them both include it, and neither calls the
+ * other back.
  */
 #ifndef FGT_STATIC_DECODE_H
 #define FGT_STATIC_DECODE_H
@@ -14,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * General-purpose registers: x86-64's in their encoding order (rax 0 ..
@@ -101,24 +104,17 @@ struct insn {
 	bool warned;		/* an anomaly was recorded for it */
 };
 
-/* An insn with nothing known yet: no registers, no effect. */
-void fgt_insn_init(struct insn *in, uint64_t addr, uint8_t size);
+/* An insn with nothing known yet: no registers, no effect. Inline here, so
+ * that a front end needs nothing of the code that calls it. */
+static inline void fgt_insn_init(struct insn *in, uint64_t addr, uint8_t size)
+{
+	memset(in, 0, sizeof(*in));
+	in->addr = addr;
+	in->size = size;
+	in->dst = in->src = in->mbase = in->msrc = in->msrc2 = in->treg = R_NONE;
+	in->creg[0] = in->creg[1] = R_NONE;
+	in->alloc = -1;
+}
 
-/* ---- arm64 (src/static/decode_arm64.c) ---------------------------------- */
-
-/* One instruction Capstone decoded, into in (fgt_insn_init()ed). */
-void fgt_a64_insn(csh h, const cs_insn *ci, struct insn *in);
-/*
- * A word Capstone 4 (Debian 12's) does not decode: the hint space (PAC,
- * BTI: no effect here) and newer loads, stores and data processing (LSE
- * atomics: every register unknown after it), into in; false for anything
- * else, a branch or system instruction above all: the part ends there.
- */
-bool fgt_a64_raw(uint32_t w, struct insn *in);
-/* ldr xN, [xB, #off] followed by cbz/cbnz xN: the NULL test of a field. */
-void fgt_a64_null_tests(struct insn *in, size_t n);
-/* Every address the arm64 code refers to (fgt_static_refs). */
-void fgt_a64_refs(csh h, cs_insn *ci, uint64_t at, const uint8_t *bytes, size_t len,
-		  void (*cb)(uint64_t addr, void *arg), void *arg);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The static decoder's arm64 front end (src/static/decode.h): each A64
+ * The static decoder's arm64 front end (src/static/decode_arm64.h): each A64
  * instruction as the rest of the decoder sees it.
  *
  * What the verdict reads, and how arm64 kernels write it (Debian's 6.1,
@@ -22,6 +22,7 @@
  */
 #include <string.h>
 #include "static/decode.h"
+#include "static/decode_arm64.h"
 
 /* Capstone's register to (GPR, width in bytes); R_NONE for the zero register
  * and anything that is not a GPR (*zr says which). */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "kread.skel.h"
 #include "bpf/kread_abi.h"
-#include "static/static_check.h"
+#include "static/kread_bpf.h"
 
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 {

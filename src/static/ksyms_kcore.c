@@ -2,7 +2,7 @@
 /*
  * A part of the running kernel's symbol table (src/host/ksyms.h): the named
  * symbols only, read from the kernel's own kallsyms tables through
- * /proc/kcore (VMCOREINFO points at them from 6.0; src/static/kread_kallsyms.c
+ * /proc/kcore (VMCOREINFO points at them from 6.0; src/static/kimage_kallsyms.c
  * decodes only the names asked for), as fgraphtop check --static does.
  *
  * What the live tool needs before its probes are up is a dozen names; the
@@ -10,7 +10,10 @@
  * costs many times what the tables from kcore do (docs/bench/startup.md).
  */
 #include <stdlib.h>
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_kallsyms.h"
+#include "static/kimage_kcore.h"
+#include "static/ksyms_kcore.h"
 #include "host/ksyms.h"
 
 struct fgt_ksyms *fgt_ksyms_kcore(const char *kcore, const char *const *names, size_t n)

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The static verdict's decoder (src/static/static_check.h): pure, so that every
- * recorded kernel replays exactly (tests/test_static.c).
+ * The static verdict's judge (src/static/static_check.h), at the end of the
+ * decoder: pure, so that every recorded kernel replays exactly
+ * (tests/test_static.c). Step 1 is the front ends' (decode_x86.c,
+ * decode_arm64.c) through flow.c, step 2 is flow.c's and the walk finder's
+ * (walk_loop.c); step 3, the sites, their evidence and the verdict, is here.
  *
  * 1. Disassemble every part of the function with Capstone, linearly (kernel
  *    text holds no data; the function's end is the next symbol, as kallsyms
@@ -32,73 +35,8 @@
 #include <string.h>
 #include "static/static_check.h"
 #include "static/decode.h"
-
-#define RCU_MIXED	(-1)
-#define RCU_MAX		4	/* deeper than this is not code we understand */
-
-/*
- * Besides its constant, a register may hold pointers of known origin, a "may"
- * set per kind (bit j: allocator call j, in address order; ARG0: the
- * function's first argument at its entry, the ret_stack_list an out-of-line
- * alloc_retstack_tasklist() is given):
- *  ret   the pointer an allocator call returned, or the first argument;
- *  addr  a pointer into such an object (ret + offset, &list[i]);
- *  elem  8 bytes loaded from such an object (an entry of the list).
- * Where a shadow stack's pointer goes is read off the stores of these.
- */
-#define ARG0		(1ull << 63)
-/* OTHER: returned by a call of another function (a kvcalloc()'d array of
- * stacks sized at run time, issue 39's lab-shape-blocking: its entries,
- * loaded back, go into t->ret_stack as ret_stack_list[]'s do) */
-#define OTHER		(1ull << 62)
-#define NSITE_BITS	62
-
-struct val {
-	uint8_t kind;		/* enum fgt_static_val */
-	uint64_t v;
-	uint64_t ret, addr, elem;
-};
-
-struct state {
-	bool reached;
-	int8_t rcu;		/* depth, or RCU_MIXED */
-	struct val r[NGPR];
-};
-
-
-/* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
-#define MAX_TEXT	(64u << 10)
-
-struct dec {
-	const struct fgt_static_code *c;
-	const struct fgt_static_kernel *k;
-	struct fgt_static_result *r;
-	struct insn *in;
-	size_t n, cap;
-	struct state *st;	/* entry state per instruction */
-	uint64_t cachep;	/* &fgraph_stack_cachep, 0 if absent */
-	uint64_t rcu_lock, rcu_unlock;
-	bool lock_read;		/* rcu_lock is an object whose read opens the walk */
-	uint64_t alloc_addr[16];
-	/* the first anomaly met on a reached path (the answer is then unknown) */
-	char anomaly[200];
-	enum fgt_static_why anomaly_why;
-	uint64_t undecoded;	/* the first address Capstone could not decode */
-	long entry;		/* the entry's instruction */
-	bool by_loop;		/* no __rcu_read_lock call: the walk is the thread loop */
-	uint8_t *walk;		/* per instruction, by_loop: in which thread loops (bits) */
-	uint64_t latch[8];	/* each loop's back edge */
-	int nloops;
-	uint64_t init_lo, init_hi;	/* init_task's symbol */
-	bool head_by_tasks;	/* a thread loop's head told by its step (no init_task) */
-	const struct fgt_arch_fact *arch;	/* calling convention */
-	long *pstart, *pred;	/* predecessors (preds()), for the shapes */
-	/* t->ret_stack as the walk reaches it from the thread list's node inside
-	 * task_struct (clang keeps the cursor at &t->thread_node: +0x370 for
-	 * +0x890 on the lab's 7.x), 0 if the walk uses the task's own address */
-	uint32_t node_off;
-	int dropped_loops;	/* thread loops that never store into t->ret_stack */
-};
+#include "static/flow.h"
+#include "static/walk_loop.h"
 
 const char *fgt_static_why_name(enum fgt_static_why w)
 {
@@ -130,1056 +68,6 @@ const char *fgt_static_rcu_name(enum fgt_static_rcu r)
 	case FGT_RCU_UNREACHED:	break;
 	}
 	return "unreached";
-}
-
-/* ---- step 1: decode -------------------------------------------------------- */
-
-/* Capstone's register to (GPR, width in bytes); width 0: not a GPR. */
-static uint8_t gpr_of(unsigned int reg, uint8_t *width)
-{
-	static const struct { uint16_t r64, r32, r16, r8, r8h; } map[NGPR] = {
-		[R_AX] = { X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
-		[R_CX] = { X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
-		[R_DX] = { X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
-		[R_BX] = { X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
-		[R_SP] = { X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, 0 },
-		[R_BP] = { X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, 0 },
-		[R_SI] = { X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, 0 },
-		[R_DI] = { X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, 0 },
-		[R_8] = { X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, 0 },
-		[R_9] = { X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, 0 },
-		[R_10] = { X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, 0 },
-		[R_11] = { X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, 0 },
-		[R_12] = { X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, 0 },
-		[R_13] = { X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, 0 },
-		[R_14] = { X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, 0 },
-		[R_15] = { X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, 0 },
-	};
-
-	*width = 0;
-	if (reg == X86_REG_INVALID)
-		return R_NONE;
-	for (uint8_t g = 0; g < NGPR; g++) {
-		if (reg == map[g].r64)
-			*width = 8;
-		else if (reg == map[g].r32)
-			*width = 4;
-		else if (reg == map[g].r16)
-			*width = 2;
-		else if (reg == map[g].r8 || (map[g].r8h && reg == map[g].r8h))
-			*width = 1;
-		if (*width)
-			return g;
-	}
-	return R_NONE;
-}
-
-/* A memory operand's address when it is a fixed one (rip-relative or absolute). */
-static bool mem_addr(const cs_insn *ci, const cs_x86_op *op, uint64_t *addr)
-{
-	if (op->mem.segment != X86_REG_INVALID || op->mem.index != X86_REG_INVALID)
-		return false;
-	if (op->mem.base == X86_REG_RIP) {
-		*addr = ci->address + ci->size + (uint64_t)op->mem.disp;
-		return true;
-	}
-	if (op->mem.base == X86_REG_INVALID) {
-		*addr = (uint64_t)op->mem.disp;	/* -mcmodel=kernel: sign-extended */
-		return true;
-	}
-	return false;
-}
-
-/* The register effect of the instructions we follow: mov, movabs, lea, xor,
- * and, or, add, sub. Everything else only clobbers what it writes. */
-static void decode_op(const cs_insn *ci, struct insn *in)
-{
-	const cs_x86 *x = &ci->detail->x86;
-	const cs_x86_op *d = &x->operands[0], *s = &x->operands[1];
-	uint8_t dw, sw, dst, src = R_NONE;
-	uint64_t a;
-
-	if (x->op_count != 2)
-		return;
-	if (ci->id == X86_INS_CMP && d->type == X86_OP_MEM && s->type == X86_OP_IMM &&
-	    s->imm == 0 && d->size == 8 && d->mem.index == X86_REG_INVALID &&
-	    d->mem.segment == X86_REG_INVALID) {
-		in->mbase = gpr_of(d->mem.base, &sw);
-		if (in->mbase != R_NONE && sw == 8) {
-			in->cmp0 = true;
-			in->mdisp = (int32_t)d->mem.disp;
-		} else {
-			in->mbase = R_NONE;
-		}
-		return;
-	}
-	if (ci->id == X86_INS_CMP && d->type == X86_OP_REG) {
-		if (s->type == X86_OP_IMM) {
-			in->has_cimm = true;
-			in->cimm = (uint64_t)s->imm;
-		} else if (s->type == X86_OP_REG) {
-			in->creg[0] = gpr_of(d->reg, &dw);
-			in->creg[1] = gpr_of(s->reg, &sw);
-		}
-		return;
-	}
-	if ((ci->id == X86_INS_MOV) && d->type == X86_OP_MEM && s->type == X86_OP_REG &&
-	    d->mem.segment == X86_REG_INVALID) {
-		src = gpr_of(s->reg, &sw);
-		if (src != R_NONE && sw == 8) {
-			in->op = OP_STORE;
-			in->msrc = src;
-			in->mbase = gpr_of(d->mem.base, &dw);
-			in->midx = d->mem.index != X86_REG_INVALID;
-			in->mdisp = (int32_t)d->mem.disp;
-		}
-		return;
-	}
-	if (d->type != X86_OP_REG)
-		return;
-	dst = gpr_of(d->reg, &dw);
-	if (dst == R_NONE || dw < 4)
-		return;
-	if (s->type == X86_OP_REG)
-		src = gpr_of(s->reg, &sw);
-	in->dst = dst;
-	in->width = dw;
-	switch (ci->id) {
-	case X86_INS_MOV:
-	case X86_INS_MOVABS:
-		if (s->type == X86_OP_IMM) {
-			in->op = OP_CONST;
-			in->imm = (uint64_t)s->imm;
-		} else if (src != R_NONE && sw == dw) {
-			in->op = OP_COPY;
-			in->src = src;
-		} else if (s->type == X86_OP_MEM && dw == 8 && mem_addr(ci, s, &a)) {
-			in->op = OP_MEM;
-			in->imm = a;
-		} else if (s->type == X86_OP_MEM && dw == 8 && s->mem.segment == X86_REG_INVALID) {
-			in->op = OP_LOAD;
-			in->mbase = gpr_of(s->mem.base, &sw);
-			in->midx = s->mem.index != X86_REG_INVALID;
-			in->mdisp = (int32_t)s->mem.disp;
-		}
-		break;
-	case X86_INS_LEA:
-		if (s->type != X86_OP_MEM)
-			break;
-		if (mem_addr(ci, s, &a)) {
-			in->op = OP_CONST;
-			in->imm = a;
-		} else if (s->mem.index == X86_REG_INVALID && s->mem.segment == X86_REG_INVALID) {
-			src = gpr_of(s->mem.base, &sw);
-			if (src != R_NONE && sw == 8) {
-				in->op = OP_LEA;
-				in->src = src;
-				in->imm = (uint64_t)s->mem.disp;
-			}
-		} else if (s->mem.segment == X86_REG_INVALID && dw == 8) {
-			in->op = OP_LEA_IDX;
-			in->mbase = gpr_of(s->mem.base, &sw);
-			in->midx = true;
-			in->mdisp = (int32_t)s->mem.disp;
-		}
-		break;
-	case X86_INS_XOR:
-	case X86_INS_SUB:
-		if (src == dst && sw == dw) {
-			in->op = OP_CONST;
-			in->imm = 0;
-			break;
-		}
-		/* fall through */
-	case X86_INS_AND:
-	case X86_INS_OR:
-	case X86_INS_ADD:
-		if (s->type == X86_OP_IMM) {
-			in->op = OP_ALU;
-			in->alu = (uint8_t)(ci->id == X86_INS_XOR ? '^' : ci->id == X86_INS_SUB ? '-' :
-					    ci->id == X86_INS_AND ? '&' : ci->id == X86_INS_OR ? '|' : '+');
-			in->imm = (uint64_t)s->imm;
-		}
-		break;
-	}
-	if (in->op == OP_NONE || in->op == OP_STORE)
-		in->dst = R_NONE;	/* test, cmp, ...: no register effect of ours */
-}
-
-static uint32_t written_gprs(csh h, const cs_insn *ci)
-{
-	cs_regs rr, rw;
-	uint8_t nr = 0, nw = 0, w;
-	uint32_t m = 0;
-
-	if (cs_regs_access(h, ci, rr, &nr, rw, &nw) != CS_ERR_OK)
-		return 0xffffffffu;	/* cannot tell: everything unknown */
-	for (unsigned int i = 0; i < nw; i++) {
-		uint8_t g = gpr_of(rw[i], &w);
-
-		if (g != R_NONE)
-			m |= 1u << g;
-	}
-	return m;
-}
-
-static void decode_kind(csh h, const cs_insn *ci, struct insn *in)
-{
-	const cs_x86 *x = &ci->detail->x86;
-	bool direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-
-	switch (ci->id) {
-	case X86_INS_CALL:
-		in->kind = direct ? I_CALL : I_CALL_IND;
-		break;
-	case X86_INS_JMP:
-		in->kind = direct ? I_JMP : I_JMP_IND;
-		break;
-	case X86_INS_RET:
-	case X86_INS_RETF:
-	case X86_INS_IRET:
-	case X86_INS_IRETQ:
-		in->kind = I_RET;
-		break;
-	case X86_INS_UD2:
-		in->kind = I_TRAP;
-		break;
-	case X86_INS_INT3:
-	case X86_INS_HLT:
-		in->kind = I_STOP;
-		break;
-	default:
-		if (cs_insn_group(h, ci, X86_GRP_JUMP))
-			in->kind = direct ? I_JCC : I_JMP_IND;
-		break;
-	}
-	if (direct && in->kind != I_OTHER && in->kind != I_JMP_IND)
-		in->target = (uint64_t)x->operands[0].imm;
-}
-
-static void note(struct dec *d, enum fgt_static_why why, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* The first anomaly on a reached path is what the answer will say. */
-static void note(struct dec *d, enum fgt_static_why why, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (d->anomaly[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(d->anomaly, sizeof(d->anomaly), fmt, ap);
-	va_end(ap);
-	d->anomaly_why = why;
-}
-
-static const char *where(const struct dec *d, uint64_t a, char *buf, size_t len)
-{
-	return fgt_ksyms_format(d->k->ks, a, buf, len);
-}
-
-static int grow(struct dec *d)
-{
-	size_t cap = d->cap ? d->cap * 2 : 512;
-	struct insn *p = realloc(d->in, cap * sizeof(*p));
-
-	if (!p)
-		return -1;
-	d->in = p;
-	d->cap = cap;
-	return 0;
-}
-
-/*
- * UD0 (0f ff /r) and UD1 (0f b9 /r) take a ModRM operand; Capstone 4 (Debian
- * 12's) decodes them as two bytes without it and loses the instruction
- * boundaries after them. 7.x patches every WARN()'s `call __SCT__WARN_trap`
- * into `ud1 (%edx),%rdi` at boot (arch/x86/kernel/static_call.c): so they are
- * measured here. Returns their length, 0 if p is not one.
- */
-static size_t ud_len(const uint8_t *p, size_t left)
-{
-	size_t i = 0, n;
-	uint8_t modrm, mod, rm;
-
-	while (i < left && i < 4 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0x2e ||
-				     p[i] == 0x3e || p[i] == 0x26 || p[i] == 0x36 ||
-				     p[i] == 0x64 || p[i] == 0x65))
-		i++;
-	if (i < left && (p[i] & 0xf0) == 0x40)	/* REX */
-		i++;
-	if (i + 3 > left || p[i] != 0x0f || (p[i + 1] != 0xb9 && p[i + 1] != 0xff))
-		return 0;
-	modrm = p[i + 2];
-	mod = modrm >> 6;
-	rm = modrm & 7;
-	n = i + 3;
-	if (mod != 3 && rm == 4) {		/* SIB */
-		if (n >= left)
-			return 0;
-		if (mod == 0 && (p[n] & 7) == 5)
-			n += 4;
-		n++;
-	}
-	if (mod == 0 && rm == 5)
-		n += 4;				/* disp32 (rip/eip-relative) */
-	else if (mod == 1)
-		n += 1;
-	else if (mod == 2)
-		n += 4;
-	return n <= left ? n : 0;
-}
-
-void fgt_insn_init(struct insn *in, uint64_t addr, uint8_t size)
-{
-	memset(in, 0, sizeof(*in));
-	in->addr = addr;
-	in->size = size;
-	in->dst = in->src = in->mbase = in->msrc = in->msrc2 = in->treg = R_NONE;
-	in->creg[0] = in->creg[1] = R_NONE;
-	in->alloc = -1;
-}
-
-/*
- * arm64: one 4-byte word at a time (A64 has no other size), through
- * Capstone, else by hand (fgt_a64_raw) where Capstone 4 does not know the
- * instruction; a word neither knows ends the part.
- */
-static int decode_part_a64(struct dec *d, csh h, cs_insn *ci, const struct fgt_static_part *p)
-{
-	size_t first = d->n;
-
-	for (size_t o = 0; o + 4 <= p->len; o += 4) {
-		const uint8_t *code = p->bytes + o;
-		size_t left = 4;
-		uint64_t addr = p->addr + o;
-		uint32_t w = (uint32_t)code[0] | (uint32_t)code[1] << 8 |
-			     (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
-		struct insn *in;
-
-		if (d->n == d->cap && grow(d))
-			return -1;
-		in = &d->in[d->n];
-		fgt_insn_init(in, addr, 4);
-		if (cs_disasm_iter(h, &code, &left, &addr, ci)) {
-			fgt_a64_insn(h, ci, in);
-		} else if (!fgt_a64_raw(w, in)) {
-			if (!d->undecoded)
-				d->undecoded = p->addr + o;
-			if (d->n > first)
-				d->in[d->n - 1].cut = true;
-			break;
-		}
-		d->n++;
-	}
-	if (d->n > first) {
-		d->in[d->n - 1].last = true;
-		fgt_a64_null_tests(d->in + first, d->n - first);
-	}
-	return 0;
-}
-
-static int decode_part(struct dec *d, csh h, cs_insn *ci, const struct fgt_static_part *p)
-{
-	const uint8_t *code = p->bytes;
-	size_t left = p->len, first = d->n;
-	uint64_t addr = p->addr;
-
-	if (d->c->arch == FGT_ARCH_ARM64)
-		return decode_part_a64(d, h, ci, p);
-	while (left) {
-		struct insn *in;
-		size_t ud = ud_len(code, left);
-
-		if (ud) {
-			/* a trap: BUG() stops there, WARN() goes on after it */
-			if (d->n == d->cap && grow(d))
-				return -1;
-			in = &d->in[d->n++];
-			fgt_insn_init(in, addr, (uint8_t)ud);
-			in->kind = I_TRAP;
-			code += ud;
-			left -= ud;
-			addr += ud;
-			continue;
-		}
-		if (!cs_disasm_iter(h, &code, &left, &addr, ci)) {
-			/* The part ends here: a path that runs into it is an anomaly
-			 * (successors()); padding after the last instruction is not. */
-			if (!d->undecoded)
-				d->undecoded = addr;
-			if (d->n > first)
-				d->in[d->n - 1].cut = true;
-			break;
-		}
-		if (d->n == d->cap && grow(d))
-			return -1;
-		in = &d->in[d->n++];
-		fgt_insn_init(in, ci->address, (uint8_t)ci->size);
-		decode_kind(h, ci, in);
-		decode_op(ci, in);
-		in->clobber = written_gprs(h, ci);
-		if (in->op != OP_NONE && in->dst != R_NONE)
-			in->clobber &= ~(1u << in->dst);
-	}
-	if (d->n > first)
-		d->in[d->n - 1].last = true;
-	return 0;
-}
-
-/* ---- call targets ---------------------------------------------------------- */
-
-static bool starts_with(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
-static const struct fgt_text_fact *text_fact(const char *name)
-{
-	for (size_t i = 0; i < fgt_nr_text_facts; i++) {
-		const struct fgt_text_fact *f = &fgt_text_facts[i];
-
-		if (f->prefix ? starts_with(name, f->name) : !strcmp(name, f->name))
-			return f;
-	}
-	return NULL;
-}
-
-static bool in_code(const struct fgt_static_code *c, uint64_t a)
-{
-	for (unsigned int i = 0; i < c->nr_parts; i++)
-		if (a >= c->part[i].addr && a - c->part[i].addr < c->part[i].len)
-			return true;
-	return false;
-}
-
-/*
- * What a direct call (or a jump out of the function) reaches: the function
- * at the target, the padding before a function counting as that function
- * (call thunks), a return thunk as a return, a retpoline as an indirect
- * transfer. The target must be a function's entry: a call into the middle of
- * one is "another function", named as such.
- */
-static void resolve(struct dec *d, struct insn *in)
-{
-	const struct fgt_ksym *s = fgt_ksyms_by_addr(d->k->ks, in->target);
-	const struct fgt_text_fact *f = s ? text_fact(s->name) : NULL;
-	uint64_t t = in->target;
-
-	in->callee = C_OTHER;
-	if (f && f->role == FGT_TEXT_PADDING) {
-		const struct fgt_ksym *fn = fgt_ksyms_by_name(d->k->ks, s->name + strlen(f->name));
-
-		if (fn && fn->addr > t && fn->addr - t <= s->size) {
-			t = fn->addr;
-			in->thunk = true;
-		}
-	} else if (f && s->addr == t) {
-		in->entry = true;
-		if (f->role == FGT_TEXT_NOP && in->kind == I_CALL) {
-			in->kind = I_OTHER;
-			in->callee = C_NONE;
-			in->clobber = 0;
-			return;
-		}
-		if (f->role == FGT_TEXT_NORETURN && in->kind == I_CALL) {
-			in->kind = I_STOP;
-			in->callee = C_OTHER;
-			return;
-		}
-		if (f->role == FGT_TEXT_RETURN && in->kind == I_JMP)
-			in->kind = I_RET;
-		else if (f->role == FGT_TEXT_INDIRECT)
-			in->kind = in->kind == I_CALL ? I_CALL_IND : I_JMP_IND;
-		return;
-	}
-	if (!s || (s->addr != t && !in->thunk))
-		return;
-	in->entry = true;
-	if (t == d->rcu_lock && d->rcu_lock) {
-		in->callee = C_RCU_LOCK;
-		return;
-	}
-	if (t == d->rcu_unlock && d->rcu_unlock) {
-		in->callee = C_RCU_UNLOCK;
-		return;
-	}
-	for (size_t i = 0; i < fgt_nr_alloc_fns && i < 16; i++)
-		if (d->alloc_addr[i] && t == d->alloc_addr[i]) {
-			in->callee = C_ALLOC;
-			in->alloc = (int8_t)i;
-			return;
-		}
-}
-
-/* Does the code call (or tail-call) addr, directly or through its padding? */
-static bool calls_to(const struct dec *d, uint64_t addr)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		const struct insn *in = &d->in[i];
-
-		if ((in->kind == I_CALL || in->kind == I_JMP) &&
-		    in->target <= addr && addr - in->target <= 16)
-			return true;
-	}
-	return false;
-}
-
-static void resolve_all(struct dec *d)
-{
-	const struct fgt_ksym *s;
-
-	s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_STACK_CACHEP));
-	d->cachep = s ? s->addr : 0;
-	s = fgt_ksyms_by_name(d->k->ks, FGT_INIT_TASK);
-	if (s) {
-		d->init_lo = s->addr;
-		d->init_hi = s->addr + (s->size ? s->size : 1);
-	}
-	/* the walk's bounds: the first of fgt_walk_bounds whose closing call
-	 * this code makes (a kernel has the symbols of several); none: the
-	 * first's, whose absence the judge words, and the walk by its loop */
-	for (size_t i = 0; i < fgt_nr_walk_bounds && !d->rcu_lock; i++) {
-		const struct fgt_ksym *o = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].open));
-
-		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(fgt_walk_bounds[i].close));
-		if (o && s && calls_to(d, s->addr)) {
-			d->rcu_lock = o->addr;
-			d->rcu_unlock = s->addr;
-			d->lock_read = fgt_walk_bounds[i].open_is_read;
-		}
-	}
-	if (!d->rcu_lock) {
-		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_LOCK));
-		d->rcu_lock = s ? s->addr : 0;
-		s = fgt_ksyms_by_name(d->k->ks, fgt_sym_name(FGT_SYM_RCU_READ_UNLOCK));
-		d->rcu_unlock = s ? s->addr : 0;
-	}
-	for (size_t i = 0; i < fgt_nr_alloc_fns && i < 16; i++) {
-		s = fgt_ksyms_by_name(d->k->ks, fgt_alloc_fns[i].name);
-		d->alloc_addr[i] = s ? s->addr : 0;
-	}
-	for (size_t i = 0, ord = 0; i < d->n; i++) {
-		struct insn *in = &d->in[i];
-
-		in->ord = -1;
-		if (in->kind == I_CALL ||
-		    ((in->kind == I_JMP || in->kind == I_JCC) && !in_code(d->c, in->target)))
-			resolve(d, in);
-		else if (d->lock_read && in->op == OP_MEM &&
-			 (s = fgt_ksyms_by_addr(d->k->ks, in->imm)) && s->addr == d->rcu_lock)
-			in->callee = C_RCU_LOCK;	/* a read opening the walk */
-		if (in->callee == C_ALLOC)
-			in->ord = (int16_t)(ord < 0x7fff ? ord++ : ord);
-	}
-}
-
-/* ---- step 2: follow the control flow ------------------------------------- */
-
-static long find_insn(const struct dec *d, uint64_t a)
-{
-	size_t lo = 0, hi = d->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->in[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->n && d->in[lo].addr == a ? (long)lo : -1;
-}
-
-static bool val_eq(const struct val *a, const struct val *b)
-{
-	return a->kind == b->kind && (a->kind == FGT_VAL_UNKNOWN || a->v == b->v);
-}
-
-/* Meet src into dst; true if dst changed. */
-static bool meet(struct state *dst, const struct state *src)
-{
-	bool changed = false;
-
-	if (!dst->reached) {
-		*dst = *src;
-		return true;
-	}
-	if (dst->rcu != src->rcu && dst->rcu != RCU_MIXED) {
-		dst->rcu = RCU_MIXED;
-		changed = true;
-	}
-	for (int g = 0; g < NGPR; g++) {
-		struct val *a = &dst->r[g];
-		const struct val *b = &src->r[g];
-
-		if (a->kind != FGT_VAL_UNKNOWN && !val_eq(a, b)) {
-			a->kind = FGT_VAL_UNKNOWN;
-			changed = true;
-		}
-		if ((b->ret & ~a->ret) || (b->addr & ~a->addr) || (b->elem & ~a->elem)) {
-			a->ret |= b->ret;
-			a->addr |= b->addr;
-			a->elem |= b->elem;
-			changed = true;
-		}
-	}
-	return changed;
-}
-
-static uint64_t alu(uint8_t op, uint64_t a, uint64_t b)
-{
-	switch (op) {
-	case '^': return a ^ b;
-	case '-': return a - b;
-	case '&': return a & b;
-	case '|': return a | b;
-	default:  return a + b;
-	}
-}
-
-/* The state after in, from the state before it. */
-/* The origins a pointer into an object keeps: the object's. */
-static uint64_t into(const struct val *v)
-{
-	return v->ret | v->addr;
-}
-
-/* The base register after a pre- or post-indexed access: moved by wb_imm,
- * still pointing into the object it pointed into. */
-static void writeback(const struct insn *in, struct state *s)
-{
-	struct val *b = &s->r[in->mbase];
-	struct val nv = { FGT_VAL_UNKNOWN, 0, 0, into(b), 0 };
-
-	if (b->kind == FGT_VAL_CONST) {
-		nv.kind = FGT_VAL_CONST;
-		nv.v = b->v + (uint64_t)(int64_t)in->wb_imm;
-	}
-	*b = nv;
-}
-
-static void transfer(const struct dec *d, const struct insn *in, struct state *s)
-{
-	struct val *dv = in->dst != R_NONE ? &s->r[in->dst] : NULL;
-	const struct val *base = in->mbase != R_NONE ? &s->r[in->mbase] : NULL;
-	struct val nv = { FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
-
-	switch (in->op) {
-	case OP_CONST:
-		nv.kind = FGT_VAL_CONST;
-		nv.v = in->imm;
-		break;
-	case OP_MEM:
-		nv.kind = FGT_VAL_MEM;
-		nv.v = in->imm;
-		break;
-	case OP_COPY:
-		nv = s->r[in->src];
-		if (in->width == 4) {
-			if (nv.kind == FGT_VAL_MEM)
-				nv.kind = FGT_VAL_UNKNOWN;
-			nv.ret = nv.addr = nv.elem = 0;	/* a pointer cut to 32 bits */
-		}
-		break;
-	case OP_ALU:
-		if (dv->kind == FGT_VAL_CONST) {
-			nv.kind = FGT_VAL_CONST;
-			nv.v = alu(in->alu, dv->v, in->imm);
-		}
-		if (in->width == 8 && (in->alu == '+' || in->alu == '-'))
-			nv.addr = into(dv);
-		break;
-	case OP_LEA:
-		if (s->r[in->src].kind == FGT_VAL_CONST) {
-			nv.kind = FGT_VAL_CONST;
-			nv.v = s->r[in->src].v + in->imm;
-		}
-		nv.addr = into(&s->r[in->src]);
-		break;
-	case OP_LEA_IDX:
-		nv.addr = base ? into(base) : 0;
-		break;
-	case OP_LOAD:
-		nv.elem = base ? into(base) : 0;
-		if (in->mconst && base && base->kind == FGT_VAL_CONST && !in->midx) {
-			nv.kind = FGT_VAL_MEM;
-			nv.v = base->v + (uint64_t)(int64_t)in->mdisp;
-		}
-		break;
-	case OP_MOVK:
-		if (dv->kind == FGT_VAL_CONST) {
-			nv.kind = FGT_VAL_CONST;
-			nv.v = (dv->v & ~(0xffffull << in->shift)) | in->imm << in->shift;
-		}
-		break;
-	}
-	if (dv) {
-		/* a 32-bit write zero-extends */
-		if (in->width == 4 && nv.kind == FGT_VAL_CONST)
-			nv.v &= 0xffffffffu;
-		*dv = nv;
-	}
-	if (in->wb && in->mbase != R_NONE)
-		writeback(in, s);
-	for (int g = 0; g < NGPR; g++)
-		if (in->clobber & (1u << g))
-			s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
-	if (in->kind == I_CALL || in->kind == I_CALL_IND) {
-		for (int g = 0; g < NGPR; g++)
-			if (d->arch->caller_saved & (1u << g))
-				s->r[g] = (struct val){ FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
-		if (in->callee == C_ALLOC && in->ord >= 0 && in->ord < NSITE_BITS)
-			s->r[d->arch->ret_reg].ret = 1ull << in->ord;
-		else if (in->kind == I_CALL && in->callee == C_OTHER)
-			s->r[d->arch->ret_reg].ret = OTHER;
-	}
-	/* a call, or the read opening the walk where rcu_read_lock() is no code */
-	if ((in->kind == I_CALL || in->kind == I_CALL_IND || in->op == OP_MEM || in->op == OP_LOAD) &&
-	    s->rcu != RCU_MIXED) {
-		if (in->callee == C_RCU_LOCK)
-			s->rcu = s->rcu < RCU_MAX ? s->rcu + 1 : RCU_MIXED;
-		else if (in->callee == C_RCU_UNLOCK)
-			s->rcu = s->rcu > 0 ? s->rcu - 1 : RCU_MIXED;
-	}
-}
-
-static void push(long *wl, size_t *nwl, bool *queued, long i)
-{
-	if (!queued[i]) {
-		queued[i] = true;
-		wl[(*nwl)++] = i;
-	}
-}
-
-/* Where control goes after in (at most two places); anomalies noted. */
-static int successors(struct dec *d, size_t i, long out[2])
-{
-	struct insn *in = &d->in[i];
-	int n = 0;
-	char a[96];
-
-	if (in->kind == I_JMP_IND) {
-		if (!in->warned)
-			note(d, FGT_SW_SHAPE, "indirect jump at %s: its targets are not followed",
-			     where(d, in->addr, a, sizeof(a)));
-		in->warned = true;
-		return 0;
-	}
-	if (in->kind == I_JMP || in->kind == I_JCC) {
-		if (in_code(d->c, in->target)) {
-			long t = find_insn(d, in->target);
-
-			if (t >= 0)
-				out[n++] = t;
-			else if (!in->warned) {
-				note(d, FGT_SW_DISASM, "jump at %s into the middle of an instruction",
-				     where(d, in->addr, a, sizeof(a)));
-				in->warned = true;
-			}
-		}
-		/*
-		 * A jump out of the function is a tail call when it reaches a
-		 * function's entry (resolve()): no successor here. Anywhere else
-		 * (the middle of a function, a part that was not read) control
-		 * goes on in code the decoder has not seen: it cannot judge.
-		 */
-		else if (!in->entry && !in->warned) {
-			const struct fgt_ksym *ts = fgt_ksyms_by_addr(d->k->ks, in->target);
-			size_t fl = strlen(d->c->func);
-			char t[96];
-
-			where(d, in->addr, a, sizeof(a));
-			where(d, in->target, t, sizeof(t));
-			if (ts && !strncmp(ts->name, d->c->func, fl) &&
-			    (!ts->name[fl] || ts->name[fl] == '.'))
-				note(d, FGT_SW_DISASM, "jump at %s to %s, past the code read (its "
-				     "text is cut short)", a, t);
-			else
-				note(d, FGT_SW_SHAPE, "jump at %s to %s, outside the code read and "
-				     "not a function's entry: where control goes is not known", a, t);
-			in->warned = true;
-		}
-	}
-	/*
-	 * Falling through. After a call that does not return (__stack_chk_fail)
-	 * or a BUG()'s ud2 the next bytes are another block: going on into it
-	 * only adds paths, so the answer can get less sure, never wrong. At
-	 * the end of a part, those two are how GCC ends one; anything else
-	 * running off the end is an anomaly.
-	 */
-	if (in->kind == I_OTHER || in->kind == I_CALL || in->kind == I_CALL_IND ||
-	    in->kind == I_JCC || in->kind == I_TRAP) {
-		if (!in->last)
-			out[n++] = (long)i + 1;
-		else if ((in->cut || in->kind == I_OTHER || in->kind == I_JCC) && !in->warned) {
-			if (in->cut)
-				note(d, FGT_SW_DISASM, "control runs past %s into bytes Capstone "
-				     "cannot decode (at %s)", where(d, in->addr, a, sizeof(a)),
-				     where(d, d->undecoded, a + 48, 48));
-			else
-				note(d, FGT_SW_DISASM, "control runs past the end of the code at %s",
-				     where(d, in->addr, a, sizeof(a)));
-			in->warned = true;
-		}
-	}
-	return n;
-}
-
-static int follow(struct dec *d)
-{
-	long *wl = malloc(d->n * sizeof(*wl) + 1);
-	bool *queued = calloc(d->n + 1, sizeof(*queued));
-	size_t nwl = 0;
-	int err = -1;
-
-	d->st = calloc(d->n + 1, sizeof(*d->st));
-	if (!wl || !queued || !d->st)
-		goto out;
-	d->st[d->entry].reached = true;	/* entry: depth 0, nothing known */
-	d->st[d->entry].r[d->arch->arg_reg[0]].ret = ARG0;	/* but the first argument's origin */
-	push(wl, &nwl, queued, d->entry);
-	while (nwl) {
-		long i = wl[--nwl], succ[2];
-		struct state s = d->st[i];
-		int ns;
-
-		queued[i] = false;
-		transfer(d, &d->in[i], &s);
-		ns = successors(d, (size_t)i, succ);
-		d->in[i].nsucc = (int8_t)ns;
-		for (int k = 0; k < ns; k++)
-			d->in[i].succ[k] = succ[k];
-		for (int k = 0; k < ns; k++)
-			if (meet(&d->st[succ[k]], &s))
-				push(wl, &nwl, queued, succ[k]);
-	}
-	err = 0;
-out:
-	free(wl);
-	free(queued);
-	return err;
-}
-
-/*
- * Where the walk opens with a read (fgt_walk_bounds' open_is_read) and the
- * read's address is a register's (arm64: adrp + ldr), the first pass over
- * the control flow gives the address: mark those reads, and say whether
- * any was found (then the flow is followed again, with the walk's depth).
- */
-static bool reads_open(struct dec *d)
-{
-	bool any = false;
-
-	for (size_t i = 0; i < d->n; i++) {
-		struct insn *in = &d->in[i];
-		const struct val *b;
-		const struct fgt_ksym *s;
-
-		if (in->op != OP_LOAD || !in->mconst || in->midx || in->mbase == R_NONE ||
-		    !d->st[i].reached)
-			continue;
-		b = &d->st[i].r[in->mbase];
-		if (b->kind != FGT_VAL_CONST)
-			continue;
-		s = fgt_ksyms_by_addr(d->k->ks, b->v + (uint64_t)(int64_t)in->mdisp);
-		if (s && s->addr == d->rcu_lock && in->callee != C_RCU_LOCK) {
-			in->callee = C_RCU_LOCK;
-			any = true;
-		}
-	}
-	return any;
-}
-
-/* ---- the walk without __rcu_read_lock calls: the loop over the thread list -- */
-
-/*
- * Without PREEMPT_RCU, rcu_read_lock() is preempt_disable(), inline: nothing
- * marks the walk. It is then found by its own shape. for_each_process()
- * steps from init_task through tasks.next until it is back at
- * &init_task.tasks: its back edge is a conditional jump right after a cmp of
- * the cursor with an address inside init_task. The walk is that loop (the
- * natural loop of each such back edge: what reaches the latch without going
- * through the header, which dominates it), the thread loop nested in it
- * included. start_graph_tracing()'s retry loop around the batch is not in it:
- * the batch reaches the latch only through the header.
- */
-static bool cmp_init_task(const struct dec *d, const struct insn *c, const struct state *st)
-{
-	if (!d->init_lo)
-		return false;
-	if (c->has_cimm)
-		return c->cimm >= d->init_lo && c->cimm < d->init_hi;
-	for (int k = 0; k < 2; k++) {
-		uint8_t g = c->creg[k];
-
-		if (g != R_NONE && st->r[g].kind == FGT_VAL_CONST && st->r[g].v >= d->init_lo &&
-		    st->r[g].v < d->init_hi)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Without an init_task symbol (kallsyms of text only: Debian's arm64 6.1,
- * without KALLSYMS_ALL) the list's head is a constant the cursor is
- * compared with, and what makes the loop for_each_process() is how its
- * cursor steps: next_task() loads task_struct::tasks.next (+tasks_off,
- * from BTF) and list_entry() takes tasks_off off it. Both must be in the
- * loop (loop_steps_tasks()).
- */
-static bool cmp_const_head(const struct dec *d, const struct insn *c, const struct state *st)
-{
-	if (d->init_lo || !d->k->tasks_off)
-		return false;
-	if (c->has_cimm)
-		return c->cimm >= d->arch->kernel_lo;
-	for (int k = 0; k < 2; k++) {
-		uint8_t g = c->creg[k];
-
-		if (g != R_NONE && st->r[g].kind == FGT_VAL_CONST && st->r[g].v >= d->arch->kernel_lo)
-			return true;
-	}
-	return false;
-}
-
-static bool loop_steps_tasks(const struct dec *d, uint8_t bit)
-{
-	uint64_t t = d->k->tasks_off;
-	bool load = false, back = false;
-
-	for (size_t i = 0; i < d->n; i++) {
-		const struct insn *in = &d->in[i];
-
-		if (!(d->walk[i] & bit))
-			continue;
-		load |= in->op == OP_LOAD && !in->midx && (uint64_t)(int64_t)in->mdisp == t;
-		back |= in->op == OP_LEA && in->imm == (uint64_t)-(int64_t)t;
-	}
-	return load && back;
-}
-
-/* Is `to` reachable from the entry without passing through `avoid`? */
-static bool reaches_avoiding(const struct dec *d, long to, long avoid, bool *seen, long *wl)
-{
-	size_t nwl = 0;
-
-	memset(seen, 0, d->n * sizeof(*seen));
-	if (d->entry == avoid)
-		return false;
-	seen[d->entry] = true;
-	wl[nwl++] = d->entry;
-	while (nwl) {
-		const struct insn *in = &d->in[wl[--nwl]];
-
-		for (int k = 0; k < in->nsucc; k++) {
-			long s = in->succ[k];
-
-			if (s == to)
-				return true;
-			if (s != avoid && !seen[s]) {
-				seen[s] = true;
-				wl[nwl++] = s;
-			}
-		}
-	}
-	return false;
-}
-
-/* Marks d->walk; returns how many back edges of the thread loop were found, -1 on ENOMEM. */
-static int find_walk(struct dec *d)
-{
-	size_t n = d->n, np = 0;
-	long *wl = malloc((n + 1) * sizeof(*wl)), *pstart = calloc(n + 2, sizeof(*pstart));
-	long *pred = malloc((2 * n + 1) * sizeof(*pred));
-	bool *seen = calloc(n + 1, sizeof(*seen));
-	int found = -1;
-
-	d->walk = calloc(n + 1, sizeof(*d->walk));
-	d->nloops = 0;
-	if (!wl || !pstart || !pred || !seen || !d->walk)
-		goto out;
-	/* predecessors, CSR */
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < d->in[i].nsucc; k++)
-			pstart[d->in[i].succ[k] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		pstart[i + 1] += pstart[i];
-	{
-		long *fill = calloc(n + 1, sizeof(*fill));
-
-		if (!fill)
-			goto out;
-		for (size_t i = 0; i < n; i++)
-			for (int k = 0; k < d->in[i].nsucc; k++) {
-				long s = d->in[i].succ[k];
-
-				pred[pstart[s] + fill[s]++] = (long)i;
-			}
-		free(fill);
-	}
-	found = 0;
-	/* each candidate costs a pass over the code: a bounded number of them
-	 * (the kernels seen have one or two), so that any input stays linear */
-	for (size_t i = 1, tried = 0; i < n && tried < 16 && found < 8; i++) {
-		const struct insn *in = &d->in[i], *c = &d->in[i - 1];
-		bool by_tasks = false;
-		long h;
-
-		if (!d->st[i].reached || (in->kind != I_JCC && in->kind != I_JMP) ||
-		    !in_code(d->c, in->target) || c->addr + c->size != in->addr ||
-		    !(cmp_init_task(d, c, &d->st[i - 1]) ||
-		      (by_tasks = cmp_const_head(d, c, &d->st[i - 1]))))
-			continue;
-		tried++;
-		h = find_insn(d, in->target);
-		if (h < 0 || reaches_avoiding(d, (long)i, h, seen, wl))
-			continue;	/* not a back edge: h does not dominate it */
-		/* the natural loop: backwards from the latch, stopping at the header */
-		uint8_t bit = (uint8_t)(1u << (d->nloops < 8 ? d->nloops : 7));
-
-		if (d->nloops < 8)
-			d->latch[d->nloops++] = in->addr;
-		memset(seen, 0, n * sizeof(*seen));
-		seen[h] = seen[i] = true;
-		d->walk[h] |= bit;
-		d->walk[i] |= bit;
-		np = 0;
-		wl[np++] = (long)i;
-		while (np) {
-			long x = wl[--np];
-
-			if (x == h)
-				continue;
-			for (long p = pstart[x]; p < pstart[x + 1]; p++)
-				if (!seen[pred[p]]) {
-					seen[pred[p]] = true;
-					d->walk[pred[p]] |= bit;
-					wl[np++] = pred[p];
-				}
-		}
-		if (by_tasks && !loop_steps_tasks(d, bit)) {
-			for (size_t k = 0; k < n; k++)
-				d->walk[k] &= (uint8_t)~bit;
-			if (d->nloops && d->latch[d->nloops - 1] == in->addr)
-				d->nloops--;
-			continue;
-		}
-		d->head_by_tasks |= by_tasks;
-		found++;
-	}
-out:
-	free(wl);
-	free(pstart);
-	free(pred);
-	free(seen);
-	return found;
-}
-
-/* Inside the walk: its RCU read-side section, or its loop. */
-static bool in_walk(const struct dec *d, size_t i)
-{
-	return d->by_loop ? d->walk[i] != 0 : d->st[i].rcu != 0;
 }
 
 /* ---- step 3: sites and verdict --------------------------------------------- */
@@ -1252,25 +140,25 @@ static void collect(struct dec *d)
 		struct fgt_static_site *s;
 
 		if (in->callee == C_RCU_LOCK && st->reached && r->nr_rcu_lock < FGT_STATIC_MAX_MARKS)
-			where(d, in->addr, r->rcu_lock[r->nr_rcu_lock++], sizeof(r->rcu_lock[0]));
+			fgt_flow_where(d, in->addr, r->rcu_lock[r->nr_rcu_lock++], sizeof(r->rcu_lock[0]));
 		if (in->callee == C_RCU_UNLOCK && st->reached &&
 		    r->nr_rcu_unlock < FGT_STATIC_MAX_MARKS)
-			where(d, in->addr, r->rcu_unlock[r->nr_rcu_unlock++], sizeof(r->rcu_unlock[0]));
+			fgt_flow_where(d, in->addr, r->rcu_unlock[r->nr_rcu_unlock++], sizeof(r->rcu_unlock[0]));
 		if (in->callee != C_ALLOC)
 			continue;
 		if (nalloc++ == FGT_STATIC_MAX_SITES) {
 			char a[96];
 
-			note(d, FGT_SW_SHAPE, "more than %u allocator calls (one more at %s): the "
+			fgt_flow_note(d, FGT_SW_SHAPE, "more than %u allocator calls (one more at %s): the "
 			     "rest would go unjudged", FGT_STATIC_MAX_SITES,
-			     where(d, in->addr, a, sizeof(a)));
+			     fgt_flow_where(d, in->addr, a, sizeof(a)));
 		}
 		if (r->nr_sites == FGT_STATIC_MAX_SITES)
 			continue;
 		s = &r->sites[r->nr_sites++];
 		memset(s, 0, sizeof(*s));
 		s->addr = in->addr;
-		where(d, in->addr, s->at, sizeof(s->at));
+		fgt_flow_where(d, in->addr, s->at, sizeof(s->at));
 		s->fn = &fgt_alloc_fns[in->alloc];
 		s->tail = in->kind != I_CALL;
 		s->thunk = in->thunk;
@@ -1317,7 +205,7 @@ static bool steps_list(const struct dec *d, uint8_t g)
 		const struct insn *in = &d->in[i];
 
 		if (in->op == OP_LOAD && in->dst == g && in->mbase == g && !in->midx &&
-		    in->mdisp == 0 && d->st[i].reached && in_walk(d, i))
+		    in->mdisp == 0 && d->st[i].reached && fgt_walk_loop_in(d, i))
 			return true;
 	}
 	return false;
@@ -1330,7 +218,7 @@ static void node_field(struct dec *d)
 	for (size_t i = 0; f && i < d->n; i++) {
 		const struct insn *in = &d->in[i];
 
-		if (!d->st[i].reached || !in_walk(d, i) || in->mdisp <= 0)
+		if (!d->st[i].reached || !fgt_walk_loop_in(d, i) || in->mdisp <= 0)
 			continue;
 		if ((in->cmp0 || in->op == OP_STORE) && (uint32_t)in->mdisp == f)
 			return;		/* the walk uses the field's own offset */
@@ -1339,7 +227,7 @@ static void node_field(struct dec *d)
 		for (size_t j = 0; j < d->n; j++) {
 			const struct insn *st = &d->in[j];
 
-			if (st->op == OP_STORE && !st->midx && d->st[j].reached && in_walk(d, j) &&
+			if (st->op == OP_STORE && !st->midx && d->st[j].reached && fgt_walk_loop_in(d, j) &&
 			    st->mdisp == in->mdisp) {
 				if (cand && cand != (uint32_t)in->mdisp)
 					return;		/* two: which one is not known */
@@ -1363,7 +251,7 @@ static void ret_stack_field(struct dec *d)
 	for (size_t i = 0; i < d->n; i++) {
 		const struct insn *in = &d->in[i];
 
-		if (!in->cmp0 || !d->st[i].reached || !in_walk(d, i) || in->mdisp <= 0)
+		if (!in->cmp0 || !d->st[i].reached || !fgt_walk_loop_in(d, i) || in->mdisp <= 0)
 			continue;
 		if (off && off != (uint32_t)in->mdisp)
 			return;		/* two fields tested: which one is not known */
@@ -1377,17 +265,17 @@ static void ret_stack_field(struct dec *d)
 static bool walk_tests_field(struct dec *d, uint32_t off)
 {
 	for (size_t i = 0; i < d->n; i++)
-		if (d->in[i].cmp0 && d->st[i].reached && in_walk(d, i) &&
+		if (d->in[i].cmp0 && d->st[i].reached && fgt_walk_loop_in(d, i) &&
 		    ((uint32_t)d->in[i].mdisp == off || is_field(d, d->in[i].mdisp))) {
 			for (int l = 0; d->by_loop && l < d->nloops; l++)
 				if (d->walk[i] & (1u << l)) {
-					where(d, d->latch[l], d->r->walk_loop, sizeof(d->r->walk_loop));
+					fgt_flow_where(d, d->latch[l], d->r->walk_loop, sizeof(d->r->walk_loop));
 					break;
 				}
 			return true;
 		}
 	if (d->by_loop && d->nloops)
-		where(d, d->latch[0], d->r->walk_loop, sizeof(d->r->walk_loop));
+		fgt_flow_where(d, d->latch[0], d->r->walk_loop, sizeof(d->r->walk_loop));
 	return false;
 }
 
@@ -1424,10 +312,10 @@ static void destinations(struct dec *d)
 				task |= src->ret;
 				elem_task |= src->elem;
 			}
-			if (into(base))
+			if (fgt_flow_into(base))
 				for (int j = 0; j < NSITE_BITS; j++)
 					if (src->ret & (1ull << j))
-						arr[j] |= into(base);
+						arr[j] |= fgt_flow_into(base);
 		}
 	}
 	for (unsigned int j = 0; j < r->nr_sites; j++) {
@@ -1597,16 +485,39 @@ static void ev_field(struct ev *e, const struct dec *d)
 static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
 				       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The answer unknown, with why in words (the evidence). */
+static void answer_unknown(struct fgt_static_result *r, enum fgt_static_why why,
+			   const char *fmt, va_list ap)
+{
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	r->why = why;
+	r->verdict = FGT_VERDICT_UNKNOWN;
+}
+
 static enum fgt_verdict unknown(struct fgt_static_result *r, enum fgt_static_why why,
 				       const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	answer_unknown(r, why, fmt, ap);
 	va_end(ap);
-	r->why = why;
-	return r->verdict = FGT_VERDICT_UNKNOWN;
+	return r->verdict;
+}
+
+/* unknown() for the checks that say whether they answered (true). */
+static bool refused(struct fgt_static_result *r, enum fgt_static_why why,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool refused(struct fgt_static_result *r, enum fgt_static_why why,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	answer_unknown(r, why, fmt, ap);
+	va_end(ap);
+	return true;
 }
 
 /*
@@ -1640,9 +551,9 @@ static const struct insn *walk_call(const struct dec *d)
 		const struct state *st = &d->st[i];
 
 		if (in->kind != I_CALL && in->kind != I_CALL_IND &&
-		    !((in->kind == I_JMP || in->kind == I_JCC) && !in_code(d->c, in->target)))
+		    !((in->kind == I_JMP || in->kind == I_JCC) && !fgt_flow_in_code(d->c, in->target)))
 			continue;
-		if (!st->reached || !in_walk(d, i) || in->callee == C_RCU_LOCK ||
+		if (!st->reached || !fgt_walk_loop_in(d, i) || in->callee == C_RCU_LOCK ||
 		    in->callee == C_RCU_UNLOCK || in->callee == C_ALLOC || harmless(d, in))
 			continue;
 		return in;
@@ -1683,34 +594,6 @@ static bool is_cmp(const struct insn *in)
 	return in->has_cimm || in->creg[0] != R_NONE;
 }
 
-/* Predecessors, CSR (d->pstart, d->pred). 0, -1 on ENOMEM. */
-static int preds(struct dec *d)
-{
-	size_t n = d->n;
-	long *fill;
-
-	d->pstart = calloc(n + 2, sizeof(*d->pstart));
-	d->pred = malloc((2 * n + 1) * sizeof(*d->pred));
-	fill = calloc(n + 1, sizeof(*fill));
-	if (!d->pstart || !d->pred || !fill) {
-		free(fill);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < d->in[i].nsucc; k++)
-			d->pstart[d->in[i].succ[k] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		d->pstart[i + 1] += d->pstart[i];
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < d->in[i].nsucc; k++) {
-			long x = d->in[i].succ[k];
-
-			d->pred[d->pstart[x] + fill[x]++] = (long)i;
-		}
-	free(fill);
-	return 0;
-}
-
 /*
  * Marks in out[] what is reached from the instructions set in from[] (not
  * themselves, unless reached again), going forwards (or backwards), never
@@ -1732,7 +615,7 @@ static void reach(const struct dec *d, const bool *from, bool backwards, bool av
 		for (long k = lo; k < hi; k++) {
 			long y = backwards ? d->pred[k] : d->in[x].succ[k];
 
-			if (out[y] || !d->st[y].reached || (avoid_walk && in_walk(d, (size_t)y)))
+			if (out[y] || !d->st[y].reached || (avoid_walk && fgt_walk_loop_in(d, (size_t)y)))
 				continue;
 			out[y] = true;
 			wl[nwl++] = y;
@@ -1785,7 +668,7 @@ static long count_down(const struct dec *d, const bool *loop)
 			if (!loop[d->in[p].succ[k]])
 				continue;
 			s = d->st[p];
-			transfer(d, &d->in[p], &s);
+			fgt_flow_transfer(d, &d->in[p], &s);
 			for (size_t i = 0; i < d->n; i++) {
 				const struct insn *in = &d->in[i];
 
@@ -1852,7 +735,7 @@ static enum bound batch_loop(const struct dec *d, size_t ci, long *at, struct sc
 static long walk_bound(const struct dec *d)
 {
 	for (size_t i = 0; i < d->n; i++)
-		if (d->st[i].reached && in_walk(d, i) && is_cmp(&d->in[i]) && cmp_bound(d, i))
+		if (d->st[i].reached && fgt_walk_loop_in(d, i) && is_cmp(&d->in[i]) && cmp_bound(d, i))
 			return (long)i;
 	return -1;
 }
@@ -1862,7 +745,7 @@ static long walk_bound(const struct dec *d)
 static bool from_walk(const struct dec *d, size_t ci, struct scratch *t)
 {
 	for (size_t i = 0; i < d->n; i++)
-		t->one[i] = d->st[i].reached && in_walk(d, i);
+		t->one[i] = d->st[i].reached && fgt_walk_loop_in(d, i);
 	reach(d, t->one, false, false, t->fw, t->wl);
 	return t->fw[ci];
 }
@@ -1877,12 +760,12 @@ static bool from_walk(const struct dec *d, size_t ci, struct scratch *t)
 static const struct fgt_static_site *pinned_site(const struct dec *d, struct scratch *t)
 {
 	for (size_t i = 0; i < d->n; i++)
-		t->one[i] = d->st[i].reached && in_walk(d, i);
+		t->one[i] = d->st[i].reached && fgt_walk_loop_in(d, i);
 	reach(d, t->one, false, false, t->fw, t->wl);
 	reach(d, t->one, true, false, t->bw, t->wl);
 	for (unsigned int j = 0; j < d->r->nr_sites; j++) {
 		const struct fgt_static_site *s = &d->r->sites[j];
-		long ci = find_insn(d, s->addr);
+		long ci = fgt_flow_find_insn(d, s->addr);
 
 		if (ci >= 0 && s->by_arg == FGT_SITE_SHADOW && s->dest == FGT_DEST_NONE &&
 		    s->rcu == FGT_RCU_OUTSIDE && s->gfp.kind == FGT_VAL_CONST && blocking(s) &&
@@ -1911,7 +794,7 @@ static long walk_store(const struct dec *d, uint8_t bits)
 	for (size_t i = 0; f && i < d->n; i++) {
 		const struct insn *in = &d->in[i];
 
-		if (in->op != OP_STORE || in->midx || !d->st[i].reached || !in_walk(d, i) ||
+		if (in->op != OP_STORE || in->midx || !d->st[i].reached || !fgt_walk_loop_in(d, i) ||
 		    (bits && !(d->walk[i] & bits)))
 			continue;
 		if (is_field(d, in->mdisp) || (in->msrc2 != R_NONE && is_field(d, in->mdisp + 8)))
@@ -1961,13 +844,13 @@ static int signature(const struct dec *d, const struct fgt_static_site *s, long 
 	char a[96], b[96], c[96], cl[96];
 	long wb = walk_bound(d), ea, cc;
 
-	where(d, d->in[bnd].addr, a, sizeof(a));
+	fgt_flow_where(d, d->in[bnd].addr, a, sizeof(a));
 	if (wb < 0) {
 		snprintf(why, wlen, "the batch at %s is bounded by 32 (at %s), but the walk never "
 			 "compares with 32: its exit when the batch is used up is not seen", s->at, a);
 		return 0;
 	}
-	where(d, d->in[wb].addr, b, sizeof(b));
+	fgt_flow_where(d, d->in[wb].addr, b, sizeof(b));
 	if (from_walk(d, (size_t)ci, t)) {
 		ev_add(e, "the batch of 32 and its -EAGAIN loop at %s: the batch bounded by 32 at "
 		       "%s, the walk's exit when it is used up at %s, and the loop back from the "
@@ -1981,7 +864,7 @@ static int signature(const struct dec *d, const struct fgt_static_site *s, long 
 			 "to the batch, and no -EAGAIN returned", s->at, a, b);
 		return 0;
 	}
-	where(d, d->in[ea].addr, c, sizeof(c));
+	fgt_flow_where(d, d->in[ea].addr, c, sizeof(c));
 	cc = caller_loop(d, cl, sizeof(cl));
 	if (cc == -4)
 		return -1;
@@ -1999,13 +882,147 @@ static int signature(const struct dec *d, const struct fgt_static_site *s, long 
 	return 1;
 }
 
-static enum fgt_verdict judge(struct dec *d)
+/* One site that no verdict can come from (its pointer's destination, its
+ * arguments, where it is against the walk): true when r says so. */
+static bool refuse_site(const struct dec *d, const struct fgt_static_site *s)
+{
+	struct fgt_static_result *r = d->r;
+	char buf[256];
+
+	if (s->dest != FGT_DEST_NONE && s->by_arg == FGT_SITE_OTHER)
+		return refused(r, FGT_SW_SHAPE, "%s: its pointer goes into %s, but its %s "
+			       "says it is not a shadow stack (%s)",
+			       fgt_static_site_str(s, buf, sizeof(buf)),
+			       s->dest == FGT_DEST_TASK ? "t->ret_stack" : "ret_stack_list[]",
+			       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size",
+			       fgt_stack_facts[d->k->stack_src].what);
+	if (s->kind == FGT_SITE_UNCLASSIFIED && s->rcu != FGT_RCU_OUTSIDE)
+		return refused(r, FGT_SW_SHAPE, "%s: the %s argument is not a constant here",
+			       fgt_static_site_str(s, buf, sizeof(buf)),
+			       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size");
+	if (s->kind != FGT_SITE_SHADOW && (s->rcu == FGT_RCU_INSIDE || s->rcu == FGT_RCU_MIXED))
+		return refused(r, FGT_SW_SHAPE, "%s inside the walk: an allocation whose "
+			       "pointer goes neither into t->ret_stack nor into "
+			       "ret_stack_list[] is neither shape",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	if (s->kind != FGT_SITE_SHADOW)
+		return false;
+	if (s->rcu == FGT_RCU_UNREACHED || s->rcu == FGT_RCU_MIXED)
+		return refused(r, FGT_SW_SHAPE, "%s: %s",
+			       fgt_static_site_str(s, buf, sizeof(buf)),
+			       s->rcu == FGT_RCU_MIXED ?
+			       "reached both inside and outside rcu_read_lock()" :
+			       "not reached from the function's entry");
+	if (s->gfp.kind != FGT_VAL_CONST)
+		return refused(r, FGT_SW_SHAPE, "%s: the gfp argument is not a constant here",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	if (s->rcu == FGT_RCU_INSIDE && blocking(s))
+		return refused(r, FGT_SW_SHAPE, "%s inside rcu_read_lock(): a blocking allocation "
+			       "inside the walk is neither shape",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	if (s->rcu == FGT_RCU_OUTSIDE && !blocking(s))
+		return refused(r, FGT_SW_SHAPE, "%s outside rcu_read_lock(): a non-blocking "
+			       "allocation outside the walk is neither shape",
+			       fgt_static_site_str(s, buf, sizeof(buf)));
+	return false;
+}
+
+/*
+ * The shapes no verdict can come from, before any is looked for: an
+ * anomaly, no walk, no ret_stack to follow, a site refused, no shadow
+ * stack at all. True when r says which (unknown).
+ */
+static bool refuse_shape(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
 	const char *fn = d->c->func;
 	unsigned int nshadow = 0;
+
+	if (d->anomaly[0])
+		return refused(r, d->anomaly_why, "%s: %s", fn, d->anomaly);
+	if (!r->nr_rcu_lock && !d->by_loop && d->dropped_loops)
+		return refused(r, FGT_SW_SHAPE, "no call of %s in %s, and its %d loop%s over the "
+			       "thread list never store%s into t->ret_stack (+%#x): not the walk "
+			       "(a second user's init_task_vars() only tests it)",
+			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn, d->dropped_loops,
+			       d->dropped_loops == 1 ? "" : "s", d->dropped_loops == 1 ? "s" : "",
+			       r->ret_stack_off);
+	if (!r->nr_rcu_lock && !d->by_loop)
+		return refused(r, FGT_SW_SHAPE, "no call of %s in %s, and no loop over the thread "
+			       "list (closed by a cmp with &init_task.tasks): cannot tell the walk",
+			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn);
+	if (!r->ret_stack_off)
+		return refused(r, FGT_SW_SHAPE, "%s: no BTF offset of task_struct::ret_stack, and "
+			       "the walk tests no one field for NULL: cannot tell where a shadow "
+			       "stack goes", fn);
+	if (!walk_tests_field(d, r->ret_stack_off) && d->by_loop)
+		return refused(r, FGT_SW_SHAPE, "the loop over the thread list (%s) never tests "
+			       "t->ret_stack (+%#x) for NULL: not the walk we know", r->walk_loop,
+			       r->ret_stack_off);
+	for (unsigned int i = 0; i < r->nr_sites; i++) {
+		if (refuse_site(d, &r->sites[i]))
+			return true;
+		nshadow += r->sites[i].kind == FGT_SITE_SHADOW;
+	}
+	if (!nshadow)
+		return refused(r, FGT_SW_SHAPE, "no shadow-stack allocation (%s) found in %s "
+			       "(%u allocator call%s)", fgt_stack_facts[d->k->stack_src].what, fn,
+			       r->nr_sites, r->nr_sites == 1 ? "" : "s");
+	return false;
+}
+
+/* fixed: one walk allocating inline, non-blocking (nb), and the evidence
+ * for it; t is given back. */
+static enum fgt_verdict fixed_inline(struct dec *d, const struct fgt_static_site *nb,
+				     struct scratch *t, struct ev *e)
+{
+	struct fgt_static_result *r = d->r;
+	const struct fgt_static_site *fb;
+	char g[48];
+
+	ev_add(e, "one walk allocating inline, %s, at %s",
+	       num_str(&nb->gfp, true, g, sizeof(g)), nb->at);
+	fb = first_site(d, fallback);
+	if (!fb)
+		fb = pinned_site(d, t);
+	if (fb)
+		ev_add(e, ", falling back to a blocking allocation outside the walk's "
+		       "rcu_read_lock() at %s (a pinned cursor)", fb->at);
+	ev_add(e, "; ");
+	e->start = e->at;
+	ev_sites(e, d, inside_nb, NULL);
+	ev_sites(e, d, fallback, "(the fallback)");
+	ev_sites(e, d, reserve, "(the reserve)");
+	ev_field(e, d);
+	scratch_put(t);
+	r->why = FGT_SW_NONE;
+	return r->verdict = FGT_VERDICT_FIXED;
+}
+
+/* Where the walk is, for not_fixed's evidence: no shadow stack inside it. */
+static void ev_walk(struct ev *e, const struct dec *d)
+{
+	const struct fgt_static_result *r = d->r;
+
+	if (d->by_loop && d->head_by_tasks)
+		ev_add(e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s, its cursor stepped through task_struct::tasks at +%#x "
+		       "(BTF; no init_task symbol); no rcu_read_lock() call: not PREEMPT_RCU)",
+		       r->walk_loop, d->k->tasks_off);
+	else if (d->by_loop)
+		ev_add(e, "; no shadow-stack allocation inside the walk (the loop over the thread "
+		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
+	else
+		ev_add(e, "; no shadow-stack allocation inside the walk (rcu_read_lock() at %s)",
+		       r->rcu_lock[0]);
+}
+
+static enum fgt_verdict judge(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+	const char *fn = d->c->func;
 	struct ev e = { r->evidence, sizeof(r->evidence), 0, 0 };
-	const struct fgt_static_site *nb, *fb, *bt;
+	const struct fgt_static_site *nb, *bt;
 	struct scratch t = { 0 };
 	const struct insn *wc;
 	char buf[256], at[96], why[800];
@@ -2013,71 +1030,8 @@ static enum fgt_verdict judge(struct dec *d)
 	enum bound k;
 	int sig;
 
-	if (d->anomaly[0])
-		return unknown(r, d->anomaly_why, "%s: %s", fn, d->anomaly);
-	if (!r->nr_rcu_lock && !d->by_loop && d->dropped_loops)
-		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and its %d loop%s over the "
-			       "thread list never store%s into t->ret_stack (+%#x): not the walk "
-			       "(a second user's init_task_vars() only tests it)",
-			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn, d->dropped_loops,
-			       d->dropped_loops == 1 ? "" : "s", d->dropped_loops == 1 ? "s" : "",
-			       r->ret_stack_off);
-	if (!r->nr_rcu_lock && !d->by_loop)
-		return unknown(r, FGT_SW_SHAPE, "no call of %s in %s, and no loop over the thread "
-			       "list (closed by a cmp with &init_task.tasks): cannot tell the walk",
-			       fgt_sym_name(FGT_SYM_RCU_READ_LOCK), fn);
-	if (!r->ret_stack_off)
-		return unknown(r, FGT_SW_SHAPE, "%s: no BTF offset of task_struct::ret_stack, and "
-			       "the walk tests no one field for NULL: cannot tell where a shadow "
-			       "stack goes", fn);
-	if (!walk_tests_field(d, r->ret_stack_off) && d->by_loop)
-		return unknown(r, FGT_SW_SHAPE, "the loop over the thread list (%s) never tests "
-			       "t->ret_stack (+%#x) for NULL: not the walk we know", r->walk_loop,
-			       r->ret_stack_off);
-	for (unsigned int i = 0; i < r->nr_sites; i++) {
-		const struct fgt_static_site *s = &r->sites[i];
-
-		if (s->dest != FGT_DEST_NONE && s->by_arg == FGT_SITE_OTHER)
-			return unknown(r, FGT_SW_SHAPE, "%s: its pointer goes into %s, but its %s "
-				       "says it is not a shadow stack (%s)",
-				       fgt_static_site_str(s, buf, sizeof(buf)),
-				       s->dest == FGT_DEST_TASK ? "t->ret_stack" : "ret_stack_list[]",
-				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size",
-				       fgt_stack_facts[d->k->stack_src].what);
-		if (s->kind == FGT_SITE_UNCLASSIFIED && s->rcu != FGT_RCU_OUTSIDE)
-			return unknown(r, FGT_SW_SHAPE, "%s: the %s argument is not a constant here",
-				       fgt_static_site_str(s, buf, sizeof(buf)),
-				       d->k->stack_src == FGT_STACK_CACHE ? "cache" : "size");
-		if (s->kind != FGT_SITE_SHADOW && (s->rcu == FGT_RCU_INSIDE || s->rcu == FGT_RCU_MIXED))
-			return unknown(r, FGT_SW_SHAPE, "%s inside the walk: an allocation whose "
-				       "pointer goes neither into t->ret_stack nor into "
-				       "ret_stack_list[] is neither shape",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-		if (s->kind != FGT_SITE_SHADOW)
-			continue;
-		nshadow++;
-		if (s->rcu == FGT_RCU_UNREACHED || s->rcu == FGT_RCU_MIXED)
-			return unknown(r, FGT_SW_SHAPE, "%s: %s",
-				       fgt_static_site_str(s, buf, sizeof(buf)),
-				       s->rcu == FGT_RCU_MIXED ?
-				       "reached both inside and outside rcu_read_lock()" :
-				       "not reached from the function's entry");
-		if (s->gfp.kind != FGT_VAL_CONST)
-			return unknown(r, FGT_SW_SHAPE, "%s: the gfp argument is not a constant here",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-		if (s->rcu == FGT_RCU_INSIDE && blocking(s))
-			return unknown(r, FGT_SW_SHAPE, "%s inside rcu_read_lock(): a blocking allocation "
-				       "inside the walk is neither shape",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-		if (s->rcu == FGT_RCU_OUTSIDE && !blocking(s))
-			return unknown(r, FGT_SW_SHAPE, "%s outside rcu_read_lock(): a non-blocking "
-				       "allocation outside the walk is neither shape",
-				       fgt_static_site_str(s, buf, sizeof(buf)));
-	}
-	if (!nshadow)
-		return unknown(r, FGT_SW_SHAPE, "no shadow-stack allocation (%s) found in %s "
-			       "(%u allocator call%s)", fgt_stack_facts[d->k->stack_src].what, fn,
-			       r->nr_sites, r->nr_sites == 1 ? "" : "s");
+	if (refuse_shape(d))
+		return r->verdict;
 	/*
 	 * Before either answer, fixed included: a call the walk makes that may
 	 * allocate is an allocation not judged, and a blocking one there is the
@@ -2086,9 +1040,9 @@ static enum fgt_verdict judge(struct dec *d)
 	wc = walk_call(d);
 	if (wc)
 		return unknown(r, FGT_SW_SHAPE, "%s: the walk calls %s, which is not known not to allocate",
-			       where(d, wc->addr, at, sizeof(at)),
+			       fgt_flow_where(d, wc->addr, at, sizeof(at)),
 			       wc->kind == I_CALL_IND ? "through a pointer" :
-			       where(d, wc->target, buf, sizeof(buf)));
+			       fgt_flow_where(d, wc->target, buf, sizeof(buf)));
 	ws = walk_store(d, 0);
 	if (ws < 0)
 		return unknown(r, FGT_SW_SHAPE, "%s: the walk (%s) never stores into t->ret_stack "
@@ -2098,27 +1052,8 @@ static enum fgt_verdict judge(struct dec *d)
 		return unknown(r, FGT_SW_DISASM, "out of memory");
 	/* fixed: one walk allocating inline, non-blocking */
 	nb = first_site(d, inside_nb);
-	if (nb) {
-		char g[48];
-
-		ev_add(&e, "one walk allocating inline, %s, at %s",
-		       num_str(&nb->gfp, true, g, sizeof(g)), nb->at);
-		fb = first_site(d, fallback);
-		if (!fb)
-			fb = pinned_site(d, &t);
-		if (fb)
-			ev_add(&e, ", falling back to a blocking allocation outside the walk's "
-			       "rcu_read_lock() at %s (a pinned cursor)", fb->at);
-		ev_add(&e, "; ");
-		e.start = e.at;
-		ev_sites(&e, d, inside_nb, NULL);
-		ev_sites(&e, d, fallback, "(the fallback)");
-		ev_sites(&e, d, reserve, "(the reserve)");
-		ev_field(&e, d);
-		scratch_put(&t);
-		r->why = FGT_SW_NONE;
-		return r->verdict = FGT_VERDICT_FIXED;
-	}
+	if (nb)
+		return fixed_inline(d, nb, &t, &e);
 	/* the batch before the walk: of 32 (the bug), or of every stack (a count) */
 	bt = first_site(d, reserve);
 	if (!bt) {
@@ -2127,14 +1062,14 @@ static enum fgt_verdict judge(struct dec *d)
 			       "no batch before it whose stacks the walk stores into t->ret_stack "
 			       "(%u allocator call%s; its store at %s): neither the bug's "
 			       "signature nor a linear shape", fn, r->nr_sites,
-			       r->nr_sites == 1 ? "" : "s", where(d, d->in[ws].addr, at, sizeof(at)));
+			       r->nr_sites == 1 ? "" : "s", fgt_flow_where(d, d->in[ws].addr, at, sizeof(at)));
 	}
-	ci = find_insn(d, bt->addr);
+	ci = fgt_flow_find_insn(d, bt->addr);
 	k = ci < 0 ? B_NONE : batch_loop(d, (size_t)ci, &bnd, &t);
 	if (k == B_COUNT) {
 		ev_add(&e, "every stack allocated before one walk at %s: the batch's loop bounded "
 		       "by a count made at run time (its compare at %s), not by 32; ", bt->at,
-		       where(d, d->in[bnd].addr, at, sizeof(at)));
+		       fgt_flow_where(d, d->in[bnd].addr, at, sizeof(at)));
 		e.start = e.at;
 		ev_sites(&e, d, reserve, "(the batch)");
 		ev_field(&e, d);
@@ -2149,7 +1084,7 @@ static enum fgt_verdict judge(struct dec *d)
 			       fgt_static_site_str(bt, buf, sizeof(buf)),
 			       k == B_CONST ? "in a loop bounded by another constant than 32, at " :
 			       "in no loop, or in one whose exit compares nothing seen here",
-			       k == B_CONST ? where(d, d->in[bnd].addr, at, sizeof(at)) : "");
+			       k == B_CONST ? fgt_flow_where(d, d->in[bnd].addr, at, sizeof(at)) : "");
 	}
 	sig = signature(d, bt, ci, bnd, &t, &e, why, sizeof(why));
 	scratch_put(&t);
@@ -2159,17 +1094,7 @@ static enum fgt_verdict judge(struct dec *d)
 		return unknown(r, FGT_SW_SHAPE, "%s: %s", fn, why);
 	e.start = e.at;
 	ev_sites(&e, d, reserve, "(the batch)");
-	if (d->by_loop && d->head_by_tasks)
-		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
-		       "list closed at %s, its cursor stepped through task_struct::tasks at +%#x "
-		       "(BTF; no init_task symbol); no rcu_read_lock() call: not PREEMPT_RCU)",
-		       r->walk_loop, d->k->tasks_off);
-	else if (d->by_loop)
-		ev_add(&e, "; no shadow-stack allocation inside the walk (the loop over the thread "
-		       "list closed at %s; no rcu_read_lock() call: not PREEMPT_RCU)", r->walk_loop);
-	else
-		ev_add(&e, "; no shadow-stack allocation inside the walk (rcu_read_lock() at %s)",
-		       r->rcu_lock[0]);
+	ev_walk(&e, d);
 	ev_field(&e, d);
 	r->why = FGT_SW_NONE;
 	return r->verdict = FGT_VERDICT_NOT_FIXED;
@@ -2229,7 +1154,7 @@ static long caller_loop(const struct dec *d, char *at, size_t len)
 		goto out;
 	}
 	for (unsigned int i = 0; i < cc.nr_parts; i++)
-		if (decode_part(&e, h, ci, &cc.part[i])) {
+		if (fgt_flow_decode_part(&e, h, ci, &cc.part[i])) {
 			ret = -4;
 			goto out;
 		}
@@ -2237,8 +1162,8 @@ static long caller_loop(const struct dec *d, char *at, size_t len)
 		ret = -3;
 		goto out;
 	}
-	resolve_all(&e);
-	if (follow(&e) || preds(&e) || scratch_get(&e, &t)) {
+	fgt_flow_resolve(&e);
+	if (fgt_flow_follow(&e) || fgt_flow_preds(&e) || scratch_get(&e, &t)) {
 		ret = -4;
 		goto out;
 	}
@@ -2248,7 +1173,7 @@ static long caller_loop(const struct dec *d, char *at, size_t len)
 		if (in->kind != I_CALL || !e.st[i].reached || in->target > fn || fn - in->target > 16)
 			continue;
 		if (eagain_cycle(&e, i, &t)) {
-			where(d, in->addr, at, len);
+			fgt_flow_where(d, in->addr, at, len);
 			ret = (long)i;
 			break;
 		}
@@ -2267,15 +1192,96 @@ out:
 	return ret;
 }
 
+/*
+ * Step 1: every part through its front end, in address order (a .cold part
+ * may come first), the entry remembered. 0; 1: answered (unknown); -1: out
+ * of memory. Capstone's handle is closed here whatever happens.
+ */
+static int decode_all(struct dec *d, struct fgt_static_result *r)
+{
+	const struct fgt_static_code *c = d->c;
+	unsigned int order[FGT_STATIC_MAX_PARTS];
+	cs_insn *ci = NULL;
+	csh h = 0;
+	int err = 0;
+
+	if (cs_open(c->arch == FGT_ARCH_ARM64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
+		    c->arch == FGT_ARCH_ARM64 ? CS_MODE_ARM : CS_MODE_64, &h) != CS_ERR_OK ||
+	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(ci = cs_malloc(h))) {
+		if (h)
+			cs_close(&h);
+		unknown(r, FGT_SW_DISASM, "the disassembler (Capstone) could not start");
+		return 1;
+	}
+	for (unsigned int i = 0; i < c->nr_parts; i++)
+		order[i] = i;
+	for (unsigned int i = 1; i < c->nr_parts; i++)
+		for (unsigned int j = i; j > 0 && c->part[order[j]].addr < c->part[order[j - 1]].addr; j--) {
+			unsigned int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (unsigned int i = 0; i < c->nr_parts && !err; i++) {
+		if (order[i] == 0)
+			d->entry = (long)d->n;
+		if (fgt_flow_decode_part(d, h, ci, &c->part[order[i]]))
+			err = -1;
+		else if (order[i] == 0 && d->entry == (long)d->n)
+			d->entry = -1;	/* nothing decoded at the entry */
+	}
+	cs_free(ci, 1);
+	cs_close(&h);
+	return err;
+}
+
+/* Steps 2 and 3 on the decoded code: the flow, the walk, the sites, the
+ * verdict. -1: out of memory. */
+static int analyse(struct dec *d)
+{
+	struct fgt_static_result *r = d->r;
+
+	fgt_flow_resolve(d);
+	if (fgt_flow_follow(d))
+		return -1;
+	if (d->lock_read && fgt_flow_reads_open(d)) {
+		/* the reads opening the walk are known now: follow again */
+		free(d->st);
+		d->st = NULL;
+		if (fgt_flow_follow(d))
+			return -1;
+	}
+	d->by_loop = true;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->in[i].callee == C_RCU_LOCK && d->st[i].reached)
+			d->by_loop = false;
+	if (d->by_loop) {
+		int nloop = fgt_walk_loop_find(d);
+
+		if (nloop < 0)
+			return -1;
+		d->by_loop = nloop > 0;
+	}
+	r->walk_by_loop = d->by_loop;
+	ret_stack_field(d);
+	node_field(d);
+	if (d->by_loop && r->ret_stack_off)
+		walk_loops_that_store(d);
+	collect(d);
+	walk_tests_field(d, r->ret_stack_off);	/* names the walk's loop */
+	destinations(d);
+	if (fgt_flow_preds(d))
+		return -1;
+	judge(d);
+	return 0;
+}
+
 enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 					  const struct fgt_static_kernel *k,
 					  struct fgt_static_result *r)
 {
 	struct dec d = { .c = c, .k = k, .r = r };
-	unsigned int order[FGT_STATIC_MAX_PARTS];
 	size_t total = 0;
-	cs_insn *ci = NULL;
-	csh h = 0;
 
 	r->verdict = FGT_VERDICT_UNKNOWN;
 	r->why = FGT_SW_NONE;
@@ -2295,33 +1301,12 @@ enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 	if ((unsigned int)c->arch >= FGT_ARCH__NR)
 		return unknown(r, FGT_SW_DISASM, "%s: code of no architecture known here", c->func);
 	d.arch = &fgt_arch_facts[c->arch];
-	if (cs_open(c->arch == FGT_ARCH_ARM64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
-		    c->arch == FGT_ARCH_ARM64 ? CS_MODE_ARM : CS_MODE_64, &h) != CS_ERR_OK ||
-	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(ci = cs_malloc(h))) {
-		if (h)
-			cs_close(&h);
-		return unknown(r, FGT_SW_DISASM, "the disassembler (Capstone) could not start");
+	switch (decode_all(&d, r)) {
+	case 1:
+		return r->verdict;
+	case -1:
+		goto oom;
 	}
-	/* in address order (a .cold part may come first), the entry remembered */
-	for (unsigned int i = 0; i < c->nr_parts; i++)
-		order[i] = i;
-	for (unsigned int i = 1; i < c->nr_parts; i++)
-		for (unsigned int j = i; j > 0 && c->part[order[j]].addr < c->part[order[j - 1]].addr; j--) {
-			unsigned int t = order[j];
-
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	for (unsigned int i = 0; i < c->nr_parts; i++) {
-		if (order[i] == 0)
-			d.entry = (long)d.n;
-		if (decode_part(&d, h, ci, &c->part[order[i]]))
-			goto oom;
-		if (order[i] == 0 && d.entry == (long)d.n)
-			d.entry = -1;	/* nothing decoded at the entry */
-	}
-	cs_free(ci, 1);
-	cs_close(&h);
 	r->insns = (unsigned int)d.n;
 	if (d.entry < 0) {
 		free(d.in);
@@ -2333,38 +1318,8 @@ enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 			free(d.in);
 			return unknown(r, FGT_SW_SHAPE, "%s: its parts overlap", c->func);
 		}
-	resolve_all(&d);
-	if (follow(&d))
+	if (analyse(&d))
 		goto oom;
-	if (d.lock_read && reads_open(&d)) {
-		/* the reads opening the walk are known now: follow again */
-		free(d.st);
-		d.st = NULL;
-		if (follow(&d))
-			goto oom;
-	}
-	d.by_loop = true;
-	for (size_t i = 0; i < d.n; i++)
-		if (d.in[i].callee == C_RCU_LOCK && d.st[i].reached)
-			d.by_loop = false;
-	if (d.by_loop) {
-		int nloop = find_walk(&d);
-
-		if (nloop < 0)
-			goto oom;
-		d.by_loop = nloop > 0;
-	}
-	r->walk_by_loop = d.by_loop;
-	ret_stack_field(&d);
-	node_field(&d);
-	if (d.by_loop && r->ret_stack_off)
-		walk_loops_that_store(&d);
-	collect(&d);
-	walk_tests_field(&d, r->ret_stack_off);	/* names the walk's loop */
-	destinations(&d);
-	if (preds(&d))
-		goto oom;
-	judge(&d);
 	free(d.in);
 	free(d.st);
 	free(d.walk);
@@ -2372,87 +1327,12 @@ enum fgt_verdict fgt_static_decode(const struct fgt_static_code *c,
 	free(d.pred);
 	return r->verdict;
 oom:
-	if (ci)
-		cs_free(ci, 1);
-	if (h)
-		cs_close(&h);
 	free(d.in);
 	free(d.st);
 	free(d.walk);
 	free(d.pstart);
 	free(d.pred);
 	return unknown(r, FGT_SW_DISASM, "out of memory");
-}
-
-static void refs_of(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
-		    void *arg)
-{
-	cs_insn *ci;
-	csh h;
-
-	if (c->arch == FGT_ARCH_ARM64) {
-		if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h) != CS_ERR_OK)
-			return;
-		cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-		ci = cs_malloc(h);
-		for (unsigned int p = 0; ci && p < c->nr_parts; p++)
-			fgt_a64_refs(h, ci, c->part[p].addr, c->part[p].bytes, c->part[p].len, cb, arg);
-		if (ci)
-			cs_free(ci, 1);
-		cs_close(&h);
-		return;
-	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-		return;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	ci = cs_malloc(h);
-	for (unsigned int p = 0; ci && p < c->nr_parts; p++) {
-		const uint8_t *code = c->part[p].bytes;
-		size_t left = c->part[p].len;
-		uint64_t addr = c->part[p].addr;
-
-		cb(addr, arg);
-		while (left) {
-			size_t ud = ud_len(code, left);
-			const cs_x86 *x;
-
-			if (ud) {
-				code += ud;
-				left -= ud;
-				addr += ud;
-				continue;
-			}
-			if (!cs_disasm_iter(h, &code, &left, &addr, ci))
-				break;
-			x = &ci->detail->x86;
-			for (int i = 0; i < x->op_count; i++) {
-				const cs_x86_op *op = &x->operands[i];
-				uint64_t a;
-
-				if (op->type == X86_OP_IMM && (uint64_t)op->imm >= 0xffff800000000000ull)
-					cb((uint64_t)op->imm, arg);
-				else if (op->type == X86_OP_MEM && mem_addr(ci, op, &a))
-					cb(a, arg);
-			}
-		}
-	}
-	if (ci)
-		cs_free(ci, 1);
-	cs_close(&h);
-}
-
-void fgt_static_refs(const struct fgt_static_code *c, void (*cb)(uint64_t addr, void *arg),
-		     void *arg)
-{
-	struct fgt_static_code cc = { .func = c->caller, .arch = c->arch };
-
-	refs_of(c, cb, arg);
-	if (!c->caller)
-		return;
-	for (unsigned int i = 0; i < c->nr_caller_parts && i < FGT_STATIC_MAX_CALLER_PARTS; i++)
-		cc.part[i] = c->caller_part[i];
-	cc.nr_parts = c->nr_caller_parts;
-	refs_of(&cc, cb, arg);
 }
 
 const char *fgt_static_kind_name(enum fgt_static_kind k)

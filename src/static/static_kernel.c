@@ -16,9 +16,18 @@
 #include "host/kernel_id.h"
 #include "common/clock.h"
 #include "common/readall.h"
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_boot.h"
+#include "static/kimage_btf.h"
+#include "static/kimage_elf.h"
+#include "static/kimage_ident.h"
+#include "static/kimage_kallsyms.h"
+#include "static/kimage_kcore.h"
+#include "static/kimage_syms.h"
 #include "common/log.h"
 #include "static/static_check.h"
+#include "static/static_kernel.h"
+#include "static/refs.h"
 
 /* A function bigger than this is not the one we know (register_ftrace_graph: 2-3 KiB). */
 #define MAX_FUNC	(64u << 10)

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "static/static_check.h"
+#include "static/static_rec.h"
+#include "static/refs.h"
 
 #define MAX_SYMS	1024
 

@@ -11,8 +11,9 @@
 #include <unistd.h>
 #include "common/clock.h"
 #include "common/log.h"
-#include "static/kread.h"
-#include "static/static_check.h"
+#include "static/ksyms_kcore.h"
+#include "static/kread_bpf.h"
+#include "static/static_kernel.h"
 #include "watch/exposure.h"
 #include "watch/join.h"
 

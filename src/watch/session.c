@@ -18,7 +18,7 @@
 #include "host/kernel_id.h"
 #include "model/actlog.h"
 #include "host/host_state.h"
-#include "static/kread.h"
+#include "static/ksyms_kcore.h"
 #include "watch/probe.h"
 #include "common/log.h"
 #include "watch/exposure.h"

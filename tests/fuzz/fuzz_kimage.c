@@ -35,8 +35,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "kimage_gen.h"
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_btf.h"
 #include "static/static_check.h"
+#include "static/static_kernel.h"
 
 /* The allocator, RCU and cache symbols the decoder looks for, at fixed places. */
 static const char syms[] =

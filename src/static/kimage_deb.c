@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A kernel package's vmlinuz (src/static/kread.h, fgt_deb_vmlinuz): a .deb
+ * A kernel package's vmlinuz (src/static/kimage_deb.h, fgt_deb_vmlinuz): a .deb
  * is an ar archive (debian-binary, control.tar.*, data.tar.*); the data
  * member is a tar, compressed (xz up to bookworm's, zstd since). Both
  * layers are read with libarchive, the inner one as a stream pulled from
@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_deb.h"
 
 #define BLOCK	(64u << 10)
 

@@ -41,7 +41,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "static/kread.h"
+#include "static/kimage.h"
+#include "static/kimage_elf.h"
+#include "static/kimage_kallsyms.h"
+#include "static/kimage_kcore.h"
 #include "common/log.h"
 
 #define NTOK		256
@@ -54,7 +57,7 @@ struct kas {
 	size_t lo, hi;			/* where to look (.rodata, or all of it) */
 	uint64_t va0;			/* d[lo]'s kernel address when d is .rodata; else 0 */
 	const struct fgt_kimage *im;
-	/* the search's cost: bounded by the input's size (src/static/kread.h) */
+	/* the search's cost: bounded by the input's size (src/static/kimage.h) */
 	uint64_t work;			/* steps left */
 	int64_t tick;			/* steps until the next look at im->stop */
 	bool over, stopped;
