@@ -21,11 +21,6 @@ void fgt_msg_setup(bool on, FILE *out)
 	json_out = out;
 }
 
-bool fgt_msg_json(void)
-{
-	return json;
-}
-
 /*
  * While the screen owns the terminal, a line on stderr would be drawn over by
  * the next frame. Text messages are held instead: the screen shows the newest

@@ -263,11 +263,6 @@ void fgt_term_close(void)
 	fgt_log_hold(false);
 }
 
-bool fgt_term_active(void)
-{
-	return term_on;
-}
-
 void fgt_term_size(int *cols, int *rows)
 {
 	struct winsize ws = {};

@@ -70,7 +70,6 @@ bool fgt_screen_wanted(int fd, const char *term);
 int fgt_term_open(int out_fd, int in_fd);
 /* Give it back as it was; idempotent, safe from any exit path. */
 void fgt_term_close(void);
-bool fgt_term_active(void);
 /* The size now (80x24 when the terminal does not say). */
 void fgt_term_size(int *cols, int *rows);
 /* Was the terminal resized since the last call? */

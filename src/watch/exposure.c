@@ -146,16 +146,3 @@ int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len)
 	return err;
 }
 
-int fgt_exposure_count(uint64_t *lacking, uint64_t *threads, char *msg, size_t len)
-{
-	struct fgt_exp_walk w;
-	int err = fgt_exposure_scan(&w, msg, len);
-
-	if (err)
-		return err;
-	if (lacking)
-		*lacking = w.lacking;
-	if (threads)
-		*threads = w.threads;
-	return 0;
-}

@@ -5,7 +5,7 @@
 #define FGT_WATCH_EXPOSURE_H
 
 #include <stdbool.h>
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 
 /*
  * src/watch/exposure.c, BPF: one pass of the task iterator. 0; or -errno and one
@@ -14,9 +14,6 @@
  * (needs kernel BTF, BPF tracing programs, CAP_BPF and CAP_PERFMON).
  */
 int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len);
-
-/* The same, counts only: U into *lacking, T into *threads. */
-int fgt_exposure_count(uint64_t *lacking, uint64_t *threads, char *msg, size_t len);
 
 /* For repeated scans (the live view's interval line): load once, read a pass
  * per interval (errors as fgt_exposure_scan), close. open: NULL with errno
