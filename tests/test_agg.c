@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include "events.h"
 #include "gen.h"
+#include "agg_replay.h"
 #include "model/activation.h"
 #include "model/aggact.h"
 #include "model/hist.h"
@@ -77,6 +78,7 @@ struct pair {
 	struct side ref, agg;
 	struct fgt_assembler *a;
 	struct fgt_aggact *g;
+	struct agg_replay *r;	/* bpf/agg.h, putting into g */
 };
 
 static void pair_init(struct pair *p)
@@ -84,8 +86,10 @@ static void pair_init(struct pair *p)
 	memset(p, 0, sizeof(*p));
 	p->a = fgt_assembler_new(side_cb, &p->ref);
 	p->g = fgt_aggact_new(side_cb, &p->agg);
+	p->r = agg_replay_new(p->g);
 	assert_non_null(p->a);
 	assert_non_null(p->g);
+	assert_non_null(p->r);
 }
 
 static void pair_feed(const struct fgt_event *ev, void *ctx)
@@ -93,19 +97,19 @@ static void pair_feed(const struct fgt_event *ev, void *ctx)
 	struct pair *p = ctx;
 
 	fgt_assembler_feed(p->a, ev);
-	fgt_aggact_feed(p->g, ev);
+	agg_replay_feed(p->r, ev);
 }
 
 static void pair_lost(struct pair *p, uint64_t n)
 {
 	fgt_assembler_lost(p->a, n);
-	fgt_aggact_lost(p->g, n);
+	agg_replay_lost(p->r, n);
 }
 
 static void pair_flush(struct pair *p)
 {
 	fgt_assembler_flush(p->a);
-	fgt_aggact_flush(p->g);
+	agg_replay_flush(p->r);
 }
 
 static void pair_fini(struct pair *p)
@@ -113,6 +117,7 @@ static void pair_fini(struct pair *p)
 	side_fini(&p->ref);
 	side_fini(&p->agg);
 	fgt_assembler_free(p->a);
+	agg_replay_free(p->r);
 	fgt_aggact_free(p->g);
 }
 
@@ -203,7 +208,7 @@ static unsigned int pair_same(struct pair *p, const char *what)
 static void same_current(struct pair *p, const char *what)
 {
 	const struct fgt_activation *x = fgt_assembler_current(p->a);
-	const struct fgt_activation *y = fgt_aggact_current(p->g, fgt_aggact_state(p->g));
+	const struct fgt_activation *y = fgt_aggact_current(p->g, agg_replay_state(p->r));
 
 	assert_true(!x == !y);
 	if (x)
@@ -294,11 +299,11 @@ static uint64_t gen_both(const struct gen_cfg *cfg, const char *what)
 		g.direct = run & 1;
 		g.cache = run >= 2;
 		pair_init(&p);
-		fgt_aggact_trust_frees(p.g, g.cache);
+		agg_replay_trust_frees(p.r, g.cache);
 		gen_activation(&g, pair_feed, &p);
 		pair_flush(&p);
 		assert_int_equal(pair_same(&p, what), 1);
-		fast = fgt_aggact_fast(p.g);
+		fast = agg_replay_fast(p.r);
 		if (run < 2)
 			untrusted[g.direct] = fast;
 		else if (fast != untrusted[g.direct])	/* the same path, set or not */
@@ -333,9 +338,9 @@ static void test_fast_share(void **state)
 			pair_flush(&p);
 			assert_int_equal(pair_same(&p, "fast share"), 1);
 			a = &p.ref.acts[0];
-			assert_int_equal(fgt_aggact_fast(p.g), a->blocking + a->nonblocking -
+			assert_int_equal(agg_replay_fast(p.r), a->blocking + a->nonblocking -
 					 (direct ? a->nr_sweeps - 1 : 1));
-			assert_int_equal(fgt_aggact_next(p.g),
+			assert_int_equal(agg_replay_next(p.r),
 					 direct || i ? 0 : a->nr_sweeps - 1);
 			pair_fini(&p);
 		}
@@ -438,7 +443,7 @@ static void test_kinds_and_gaps(void **state)
 	}
 	pair_flush(&p);
 	assert_int_equal(pair_same(&p, "kinds and gaps"), 2);
-	assert_true(fgt_aggact_fast(p.g) > 0);
+	assert_true(agg_replay_fast(p.r) > 0);
 	pair_fini(&p);
 }
 
@@ -829,7 +834,7 @@ static void test_flush_snapshot(void **state)
 	for (size_t i = 0; i < st.n / 2; i++)
 		pair_feed(&st.ev[i], &p);
 	/* the consumer holds the sweeps put so far; BPF's state has the rest */
-	fgt_aggact_flush_snap(p.g, fgt_aggact_state(p.g));
+	fgt_aggact_flush_snap(p.g, agg_replay_state(p.r));
 	fgt_assembler_flush(p.a);
 	assert_int_equal(pair_same(&p, "flush"), 1);
 	assert_false(p.agg.acts[0].complete);

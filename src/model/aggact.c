@@ -27,33 +27,21 @@ struct fgt_aggact {
 	struct fgt_activation out;	/* the record given to the callback, or current() */
 	struct fgt_sweep *out_sweeps;
 	uint32_t out_cap;
-	/* the replay (fgt_aggact_feed()) */
-	struct fgt_agg st;
-	uint64_t fast_n;		/* allocations the fast path took */
-	uint64_t next_n;		/* ... of which a batch's first (fgt_agg_batch_next()) */
-	struct fgt_agg_slot *slots;
-	bool no_slots;
 };
 
-/* The replay ends an activation as BPF does: its state goes out whole and is
- * finished from the copy (fgt_aggact_end()), so that every replay runs the
- * consumer's side of it too. */
-static void end_by_message(struct fgt_agg *st, void *out, __u64 end_ns, int complete, __s32 ret);
-#define FGT_AGG_FINISH end_by_message
-
+/*
+ * bpf/agg.h's end of an activation and its flush, run here on a copy of BPF's
+ * state (fgt_aggact_end(), fgt_aggact_flush_snap()); the whole of it runs
+ * over an event stream in tests/agg_replay.c.
+ */
 #include "bpf/agg.h"
 
 /* ---- bpf/agg.h's hooks, here ---- */
 
+/* No allocation is aggregated here, only finished: no slot table. */
 static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
 {
-	struct fgt_aggact *c = out;
-
-	if (!c->slots && !c->no_slots) {
-		c->slots = calloc(FGT_AGG_SLOTS, sizeof(*c->slots));
-		c->no_slots = !c->slots;
-	}
-	return c->slots && i < FGT_AGG_SLOTS ? &c->slots[i] : NULL;
+	return NULL;
 }
 
 static __always_inline void fgt_agg_put_sweeps(void *out, const struct fgt_agg *st)
@@ -88,7 +76,6 @@ void fgt_aggact_free(struct fgt_aggact *c)
 	free(c->sweeps);
 	free(c->have);
 	free(c->out_sweeps);
-	free(c->slots);
 	free(c);
 }
 
@@ -280,63 +267,6 @@ void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap)
 	fgt_agg_flush(&st, c);
 }
 
-/* ---- the replay ---- */
-
-static void replay_alloc(struct fgt_aggact *c, const struct fgt_event *ev,
-			 const struct fgt_agg_who *who)
-{
-	struct fgt_agg *st = &c->st;
-	int fast = fgt_agg_alloc(st, c, ev->ts_ns, ev->src, who, ev->ptr, ev->gfp, ev->ok != 0,
-				 ev->dur_ns, FGT_AGG_RES_TRUST(st));
-
-	c->fast_n += fast != 0;
-	c->next_n += fast == 2;
-}
-
-void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev)
-{
-	struct fgt_agg *st;
-	struct fgt_agg_who who;
-
-	if (!c || !ev)
-		return;
-	st = &c->st;
-	who.pid = ev->pid;
-	who.tid = ev->tid;
-	memcpy(who.comm, ev->comm, sizeof(who.comm));
-	/* as BPF feeds it: the fast path takes the walk's allocations without
-	 * the touch every other event begins with (bpf/agg.h) */
-	if (ev->type != FGT_EV_ALLOC || ev->site != FGT_SITE_SWEEP)
-		fgt_agg_touch(st, ev->ts_ns);
-	switch (ev->type) {
-	case FGT_EV_ACT_BEGIN:
-		fgt_agg_act_begin(st, c, &(struct fgt_agg_begin){
-			.ts = ev->ts_ns, .nr_threads = ev->nr_threads, .src = ev->src,
-			.stack_id = ev->stack_id, .has_who = 1, .who = who });
-		break;
-	case FGT_EV_ACT_END:
-		fgt_agg_act_end(st, c, ev->ts_ns, ev->ret, ev->lost);
-		break;
-	case FGT_EV_SWEEP_BEGIN:
-		fgt_agg_sweep_begin(st, c, ev->ts_ns, ev->src, &who);
-		break;
-	case FGT_EV_SWEEP_END:
-		fgt_agg_sweep_end(st, c, ev->ts_ns, ev->ret);
-		break;
-	case FGT_EV_ALLOC:
-		if (ev->site == FGT_SITE_SWEEP)
-			replay_alloc(c, ev, &who);
-		else if (ev->site == FGT_SITE_IDLE)
-			fgt_agg_idle(st, ev->ts_ns);
-		break;
-	case FGT_EV_FREE:
-		fgt_agg_free(st, c, ev->ts_ns, ev->src, &who, ev->ptr);
-		break;
-	default:
-		break;	/* the fork path's and the rest: not the aggregation's */
-	}
-}
-
 /* BPF's end message: what its FGT_AGG_FINISH() sends (bpf/fgraphtop.bpf.c
  * agg_send_end()), the header's ts_ns, ok and ret its arguments. */
 int fgt_aggact_end(struct fgt_aggact *c, const struct fgt_agg *msg)
@@ -348,49 +278,4 @@ int fgt_aggact_end(struct fgt_aggact *c, const struct fgt_agg *msg)
 	st = *msg;
 	fgt_agg_act_finish(&st, c, msg->act_ev.ts_ns, msg->act_ev.ok != 0, msg->act_ev.ret);
 	return 0;
-}
-
-static void end_by_message(struct fgt_agg *st, void *out, __u64 end_ns, int complete, __s32 ret)
-{
-	struct fgt_agg msg = *st;
-
-	msg.act_ev.ts_ns = end_ns;
-	msg.act_ev.ok = complete;
-	msg.act_ev.ret = ret;
-	st->act.active = 0;
-	fgt_agg_fast_set(st);
-	fgt_aggact_end(out, &msg);
-}
-
-void fgt_aggact_lost(struct fgt_aggact *c, uint64_t n)
-{
-	if (c)
-		fgt_agg_lost(&c->st, n);
-}
-
-void fgt_aggact_flush(struct fgt_aggact *c)
-{
-	if (c)
-		fgt_agg_flush(&c->st, c);
-}
-
-const struct fgt_agg *fgt_aggact_state(const struct fgt_aggact *c)
-{
-	return c ? &c->st : NULL;
-}
-
-void fgt_aggact_trust_frees(struct fgt_aggact *c, bool on)
-{
-	if (c)
-		c->st.res_trust = on;
-}
-
-uint64_t fgt_aggact_fast(const struct fgt_aggact *c)
-{
-	return c ? c->fast_n : 0;
-}
-
-uint64_t fgt_aggact_next(const struct fgt_aggact *c)
-{
-	return c ? c->next_n : 0;
 }

@@ -3,9 +3,10 @@
  * The in-kernel aggregation's side in userspace (bpf/agg.h, docs/EVENTS.md):
  * the finished sweeps and activations the BPF programs put into the ring
  * buffer, back into struct fgt_activation records; the activation under way
- * from a snapshot of the BPF side's state (the live view's progress); and the
- * same logic run here over an event stream, which tests/test_agg.c holds
- * against the reference assembler (src/model/activation.c).
+ * from a snapshot of the BPF side's state (the live view's progress). The
+ * same logic over an event stream (tests/agg_replay.c) puts into this
+ * collector what tests/test_agg.c holds against the reference assembler
+ * (src/model/activation.c).
  *
  * Everything from BPF is hostile: an index out of range, a sweep of another
  * activation, a count beyond the limits is dropped or clamped, never trusted.
@@ -53,22 +54,5 @@ int fgt_aggact_end(struct fgt_aggact *c, const struct fgt_agg *msg);
 const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const struct fgt_agg *snap);
 /* The activation under way in `snap` reported, incomplete (at exit). */
 void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap);
-
-/*
- * bpf/agg.h run here: the events of either path, as the BPF programs see
- * them, into this collector's own state (the replay the tests make).
- */
-void fgt_aggact_feed(struct fgt_aggact *c, const struct fgt_event *ev);
-void fgt_aggact_lost(struct fgt_aggact *c, uint64_t n);
-void fgt_aggact_flush(struct fgt_aggact *c);
-/* The replay's own state (tests). */
-const struct fgt_agg *fgt_aggact_state(const struct fgt_aggact *c);
-/* As BPF on a kernel whose stacks have their own cache: every FREE fed is a
- * stack of the latest sweep's reserve, so no set is kept (bpf/agg.h). */
-void fgt_aggact_trust_frees(struct fgt_aggact *c, bool on);
-/* Allocations the replay's fast path took (bpf/agg.h fgt_agg_alloc_fast()). */
-uint64_t fgt_aggact_fast(const struct fgt_aggact *c);
-/* ... of which a full batch's successor took (bpf/agg.h fgt_agg_batch_next()). */
-uint64_t fgt_aggact_next(const struct fgt_aggact *c);
 
 #endif
