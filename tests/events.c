@@ -148,3 +148,13 @@ int ev_expect_get(const char *line, const char *key, char *buf, size_t len)
 	}
 	return -1;
 }
+
+enum fgt_verdict verdict_of(const struct fgt_activation *act, char *buf, size_t len)
+{
+	struct fgt_verdict_val v;
+
+	fgt_verdict_judge(act, &v);
+	if (buf)
+		fgt_verdict_text(&v, buf, len);
+	return v.verdict;
+}

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "bpf/events_abi.h"
 #include "model/activation.h"
+#include "model/verdict.h"
 
 enum ev_line {
 	EV_LINE_NONE,		/* blank or comment */
@@ -22,5 +23,9 @@ void ev_write(FILE *f, const struct fgt_event *ev);
 
 /* Value of key=... in an EXPECT line into buf; 0 if present. */
 int ev_expect_get(const char *line, const char *key, char *buf, size_t len);
+
+/* The judge's verdict on act, its evidence in words into buf (which may be
+ * NULL): fgt_verdict_judge() and fgt_verdict_text() together. */
+enum fgt_verdict verdict_of(const struct fgt_activation *act, char *buf, size_t len);
 
 #endif

@@ -126,7 +126,7 @@ static void unfixed(unsigned int u, unsigned int sweeps, unsigned int last)
 		/* one walk of at most a batch: the same on both kernels */
 		assert_int_equal(a->walks, FGT_WALKS_ONE);
 		assert_int_equal(a->sweeps[0].served, last);
-		assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+		assert_int_equal(verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 		assert_string_equal(ev, "one walk served 8 threads, at most a batch of 32: no restart "
 				    "was needed, fixed and unfixed kernels behave alike");
 		collect_fini(&c);
@@ -139,7 +139,7 @@ static void unfixed(unsigned int u, unsigned int sweeps, unsigned int last)
 		assert_int_equal(a->batches, sweeps);
 		assert_int_equal(a->served, u);
 		assert_int_equal(a->sweeps[0].ret, 0);
-		assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+		assert_int_equal(verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 		collect_fini(&c);
 		return;
 	}
@@ -164,7 +164,7 @@ static void unfixed(unsigned int u, unsigned int sweeps, unsigned int last)
 	assert_int_equal(a->lat.max, 300);
 	check_sums(a);
 	assert_int_equal(fgt_assembler_fork(c.a)->idle_allocs, 2);
-	assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
+	assert_int_equal(verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
 	collect_fini(&c);
 }
 
@@ -219,7 +219,7 @@ static void fixed(unsigned int u, unsigned int k, unsigned int sweeps)
 	assert_int_equal(reserve_used, k - (sweeps - 1));
 	assert_int_equal(a->nonblocking, u - reserve_used);
 	check_sums(a);
-	assert_int_equal(fgt_verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_int_equal(verdict_of(a, ev, sizeof(ev)), FGT_VERDICT_FIXED);
 	collect_fini(&c);
 }
 
@@ -273,7 +273,7 @@ static void test_fixed_plus_grows(void **state)
 	assert_int_equal(a->nonblocking, 504);
 	assert_int_equal(a->failed_nonblocking, 500);
 	check_sums(a);
-	assert_int_equal(fgt_verdict_of(a, NULL, 0), FGT_VERDICT_FIXED);
+	assert_int_equal(verdict_of(a, NULL, 0), FGT_VERDICT_FIXED);
 	collect_fini(&c);
 	/* the same pressure on the series: 16 sweeps of a 32-stack reserve */
 	cfg.grow = false;
@@ -315,7 +315,7 @@ static void test_unfixed_extra_empty_sweep(void **state)
 	assert_int_equal(a->sweeps[4].served, 0);
 	assert_int_equal(a->sweeps[4].freed, 32);
 	assert_int_equal(a->served, 128);
-	assert_int_equal(fgt_verdict_of(a, NULL, 0), FGT_VERDICT_NOT_FIXED);
+	assert_int_equal(verdict_of(a, NULL, 0), FGT_VERDICT_NOT_FIXED);
 	collect_fini(&c);
 	/* two batches: one gap between them, no growth to see */
 	cfg.lacking = 64;
@@ -326,7 +326,7 @@ static void test_unfixed_extra_empty_sweep(void **state)
 	assert_int_equal(a->batches, 3);
 	assert_int_equal(a->served, 64);
 	assert_int_equal(a->freed, 32);
-	assert_int_equal(fgt_verdict_of(a, NULL, 0), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(verdict_of(a, NULL, 0), FGT_VERDICT_UNKNOWN);
 	collect_fini(&c);
 }
 
@@ -372,7 +372,7 @@ static void test_shape_blocking(void **state)
 	assert_int_equal(d.acts[0].blocking, 1032);
 	assert_int_equal(d.acts[0].freed, 32);
 	assert_int_equal(d.acts[0].served, 1000);
-	assert_int_equal(fgt_verdict_of(&d.acts[0], ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_int_equal(verdict_of(&d.acts[0], ev, sizeof(ev)), FGT_VERDICT_FIXED);
 	assert_string_equal(ev, "one walk served all 1000 threads from 1032 blocking "
 			    "allocations, with no restart: linear");
 	/* attributed: 33 batches back to back, no walk between them */
@@ -383,7 +383,7 @@ static void test_shape_blocking(void **state)
 	assert_int_equal(a.acts[0].freed, 32);
 	assert_int_equal(a.acts[0].served, 1000);
 	assert_int_equal(a.acts[0].sweeps[0].served, 1000);
-	assert_int_equal(fgt_verdict_of(&a.acts[0], ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(verdict_of(&a.acts[0], ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "the sweeps are not observable here"));
 	collect_fini(&d);
 	collect_fini(&a);
@@ -456,7 +456,7 @@ static void test_shape_lab_restarts(void **state)
 	assert_int_equal(c.acts[0].walks, FGT_WALKS_INLINE);
 	assert_int_equal(c.acts[0].nr_sweeps, 4);	/* 1 + floor(100 / 33) */
 	assert_int_equal(c.acts[0].batches, 4);
-	assert_int_equal(fgt_verdict_of(&c.acts[0], NULL, 0), FGT_VERDICT_FIXED);
+	assert_int_equal(verdict_of(&c.acts[0], NULL, 0), FGT_VERDICT_FIXED);
 	collect_fini(&c);
 }
 
@@ -802,9 +802,9 @@ static void check_expect(const char *line, struct collect *c, const char *file)
 		fail_msg("%s: walks: expected %s, got %s", file, buf,
 			 fgt_walks_name(a->walks) ? fgt_walks_name(a->walks) : "none");
 	if (!ev_expect_get(line, "verdict", buf, sizeof(buf)) &&
-	    strcmp(buf, fgt_verdict_name(fgt_verdict_of(a, ev, sizeof(ev)))))
+	    strcmp(buf, fgt_verdict_name(verdict_of(a, ev, sizeof(ev)))))
 		fail_msg("%s: verdict: expected %s, got %s (%s)", file, buf,
-			 fgt_verdict_name(fgt_verdict_of(a, ev, sizeof(ev))), ev);
+			 fgt_verdict_name(verdict_of(a, ev, sizeof(ev))), ev);
 }
 
 static unsigned int replay(const char *path)

@@ -64,22 +64,6 @@ static void test_percentile_slot_bound(void **state)
 	assert_int_equal(fgt_hist_percentile(&h, 50), 127);
 }
 
-static void test_merge(void **state)
-{
-	struct fgt_hist a = { 0 }, b = { 0 }, empty = { 0 };
-
-	fgt_hist_add(&a, 10);
-	fgt_hist_add(&b, 3);
-	fgt_hist_add(&b, 1 << 20);
-	fgt_hist_merge(&a, &b);
-	fgt_hist_merge(&a, &empty);	/* must not drag min to 0 */
-	assert_int_equal(a.count, 3);
-	assert_int_equal(a.min, 3);
-	assert_int_equal(a.max, 1 << 20);
-	assert_int_equal(a.sum, 13 + (1 << 20));
-	assert_int_equal(a.slots[21], 1);
-}
-
 static char *print(const struct fgt_hist *h, const char *unit, uint64_t div)
 {
 	char *buf = NULL;
@@ -131,7 +115,6 @@ int main(void)
 		cmocka_unit_test(test_add_and_stats),
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_percentile_slot_bound),
-		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_print_divisor),
 	};

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "collect.h"
+#include "events.h"
 #include "common/exit_codes.h"
 #include "model/verdict.h"
 
@@ -17,7 +18,7 @@ static enum fgt_verdict judge_gen(const struct gen_cfg *cfg, char *ev, size_t le
 
 	collect_gen(&c, cfg);
 	assert_int_equal(c.n, 1);
-	v = fgt_verdict_of(&c.acts[0], ev, len);
+	v = verdict_of(&c.acts[0], ev, len);
 	collect_fini(&c);
 	return v;
 }
@@ -156,16 +157,16 @@ static void test_incomplete(void **state)
 				    .walks = FGT_WALKS_CALLS, .batches = 2 };
 	char ev[256];
 
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "fgraphtop started during it"));
 	a.implicit = false;
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "end was not seen"));
 	a.complete = true;
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
+	assert_int_equal(verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_NOT_FIXED);
 	a.lost = 4;
-	assert_int_equal(fgt_verdict_of(&a, NULL, 0), FGT_VERDICT_NOT_FIXED);
-	fgt_verdict_of(&a, ev, sizeof(ev));
+	assert_int_equal(verdict_of(&a, NULL, 0), FGT_VERDICT_NOT_FIXED);
+	verdict_of(&a, ev, sizeof(ev));
 	assert_non_null(strstr(ev, "4 events lost"));
 }
 
@@ -179,7 +180,7 @@ static void test_unknown_shape(void **state)
 				    .batches = 2 };
 	char ev[256];
 
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_non_null(strstr(ev, "one serving more than a batch of 32 (a batch of up to 64)"));
 }
 
@@ -196,12 +197,12 @@ static void test_shape_one_walk(void **state)
 				    .walks = FGT_WALKS_CALLS, .batches = 1 };
 	char ev[256];
 
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_FIXED);
+	assert_int_equal(verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_FIXED);
 	assert_string_equal(ev, "one walk served all 1000 threads from 1032 blocking "
 			    "allocations, with no restart: linear");
 	/* the same on the attributed path: 33 batches, nothing between them */
 	a.walks = FGT_WALKS_UNSEEN, a.batches = 33, s.ret_known = false;
-	assert_int_equal(fgt_verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(verdict_of(&a, ev, sizeof(ev)), FGT_VERDICT_UNKNOWN);
 	assert_string_equal(ev, "1000 threads served from blocking allocations in 33 batches "
 			    "of at most 32, with no walk seen between them: the sweeps are not "
 			    "observable here (every stack allocated before one walk looks so)");

@@ -42,22 +42,6 @@ void fgt_hist_add(struct fgt_hist *h, uint64_t v)
 	h->sum += v;
 }
 
-void fgt_hist_merge(struct fgt_hist *dst, const struct fgt_hist *src)
-{
-	unsigned int i;
-
-	if (!src->count)
-		return;
-	for (i = 0; i < FGT_HIST_SLOTS; i++)
-		dst->slots[i] += src->slots[i];
-	if (!dst->count || src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->count += src->count;
-	dst->sum += src->sum;
-}
-
 /*
  * The slot's upper bound over-states by up to 2x; clamping to the observed
  * min and max makes p0 and p100 exact and keeps the others honest.

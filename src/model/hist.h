@@ -15,7 +15,6 @@ struct fgt_hist {
 
 void fgt_hist_add(struct fgt_hist *h, uint64_t v);
 unsigned int fgt_hist_slot(uint64_t v);
-void fgt_hist_merge(struct fgt_hist *dst, const struct fgt_hist *src);
 /* Approximate percentile (0..100) from the slots: the upper bound of its slot. */
 uint64_t fgt_hist_percentile(const struct fgt_hist *h, double pct);
 /* libbpf-tools style: "     usecs : count  distribution" with stars. */

@@ -301,16 +301,6 @@ const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t 
 	return buf;
 }
 
-enum fgt_verdict fgt_verdict_of(const struct fgt_activation *act, char *buf, size_t len)
-{
-	struct fgt_verdict_val v;
-
-	fgt_verdict_judge(act, &v);
-	if (buf)
-		fgt_verdict_text(&v, buf, len);
-	return v.verdict;
-}
-
 void fgt_judge_init(struct fgt_judge *j)
 {
 	memset(j, 0, sizeof(*j));

@@ -99,8 +99,6 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 enum fgt_verdict fgt_verdict_so_far(const struct fgt_activation *act);
 /* The evidence in words, into buf; returns buf. */
 const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t len);
-/* Both: the verdict, the evidence into buf (which may be NULL). */
-enum fgt_verdict fgt_verdict_of(const struct fgt_activation *act, char *buf, size_t len);
 
 /*
  * The kernel's verdict over every activation seen, the only judge: fixed
