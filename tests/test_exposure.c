@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 
 /* The unfixed alloc_retstack_tasklist() loop, run until it returns 0. */
 static void kernel_walk(const bool *lacking, size_t n, uint64_t *sweeps, uint64_t *visits)
@@ -291,12 +291,11 @@ static void test_text(void **state)
  * second's visits; scans during one, or before the one before, do not. */
 static void test_live(void **state)
 {
-	struct fgt_exp_live l;
+	struct fgt_exp_live l = { 0 };
 	struct fgt_exp_estimate e;
 	struct fgt_exp_walk idle, busy;
 	const uint64_t s = 1000000000ull;
 
-	fgt_exp_live_init(&l);
 	assert_int_equal(fgt_exp_live_estimate(&l, &e), -ENODATA);
 
 	/* 10,048 threads all lacking, as the README's lab-stock activation */

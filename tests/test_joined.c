@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 #include "model/joined.h"
 
 #define B FGT_RETSTACK_BATCH

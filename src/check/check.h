@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "model/activation.h"
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 #include "host/holders.h"
 #include "host/host_state.h"
 #include "host/kernel_id.h"

@@ -46,7 +46,7 @@
 #include "host/holders.h"
 #include "host/host_state.h"
 #include "host/kernel_id.h"
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 #include "watch/watch.h"
 
 enum fgt_hold_action {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "model/activation.h"
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 #include "bpf/events_abi.h"
 #include "host/holders.h"
 #include "common/json_writer.h"

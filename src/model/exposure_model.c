@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The unfixed shadow-stack walk as a function of where the threads lacking a
- * stack sit in the task list (see exposure.h), and its cost in seconds. Pure:
+ * stack sit in the task list (see exposure_model.h), and its cost in seconds. Pure:
  * no kernel, no I/O; tests/test_exposure.c.
  *
  * The kernel's loop (kernel/trace/fgraph.c, unfixed):
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 
 void fgt_exp_walk_init(struct fgt_exp_walk *w)
 {
@@ -134,11 +134,6 @@ int fgt_exp_estimate_text(const struct fgt_exp_walk *w, const struct fgt_exp_est
 			(unsigned long long)w->visits, e->seconds, e->ns_per_visit,
 			e->src == FGT_EXP_COST_OBSERVED ? "observed on this host" :
 			"the series' figure");
-}
-
-void fgt_exp_live_init(struct fgt_exp_live *l)
-{
-	memset(l, 0, sizeof(*l));
 }
 
 void fgt_exp_live_scan(struct fgt_exp_live *l, const struct fgt_exp_walk *w, uint64_t ns,

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "host/holders.h"
 #include "model/activation.h"
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 #include "model/progress.h"
 #include "model/joined.h"
 #include "model/verdict.h"

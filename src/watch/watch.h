@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "host/ksyms.h"
-#include "model/exposure.h"
+#include "model/exposure_model.h"
 #include "model/record.h"
 #include "model/joined.h"
 

@@ -17,8 +17,8 @@
  * thread) are walked again by every sweep, so the model follows the task
  * list's order.
  */
-#ifndef FGT_EXPOSURE_H
-#define FGT_EXPOSURE_H
+#ifndef FGT_EXPOSURE_MODEL_H
+#define FGT_EXPOSURE_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,7 +114,6 @@ struct fgt_exp_live {
 	uint64_t last_begin_ns;		/* the last activation's start */
 };
 
-void fgt_exp_live_init(struct fgt_exp_live *l);
 /* A scan at ns; busy: an activation was under way (it is no activation's U). */
 void fgt_exp_live_scan(struct fgt_exp_live *l, const struct fgt_exp_walk *w, uint64_t ns,
 		       bool busy);
