@@ -2,7 +2,7 @@
 # and fixed kernels of each series, SIGKILL recovery, lab/preflight.sh; about 4
 # minutes under TCG on 2 cores. Part of `make test`; needs the kernels (`make
 # lab`). The fleet path end to end (node_exporter, Prometheus) is
-# lab/fleet-e2e.sh, run by hand.
+# lab/fleet-e2e.sh, make test-lab-fleet below.
 .PHONY: test-lab-check preflight
 test-lab-check: $(BUILD)/fgraphtop lab
 	tests/lab/check.sh

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fgt-static: a developer's entry point to the static verdict, until
- * `fgraphtop check --static` is wired (the lab runs it in guests, the offline
- * test on the lab's kernel files), and the recorder of tests/data/static/.
+ * fgt-static: a developer's entry point to the static verdict, beside
+ * `fgraphtop check --static` and `check --kernel`, which users run: the
+ * recorder and replayer of tests/data/static/, and the tables the lab's
+ * tests need from a kernel file (its symbols, its BTF, a kcore of it).
  *
  *   fgt-static [--kernel FILE [--system-map FILE]] [--json] [--no-bpf]
  *              [--record FILE --name NAME] [--kcore F] [--kallsyms F] [--btf F]
