@@ -66,7 +66,9 @@ json=$("$bin" -j -d 1 2>/dev/null); jst=$?
 set -e
 
 [ "$ust" -eq 64 ] || fail "bad option: exit $ust, want 64"
-"$bin" check -j >/dev/null 2>&1 || true
+set +e
+answer=$("$bin" check -j 2>/dev/null); cst=$?
+set -e
 [ "$(tracefs_mounts)" = "$mounts_before" ] ||
 	fail "tracefs mounts changed: before [$mounts_before], after [$(tracefs_mounts)]"
 # With -j every option error is one JSON error line on stdout, exit 64, nothing on
@@ -85,6 +87,19 @@ for args in "-j --bogus" "--json -x" "-jx" "-j -i" "-j --path=sideways" "-j -i 0
 	echo "$out" | python3 "$here/json_schema.py" 2>/dev/null || fail "$args: schema: $out"
 done
 rm -f "${TMPDIR:-/tmp}/fgt-hs.err"
+# check's answer, on any host: a monitoring-plugin status, the one object
+# naming that same status, and a verdict that gives it (docs/json.md, "Exit
+# status": fixed 0, or 1 with problems; not_affected 0; not_fixed 2; unknown 3)
+case $cst in
+0 | 1 | 2 | 3) ;;
+*) fail "check: exit $cst is none of the documented 0..3: $answer" ;;
+esac
+[ "$(echo "$answer" | wc -l)" -eq 1 ] || fail "check: want one JSON line: $answer"
+echo "$answer" | python3 "$here/json_schema.py" 2>/dev/null || fail "check: schema: $answer"
+echo "$answer" | jq -e --argjson st "$cst" '.type == "check" and .status == $st and
+	({"fixed": [0, 1], "not_affected": [0], "not_fixed": [2], "unknown": [3]}[.verdict] //
+	 [] | index($st) != null)' >/dev/null ||
+	fail "check: exit $cst, but its answer's status or verdict says otherwise: $answer"
 if ! $has_fgraph; then
 	[ "$st" -eq 3 ] || fail "no function graph tracer: exit $st, want 3"
 	[ "$jst" -eq 3 ] || fail "no function graph tracer (-j): exit $jst, want 3"
@@ -105,9 +120,11 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 case $st in
 0)
-	# a run: it started, watched for the second and summed up
-	echo "$json" | jq -se 'map(.type) | index("start") != null and .[-1] == "summary"' \
-		>/dev/null || fail "exit 0 without a start and a summary record: $json"
+	# a run: it started, watched for the second and summed up, and no error
+	# record says it failed
+	echo "$json" | jq -se 'map(.type) | index("start") != null and .[-1] == "summary" and
+		index("error") == null' >/dev/null ||
+		fail "exit 0 without a start and a summary record, or with an error: $json"
 	;;
 4 | 5 | 6 | 7 | 8)
 	# refused: one line saying why, and the JSON error naming the same status
