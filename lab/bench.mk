@@ -23,7 +23,7 @@ $(BENCH_LOAD): lab/bench/fgt-load.c | $(BUILD)
 
 .PHONY: bench bench-report
 bench: $(BUILD)/fgraphtop lab-image $(BENCH_LOAD) $(BENCH_CONSUMER) $(BENCH_KSYMS) $(BENCH_FLOOR) $(BENCH_BPFSTATS)
-	lab/kernels.sh ensure lab-stock lab-fixed lab-fixed-plus
+	lab/kernels.sh ensure lab-stock lab-fixed lab-fixed-plus debian-6.12
 	lab/bench/bench.sh
 
 # Re-render docs/bench/ from the last run's raw results, without running guests.

@@ -2,7 +2,7 @@
 # `make bench`: the benchmarks, one part after the other (the machine's cores
 # are shared), then docs/bench/ from the raw results (lab/bench/report.py).
 #
-#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer ksyms static pressure estimate)
+#   lab/bench/bench.sh                   the default parts (fix cost perturb consumer ksyms static pressure estimate hold)
 #   BENCH_QUICK=1 lab/bench/bench.sh     reduced: U = 1k, 5k; fewer repetitions
 #   BENCH_PARTS=scale lab/bench/bench.sh the series' own scale (long: see below)
 #
@@ -38,6 +38,12 @@
 #             BENCH_ESTIMATE_REPS (default 3) boots each on a quiet host and
 #             as many beside tests/load.sh's CPU hog (stress-ng --cpu 1); a
 #             measure, not a gate
+#   hold      what `fgraphtop hold` costs a host that never traces
+#             (lab/scenarios/bench-hold.sh, icount, one vCPU): fork/exit, a
+#             context-switch round trip and the memory of a parked thread,
+#             held against unheld, BENCH_HOLD_REPS (default 5) rotating
+#             repetitions, on lab-stock (7.x: a kretprobe.multi link) and
+#             debian-6.12 (a tracefs instance's function_graph)
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
@@ -61,6 +67,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	REPS=${BENCH_REPS:-1}
 	REPS_LARGE=${BENCH_REPS_LARGE:-1}
 	COST="REPS=${BENCH_COST_REPS:-2} OPEN_N=20000 FORK_N=1000 SHELL_N=2 STORM_N=1000"
+	HOLD="REPS=${BENCH_HOLD_REPS:-2} FORK_N=1000 SWITCH_N=10000 THREADS=1000"
 	PERTURB_US=${BENCH_PERTURB_US:-10000}
 	PERTURB_REPS=1
 	KSYMS_REPS=${BENCH_KSYMS_REPS:-3}
@@ -70,6 +77,7 @@ else
 	REPS=${BENCH_REPS:-3}
 	REPS_LARGE=${BENCH_REPS_LARGE:-3}
 	COST="REPS=${BENCH_COST_REPS:-5} OPEN_N=100000 FORK_N=10000 SHELL_N=10 STORM_N=5000"
+	HOLD="REPS=${BENCH_HOLD_REPS:-5} FORK_N=5000 SWITCH_N=50000 THREADS=5000"
 	PERTURB_US=${BENCH_PERTURB_US:-10000 30000}
 	PERTURB_REPS=${BENCH_PERTURB_REPS:-3}
 	KSYMS_REPS=${BENCH_KSYMS_REPS:-7}
@@ -79,7 +87,7 @@ CONSUMER=${BENCH_CONSUMER:-build/bench/fgt-consumer-bench}
 KSYMS=${BENCH_KSYMS:-build/bench/fgt-ksyms-bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fgt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-PARTS=${BENCH_PARTS:-fix cost perturb consumer ksyms static pressure estimate}
+PARTS=${BENCH_PARTS:-fix cost perturb consumer ksyms static pressure estimate hold}
 # qemu's icount shift for the cost part: 0, one instruction per guest ns, the
 # fastest virtual CPU it can model and the nearest to a real core (1-4 per ns):
 # time-driven work (ticks, fgraphtop's 100 ms poll) weighs per instruction as
@@ -116,6 +124,7 @@ part_of() {	# RAW FILE NAME
 	scale-*) echo scale ;;
 	pressure-*) echo pressure ;;
 	estimate-*) echo estimate ;;
+	hold-*) echo hold ;;
 	*) echo other ;;
 	esac
 }
@@ -286,6 +295,15 @@ if has_part estimate; then
 					-d "$disk" -m 1536 -a no_hash_pointers -t 1800 -- U=30000 STARVE=1
 			done
 		done
+	done
+fi
+# 8. What a hold costs a host that never traces, under instruction counting:
+# each kernel family's holder, held against unheld in the same boot.
+if has_part hold; then
+	for k in lab-stock debian-6.12; do
+		# shellcheck disable=SC2086
+		FGT_TCG_CPU=$ICOUNT_CPU run "hold-$k" -k "$k" -s bench-hold -I "$ICOUNT" \
+			"${ICOUNT_ARGS[@]}" -c 1 -m 2048 -t 3600 -- $HOLD
 	done
 fi
 scale_done() {	# FILE: a finished run with status 0

@@ -8,6 +8,9 @@
  *	socket     N x socketpair(AF_UNIX) + 2 close: sockets, inodes
  *	fork       N x fork(), child _exit(0), parent waitpid: a task_struct,
  *	           mm, page tables... (and, while fgraph is on, a shadow stack)
+ *	switch     N round trips of a byte with a child through two pipes: two
+ *	           context switches each on one CPU (and, while fgraph is on,
+ *	           its sched_switch probe at each; ns_per_op is a round trip)
  *
  *   fgt-load exec N CMD [ARG]...
  *	N x run CMD to its end, one after the other (fork, exec, wait): a
@@ -78,6 +81,43 @@ static int one(const char *mode)
 	}
 	errno = EINVAL;
 	return -1;
+}
+
+/* N round trips with a child that echoes each byte: 0, or -1 with errno. */
+static int ping_pong(long n)
+{
+	int to[2], from[2], st, err = 0;
+	char c = 0;
+	pid_t pid;
+	long i;
+
+	if (pipe(to))
+		return -1;
+	if (pipe(from)) {
+		close(to[0]);
+		close(to[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		while (read(to[0], &c, 1) == 1 && write(from[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	for (i = 0; i < n && !err; i++)
+		if (write(to[1], &c, 1) != 1 || read(from[0], &c, 1) != 1)
+			err = -1;
+	close(to[1]);		/* the child's read ends: it exits */
+	close(from[0]);
+	if (waitpid(pid, &st, 0) != pid)
+		err = -1;
+	return err;
 }
 
 static int run(int argc, char **argv)
@@ -198,10 +238,21 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3 || (n = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: fgt-load openclose|pipe|socket|fork N\n"
+		fprintf(stderr, "usage: fgt-load openclose|pipe|socket|fork|switch N\n"
 				"       fgt-load exec N CMD [ARG]...\n"
 				"       fgt-load run -r READY -p PATTERN -o OUT -- CMD [ARG]...\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "switch")) {
+		t0 = now_ns();
+		if (ping_pong(n)) {
+			fprintf(stderr, "fgt-load: switch: %s\n", strerror(errno));
+			return 1;
+		}
+		t1 = now_ns();
+		printf("{\"mode\":\"switch\",\"n\":%ld,\"ns\":%llu,\"ns_per_op\":%llu}\n",
+		       n, t1 - t0, (t1 - t0) / n);
+		return 0;
 	}
 	t0 = now_ns();
 	for (i = 0; i < n; i++)

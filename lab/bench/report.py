@@ -48,6 +48,7 @@ def main():
                                             raw.load("perturb-lab-fixed"))
     res["static"] = static_part(raw)
     res["pressure"] = pressure_part(raw)
+    res["hold"] = hold_part(raw)
     res["storm"] = next((x for x in raw.load("cost-lab-stock") if x.get("type") == "bench_storm"),
                         None)
     res["targets"] = targets(res)
@@ -104,7 +105,7 @@ def runs_of(raw):
     runs, missing = {}, []
     names = [n for n in ("fix-lab-stock", "fix-lab-fixed", "cost-lab-stock", "cost-wall-lab-stock",
                          "perturb-lab-stock", "perturb-lab-fixed")] + raw.names("scale-") + \
-        raw.names("static-") + raw.names("pressure-")
+        raw.names("static-") + raw.names("pressure-") + raw.names("hold-")
     for name in names:
         r = [x for x in raw.load(name) if x.get("type") == "run"]
         runs[name] = r[-1] if r else None
@@ -114,6 +115,81 @@ def runs_of(raw):
             missing.append(f"{name}: guest run status {r[-1]['status']} (splats: {r[-1]['splats']})")
     return runs, missing
 
+
+
+# ---- the hold's cost (lab/scenarios/bench-hold.sh) -------------------------------------
+
+HOLD_LOADS = ("fork", "switch")
+
+
+def hold_part(raw):
+    """Per kernel: each load's ns per operation held and unheld, the held/unheld
+    ratio of each repetition (one boot, so pairs compare), and the memory a
+    parked thread costs held: (held MemFree drop - unheld) / threads."""
+    out = {}
+    for name in raw.names("hold-"):
+        rows = raw.load(name)
+        k = name[len("hold-"):]
+        run = next((x for x in rows if x.get("type") == "run"), {})
+        take = next((x.get("take") for x in rows if x.get("type") == "bench_hold_take"
+                     and isinstance(x.get("take"), dict)), {}) or {}
+        by = {}
+        for x in rows:
+            if x.get("type") != "bench_hold":
+                continue
+            by.setdefault((x.get("load"), x.get("mode")), {})[x.get("rep")] = x.get("result") or {}
+        h = {"icount": run.get("icount"), "seconds": run.get("seconds"),
+             "release": next((x.get("release") for x in rows if x.get("type") == "bench_env"), None),
+             "method": take.get("method"), "stack_bytes": take.get("stack_bytes"), "loads": {}}
+        for load in HOLD_LOADS:
+            un, he = by.get((load, "unheld"), {}), by.get((load, "held"), {})
+            reps = sorted(set(un) & set(he))
+            h["loads"][load] = {
+                "unheld_ns": stats([un[r].get("ns_per_op") for r in reps]),
+                "held_ns": stats([he[r].get("ns_per_op") for r in reps]),
+                "ratio": stats([he[r]["ns_per_op"] / un[r]["ns_per_op"] for r in reps
+                                if un[r].get("ns_per_op") and he[r].get("ns_per_op")])}
+        un, he = by.get(("memory", "unheld"), {}), by.get(("memory", "held"), {})
+        reps = sorted(set(un) & set(he))
+        h["memory"] = {"per_thread_bytes": stats([
+            (he[r]["memfree_drop_kb"] - un[r]["memfree_drop_kb"]) * 1024 / he[r]["threads"]
+            for r in reps if he[r].get("threads")])}
+        out[k] = h
+    return out or None
+
+
+def hold_md(res):
+    h = res.get("hold")
+    if not h:
+        return []
+    L = ["## What a hold costs a host that never traces", "",
+         "lab/scenarios/bench-hold.sh under instruction counting (one vCPU: guest time is "
+         "instructions executed), held and unheld in turn in one boot, rotating which goes "
+         "first. fork: a fork/exit; switch: a round trip of a byte through two pipes, two "
+         "context switches, fgraph's sched_switch probe at each while held; memory: the held "
+         "MemFree drop of parking the threads less the unheld one, per thread. Ratios are "
+         "held/unheld per repetition; spreads min..max.", "",
+         "| kernel | holder | load | unheld ns/op (spread) | held ns/op (spread) | held against unheld (spread) |",
+         "|---|---|---|---|---|---|"]
+    for k, v in h.items():
+        for load in HOLD_LOADS:
+            x = v["loads"].get(load) or {}
+            u, e, r = x.get("unheld_ns"), x.get("held_ns"), x.get("ratio")
+            if not (u and e and r):
+                L.append(f"| {k} | {v.get('method') or '?'} | {load} | missing | | |")
+                continue
+            L.append(f"| {k} | {v.get('method') or '?'} | {load} | {u['median']:,.0f} "
+                     f"({u['spread'] * 100:.2f} %) | {e['median']:,.0f} ({e['spread'] * 100:.2f} %) | "
+                     f"{pct_spread(r)}, n={r['n']} |")
+    L += ["", "| kernel | stack the hold states | memory per parked thread, held less unheld (spread) |",
+          "|---|---|---|"]
+    for k, v in h.items():
+        m = (v.get("memory") or {}).get("per_thread_bytes")
+        st = v.get("stack_bytes")
+        L.append(f"| {k} | {f'{st:,} bytes' if st else '?'} | " +
+                 (f"{m['median']:,.0f} bytes ({m['min']:,.0f}..{m['max']:,.0f}, n={m['n']})" if m else "missing")
+                 + " |")
+    return L + [""]
 
 
 # ---- memory pressure (lab/scenarios/pressure.sh) ---------------------------------------
@@ -813,6 +889,7 @@ def markdown(res):
     L += ksyms_md(res)
     L += static_md(res)
     L += pressure_md(res)
+    L += hold_md(res)
     L += cost_md(res)
     L += fidelity_md(res)
     L += reading_md(res)
