@@ -21,14 +21,18 @@
  * the bad cases: a masked kcore is --kcore /dev/null).
  *
  * Exit status as fgraphtop check's: 0 fixed or not affected, 2 not fixed,
- * 3 unknown, 64 bad options.
+ * 3 unknown, 64 bad options. Its command line is argp through common/cli
+ * (-h, --version, -j anywhere), its messages the one channel (common/log).
  */
-#include <getopt.h>
+#include <argp.h>
+#include <errno.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/cli.h"
+#include "env.h"
 #include "common/exit_codes.h"
 #include "common/json_writer.h"
 #include "static/kimage.h"
@@ -63,7 +67,7 @@ static void record(const struct fgt_static_code *c, const struct fgt_static_kern
 	FILE *f = fopen(rc->path, "w");
 
 	if (!f || fgt_static_rec_write(f, rc->name, c, k) || fclose(f)) {
-		perror(rc->path);
+		log_err("%s: %s", rc->path, strerror(errno));
 		rc->err = 1;
 	}
 }
@@ -87,7 +91,7 @@ static void replay(const char *path, struct fgt_static_result *r)
 	fgt_static_rec_free(&rec);
 }
 
-/* buf to the file out, as a whole: 0, or 1 with perror's line. */
+/* buf to the file out, as a whole: 0, or 1 with its error's line. */
 static int write_out(const char *out, const void *buf, size_t len)
 {
 	FILE *f = fopen(out, "w");
@@ -96,7 +100,7 @@ static int write_out(const char *out, const void *buf, size_t len)
 	if (f && fclose(f))
 		err = 1;
 	if (err)
-		perror(out);
+		log_err("%s: %s", out, strerror(errno));
 	return err;
 }
 
@@ -109,12 +113,12 @@ static int dump_btf(const char *kernel, const char *out)
 	int err;
 
 	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
-		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--dump-btf needs --kernel");
+		log_err("%s", kernel ? msg : "--dump-btf needs --kernel");
 		return FGT_CHECK_UNKNOWN;
 	}
 	btf = fgt_kimage_section(&im, ".BTF", &len);
 	if (!btf) {
-		fprintf(stderr, "fgt-static: %s: no .BTF\n", kernel);
+		log_err("%s: no .BTF", kernel);
 		fgt_kimage_close(&im);
 		return FGT_CHECK_UNKNOWN;
 	}
@@ -132,11 +136,11 @@ static int make_kcore(const char *kernel, const char *out)
 	int err;
 
 	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
-		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--make-kcore needs --kernel");
+		log_err("%s", kernel ? msg : "--make-kcore needs --kernel");
 		return FGT_CHECK_UNKNOWN;
 	}
 	if (fgt_kallsyms_locate(&im, &vi, msg, sizeof(msg))) {
-		fprintf(stderr, "fgt-static: %s: %s\n", kernel, msg);
+		log_err("%s: %s", kernel, msg);
 		fgt_kimage_close(&im);
 		return FGT_CHECK_UNKNOWN;
 	}
@@ -145,7 +149,7 @@ static int make_kcore(const char *kernel, const char *out)
 	if (f && fclose(f))
 		err = 1;
 	if (err)
-		perror(out);
+		log_err("%s: %s", out, strerror(errno));
 	fgt_kimage_close(&im);
 	return err ? FGT_CHECK_UNKNOWN : FGT_CHECK_OK;
 }
@@ -160,13 +164,13 @@ static int dump_symbols(const char *kernel, const char *out)
 	int err;
 
 	if (!kernel || fgt_kimage_open_file(&im, kernel, &stop, msg, sizeof(msg))) {
-		fprintf(stderr, "fgt-static: %s\n", kernel ? msg : "--dump-symbols needs --kernel");
+		log_err("%s", kernel ? msg : "--dump-symbols needs --kernel");
 		return FGT_CHECK_UNKNOWN;
 	}
 	err = fgt_kallsyms_extract(&im, &text, &len, &n, msg, sizeof(msg));
 	fgt_kimage_close(&im);
 	if (err) {
-		fprintf(stderr, "fgt-static: %s: %s\n", kernel, msg);
+		log_err("%s: %s", kernel, msg);
 		free(text);
 		return FGT_CHECK_UNKNOWN;
 	}
@@ -194,85 +198,138 @@ static void print_text(const struct fgt_static_result *r)
 		printf("  rcu_read_unlock() at %s\n", r->rcu_unlock[i]);
 }
 
+static const char static_doc[] =
+"The static verdict from a kernel's machine code, for developers and the\n"
+"lab (users run fgraphtop check --static or check --kernel FILE): the\n"
+"answer in detail, a recording of the code (tests/data/static/) and its\n"
+"replay, and the tables the lab's tests take from a kernel file.\n"
+"\n"
+"Exit status as fgraphtop check's: 0 fixed or not affected, 2 not fixed,\n"
+"3 unknown (or a file that could not be written), 64 bad options.\n";
+
+enum {
+	OPT_SYSMAP = 0x200,
+	OPT_NO_BPF,
+	OPT_RECORD,
+	OPT_NAME,
+	OPT_KCORE,
+	OPT_KALLSYMS,
+	OPT_BTF,
+	OPT_REPLAY,
+	OPT_MAKE_KCORE,
+	OPT_DUMP_SYMBOLS,
+	OPT_DUMP_BTF,
+};
+
+struct static_args {
+	struct fgt_cli cli;		/* first: fgt_cli_parse()'s input */
+	struct fgt_static_opts o;
+	struct rec rc;
+	const char *replay, *make_kcore, *dump_symbols, *dump_btf;
+};
+
+static const struct argp_option static_opts[] = {
+	{ "kernel", 'k', "FILE", 0, "A kernel file (vmlinux, bzImage, Image, .deb) "
+	  "instead of the running kernel", 0 },
+	{ "system-map", OPT_SYSMAP, "FILE", 0, "With --kernel: its System.map", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object", 0 },
+	{ "no-bpf", OPT_NO_BPF, NULL, 0, "Never read kernel memory through BPF", 0 },
+	{ "record", OPT_RECORD, "FILE", 0, "Also record the code read into FILE", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "The recording's name", 0 },
+	{ "kcore", OPT_KCORE, "FILE", 0, "FILE instead of /proc/kcore", 0 },
+	{ "kallsyms", OPT_KALLSYMS, "FILE", 0, "FILE instead of /proc/kallsyms", 0 },
+	{ "btf", OPT_BTF, "FILE", 0, "FILE instead of /sys/kernel/btf/vmlinux", 0 },
+	{ "replay", OPT_REPLAY, "FILE", 0, "Decode a recording instead of a kernel", 0 },
+	{ "make-kcore", OPT_MAKE_KCORE, "OUT", 0, "Write --kernel's image as /proc/kcore "
+	  "shows it, with a VMCOREINFO note", 0 },
+	{ "dump-symbols", OPT_DUMP_SYMBOLS, "OUT", 0, "Write --kernel's own kallsyms "
+	  "tables, decoded", 0 },
+	{ "dump-btf", OPT_DUMP_BTF, "OUT", 0, "Write --kernel's .BTF (for bpftool)", 0 },
+	{ "verbose", 'v', NULL, 0, "More messages", 0 },
+	FGT_CLI_STD_OPTIONS,
+	{},
+};
+
+static error_t static_parse(int key, char *arg, struct argp_state *state)
+{
+	struct static_args *a = state->input;
+	error_t e = fgt_cli_key(key, arg, state);
+
+	if (e != ARGP_ERR_UNKNOWN)
+		return e;
+	switch (key) {
+	case 'k': a->o.kernel = arg; return 0;
+	case OPT_SYSMAP: a->o.system_map = arg; return 0;
+	case OPT_NO_BPF: a->o.no_bpf = true; return 0;
+	case OPT_RECORD: a->rc.path = arg; return 0;
+	case OPT_NAME: a->rc.name = arg; return 0;
+	case OPT_KCORE: a->o.kcore = arg; return 0;
+	case OPT_KALLSYMS: a->o.kallsyms = arg; return 0;
+	case OPT_BTF: a->o.btf = arg; return 0;
+	case OPT_REPLAY: a->replay = arg; return 0;
+	case OPT_MAKE_KCORE: a->make_kcore = arg; return 0;
+	case OPT_DUMP_SYMBOLS: a->dump_symbols = arg; return 0;
+	case OPT_DUMP_BTF: a->dump_btf = arg; return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+static const struct argp static_argp = { static_opts, static_parse, NULL, static_doc,
+					 NULL, NULL, NULL };
+
+static void print_json(const struct fgt_static_result *r)
+{
+	json_writer_t *jw = jsonw_new(stdout);
+
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "type", "static");
+	fgt_static_json_fields(r, jw);
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "system-map", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-bpf", no_argument, NULL, 'B' },
-		{ "record", required_argument, NULL, 'r' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "kcore", required_argument, NULL, 'C' },
-		{ "kallsyms", required_argument, NULL, 'S' },
-		{ "btf", required_argument, NULL, 'T' },
-		{ "replay", required_argument, NULL, 'R' },
-		{ "make-kcore", required_argument, NULL, 'K' },
-		{ "dump-symbols", required_argument, NULL, 'D' },
-		{ "dump-btf", required_argument, NULL, 'b' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
+	struct static_args a = {
+		.o = { .stop = &stop, .bpf_read = fgt_kread_bpf },
+		.rc = { .name = "?" },
 	};
-	struct fgt_static_opts o = { .stop = &stop, .bpf_read = fgt_kread_bpf };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct fgt_static_result r;
-	struct rec rc = { .name = "?" };
-	const char *replay_path = NULL, *core_path = NULL, *dump_path = NULL, *btf_path = NULL;
-	bool json = false;
-	int c;
+	enum fgt_cli_action act;
 
-	while ((c = getopt_long(argc, argv, "k:m:jBr:n:vh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'k': o.kernel = optarg; break;
-		case 'm': o.system_map = optarg; break;
-		case 'j': json = true; break;
-		case 'B': o.no_bpf = true; break;
-		case 'r': rc.path = optarg; break;
-		case 'n': rc.name = optarg; break;
-		case 'C': o.kcore = optarg; break;
-		case 'S': o.kallsyms = optarg; break;
-		case 'T': o.btf = optarg; break;
-		case 'R': replay_path = optarg; break;
-		case 'K': core_path = optarg; break;
-		case 'D': dump_path = optarg; break;
-		case 'b': btf_path = optarg; break;
-		case 'v': fgt_verbose++; break;
-		default:
-			fprintf(stderr, "usage: fgt-static [--kernel FILE [--system-map FILE]] [--json] "
-				"[--no-bpf] [--record FILE --name NAME] [-v]\n");
-			return c == 'h' ? 0 : FGT_EXIT_USAGE;
-		}
+	act = fgt_cli_parse(&static_argp, argc, argv, &a.cli);
+	fgt_msg_program("fgt-static");
+	fgt_msg_setup(a.cli.json, stdout);
+	fgt_verbose = a.cli.verbose;
+	if (fgt_cli_print(&static_argp, act, "fgt-static", fgt_version, stdout))
+		return FGT_CHECK_OK;
+	if (act == FGT_CLI_ERROR) {
+		p_err(FGT_EXIT_USAGE, "%s", a.cli.err);
+		return FGT_EXIT_USAGE;
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (rc.path) {
-		o.code_cb = record;
-		o.code_arg = &rc;
+	if (a.rc.path) {
+		a.o.code_cb = record;
+		a.o.code_arg = &a.rc;
 	}
-	if (core_path)
-		return make_kcore(o.kernel, core_path);
-	if (dump_path)
-		return dump_symbols(o.kernel, dump_path);
-	if (btf_path)
-		return dump_btf(o.kernel, btf_path);
-	if (replay_path)
-		replay(replay_path, &r);
+	if (a.make_kcore)
+		return make_kcore(a.o.kernel, a.make_kcore);
+	if (a.dump_symbols)
+		return dump_symbols(a.o.kernel, a.dump_symbols);
+	if (a.dump_btf)
+		return dump_btf(a.o.kernel, a.dump_btf);
+	if (a.replay)
+		replay(a.replay, &r);
 	else
-		fgt_static_check(&o, &r);
-	if (json) {
-		json_writer_t *jw = jsonw_new(stdout);
-
-		jsonw_start_object(jw);
-		jsonw_string_field(jw, "type", "static");
-		fgt_static_json_fields(&r, jw);
-		jsonw_end_object(jw);
-		jsonw_destroy(&jw);
-	} else {
+		fgt_static_check(&a.o, &r);
+	if (a.cli.json)
+		print_json(&r);
+	else
 		print_text(&r);
-	}
-	if (rc.err)
+	if (a.rc.err)
 		return FGT_CHECK_UNKNOWN;
 	return fgt_verdict_status(r.verdict, false);
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
-# static-check: the static verdict (fgt-static, until `fgraphtop check
-# --static` is wired) from /proc/kcore on this kernel, next to the dynamic one.
+# static-check: the static verdict (fgraphtop check, and fgt-static's detail
+# and bad cases) from /proc/kcore on this kernel, next to the dynamic one.
 #   U=N        park N idle threads, then answer again (both ways): 0 = no
 #   TRIGGER=1  fgraphtop check --trigger --json as well
 #   RECORD=1   send the text read from kcore as tests/data/static/ format

@@ -14,11 +14,20 @@ int fgt_verbose;
 
 static bool json;
 static FILE *json_out;
+/* the text lines' prefixes: the program a user typed (fgt_msg_program()) */
+static char err_prefix[64] = "fgraphtop: ";
+static char warn_prefix[80] = "fgraphtop: warning: ";
 
 void fgt_msg_setup(bool on, FILE *out)
 {
 	json = on;
 	json_out = out;
+}
+
+void fgt_msg_program(const char *name)
+{
+	snprintf(err_prefix, sizeof(err_prefix), "%s: ", name);
+	snprintf(warn_prefix, sizeof(warn_prefix), "%s: warning: ", name);
 }
 
 /*
@@ -204,7 +213,7 @@ void p_err(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	emit("error", fgt_exit_name(status), status, "fgraphtop: ", fmt, ap);
+	emit("error", fgt_exit_name(status), status, err_prefix, fmt, ap);
 	va_end(ap);
 }
 
@@ -213,7 +222,7 @@ void p_warn(const char *code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	emit("warning", code, -1, "fgraphtop: warning: ", fmt, ap);
+	emit("warning", code, -1, warn_prefix, fmt, ap);
 	va_end(ap);
 }
 
@@ -226,7 +235,7 @@ void fgt_vlog(enum fgt_log_level level, const char *fmt, va_list ap)
 	if (json)
 		json_msg("log", "level", names[level], -1, msg);
 	else if (level == FGT_LOG_ERROR)
-		text_line("fgraphtop: ", msg, true);
+		text_line(err_prefix, msg, true);
 	else
 		text_line("", msg, false);
 }

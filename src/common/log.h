@@ -17,6 +17,8 @@ extern int fgt_verbose;		/* -v count */
 
 /* JSON mode on or off, and where its objects go (text always goes to stderr). */
 void fgt_msg_setup(bool json, FILE *json_out);
+/* The program the text lines name (default "fgraphtop"). */
+void fgt_msg_program(const char *name);
 
 /* The one line before exiting with status (an FGT_EXIT_* code). */
 void p_err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -76,9 +76,16 @@ def stem(s):
     return ""
 
 
+# Programs of src/ the package does not ship: their messages are for the
+# developers who run them (src/src.mk), not rows of docs/troubleshooting.md.
+DEV_ONLY = {"static_main.c"}	# fgt-static
+
+
 def source_text(src):
-    """src/**/*.c, comments and character literals ('"' would open a string) blanked."""
-    text = "".join(p.read_text() for p in sorted(Path(src).glob("**/*.c")))
+    """src/**/*.c but DEV_ONLY, comments and character literals ('"' would open
+    a string) blanked."""
+    text = "".join(p.read_text() for p in sorted(Path(src).glob("**/*.c"))
+                   if p.name not in DEV_ONLY)
     text = re.sub(r"'(?:[^'\\\n]|\\.)+'", "' '", text)
     return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
 
