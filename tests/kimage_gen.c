@@ -460,6 +460,68 @@ const char *kgen40_line(enum kgen40 k)
 
 #define JUNK40	1000
 
+void kgen40_planted(struct kgen_buf *b, bool reached)
+{
+	static char names[JUNK40][12];
+	const char *np[JUNK40 + 16];
+	char ro[256] = "Linux version 6.1.0-99-amd64 (debian-kernel@lists.debian.org) #1 SMP\n";
+	size_t n = 0, reg, sweep, banner, cachep;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+	Elf64_Sym *st;
+	uint8_t *code;
+	int32_t rel;
+
+	np[n++] = "_stext";
+	np[n++] = "start_kernel";
+	np[n++] = "schedule";
+	np[n++] = "do_exit";
+	np[n++] = "panic";
+	/* inside .text (16 bytes a symbol): their code is read */
+	reg = n;
+	np[n++] = "register_ftrace_graph";
+	sweep = n;
+	np[n++] = "alloc_retstack_tasklist";
+	for (size_t i = 0; i < JUNK40; i++) {
+		snprintf(names[i], sizeof(names[i]), "j%zu", i);
+		np[n++] = names[i];
+	}
+	np[n++] = "_etext";
+	banner = n;
+	np[n++] = "linux_banner";
+	/* the stacks' own cache (6.13 and later): their size needs no BTF, so
+	 * the function taken is decoded */
+	cachep = n;
+	np[n++] = "fgraph_stack_cachep";
+	kgen_elf(b, np, n, (const uint8_t *)ro, sizeof(ro), 64 << 10);
+	eh = (Elf64_Ehdr *)b->p;
+	sh = (Elf64_Shdr *)(b->p + eh->e_shoff);
+	st = (Elf64_Sym *)(b->p + sh[3].sh_offset);
+	for (size_t i = 1; i <= n; i++)
+		st[i].st_size = 16;
+	st[banner + 1].st_value = RODATA_VA;
+	st[banner + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+	st[banner + 1].st_shndx = 2;
+	st[cachep + 1].st_value = RODATA_VA + 0x80;
+	st[cachep + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+	st[cachep + 1].st_shndx = 2;
+	st[cachep + 1].st_size = 8;
+	st[banner].st_value = TEXT_VA + TEXT_LEN;
+	/* register_ftrace_graph: push %rbp; xor %eax,%eax; pop %rbp; ret, or a
+	 * call of the planted function and ret */
+	code = b->p + TEXT_OFF + 16 * reg;
+	if (reached) {
+		rel = (int32_t)(16 * (sweep - reg) - 5);
+		code[0] = 0xe8;
+		memcpy(code + 1, &rel, 4);
+		code[5] = 0xc3;
+	} else {
+		memcpy(code, "\x55\x31\xc0\x5d\xc3", 5);
+	}
+	/* the planted one: xor %eax,%eax; ret */
+	memcpy(b->p + TEXT_OFF + 16 * sweep, "\x31\xc0\xc3", 3);
+}
+
 static size_t up(size_t n, size_t a);
 
 /* KG40_KALLSYMS_ORDER: the plain kernel's symbols as kallsyms tables after

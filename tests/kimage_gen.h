@@ -8,6 +8,7 @@
 #ifndef FGT_KIMAGE_GEN_H
 #define FGT_KIMAGE_GEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,13 @@ enum kgen40 {
 };
 
 const char *kgen40_name(enum kgen40 k);
+/*
+ * Issue 40, class 4: the plain kernel with register_ftrace_graph (a few
+ * instructions of its own) and an alloc_retstack_tasklist beside it that
+ * register_ftrace_graph calls when reached, else never: a function planted
+ * under the sweep's name is not the sweep unless the register reaches it.
+ */
+void kgen40_planted(struct kgen_buf *b, bool reached);
 /* What check --kernel must say of it: a part of its one line. */
 const char *kgen40_line(enum kgen40 k);
 void kgen40(struct kgen_buf *b, enum kgen40 k);

@@ -157,6 +157,17 @@ int main(int argc, char **argv)
 			kgen40(&b, k);
 			err |= out(name, &b);
 		}
+		/* class 4: a sweep planted beside the register is not read unless
+		 * the register calls it */
+		for (int reached = 0; reached < 2; reached++) {
+			snprintf(name, sizeof(name), "c40-planted-%s.elf", reached ? "reached" :
+				 "unreached");
+			if (ex)
+				fprintf(ex, "%s\tno call of __rcu_read_lock in %s\n", name, reached ?
+					"alloc_retstack_tasklist" : "register_ftrace_graph");
+			kgen40_planted(&b, reached);
+			err |= out(name, &b);
+		}
 		/* a package with no vmlinuz, and one whose vmlinuz is no boot image */
 		kgen_deb(&b, NULL, NULL);
 		err |= out("deb-no-vmlinuz.deb", &b);

@@ -282,6 +282,32 @@ static void test_issue40(void **state)
 	}
 }
 
+/*
+ * Issue 40, class 4: an alloc_retstack_tasklist that register_ftrace_graph
+ * never reaches is not the sweep, whatever its name says: the register is
+ * read, and its few instructions are no evidence of a fix. Reached (called
+ * from the register), it is taken. Neither is an all-clear, as a vmlinux and
+ * in a bzImage.
+ */
+static void test_planted_sweep(void **state)
+{
+	struct fgt_static_result r;
+	struct kgen_buf elf, bz;
+
+	for (int reached = 0; reached < 2; reached++) {
+		const char *want = reached ? "alloc_retstack_tasklist" : "register_ftrace_graph";
+
+		kgen40_planted(&elf, reached);
+		assert_int_equal(verdict_of(&elf, &r), FGT_VERDICT_UNKNOWN);
+		assert_string_equal(r.func, want);
+		kgen_bzimage(&bz, &elf, KGEN_GZIP, 0);
+		assert_int_equal(verdict_of(&bz, &r), FGT_VERDICT_UNKNOWN);
+		assert_string_equal(r.func, want);
+		kgen_free(&bz);
+		kgen_free(&elf);
+	}
+}
+
 /* 3. A FIFO for the kernel or the System.map is refused, not waited on;
  * a device as the System.map is not read forever. */
 static void test_not_regular(void **state)
@@ -568,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_junk_names),
 		cmocka_unit_test(test_junk_names_banner),
 		cmocka_unit_test(test_issue40),
+		cmocka_unit_test(test_planted_sweep),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_map_past_its_size),
 		cmocka_unit_test(test_sparse_huge),
