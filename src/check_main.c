@@ -63,8 +63,8 @@ enum {
 static const struct argp_option check_opts[] = {
 	{ "static", OPT_STATIC, NULL, 0, "Answer from the kernel's code only (the default "
 	  "without --trigger or --timeout)", 0 },
-	{ "kernel", OPT_KERNEL, "FILE", 0, "Answer for a kernel file (vmlinux or bzImage) "
-	  "instead of the running kernel", 0 },
+	{ "kernel", OPT_KERNEL, "FILE", 0, "Answer for a kernel file (vmlinux, bzImage, "
+	  "arm64 Image, or a kernel .deb) instead of the running kernel", 0 },
 	{ "system-map", OPT_SYSMAP, "FILE", 0, "With --kernel: its System.map (else its "
 	  ".symtab or its own kallsyms tables)", 0 },
 	{ "timeout", OPT_TIMEOUT, "S", 0, "Also wait up to S seconds for an activation "

@@ -31,8 +31,8 @@ static const char hold_doc[] =
 "Take it early in boot (fgraphtop-hold.service); release it once a fixed\n"
 "kernel runs.\n"
 "\n"
-"Exit status: 0 done, 1 error, 2 usage, 3 no function graph tracer,\n"
-"9 refused (the walk above the bound, or a kernel where it is not offered).\n"
+"Exit status: 0 done, 1 error, 3 no function graph tracer, 9 refused (the\n"
+"walk above the bound, or a kernel where it is not offered), 64 bad options.\n"
 "\n"
 "EXAMPLES:\n"
 "    fgraphtop hold --dry-run        # what it takes, what it costs\n"
@@ -59,7 +59,7 @@ static const struct argp_option hold_opts[] = {
 	{ "force", OPT_FORCE, NULL, 0, "Take it even above the walk bound, or unwatched", 0 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0, "Say what would be taken and what it costs; change "
 	  "nothing", 0 },
-	{ "json", 'j', NULL, 0, "One JSON object (docs/json.md)", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object (/usr/share/doc/fgraphtop/json.md)", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages", 0 },
 	FGT_CLI_STD_OPTIONS,
 	{},

@@ -389,9 +389,13 @@ def check_exit(readme, man, src):
     table = re.search(r"^\.SS Command line$(.*?)^\.TE$", ex, re.M | re.S)
     if not table:
         problems.append("man EXIT STATUS has no 'Command line' table")
-    elif usage and len(re.findall(rf"status {usage[0]}\b", table.group(1))) < 2:
-        problems.append(f"man 'Command line' table does not give status {usage[0]} for "
-                        f"bad options in both modes")
+    elif usage:
+        # the "bad options" row: one cell per mode, each giving the usage status
+        row = re.search(r"^T\{\nbad options\nT\}((?:\|T\{.*?T\})+)$", table.group(1), re.M | re.S)
+        cells = re.findall(r"\|T\{(.*?)T\}", row.group(1), re.S) if row else []
+        if len(cells) < 3 or not all(re.search(rf"status {usage[0]}\b", c) for c in cells):
+            problems.append(f"man 'Command line' table does not give status {usage[0]} for "
+                            f"bad options in every mode (fgraphtop, check, hold)")
     return problems
 
 
