@@ -166,6 +166,9 @@ install: $(BUILD)/fgraphtop
 	install -d $(DESTDIR)$(PREFIX)/share/doc/fgraphtop $(DESTDIR)$(PREFIX)/share/fgraphtop
 	install -m 0644 $(FGT_DOCS) $(DESTDIR)$(PREFIX)/share/doc/fgraphtop/
 	install -m 0644 $(FGT_DATA) $(DESTDIR)$(PREFIX)/share/fgraphtop/
+	@# json.md links the schema as its neighbour, as in the tree
+	ln -sfn ../../fgraphtop/fgraphtop.schema.json \
+		$(DESTDIR)$(PREFIX)/share/doc/fgraphtop/fgraphtop.schema.json
 
 .PHONY: clean
 clean:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test-docs: the README and the man page cannot rot.
 #  1. make install into a temporary DESTDIR, with the default PREFIX and with
-#     PREFIX=/usr: the binary and the man page where they belong, both usable;
+#     PREFIX=/usr: the binary and the man page where they belong, both usable,
+#     and every relative link of the installed documents resolving;
 #  2. tests/docs/check_docs.py: the README's marked blocks run as written (with
 #     the installed fgraphtop first in PATH), options, messages and exit
 #     statuses agree with the tool, the man page is lint-clean;
@@ -30,6 +31,13 @@ for prefix in "" /usr; do
 	# (grep -c reads everything: no SIGPIPE upstream under pipefail)
 	[ "$(readelf -l "$bin" 2>/dev/null | grep -c INTERP)" = 0 ] || bad "$bin is not one static binary"
 	mandoc -Tascii "$man" 2>/dev/null | sed 's/.\x08//g' | grep -c 'EXIT STATUS' >/dev/null || bad "mandoc $man does not render"
+	# the installed documents' relative links resolve where they are installed
+	# (a link into the source tree, ../dist/ or ../README.md, dangles there)
+	for f in "$d$p"/share/doc/fgraphtop/*.md; do
+		while read -r l; do
+			[ -e "$(dirname "$f")/$l" ] || bad "${f#"$d"} links $l, not installed"
+		done < <(grep -oE '\]\([^)#:]+' "$f" | sed 's/^](//')
+	done
 	# nothing outside DESTDIR$PREFIX
 	other=$(cd "$d" && { find . -type f | grep -v "^\.$p/" || true; })
 	[ -z "$other" ] || bad "make install wrote outside PREFIX: $other"
