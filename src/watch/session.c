@@ -24,466 +24,7 @@
 #include "watch/exposure.h"
 #include "watch/join.h"
 #include "common/waitnote.h"
-
-/*
- * Runs the kernel skipped: a tracing program (fentry/fexit, tp_btf, raw_tp) does
- * not run on a CPU where it is already running. On preemptible kernels a task
- * preempted inside one (task_newtask while threads are created in a burst, the
- * allocator's fentry) makes the next task on that CPU skip it: seen as missing
- * task_new events in the lab with one vCPU. Counted as lost, never silently.
- */
-/* A program of a lazy row (the allocator latency): its skipped runs lose
- * latency samples, never an event. */
-static bool lazy_prog(const struct bpf_program *prog)
-{
-	const char *name = bpf_program__name(prog);
-
-	for (int r = 0; r < FGT_ROLE__NR; r++)
-		for (int i = 0; fgt_probe_rows[r].lazy && i < FGT_MAX_PROGS &&
-		     fgt_probe_rows[r].progs[i]; i++)
-			if (!strcmp(fgt_probe_rows[r].progs[i], name))
-				return true;
-	return false;
-}
-
-static uint64_t recursion_misses(struct fgraphtop_bpf *skel)
-{
-	struct bpf_program *prog;
-	uint64_t total = 0;
-
-	bpf_object__for_each_program(prog, skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses) {
-			bool lat = lazy_prog(prog);
-
-			if (!lat)
-				total += info.recursion_misses;
-			log_dbg("fgraphtop: %s: %llu runs skipped (recursion)%s\n",
-				bpf_program__name(prog), (unsigned long long)info.recursion_misses,
-				lat ? ", latency samples only" : "");
-		}
-	}
-	return total;
-}
-
-static uint64_t lost_events(struct fgraphtop_bpf *skel)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	uint64_t total = 0, *vals;
-	uint32_t zero = 0;
-
-	if (ncpus <= 0)
-		return 0;
-	vals = calloc(ncpus, sizeof(*vals));
-	if (!vals)
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, vals))
-		for (int i = 0; i < ncpus; i++)
-			total += vals[i];
-	free(vals);
-	return total + recursion_misses(skel);
-}
-
-/* The program of the probe table named name (src/facts/kfacts.c), or NULL. */
-static struct bpf_program *table_prog(struct fgraphtop_bpf *skel, const char *name)
-{
-	struct bpf_program *prog = bpf_object__find_program_by_name(skel->obj, name);
-
-	if (!prog)
-		log_err("bpf/fgraphtop.bpf.c has no program %s, which src/facts/kfacts.c names\n", name);
-	return prog;
-}
-
-/* The programs a chosen row enables: its candidate's, else the row's own. */
-static const char *const *row_progs(const struct fgt_plan *p, enum fgt_role r)
-{
-	const struct fgt_probe_row *row = &fgt_probe_rows[r];
-	const struct fgt_cand *c = fgt_row_cand(row, p->chosen[r]);
-
-	if (c && c->progs[0])
-		return c->progs;
-	if (p->kconf.cachep_addr && row->cache_progs[0])
-		return row->cache_progs;
-	return row->progs;
-}
-
-/*
- * The programs' attach targets by the plan's ids. libbpf finds a tracing
- * program's target by name in vmlinux BTF as it opens or loads it (fentry,
- * fexit, tp_btf, iter: btf__find_by_name_kind(), a pass over all its types
- * each; 1.9 M instructions on lab-stock under qemu instruction counting, six
- * of them before the start line there), where the plan's one pass found
- * every id already. Handlers of our own for those sections (custom ones come
- * before libbpf's own: libbpf_register_prog_handler()) hand the kernel the
- * plan's id, and attach as libbpf's do. Registered while a session's object
- * lives: its programs hold pointers to them. Another object's program
- * loaded meanwhile (check's own task iterator) is looked up by name, as
- * libbpf would.
- */
-#define MAX_TARGETS	32
-
-static struct {
-	const struct bpf_program *prog;
-	int btf_id;
-} targets[MAX_TARGETS];
-static int nr_targets;
-static int handler_ids[4];
-static int nr_handlers;
-
-static void target_set(const struct bpf_program *prog, int btf_id)
-{
-	if (nr_targets < MAX_TARGETS)
-		targets[nr_targets++] = (typeof(targets[0])){ prog, btf_id };
-}
-
-/* A program the plan did not see: its section's target, as libbpf finds it. */
-static int target_by_name(const struct bpf_program *prog, long cookie)
-{
-	const char *sec = bpf_program__section_name(prog), *name = strchr(sec, '/');
-	struct fgt_btf_want w;
-	struct btf *btf;
-	int id;
-
-	if (!name)
-		return -ESRCH;
-	if (cookie == BPF_TRACE_ITER)
-		fgt_plan_btf_want_iter(name + 1, &w);
-	else
-		fgt_plan_btf_want(cookie == BPF_TRACE_RAW_TP ? FGT_PK_TP_BTF : FGT_PK_FENTRY,
-				  name + 1, &w);
-	btf = btf__load_vmlinux_btf();
-	if (libbpf_get_error(btf))
-		return -ESRCH;
-	id = btf__find_by_name_kind(btf, w.name, w.kind);
-	btf__free(btf);
-	return id > 0 ? id : -ESRCH;
-}
-
-static int target_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
-{
-	int id = -ESRCH, i;
-
-	for (i = 0; i < nr_targets && targets[i].prog != prog; i++)
-		;
-	if (i < nr_targets)
-		id = targets[i].btf_id > 0 ? targets[i].btf_id : -ESRCH;
-	else
-		id = target_by_name(prog, cookie);
-	if (id < 0) {
-		log_dbg("fgraphtop: %s: no attach target\n", bpf_program__name(prog));
-		return id;
-	}
-	opts->attach_btf_id = (__u32)id;
-	opts->attach_btf_obj_fd = 0;	/* vmlinux */
-	return 0;
-}
-
-static int target_attach(const struct bpf_program *prog, long cookie, struct bpf_link **link)
-{
-	*link = cookie == BPF_TRACE_ITER ? bpf_program__attach_iter(prog, NULL) :
-					   bpf_program__attach_trace(prog);
-	return *link ? 0 : -errno;
-}
-
-static void handlers_off(void)
-{
-	while (nr_handlers > 0)
-		libbpf_unregister_prog_handler(handler_ids[--nr_handlers]);
-	nr_targets = 0;
-}
-
-/* true if ours are in place (else libbpf's look the targets up by name) */
-static bool handlers_on(void)
-{
-	static const struct {
-		const char *sec;
-		enum bpf_attach_type type;
-	} secs[] = {
-		{ "fentry+", BPF_TRACE_FENTRY }, { "fexit+", BPF_TRACE_FEXIT },
-		{ "tp_btf+", BPF_TRACE_RAW_TP }, { "iter+", BPF_TRACE_ITER },
-	};
-	LIBBPF_OPTS(libbpf_prog_handler_opts, o, .prog_prepare_load_fn = target_load,
-		    .prog_attach_fn = target_attach);
-
-	_Static_assert(sizeof(secs) / sizeof(secs[0]) == sizeof(handler_ids) / sizeof(int),
-		       "an id per handler");
-	if (nr_handlers)
-		return true;
-	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
-		int id;
-
-		o.cookie = secs[i].type;
-		id = libbpf_register_prog_handler(secs[i].sec, BPF_PROG_TYPE_TRACING,
-						  secs[i].type, &o);
-		if (id < 0) {
-			log_dbg("fgraphtop: no handler of our own for %s (%d): libbpf finds "
-				"the targets\n", secs[i].sec, id);
-			handlers_off();
-			return false;
-		}
-		handler_ids[nr_handlers++] = id;
-	}
-	return true;
-}
-
-/* The chosen candidate's probe was deferred (plan.h defer_ftrace). */
-static bool row_deferred(const struct fgt_plan *p, enum fgt_role r)
-{
-	for (int i = 0; i < p->nr_probes; i++)
-		if (p->probes[i].role == r && p->probes[i].cand == p->chosen[r])
-			return p->probes[i].deferred;
-	return false;
-}
-
-/* Load a chosen row's programs; its attach target is the chosen candidate's. */
-static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum fgt_role r)
-{
-	const struct fgt_probe_row *row = &fgt_probe_rows[r];
-	const char *const *names = row_progs(p, r);
-	const char *target = fgt_plan_target(p, r);
-	int err = 0;
-
-	for (int i = 0; i < FGT_MAX_PROGS && names[i] && !err; i++) {
-		struct bpf_program *prog = table_prog(skel, names[i]);
-
-		if (!prog)
-			return -ENOENT;
-		bpf_program__set_autoload(prog, true);
-		/* lazy rows: attached by lazy_update(); test-run ones: never;
-		 * deferred ones: once the step under way ends */
-		if (row->lazy || row->kind == FGT_PK_TEST_RUN || row_deferred(p, r))
-			bpf_program__set_autoattach(prog, false);
-		if (row->kind == FGT_PK_FENTRY || row->kind == FGT_PK_FEXIT ||
-		    row->kind == FGT_PK_TP_BTF) {
-			if (nr_handlers)
-				target_set(prog, fgt_plan_target_btf_id(p, r));
-			else if (row->kind != FGT_PK_TP_BTF)
-				err = bpf_program__set_attach_target(prog, 0, target);
-		}
-	}
-	return err;
-}
-
-/* The union of some of kconf's [lo, hi) ranges (absent ones are 0), for a
- * BPF program's one comparison pair: the free programs' (free_seen(): nearly
- * every free is rejected by it) and the stack walk's (stack_call_site()). */
-static void union_range(const __u64 (*r)[2], size_t n, __u64 *lo, __u64 *hi)
-{
-	*lo = *hi = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!r[i][0])
-			continue;
-		if (!*lo || r[i][0] < *lo)
-			*lo = r[i][0];
-		if (r[i][1] > *hi)
-			*hi = r[i][1];
-	}
-}
-
-static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
-{
-	const __u64 r[][2] = {
-		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi }, { k->exit_lo, k->exit_hi },
-	};
-
-	union_range(r, sizeof(r) / sizeof(r[0]), lo, hi);
-}
-
-static void sites_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
-{
-	const __u64 r[][2] = {
-		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi },
-		{ k->fork_lo, k->fork_hi }, { k->idle_lo, k->idle_hi },
-	};
-
-	union_range(r, sizeof(r) / sizeof(r[0]), lo, hi);
-}
-
-/* rodata and program choices from the plan: between open and load. */
-static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
-		     uint32_t log_entries)
-{
-	bool events = log_entries != 0;
-	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
-	struct bpf_program *prog;
-	int err;
-
-	skel->rodata->kconf = p->kconf;
-	skel->rodata->kconf.want_exits = events;
-	/* --events: every allocation of an activation as a record; else the
-	 * activation log is not written, nor mapped, and holds one slot */
-	skel->rodata->log_on = events;
-	skel->rodata->log_mask = events ? log_entries - 1 : 0;
-	err = bpf_map__set_max_entries(skel->maps.actlog, events ? log_entries : 1);
-	if (err)
-		return err;
-	frees_range(&p->kconf, (__u64 *)&skel->rodata->frees_lo, (__u64 *)&skel->rodata->frees_hi);
-	sites_range(&p->kconf, (__u64 *)&skel->rodata->sites_lo, (__u64 *)&skel->rodata->sites_hi);
-	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, false);
-	for (int r = 0; r < FGT_ROLE__NR; r++) {
-		if (!fgt_plan_has(p, r))
-			continue;
-		err = enable_row(skel, p, r);
-		if (err)
-			return err;
-	}
-	return bpf_map__set_max_entries(skel->maps.events, rb_bytes);
-}
-
-/* Is fgraph already active? Make one short-lived child: tp_btf/task_newtask
- * records ftrace_graph_active as it sees it. The fallback of graph_active(). */
-static int graph_active_fork(struct fgraphtop_bpf *skel)
-{
-	uint64_t before = skel->bss->newtask_seen;
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(0);
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;	/* a signal (SIGINT to stop us) must not leave a zombie or a stale read */
-	if (skel->bss->newtask_seen == before)
-		return -1;
-	return (int)skel->bss->last_graph_active;
-}
-
-/* ftrace_graph_active now, read by test-running a program that is never
- * attached (BPF_PROG_TEST_RUN on raw_tp, 5.10+): one syscall, no fork. */
-static int graph_active_run(struct fgraphtop_bpf *skel)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	int fd = bpf_program__fd(skel->progs.probe_graph_active);
-
-	if (fd < 0 || !skel->rodata->kconf.graph_active_addr || bpf_prog_test_run_opts(fd, &opts))
-		return -1;
-	return (int)skel->bss->graph_active_probe;
-}
-
-static int graph_active(struct fgraphtop_bpf *skel)
-{
-	int v = graph_active_run(skel);
-
-	return v >= 0 ? v : graph_active_fork(skel);
-}
-
-static uint64_t now_ms(void)
-{
-	return fgt_mono_ns() / 1000000;
-}
-
-/*
- * The allocator's fentry/fexit put a trampoline on every allocation of the
- * system; the fork path's latency needs them only while fgraph is active, so
- * they are attached then and detached when it goes off. Never while an
- * activation is under way: the attach would wait for ftrace_lock, which the
- * activation holds, with nobody draining the ring buffer. lat_on goes up
- * before the attach and down after the detach: while it is up, the
- * tracepoints look for the fentry's start time.
- *
- * Exits before entries: an entry attached alone leaves in-flight records no
- * fexit removes (stale starts for the latency). So attach in this order,
- * detach in the reverse one. (When the tracepoint still waited for the fexit
- * to emit a fork-path allocation, a 5,000-fork storm lost 14 of them in that
- * window; it no longer waits, see alloc_seen() in bpf/fgraphtop.bpf.c.)
- */
-static bool is_fexit(const struct bpf_program *prog)
-{
-	return bpf_program__expected_attach_type(prog) == BPF_TRACE_FEXIT;
-}
-
-/* Each lazy row's programs, exits first (exits == true) or entries first. */
-static void lazy_each(struct fgt_session *s, bool exits,
-		      bool (*fn)(struct fgt_session *s, struct bpf_program *prog,
-				 struct bpf_link **link))
-{
-	for (int pass = 0; pass < 2; pass++)
-		for (int r = 0; r < FGT_ROLE__NR; r++) {
-			const char *const *names;
-
-			if (!fgt_probe_rows[r].lazy || !fgt_plan_has(s->plan, r))
-				continue;
-			names = row_progs(s->plan, r);
-			for (int i = 0; i < FGT_MAX_PROGS && names[i]; i++) {
-				struct bpf_program *prog =
-					bpf_object__find_program_by_name(s->skel->obj, names[i]);
-
-				if (!prog || is_fexit(prog) != (exits == !pass))
-					continue;
-				if (!fn(s, prog, &s->lazy_links[r][i]))
-					return;
-			}
-		}
-}
-
-static bool detach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
-{
-	bpf_link__destroy(*link);
-	*link = NULL;
-	return true;
-}
-
-static void lazy_detach(struct fgt_session *s)
-{
-	lazy_each(s, false, detach_one);
-	s->skel->bss->lat_on = 0;
-	s->lat_attached = false;
-}
-
-static bool attach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
-{
-	*link = bpf_program__attach(prog);
-	if (*link)
-		return true;
-	p_warn("latency_probe", "allocator latency probe %s did not attach (%s): no fork-path latency",
-		 bpf_program__name(prog), strerror(errno));
-	s->lat_failed = true;	/* not tried again */
-	return false;
-}
-
-static void lazy_attach(struct fgt_session *s)
-{
-	s->skel->bss->lat_on = 1;
-	lazy_each(s, true, attach_one);
-	if (s->lat_failed) {
-		lazy_detach(s);
-		return;
-	}
-	s->lat_attached = true;
-	log_dbg("fgraphtop: fgraph active: allocator latency probes attached\n");
-}
-
-/*
- * Attach once fgraph has stayed active for FGT_LAZY_SETTLE_MS: ACT_END comes
- * from inside register_ftrace_graph(), which goes on patching call sites under
- * ftrace_lock; attaching then would queue behind it and slow down the very
- * tracer switch we time.
- */
-static void lazy_update(struct fgt_session *s)
-{
-	const struct fgt_plan *p = s->plan;
-	uint64_t now = now_ms();
-	int active;
-
-	if (s->lat_failed || !fgt_plan_has_lat(p) || s->joining || s->deferred_pending)
-		return;
-	active = graph_active_run(s->skel);
-	if (active <= 0 || s->skel->bss->act_tid)
-		s->active_since_ms = 0;
-	else if (!s->active_since_ms)
-		s->active_since_ms = now;
-	if (active > 0 && !s->lat_attached && s->active_since_ms &&
-	    now - s->active_since_ms >= FGT_LAZY_SETTLE_MS)
-		lazy_attach(s);
-	else if (active == 0 && s->lat_attached) {
-		lazy_detach(s);
-		log_dbg("fgraphtop: fgraph off: allocator latency probes detached\n");
-	}
-}
+#include "watch/attach.h"
 
 /* The trigger's stack from BPF's stack map: the session is the only reader. */
 static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
@@ -829,41 +370,6 @@ static bool join_look(struct fgt_session *s)
 	return fgt_join_look_at(&s->join, &l);
 }
 
-/* The deferred rows' programs (not the lazy ones: lazy_update()'s), now
- * that the step no longer holds ftrace_lock, or may still: then said. */
-static void deferred_attach(struct fgt_session *s)
-{
-	struct fgt_wait *w = fgt_wait_begin(FGT_WAIT_FTRACE_LOCK, "attaching the deferred probes");
-	int n = 0;
-
-	for (int r = 0; r < FGT_ROLE__NR; r++) {
-		const char *const *names;
-
-		if (!fgt_plan_has(s->plan, r) || fgt_probe_rows[r].lazy ||
-		    !row_deferred(s->plan, r))
-			continue;
-		names = row_progs(s->plan, r);
-		for (int i = 0; i < FGT_MAX_PROGS && names[i]; i++) {
-			struct bpf_program *prog =
-				bpf_object__find_program_by_name(s->skel->obj, names[i]);
-
-			if (!prog)
-				continue;
-			s->deferred_links[r][i] = bpf_program__attach(prog);
-			if (s->deferred_links[r][i])
-				n++;
-			else
-				p_warn("deferred_probe", "%s: its deferred attach failed (%s): "
-				       "fgraphtop goes on without it", bpf_program__name(prog),
-				       strerror(errno));
-		}
-	}
-	fgt_wait_end(w);
-	s->deferred_pending = false;
-	log_info("fgraphtop: join: the walk is over: %d deferred program%s attached", n,
-		 n == 1 ? "" : "s");
-}
-
 void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code)
 {
 	if (s->joining)
@@ -899,7 +405,7 @@ bool fgt_session_join_tick(struct fgt_session *s)
 			return true;
 		/* the walk is over: its last sweeps drained, its record made */
 		if (s->rb)
-			drain(s, now_ms());
+			drain(s, fgt_mono_ms());
 		if (s->joining && fgt_assembler_current(s->as))
 			fgt_assembler_flush(s->as);
 		if (s->joining)
@@ -918,7 +424,8 @@ bool fgt_session_join_tick(struct fgt_session *s)
 		if (!s->join.trigger_out)
 			return false;
 	}
-	deferred_attach(s);
+	fgt_attach_deferred(&s->att, s->skel, s->plan);
+	s->deferred_pending = false;
 	fgt_joiner_close(s->jr);
 	s->jr = NULL;
 	return true;
@@ -933,21 +440,20 @@ static int open_load(struct fgt_session *s, bool exp, int *err, char *msg, size_
 {
 	struct bpf_program *it;
 
-	handlers_on();
-	nr_targets = 0;
+	fgt_attach_handlers_on(&s->att);
 	s->skel = fgraphtop_bpf__open();
 	if (!s->skel) {
 		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
-	*err = configure(s->skel, s->plan, s->ringbuf_mb, s->log_entries);
+	*err = fgt_attach_configure(&s->att, s->skel, s->plan, s->ringbuf_mb, s->log_entries);
 	if (*err) {
 		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-*err));
 		return FGT_EXIT_ERROR;
 	}
 	it = s->skel->progs.exp_count_lacking;
 	bpf_program__set_autoload(it, exp);
-	target_set(it, s->plan->iter_btf_id);
+	fgt_attach_target(&s->att, it, s->plan->iter_btf_id);
 	bpf_program__set_autoattach(it, false);	/* fgt_exposure_of(): an iterator link */
 	fgt_session_phase("open and configure");
 	*err = fgraphtop_bpf__load(s->skel);
@@ -1031,7 +537,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	}
 	/* fgraph_stack_cachep, if fgraph created it before we started: the kmem
 	 * programs reject every allocation until it is known (cache_is_fgraph()) */
-	graph_active_run(s->skel);
+	fgt_attach_graph_active_run(s->skel);
 	/* before attaching: our own thread is no new task the fork path counts */
 	if (s->want_holders)
 		holders_start(s);
@@ -1059,7 +565,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	join_rebase(s);
-	lazy_update(s);
+	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return 0;
 }
 
@@ -1084,7 +590,7 @@ static int drain(struct fgt_session *s, uint64_t now_ms)
 int fgt_session_poll(struct fgt_session *s, int ms)
 {
 	int err = ring_buffer__poll(s->rb, ms);
-	uint64_t now = now_ms();
+	uint64_t now = fgt_mono_ms();
 	uint32_t seq = s->skel->bss->act_seq;
 	bool in = s->skel->bss->act_tid;
 
@@ -1095,18 +601,18 @@ int fgt_session_poll(struct fgt_session *s, int ms)
 		if (!in)
 			s->done_seq = seq;
 	}
-	lazy_update(s);
+	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return err < 0 ? err : 0;
 }
 
 int fgt_session_graph_active(struct fgt_session *s)
 {
-	return s->skel ? graph_active(s->skel) : -1;
+	return s->skel ? fgt_attach_graph_active(s->skel) : -1;
 }
 
 uint64_t fgt_session_lost(struct fgt_session *s)
 {
-	return s->skel ? lost_events(s->skel) : 0;
+	return s->skel ? fgt_attach_lost(s->skel) : 0;
 }
 
 /* The trigger's way in, from its stack, once per activation. */
@@ -1158,7 +664,7 @@ static const struct fgt_activation *current(struct fgt_session *s)
 		 * than the rest) in the ring buffer. An activation that ends
 		 * during it leaves a snapshot no longer active: the assembler's */
 		if (s->rb)
-			drain(s, now_ms());
+			drain(s, fgt_mono_ms());
 		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
 		cur = fgt_aggact_current(s->agg, &s->agg_snap);
 		if (cur)
@@ -1197,7 +703,7 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 	st->judge = &s->rec.judge;
 	st->lost = fgt_session_lost(s);
 	/* the test run only: the fork fallback would show up in the fork path */
-	st->graph_active = s->skel ? graph_active_run(s->skel) : -1;
+	st->graph_active = s->skel ? fgt_attach_graph_active_run(s->skel) : -1;
 	if (st->graph_active != s->graph_active) {
 		/* a user came or went: the holders read before are out of date
 		 * (the first look is no change: nothing was read before it) */
@@ -1287,11 +793,7 @@ void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *
 
 void fgt_session_close(struct fgt_session *s)
 {
-	for (int r = 0; r < FGT_ROLE__NR; r++)
-		for (int i = 0; i < FGT_MAX_PROGS; i++) {
-			bpf_link__destroy(s->deferred_links[r][i]);
-			s->deferred_links[r][i] = NULL;
-		}
+	fgt_attach_unlink(&s->att);
 	fgt_joiner_close(s->jr);
 	s->jr = NULL;
 	fgt_holders_watch_stop(s->hw);
@@ -1310,7 +812,7 @@ void fgt_session_close(struct fgt_session *s)
 	s->exp_it = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
-	handlers_off();		/* after the object: its programs point at them */
+	fgt_attach_handlers_off(&s->att);	/* after the object: its programs point at them */
 	fgt_assembler_free(s->as);
 	s->as = NULL;
 	fgt_aggact_free(s->agg);

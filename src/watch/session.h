@@ -24,11 +24,10 @@
 #include "watch/exposure.h"
 #include "watch/join.h"
 #include "model/joined.h"
+#include "watch/attach.h"
 
 /* While an activation is under way, drain the ring buffer at most this often. */
 #define FGT_DRAIN_MS	1000
-/* Attach the allocator latency probes once fgraph has been active this long. */
-#define FGT_LAZY_SETTLE_MS	500
 /* Who holds fgraph: read this often (by a thread of its own, holders.h). */
 #define FGT_HOLDERS_MS		1000
 
@@ -64,11 +63,9 @@ struct fgt_session {
 	struct fgt_agg agg_snap;	/* BPF's aggregation, as the live view last read it */
 	struct fgt_recorder rec;	/* activations to records: the one judge */
 	struct fgt_watch_ops ops;
-	struct bpf_link *lazy_links[FGT_ROLE__NR][FGT_MAX_PROGS];	/* the lazy rows' */
-	bool lat_attached;		/* allocator latency probes attached (fgraph active) */
-	bool lat_failed;		/* they would not attach: not tried again */
+	/* the BPF object's targets, handlers, lazy and deferred links */
+	struct fgt_attach att;
 	uint64_t last_drain_ms;		/* CLOCK_MONOTONIC of the last full drain */
-	uint64_t active_since_ms;	/* fgraph seen active (no activation) since, 0: not */
 	const struct fgt_rec *log;	/* the activation log, mapped read-only */
 	uint32_t log_entries;		/* its slots (fgt_log_entries()), 0: no log */
 	uint32_t begin_seq;		/* act_seq of the last ACT_BEGIN fed */
@@ -99,7 +96,6 @@ struct fgt_session {
 	bool deferred_pending;		/* the plan's deferred rows wait for their attach */
 	int32_t join_stack_id;		/* the trigger's stack from its sweeps, -1 none */
 	unsigned int after_looks;	/* looks for the trigger's leaving, once the walk ended */
-	struct bpf_link *deferred_links[FGT_ROLE__NR][FGT_MAX_PROGS];
 };
 
 /* Preflight and attach plan (no program of ours is left loaded).
