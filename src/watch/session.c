@@ -25,6 +25,7 @@
 #include "watch/join.h"
 #include "common/waitnote.h"
 #include "watch/attach.h"
+#include "watch/assemble.h"
 
 /* The trigger's stack from BPF's stack map: the session is the only reader. */
 static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
@@ -54,15 +55,6 @@ static void show(struct fgt_session *s, const struct fgt_event *e)
 	if (e->type == FGT_EV_ACT_BEGIN)
 		n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
 	s->on_event(e, frames, n, s->event_ctx);
-}
-
-/* An event outside the aggregation (the fork path, a sweep seen without its
- * ACT_BEGIN): shown, then to the assembler. */
-static void feed(struct fgt_session *s, const struct fgt_event *e)
-{
-	show(s, e);
-	fgt_assembler_feed(s->as, e);
-	s->fed++;
 }
 
 /* BPF's array strides values by 8 bytes: the same layout on both sides */
@@ -122,29 +114,31 @@ static int handle_event(void *ctx, void *data, size_t size)
 		s->who.pid = e->pid;
 		s->who.tid = e->tid;
 		memcpy(s->who.comm, e->comm, sizeof(s->who.comm));
-		/* sweeps seen before it, without theirs, end here (as the
-		 * assembler ends them at an ACT_BEGIN) */
-		fgt_assembler_flush(s->as);
+		/* sweeps seen before it, without theirs, end here */
+		fgt_assemble_msg(&s->assemble, data, size);
 		show(s, e);
 		s->fed++;
 		return 0;
 	case FGT_EV_SWEEP_DONE:
-		fgt_aggact_sweeps(s->agg, data, size);
+		fgt_assemble_msg(&s->assemble, data, size);
 		s->fed++;
 		return 0;
-	case FGT_EV_ACT_END:	/* BPF's state, whole, behind it (bpf/fgraphtop.bpf.c agg_send_end()) */
+	case FGT_EV_ACT_END:
 		log_drain(s, e->act_seq);
 		if (e->ok)	/* else an END never seen, reported at the next ACT_BEGIN */
 			show(s, e);
-		if (size >= sizeof(struct fgt_agg))
-			fgt_aggact_end(s->agg, data);
+		fgt_assemble_msg(&s->assemble, data, size);
 		s->fed++;
 		return 0;
 	}
 	/* a joined step's sweeps carry the trigger's stack (joined.h) */
 	if (s->joining && e->type == FGT_EV_ALLOC && e->stack_id >= 0 && s->join_stack_id < 0)
 		s->join_stack_id = e->stack_id;
-	feed(s, e);
+	/* outside the aggregation (the fork path, a sweep seen without its
+	 * ACT_BEGIN): shown, then to the assembler */
+	show(s, e);
+	fgt_assemble_msg(&s->assemble, data, size);
+	s->fed++;
 	return 0;
 }
 
@@ -357,7 +351,7 @@ static void join_rebase(struct fgt_session *s)
 		return;
 	fgt_joiner_look(s->jr, &s->join.trig, &l);
 	ring_buffer__consume(s->rb);
-	cur = fgt_assembler_current(s->as);
+	cur = fgt_assemble_unbracketed(&s->assemble);
 	fgt_join_rebase(&s->join, &l, cur ? cur->nr_sweeps : 0);
 }
 
@@ -399,15 +393,15 @@ bool fgt_session_join_tick(struct fgt_session *s)
 	if (!fgt_joiner_due(s->jr, now))
 		return false;
 	if (s->joining) {
-		fgt_join_sweeps(&s->join, fgt_assembler_current(s->as));
-		join_via(s, fgt_assembler_current(s->as));
+		fgt_join_sweeps(&s->join, fgt_assemble_unbracketed(&s->assemble));
+		join_via(s, fgt_assemble_unbracketed(&s->assemble));
 		if (!join_look(s))
 			return true;
 		/* the walk is over: its last sweeps drained, its record made */
 		if (s->rb)
 			drain(s, fgt_mono_ms());
-		if (s->joining && fgt_assembler_current(s->as))
-			fgt_assembler_flush(s->as);
+		if (s->joining && fgt_assemble_unbracketed(&s->assemble))
+			fgt_assemble_flush(&s->assemble, NULL);
 		if (s->joining)
 			join_record_empty(s);
 		return true;
@@ -552,10 +546,8 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	}
 	exposure_attach(s);
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
-	s->as = fgt_assembler_new(on_activation, s);
-	fgt_assembler_trust_frees(s->as, s->plan && s->plan->kconf.cachep_addr);
-	s->agg = fgt_aggact_new(on_activation, s);
-	if (!s->as || !s->agg) {
+	if (fgt_assemble_init(&s->assemble, on_activation, s,
+			      s->plan && s->plan->kconf.cachep_addr)) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
 	}
@@ -654,7 +646,7 @@ static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activat
  */
 static const struct fgt_activation *current(struct fgt_session *s)
 {
-	const struct fgt_activation *cur = NULL;
+	const void *bpf = NULL;
 
 	if (s->skel && s->skel->bss->act_tid) {
 		/* the finished sweeps first, read at this same pace: the
@@ -665,12 +657,9 @@ static const struct fgt_activation *current(struct fgt_session *s)
 		 * during it leaves a snapshot no longer active: the assembler's */
 		if (s->rb)
 			drain(s, fgt_mono_ms());
-		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
-		cur = fgt_aggact_current(s->agg, &s->agg_snap);
-		if (cur)
-			((struct fgt_activation *)cur)->seq = s->reported + 1;
+		bpf = (const void *)&s->skel->bss->hot.agg;
 	}
-	return cur ? cur : fgt_assembler_current(s->as);
+	return fgt_assemble_current(&s->assemble, bpf, s->reported + 1);
 }
 
 /* A joined trigger named by its sweeps: its way in from their stack. */
@@ -699,7 +688,7 @@ void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
 	memset(st, 0, sizeof(*st));
 	st->now_ns = fgt_mono_ns();
 	st->cur = cur;
-	st->fork = fgt_assembler_fork(s->as);
+	st->fork = fgt_assemble_fork(&s->assemble);
 	st->judge = &s->rec.judge;
 	st->lost = fgt_session_lost(s);
 	/* the test run only: the fork fallback would show up in the fork path */
@@ -767,7 +756,7 @@ uint64_t fgt_session_changes(struct fgt_session *s, bool events)
  * assembler has sweeps without their ACT_BEGIN. */
 bool fgt_session_busy(const struct fgt_session *s)
 {
-	return s->joining || fgt_assembler_current(s->as) ||
+	return s->joining || fgt_assemble_unbracketed(&s->assemble) ||
 	       (s->skel && (s->skel->bss->act_tid || s->skel->bss->act_seq != s->done_seq));
 }
 
@@ -775,15 +764,7 @@ void fgt_session_flush(struct fgt_session *s)
 {
 	if (s->rb)
 		ring_buffer__consume(s->rb);
-	/* BPF's state is BPF's: a copy is flushed, once per activation */
-	if (s->skel && s->skel->bss->hot.agg.act.active &&
-	    s->skel->bss->hot.agg.act.seq != s->flushed_seq) {
-		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
-		s->flushed_seq = s->agg_snap.act.seq;
-		fgt_aggact_flush_snap(s->agg, &s->agg_snap);
-	}
-	if (s->as)
-		fgt_assembler_flush(s->as);
+	fgt_assemble_flush(&s->assemble, s->skel ? (const void *)&s->skel->bss->hot.agg : NULL);
 }
 
 void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns)
@@ -813,10 +794,7 @@ void fgt_session_close(struct fgt_session *s)
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
 	fgt_attach_handlers_off(&s->att);	/* after the object: its programs point at them */
-	fgt_assembler_free(s->as);
-	s->as = NULL;
-	fgt_aggact_free(s->agg);
-	s->agg = NULL;
+	fgt_assemble_free(&s->assemble);
 	free(s->plan);
 	s->plan = NULL;
 	fgt_ksyms_free(s->own_ks);
@@ -885,9 +863,7 @@ static void w_trigger_done(void *priv)
 
 	if (s->rb)
 		ring_buffer__consume(s->rb);
-	if (s->as)
-		fgt_assembler_end(s->as, 0);	/* ends at its last event: the call site
-						 * patching after the walk is no part of it */
+	fgt_assemble_end(&s->assemble);
 }
 
 static bool w_under_way(void *priv, const struct fgt_ksyms *ks, struct fgt_joined *j)

@@ -25,6 +25,7 @@
 #include "watch/join.h"
 #include "model/joined.h"
 #include "watch/attach.h"
+#include "watch/assemble.h"
 
 /* While an activation is under way, drain the ring buffer at most this often. */
 #define FGT_DRAIN_MS	1000
@@ -55,12 +56,9 @@ struct fgt_session {
 	struct fgt_plan *plan;
 	struct fgraphtop_bpf *skel;
 	struct ring_buffer *rb;
-	struct fgt_assembler *as;	/* the fork path, and sweeps seen without their ACT_BEGIN */
-	struct fgt_aggact *agg;		/* the activations BPF aggregated */
+	struct fgt_assemble assemble;	/* BPF's aggregates and the events outside it */
 	uint32_t done_seq;		/* BPF's act_seq whose end has been read */
 	uint32_t reported;		/* activation records reported: their seq */
-	uint32_t flushed_seq;		/* BPF's activation reported incomplete at exit */
-	struct fgt_agg agg_snap;	/* BPF's aggregation, as the live view last read it */
 	struct fgt_recorder rec;	/* activations to records: the one judge */
 	struct fgt_watch_ops ops;
 	/* the BPF object's targets, handlers, lazy and deferred links */
