@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The BPF watching session shared by the live tool and `fgraphtop check`. */
+/*
+ * The BPF watching session shared by the live tool and `fgraphtop check`:
+ * its lifecycle (plan, start, close), the start-up's symbols and phases, a
+ * step joined under way followed to its record, and the ops check drives.
+ * The attach machinery is attach.c's, the stream drain drain.c's, the
+ * status snapshot snapshot.c's.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "watch/session.h"
 #include "common/clock.h"
@@ -26,121 +28,6 @@
 #include "common/waitnote.h"
 #include "watch/attach.h"
 #include "watch/assemble.h"
-
-/* The trigger's stack from BPF's stack map: the session is the only reader. */
-static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
-{
-	struct fgt_session *s = ctx;
-	int n;
-
-	if (id < 0 || !s->skel)
-		return 0;
-	memset(ips, 0, FGT_MAX_STACK_DEPTH * sizeof(*ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips))
-		return 0;
-	for (n = 0; n < FGT_MAX_STACK_DEPTH && ips[n]; n++)
-		;
-	return n;
-}
-
-/* --events: the event as it came (ACT_BEGIN with its stack). */
-static void show(struct fgt_session *s, const struct fgt_event *e)
-{
-	struct fgt_frame frames[FGT_MAX_STACK_DEPTH];
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n = 0;
-
-	if (!s->on_event)
-		return;
-	if (e->type == FGT_EV_ACT_BEGIN)
-		n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
-	s->on_event(e, frames, n, s->event_ctx);
-}
-
-/* BPF's array strides values by 8 bytes: the same layout on both sides */
-_Static_assert(sizeof(struct fgt_rec) % 8 == 0, "struct fgt_rec must be 8-byte sized");
-
-static size_t log_bytes(uint32_t entries)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t n = (size_t)entries * sizeof(struct fgt_rec);
-
-	return page > 0 ? (n + page - 1) / page * page : n;
-}
-
-/* The activation log's records (--events only): shown, not assembled: BPF
- * aggregated them already. */
-static void feed_cb(const struct fgt_event *e, void *ctx)
-{
-	struct fgt_session *s = ctx;
-
-	show(s, e);
-	s->fed++;
-}
-
-/* Feed the activation log's records of activations up to `upto`, then hand
- * their slots back to BPF (src/model/actlog.c). */
-static void log_drain(struct fgt_session *s, uint32_t upto)
-{
-	uint64_t head, tail;
-
-	if (!s->log)
-		return;
-	head = __atomic_load_n(&s->skel->bss->log_head, __ATOMIC_ACQUIRE);
-	tail = fgt_log_drain(s->log, s->log_entries, s->skel->bss->log_tail, head, upto, &s->who,
-			     feed_cb, s);
-	__atomic_store_n(&s->skel->bss->log_tail, tail, __ATOMIC_RELEASE);
-}
-
-/*
- * BPF's messages: its events (struct fgt_event), and the aggregation's
- * finished sweeps and activations behind an event header (bpf/agg_abi.h).
- * A message shorter than its type says is dropped.
- */
-static int handle_event(void *ctx, void *data, size_t size)
-{
-	struct fgt_session *s = ctx;
-	const struct fgt_event *e = data;
-
-	if (size < sizeof(*e))
-		return 0;
-	switch (e->type) {
-	case FGT_EV_LOG:	/* a wake-up: the log is filling */
-		log_drain(s, s->begin_seq);
-		return 0;
-	case FGT_EV_ACT_BEGIN:
-		log_drain(s, e->act_seq - 1);
-		s->begin_seq = e->act_seq;
-		s->who.pid = e->pid;
-		s->who.tid = e->tid;
-		memcpy(s->who.comm, e->comm, sizeof(s->who.comm));
-		/* sweeps seen before it, without theirs, end here */
-		fgt_assemble_msg(&s->assemble, data, size);
-		show(s, e);
-		s->fed++;
-		return 0;
-	case FGT_EV_SWEEP_DONE:
-		fgt_assemble_msg(&s->assemble, data, size);
-		s->fed++;
-		return 0;
-	case FGT_EV_ACT_END:
-		log_drain(s, e->act_seq);
-		if (e->ok)	/* else an END never seen, reported at the next ACT_BEGIN */
-			show(s, e);
-		fgt_assemble_msg(&s->assemble, data, size);
-		s->fed++;
-		return 0;
-	}
-	/* a joined step's sweeps carry the trigger's stack (joined.h) */
-	if (s->joining && e->type == FGT_EV_ALLOC && e->stack_id >= 0 && s->join_stack_id < 0)
-		s->join_stack_id = e->stack_id;
-	/* outside the aggregation (the fork path, a sweep seen without its
-	 * ACT_BEGIN): shown, then to the assembler */
-	show(s, e);
-	fgt_assemble_msg(&s->assemble, data, size);
-	s->fed++;
-	return 0;
-}
 
 static void holders_start(struct fgt_session *s)
 {
@@ -307,8 +194,6 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 }
 
 static bool join_look(struct fgt_session *s);
-static int drain(struct fgt_session *s, uint64_t now_ms);
-static void join_via(struct fgt_session *s, const struct fgt_activation *cur);
 
 /* A finished activation: its walk may price a visit on this host (whole
  * ones only: a lost event makes its figures a lower bound), then its record. */
@@ -394,12 +279,12 @@ bool fgt_session_join_tick(struct fgt_session *s)
 		return false;
 	if (s->joining) {
 		fgt_join_sweeps(&s->join, fgt_assemble_unbracketed(&s->assemble));
-		join_via(s, fgt_assemble_unbracketed(&s->assemble));
+		fgt_snapshot_join_via(s, fgt_assemble_unbracketed(&s->assemble));
 		if (!join_look(s))
 			return true;
 		/* the walk is over: its last sweeps drained, its record made */
 		if (s->rb)
-			drain(s, fgt_mono_ms());
+			fgt_drain(s, fgt_mono_ms());
 		if (s->joining && fgt_assemble_unbracketed(&s->assemble))
 			fgt_assemble_flush(&s->assemble, NULL);
 		if (s->joining)
@@ -503,7 +388,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	s->log_entries = s->on_event ? fgt_log_entries(fgt_host_threads(NULL)) : 0;
 	if (s->log_entries)
 		log_info("activation log: %u records (%zu KiB)", s->log_entries,
-			 log_bytes(s->log_entries) >> 10);
+			 fgt_drain_log_bytes(s->log_entries) >> 10);
 	status = load(s, &err, msg, len);
 	if (status == -1 && fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY) {
 		/* security_locked_down(LOCKDOWN_BPF_READ_KERNEL): the verifier has
@@ -521,7 +406,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	if (status)
 		return status;
 	if (s->on_event) {
-		s->log = mmap(NULL, log_bytes(s->log_entries), PROT_READ, MAP_SHARED,
+		s->log = mmap(NULL, fgt_drain_log_bytes(s->log_entries), PROT_READ, MAP_SHARED,
 			      bpf_map__fd(s->skel->maps.actlog), 0);
 		if (s->log == MAP_FAILED) {
 			s->log = NULL;
@@ -545,13 +430,13 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	exposure_attach(s);
-	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
+	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, fgt_drain_stack, s);
 	if (fgt_assemble_init(&s->assemble, on_activation, s,
 			      s->plan && s->plan->kconf.cachep_addr)) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
 	}
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), fgt_drain_event, s, NULL);
 	if (!s->rb) {
 		snprintf(msg, len, "cannot set up the ring buffer: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
@@ -559,217 +444,6 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	join_rebase(s);
 	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return 0;
-}
-
-/* Everything BPF has put so far: the ring buffer, then the activation log. */
-static int drain(struct fgt_session *s, uint64_t now_ms)
-{
-	int err = ring_buffer__consume(s->rb);
-
-	log_drain(s, s->begin_seq);
-	s->last_drain_ms = now_ms;
-	return err;
-}
-
-/*
- * An activation's records do not wake us one by one (bpf/fgraphtop.bpf.c):
- * the BPF side wakes us when a quarter of the activation log waits; its end
- * (ACT_END) wakes nobody, and the next poll timeout finds it, after the
- * tracer switch that goes on past it. In between, drain once a second for
- * the live view, not on every poll timeout: on a machine short of CPUs our
- * draining would compete with the walk we are timing.
- */
-int fgt_session_poll(struct fgt_session *s, int ms)
-{
-	int err = ring_buffer__poll(s->rb, ms);
-	uint64_t now = fgt_mono_ms();
-	uint32_t seq = s->skel->bss->act_seq;
-	bool in = s->skel->bss->act_tid;
-
-	if (err >= 0 && (!in || now - s->last_drain_ms >= FGT_DRAIN_MS)) {
-		err = drain(s, now);
-		/* BPF put an activation's end before it cleared act_tid: read
-		 * now, or lost (then counted), it is no longer under way */
-		if (!in)
-			s->done_seq = seq;
-	}
-	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
-	return err < 0 ? err : 0;
-}
-
-int fgt_session_graph_active(struct fgt_session *s)
-{
-	return s->skel ? fgt_attach_graph_active(s->skel) : -1;
-}
-
-uint64_t fgt_session_lost(struct fgt_session *s)
-{
-	return s->skel ? fgt_attach_lost(s->skel) : 0;
-}
-
-/* The trigger's way in, from its stack, once per activation. */
-static const char *cur_via(struct fgt_session *s, const struct fgt_activation *cur)
-{
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n;
-
-	if (s->via_seq == cur->seq)
-		return s->prog_via;
-	s->via_seq = cur->seq;
-	s->prog_via[0] = '\0';
-	if (cur->stack_id < 0)
-		return s->prog_via;
-	n = stack_ips(cur->stack_id, ips, s);
-	if (n > 0)
-		fgt_record_via(ips, n, s->ks, s->prog_via, sizeof(s->prog_via));
-	return s->prog_via;
-}
-
-/* The activation's U: an exposure count taken before it began, else -1. */
-static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activation *cur)
-{
-	const struct fgt_exp_live *l = &s->exp;
-
-	if (!l->idle_known || l->idle_ns >= cur->begin_ns || l->idle_ns <= l->last_begin_ns ||
-	    !cur->nr_threads)
-		return -1;
-	return fgt_progress_lacking_at_start(l->idle.lacking, l->idle.threads,
-					     cur->nr_threads);
-}
-
-/*
- * The activation under way: BPF's aggregation as it stands (a copy of its
- * state, read here, at the live view's pace: once an interval, and on the
- * screen a redraw every half second during a stall), with the sweeps read
- * from the ring buffer so far; else the assembler's, of sweeps seen without
- * their ACT_BEGIN.
- */
-static const struct fgt_activation *current(struct fgt_session *s)
-{
-	const void *bpf = NULL;
-
-	if (s->skel && s->skel->bss->act_tid) {
-		/* the finished sweeps first, read at this same pace: the
-		 * estimate of the time left rests on them, and poll's own
-		 * drain, a second apart and out of step with this view, left
-		 * CI's lab-fixed at 116 sweeps with its latest 30 (4x slower
-		 * than the rest) in the ring buffer. An activation that ends
-		 * during it leaves a snapshot no longer active: the assembler's */
-		if (s->rb)
-			drain(s, fgt_mono_ms());
-		bpf = (const void *)&s->skel->bss->hot.agg;
-	}
-	return fgt_assemble_current(&s->assemble, bpf, s->reported + 1);
-}
-
-/* A joined trigger named by its sweeps: its way in from their stack. */
-static void join_via(struct fgt_session *s, const struct fgt_activation *cur)
-{
-	struct fgt_join_trigger *t = &s->join.trig;
-	const char *via;
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n;
-
-	if (!cur || t->via[0] || s->join_stack_id < 0)
-		return;
-	n = stack_ips(s->join_stack_id, ips, s);
-	if (n <= 0)
-		return;
-	fgt_record_via(ips, n, s->ks, t->via, sizeof(t->via));
-	via = t->via;
-	/* "bpf() -> ...": the call's name */
-	snprintf(t->syscall, sizeof(t->syscall), "%.*s", (int)strcspn(via, "( "), via);
-}
-
-void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
-{
-	const struct fgt_activation *cur = current(s);
-
-	memset(st, 0, sizeof(*st));
-	st->now_ns = fgt_mono_ns();
-	st->cur = cur;
-	st->fork = fgt_assemble_fork(&s->assemble);
-	st->judge = &s->rec.judge;
-	st->lost = fgt_session_lost(s);
-	/* the test run only: the fork fallback would show up in the fork path */
-	st->graph_active = s->skel ? fgt_attach_graph_active_run(s->skel) : -1;
-	if (st->graph_active != s->graph_active) {
-		/* a user came or went: the holders read before are out of date
-		 * (the first look is no change: nothing was read before it) */
-		if (s->graph_active != -2) {
-			s->graph_active_ns = st->now_ns;
-			fgt_holders_watch_kick(s->hw);
-		}
-		s->graph_active = st->graph_active;
-	}
-	if (s->joining) {
-		fgt_join_sweeps(&s->join, cur);
-		join_via(s, cur);
-		fgt_join_progress(&s->join, cur, st->now_ns, &s->prog);
-		snprintf(s->prog.via, sizeof(s->prog.via), "%s", s->join.trig.via);
-		st->progress = &s->prog;
-		st->joined = &s->join;
-	} else if (cur) {
-		long now = cur->nr_threads ? 0 : fgt_host_threads(NULL);
-
-		fgt_progress_of(cur, st->now_ns, cur_lacking(s, cur), now > 0 ? (uint64_t)now : 0,
-				&s->prog);
-		snprintf(s->prog.via, sizeof(s->prog.via), "%s", cur_via(s, cur));
-		st->progress = &s->prog;
-	}
-	/* no tracefs read while an activation may hold trace_types_lock */
-	fgt_holders_watch_busy(s->hw, cur || s->joining || (s->skel && s->skel->bss->act_tid));
-	if (fgt_holders_watch_get(s->hw, &s->holders, &s->holders_ns, NULL)) {
-		st->holders = &s->holders;
-		st->holders_ns = s->holders_ns;
-		st->holders_stale = s->holders_ns < s->graph_active_ns;
-		if (st->holders_stale)
-			s->holders_wait = true;
-	}
-	if (!fgt_exp_live_estimate(&s->exp, &st->exposure_est))
-		st->exposure = &s->exp.now;
-}
-
-uint64_t fgt_session_changes(struct fgt_session *s, bool events)
-{
-	unsigned int gen = 0;
-	uint64_t ns = 0;
-
-	/* busy is set by fgt_session_status(), which lines and -j call at the
-	 * interval or on a change only: an activation ending between two calls
-	 * left the reader busy (no read, so no change) until the next interval
-	 * (-i 3600: a bpftrace link never listed). This is called every pass. */
-	fgt_holders_watch_busy(s->hw, fgt_session_busy(s));
-	fgt_holders_watch_get(s->hw, NULL, &ns, &gen);
-	/* a list read before fgraph's user count changed is not shown; its
-	 * re-read may find the same holders (no new generation), and is a
-	 * change all the same: the list shown at last (a kretprobe.multi link
-	 * that came with the 0->1 step was never printed by -j otherwise) */
-	if (s->holders_wait && ns >= s->graph_active_ns) {
-		s->holders_wait = false;
-		s->holders_fresh++;
-	}
-	return (events ? s->fed : 0) + ((uint64_t)s->holders_fresh << 32) + ((uint64_t)gen << 40);
-}
-
-/* Under way: BPF is inside a 0->1 step, or its end is not read yet, or the
- * assembler has sweeps without their ACT_BEGIN. */
-bool fgt_session_busy(const struct fgt_session *s)
-{
-	return s->joining || fgt_assemble_unbracketed(&s->assemble) ||
-	       (s->skel && (s->skel->bss->act_tid || s->skel->bss->act_seq != s->done_seq));
-}
-
-void fgt_session_flush(struct fgt_session *s)
-{
-	if (s->rb)
-		ring_buffer__consume(s->rb);
-	fgt_assemble_flush(&s->assemble, s->skel ? (const void *)&s->skel->bss->hot.agg : NULL);
-}
-
-void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns)
-{
-	fgt_exp_live_scan(&s->exp, w, ns, fgt_session_busy(s));
 }
 
 void fgt_session_close(struct fgt_session *s)
@@ -782,9 +456,9 @@ void fgt_session_close(struct fgt_session *s)
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 	if (s->skel)	/* whatever is left, even without its ACT_BEGIN */
-		log_drain(s, s->skel->bss->act_seq);
+		fgt_drain_log(s, s->skel->bss->act_seq);
 	if (s->log)
-		munmap((void *)s->log, log_bytes(s->log_entries));
+		munmap((void *)s->log, fgt_drain_log_bytes(s->log_entries));
 	s->log = NULL;
 	fgt_session_flush(s);
 	ring_buffer__free(s->rb);
