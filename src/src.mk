@@ -5,7 +5,7 @@
 # whole, so a new file is built where it is put.
 FGT_LIB_ROOMS := common facts host model static live check hold
 FGT_BPF_SRCS  := src/watch/session.c src/watch/attach.c src/watch/drain.c src/watch/snapshot.c \
-		 src/watch/probe.c src/watch/exposure.c src/watch/join.c \
+		 src/watch/follow.c src/watch/probe.c src/watch/exposure.c src/watch/join.c \
 		 src/static/kread_bpf.c
 FGT_LIB_SRCS  := $(filter-out $(FGT_BPF_SRCS),$(wildcard $(FGT_LIB_ROOMS:%=src/%/*.c))) \
 		 src/watch/plan.c src/watch/assemble.c src/env.c src/check_main.c src/hold_main.c

@@ -28,6 +28,7 @@
 #include "common/waitnote.h"
 #include "watch/attach.h"
 #include "watch/assemble.h"
+#include "watch/follow.h"
 
 static void holders_start(struct fgt_session *s)
 {
@@ -193,123 +194,6 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 	return status;
 }
 
-static bool join_look(struct fgt_session *s);
-
-/* A finished activation: its walk may price a visit on this host (whole
- * ones only: a lost event makes its figures a lower bound), then its record. */
-static void on_activation(const struct fgt_activation *rec, void *ctx)
-{
-	struct fgt_session *s = ctx;
-	struct fgt_activation a = *rec, *act = &a;
-
-	/* the kernel's and the assembler's, numbered as they come */
-	a.seq = ++s->reported;
-	if (act->complete && !act->lost)
-		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
-					act->nr_threads, act->served);
-	/* the joined step's sweeps, seen without their ACT_BEGIN: its record
-	 * says what was seen and inferred, from a look taken now */
-	if (s->joining && act->implicit) {
-		join_look(s);
-		fgt_join_sweeps(&s->join, act);
-		s->join.walk_over = true;
-		fgt_join_finish(&s->join);
-		s->rec.joined = &s->join;
-		s->joining = false;
-		s->join_recorded = true;
-	}
-	fgt_recorder_activation(act, &s->rec);
-	s->rec.joined = NULL;
-}
-
-/*
- * The tracepoints see the sweeps from their attach: the join is taken again
- * there, with the sweeps they saw while that count was taken (read at once
- * after it: the ring buffer holds them since the attach).
- */
-static void join_rebase(struct fgt_session *s)
-{
-	const struct fgt_activation *cur;
-	struct fgt_join_look l;
-
-	if (!s->joining)
-		return;
-	fgt_joiner_look(s->jr, &s->join.trig, &l);
-	ring_buffer__consume(s->rb);
-	cur = fgt_assemble_unbracketed(&s->assemble);
-	fgt_join_rebase(&s->join, &l, cur ? cur->nr_sweeps : 0);
-}
-
-/* One look at the joined step, into the model. */
-static bool join_look(struct fgt_session *s)
-{
-	struct fgt_join_look l;
-
-	fgt_joiner_look(s->jr, &s->join.trig, &l);
-	return fgt_join_look_at(&s->join, &l);
-}
-
-void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code)
-{
-	if (s->joining)
-		fgt_join_set_code(&s->join, code);
-}
-
-/* The joined step's record, when the assembler has none to flush (no sweep
- * seen since joining: the walk ended before the tracepoints saw a batch). */
-static void join_record_empty(struct fgt_session *s)
-{
-	struct fgt_activation a = {
-		.implicit = true, .stack_id = -1, .begin_ns = s->join.join_ns,
-		.end_ns = s->join.end_ns, .last_ns = s->join.end_ns, .ret = 0,
-		.pid = s->join.trig.pid, .tid = s->join.trig.tid,
-	};
-
-	memcpy(a.comm, s->join.trig.comm, sizeof(a.comm));
-	on_activation(&a, s);
-}
-
-bool fgt_session_join_tick(struct fgt_session *s)
-{
-	uint64_t now = fgt_mono_ns();
-
-	if (!s->jr || (!s->joining && !s->deferred_pending))
-		return false;
-	if (!fgt_joiner_due(s->jr, now))
-		return false;
-	if (s->joining) {
-		fgt_join_sweeps(&s->join, fgt_assemble_unbracketed(&s->assemble));
-		fgt_snapshot_join_via(s, fgt_assemble_unbracketed(&s->assemble));
-		if (!join_look(s))
-			return true;
-		/* the walk is over: its last sweeps drained, its record made */
-		if (s->rb)
-			fgt_drain(s, fgt_mono_ms());
-		if (s->joining && fgt_assemble_unbracketed(&s->assemble))
-			fgt_assemble_flush(&s->assemble, NULL);
-		if (s->joining)
-			join_record_empty(s);
-		return true;
-	}
-	/* the walk is over; register_ftrace_graph() goes on patching call
-	 * sites under ftrace_lock: the deferred attach waits for the trigger
-	 * to leave it (unknown trigger: at once, the notice says if it waits) */
-	if (s->join.trig.known && !s->join.trigger_out && s->after_looks < FGT_JOIN_STILL) {
-		struct fgt_join_look l;
-
-		fgt_joiner_look(s->jr, &s->join.trig, &l);
-		fgt_join_look_at(&s->join, &l);
-		s->after_looks++;
-		if (!s->join.trigger_out)
-			return false;
-	}
-	fgt_attach_deferred(&s->att, s->skel, s->plan);
-	s->deferred_pending = false;
-	fgt_joiner_close(s->jr);
-	s->jr = NULL;
-	return true;
-}
-
 /*
  * Open, configure and load: the plan's programs and, when asked, the
  * exposure's task iterator with them. FGT_EXIT_* with msg; -1 when the load
@@ -431,7 +315,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	}
 	exposure_attach(s);
 	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, fgt_drain_stack, s);
-	if (fgt_assemble_init(&s->assemble, on_activation, s,
+	if (fgt_assemble_init(&s->assemble, fgt_follow_activation, s,
 			      s->plan && s->plan->kconf.cachep_addr)) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
@@ -441,7 +325,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		snprintf(msg, len, "cannot set up the ring buffer: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
-	join_rebase(s);
+	fgt_follow_rebase(s);
 	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return 0;
 }

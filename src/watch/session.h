@@ -4,7 +4,8 @@
  * attach (session.c, attach.c); the activations' figures aggregated by BPF
  * (bpf/agg.h) read from the ring buffer, the fork path's events fed to the
  * assembler (drain.c, assemble.c); the status the live view shows
- * (snapshot.c). Used by the live tool (src/main.c) and, through struct
+ * (snapshot.c); finished activations into records, a step joined under way
+ * followed (follow.c). Used by the live tool (src/main.c) and, through struct
  * fgt_watch_ops, by `fgraphtop check`.
  */
 #ifndef FGT_SESSION_H
@@ -14,6 +15,7 @@
 #include "watch/session_state.h"
 #include "watch/drain.h"
 #include "watch/snapshot.h"
+#include "watch/follow.h"
 
 /* Who holds fgraph: read this often (by a thread of its own, holders.h). */
 #define FGT_HOLDERS_MS		1000
@@ -39,15 +41,6 @@ struct fgt_exposure *fgt_session_exposure(struct fgt_session *s, char *msg, size
 void fgt_session_phase(const char *what);
 /* Flush (fgt_session_flush()), detach, free. */
 void fgt_session_close(struct fgt_session *s);
-/*
- * A step joined under way (want_join): its looks at their steady rate, its
- * record once its walk ends, then the deferred rows' attach once its
- * trigger has left register_ftrace_graph(). Called every pass of the live
- * loop; true when something changed for the view.
- */
-bool fgt_session_join_tick(struct fgt_session *s);
-/* The code's verdict for the joined step's inference (the static verdict). */
-void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code);
 
 /* The session as `fgraphtop check` drives it; s must outlive the ops. */
 const struct fgt_watch_ops *fgt_session_watch_ops(struct fgt_session *s);
