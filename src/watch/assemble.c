@@ -32,7 +32,8 @@ void fgt_assemble_msg(struct fgt_assemble *m, const void *data, size_t size)
 	case FGT_EV_SWEEP_DONE:
 		fgt_aggact_sweeps(m->agg, data, size);
 		return;
-	case FGT_EV_ACT_END:	/* BPF's state, whole, behind it (bpf/fgraphtop.bpf.c agg_send_end()) */
+	case FGT_EV_ACT_END:
+		/* BPF's state, whole, behind it (bpf/fgraphtop.bpf.c agg_send_end()) */
 		if (size >= sizeof(struct fgt_agg))
 			fgt_aggact_end(m->agg, data);
 		return;

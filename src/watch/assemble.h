@@ -21,7 +21,7 @@
 struct fgt_aggact;
 
 struct fgt_assemble {
-	struct fgt_assembler *as;	/* the fork path, and sweeps seen without their ACT_BEGIN */
+	struct fgt_assembler *as;	/* the fork path, sweeps seen without their ACT_BEGIN */
 	struct fgt_aggact *agg;		/* the activations BPF aggregated */
 	struct fgt_agg snap;		/* BPF's aggregation, as last read */
 	struct fgt_activation cur;	/* its activation under way, numbered as the session's */

@@ -75,7 +75,8 @@ uint64_t fgt_attach_lost(struct fgraphtop_bpf *skel);
 void fgt_attach_lazy_update(struct fgt_attach *a, struct fgraphtop_bpf *skel,
 			    const struct fgt_plan *p, bool hold);
 /* The deferred rows' programs attached, now that the joined step is over. */
-void fgt_attach_deferred(struct fgt_attach *a, struct fgraphtop_bpf *skel, const struct fgt_plan *p);
+void fgt_attach_deferred(struct fgt_attach *a, struct fgraphtop_bpf *skel,
+			 const struct fgt_plan *p);
 /* The deferred rows' links destroyed. */
 void fgt_attach_unlink(struct fgt_attach *a);
 
