@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What one BPF watching session holds (struct fgt_session), shared by its
- * units in watch/: the lifecycle (session.c), the stream drain (drain.c)
- * and the status snapshot (snapshot.c). Parts of it are held by structs of
+ * units in watch/: the lifecycle (session.c), the stream drain (drain.c),
+ * the finished records and the joined step (follow.c) and the status
+ * snapshot (snapshot.c). Parts of it are held by structs of
  * their own: the BPF object's attach state (attach.h) and the two
  * assemblers (assemble.h).
  */
