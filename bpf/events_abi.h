@@ -132,7 +132,7 @@ struct fgt_event {
  * single-producer array that userspace maps, not to the ring buffer: no lock,
  * no helper but the clock, no wakeup per thread served. ACT_BEGIN and ACT_END
  * stay in the ring buffer and carry act_seq, so that userspace feeds each
- * activation's records between the two (src/watch/session.c).
+ * activation's records between the two (src/watch/drain.c).
  */
 /*
  * Its size, a power of two, is set at load (rodata log_mask) to hold one

@@ -21,7 +21,7 @@
  * size/cache/call_site (or ftrace_graph_active) with read-only data before
  * touching any map. The allocator's fentry/fexit, for the fork path's
  * latency, are attached by userspace only while
- * fgraph is active (src/watch/session.c), never during an activation: attaching a
+ * fgraph is active (src/watch/attach.c), never during an activation: attaching a
  * trampoline needs ftrace_lock, which the activation holds. The sweep path's
  * per-allocation latency therefore comes from the tracepoints' own timestamps
  * (src/model/activation.c). Inside an activation, the thread making the 0->1 step
@@ -69,7 +69,7 @@ static __always_inline void task_stack(const struct task_struct *t, __u32 *tid, 
 	*tid = pid;
 	*ok = ret_stack != NULL;
 }
-/* The union of kconf's sweep, start and exit ranges (src/watch/session.c sets it):
+/* The union of kconf's sweep, start and exit ranges (src/watch/attach.c sets it):
  * a free from anywhere else, nearly every free of the system, is rejected by
  * two comparisons instead of three range tests. */
 const volatile __u64 frees_lo = 0, frees_hi = 0;
@@ -81,7 +81,8 @@ const volatile __u64 sites_lo = 0, sites_hi = 0;
 /* --events: every allocation of an activation as a record, in the activation
  * log (the aggregation runs either way and makes the activation's figures). */
 const volatile __u8 log_on = 0;
-/* the activation log's slots less one, a power of two less one (configure()) */
+/* the activation log's slots less one, a power of two less one
+ * (src/watch/attach.c fgt_attach_configure()) */
 const volatile __u32 log_mask = FGT_LOG_ENTRIES - 1;
 
 /* ---- maps ---- */
@@ -154,7 +155,7 @@ __u64 sweep_begin_ns;
 __u32 last_graph_active;	/* ftrace_graph_active seen by the last new task */
 __u64 newtask_seen;
 /* Set by userspace while the allocator fentry/fexit (lat_*) may be attached:
- * before attaching, cleared after detaching (src/watch/session.c). Only says whether
+ * before attaching, cleared after detaching (src/watch/attach.c). Only says whether
  * an in-flight start time may be there to look up. */
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
@@ -167,7 +168,7 @@ __u64 log_head;			/* records written to actlog (here) */
 __u64 log_tail;			/* records consumed (by userspace) */
 /* The allocation path's state, one object (bpf/agg_abi.h struct fgt_hot):
  * the activation's figures as they grow (bpf/agg.h), written by the thread
- * inside the 0->1 step only, which the live view reads (src/watch/session.c);
+ * inside the 0->1 step only, which the live view reads (src/watch/snapshot.c);
  * before them, what the kmem programs test first. */
 struct fgt_hot hot;
 
@@ -256,7 +257,7 @@ static __always_inline struct fgt_agg_slot *fgt_agg_slot(void *out, __u32 i)
  * FGT_AGG_PEND finished sweeps, st->pend behind their message header
  * (bpf/agg_abi.h): one ring-buffer output for them all. It wakes nobody: a
  * sweep is no reason to run the consumer on the CPU of the walk being timed,
- * and its drain once a second (src/watch/session.c) keeps up with any walk:
+ * and its drain once a second (src/watch/drain.c) keeps up with any walk:
  * a sweep visits every thread, so a walk that made the 13,264 sweeps the
  * smallest ring holds (1 MiB of 1,264-byte messages, 424,000 threads: 2.8
  * billion visits) would take far longer than that second (the 12,501
@@ -946,7 +947,7 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, __u64 clone_flags)
 
 /* Fork-path context while fgraph is active. Always attached (a fork's cost, not
  * an allocation's): function_graph may rewrite the allocator's return address as
- * soon as it is on, before the lat_* programs are (src/watch/session.c). */
+ * soon as it is on, before the lat_* programs are (src/watch/attach.c). */
 /* Entries fork_enter put in in_fork and fork_exit has not taken out: while
  * there are none, fork_exit has nothing to delete and skips the hash delete
  * (136 of its 208 ns per fork, lab, icount). */
@@ -978,9 +979,9 @@ int BPF_PROG(fork_exit)
 
 /* ================= allocator latency: fentry/fexit =================
  * Three shapes (enum fgt_alloc_shape); src/watch/plan.c picks the functions this
- * kernel uses (fgt_alloc_fns in src/facts/kfacts.c) and src/watch/session.c sets the
+ * kernel uses (fgt_alloc_fns in src/facts/kfacts.c) and src/watch/attach.c sets the
  * attach targets at run time.
- * Attached only while fgraph is active (src/watch/session.c): they put a trampoline
+ * Attached only while fgraph is active (src/watch/attach.c): they put a trampoline
  * on every allocation of the system, so they serve the fork path only. */
 
 /* Only for shadow-stack allocations while fgraph is active: when it started.

@@ -4,10 +4,11 @@
 # kernel or a BPF skeleton (tests/tests.mk links them all). Rooms are taken
 # whole, so a new file is built where it is put.
 FGT_LIB_ROOMS := common facts host model static live check hold
-FGT_BPF_SRCS  := src/watch/session.c src/watch/probe.c src/watch/exposure.c src/watch/join.c \
+FGT_BPF_SRCS  := src/watch/session.c src/watch/attach.c src/watch/drain.c src/watch/snapshot.c \
+		 src/watch/follow.c src/watch/probe.c src/watch/exposure.c src/watch/join.c \
 		 src/static/kread_bpf.c
 FGT_LIB_SRCS  := $(filter-out $(FGT_BPF_SRCS),$(wildcard $(FGT_LIB_ROOMS:%=src/%/*.c))) \
-		 src/watch/plan.c src/env.c src/check_main.c src/hold_main.c
+		 src/watch/plan.c src/watch/assemble.c src/env.c src/check_main.c src/hold_main.c
 # check --static links Capstone and the payload codecs (zlib, liblzma, libzstd,
 # liblz4, libbz2, liblzo2) and libarchive (check --kernel PKG.deb) statically.
 FGT_STATIC_LIBS := -lcapstone -larchive -llzma -lzstd -llz4 -lbz2 -llzo2

@@ -18,6 +18,11 @@ static inline uint64_t fgt_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static inline uint64_t fgt_mono_ms(void)
+{
+	return fgt_mono_ns() / 1000000;
+}
+
 static inline int64_t fgt_wall_ns(void)
 {
 	struct timespec ts;

@@ -11,7 +11,7 @@
  *  - the probe table: what the live tool tries to attach, the BPF programs
  *    each row enables and the figures it serves.
  *
- * The live tool's plan (src/watch/plan.c), its BPF configuration (src/watch/session.c),
+ * The live tool's plan (src/watch/plan.c), its BPF configuration (src/watch/attach.c),
  * --explain and the static verdict (src/static/static_check.c) all read these
  * tables; nothing else in the tree repeats them.
  */

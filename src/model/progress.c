@@ -106,7 +106,7 @@ static double fit_sum(double from, double to, double a, double b)
  * slower 4x than those drained, and a high end from the drained alone said
  * 1.95 s with 4.71 s left (tests/data/lab-fixed-30k-starved-ci2; their
  * span raises it to 3.03 s in the replay, and the live view now drains
- * before it draws: src/watch/session.c current()).
+ * before it draws: src/watch/snapshot.c current()).
  */
 static void pace(const struct fgt_activation *act, uint32_t from, uint32_t done, double a,
 		 double b, double *lo, double *hi)

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The BPF watching session shared by the live tool and `fgraphtop check`. */
+/*
+ * The BPF watching session shared by the live tool and `fgraphtop check`:
+ * its lifecycle (plan, start, close), the start-up's symbols and phases, a
+ * step joined under way followed to its record, and the ops check drives.
+ * The attach machinery is attach.c's, the stream drain drain.c's, the
+ * status snapshot snapshot.c's.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "watch/session.h"
 #include "common/clock.h"
@@ -24,588 +26,9 @@
 #include "watch/exposure.h"
 #include "watch/join.h"
 #include "common/waitnote.h"
-
-/*
- * Runs the kernel skipped: a tracing program (fentry/fexit, tp_btf, raw_tp) does
- * not run on a CPU where it is already running. On preemptible kernels a task
- * preempted inside one (task_newtask while threads are created in a burst, the
- * allocator's fentry) makes the next task on that CPU skip it: seen as missing
- * task_new events in the lab with one vCPU. Counted as lost, never silently.
- */
-/* A program of a lazy row (the allocator latency): its skipped runs lose
- * latency samples, never an event. */
-static bool lazy_prog(const struct bpf_program *prog)
-{
-	const char *name = bpf_program__name(prog);
-
-	for (int r = 0; r < FGT_ROLE__NR; r++)
-		for (int i = 0; fgt_probe_rows[r].lazy && i < FGT_MAX_PROGS &&
-		     fgt_probe_rows[r].progs[i]; i++)
-			if (!strcmp(fgt_probe_rows[r].progs[i], name))
-				return true;
-	return false;
-}
-
-static uint64_t recursion_misses(struct fgraphtop_bpf *skel)
-{
-	struct bpf_program *prog;
-	uint64_t total = 0;
-
-	bpf_object__for_each_program(prog, skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses) {
-			bool lat = lazy_prog(prog);
-
-			if (!lat)
-				total += info.recursion_misses;
-			log_dbg("fgraphtop: %s: %llu runs skipped (recursion)%s\n",
-				bpf_program__name(prog), (unsigned long long)info.recursion_misses,
-				lat ? ", latency samples only" : "");
-		}
-	}
-	return total;
-}
-
-static uint64_t lost_events(struct fgraphtop_bpf *skel)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	uint64_t total = 0, *vals;
-	uint32_t zero = 0;
-
-	if (ncpus <= 0)
-		return 0;
-	vals = calloc(ncpus, sizeof(*vals));
-	if (!vals)
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, vals))
-		for (int i = 0; i < ncpus; i++)
-			total += vals[i];
-	free(vals);
-	return total + recursion_misses(skel);
-}
-
-/* The program of the probe table named name (src/facts/kfacts.c), or NULL. */
-static struct bpf_program *table_prog(struct fgraphtop_bpf *skel, const char *name)
-{
-	struct bpf_program *prog = bpf_object__find_program_by_name(skel->obj, name);
-
-	if (!prog)
-		log_err("bpf/fgraphtop.bpf.c has no program %s, which src/facts/kfacts.c names\n", name);
-	return prog;
-}
-
-/* The programs a chosen row enables: its candidate's, else the row's own. */
-static const char *const *row_progs(const struct fgt_plan *p, enum fgt_role r)
-{
-	const struct fgt_probe_row *row = &fgt_probe_rows[r];
-	const struct fgt_cand *c = fgt_row_cand(row, p->chosen[r]);
-
-	if (c && c->progs[0])
-		return c->progs;
-	if (p->kconf.cachep_addr && row->cache_progs[0])
-		return row->cache_progs;
-	return row->progs;
-}
-
-/*
- * The programs' attach targets by the plan's ids. libbpf finds a tracing
- * program's target by name in vmlinux BTF as it opens or loads it (fentry,
- * fexit, tp_btf, iter: btf__find_by_name_kind(), a pass over all its types
- * each; 1.9 M instructions on lab-stock under qemu instruction counting, six
- * of them before the start line there), where the plan's one pass found
- * every id already. Handlers of our own for those sections (custom ones come
- * before libbpf's own: libbpf_register_prog_handler()) hand the kernel the
- * plan's id, and attach as libbpf's do. Registered while a session's object
- * lives: its programs hold pointers to them. Another object's program
- * loaded meanwhile (check's own task iterator) is looked up by name, as
- * libbpf would.
- */
-#define MAX_TARGETS	32
-
-static struct {
-	const struct bpf_program *prog;
-	int btf_id;
-} targets[MAX_TARGETS];
-static int nr_targets;
-static int handler_ids[4];
-static int nr_handlers;
-
-static void target_set(const struct bpf_program *prog, int btf_id)
-{
-	if (nr_targets < MAX_TARGETS)
-		targets[nr_targets++] = (typeof(targets[0])){ prog, btf_id };
-}
-
-/* A program the plan did not see: its section's target, as libbpf finds it. */
-static int target_by_name(const struct bpf_program *prog, long cookie)
-{
-	const char *sec = bpf_program__section_name(prog), *name = strchr(sec, '/');
-	struct fgt_btf_want w;
-	struct btf *btf;
-	int id;
-
-	if (!name)
-		return -ESRCH;
-	if (cookie == BPF_TRACE_ITER)
-		fgt_plan_btf_want_iter(name + 1, &w);
-	else
-		fgt_plan_btf_want(cookie == BPF_TRACE_RAW_TP ? FGT_PK_TP_BTF : FGT_PK_FENTRY,
-				  name + 1, &w);
-	btf = btf__load_vmlinux_btf();
-	if (libbpf_get_error(btf))
-		return -ESRCH;
-	id = btf__find_by_name_kind(btf, w.name, w.kind);
-	btf__free(btf);
-	return id > 0 ? id : -ESRCH;
-}
-
-static int target_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
-{
-	int id = -ESRCH, i;
-
-	for (i = 0; i < nr_targets && targets[i].prog != prog; i++)
-		;
-	if (i < nr_targets)
-		id = targets[i].btf_id > 0 ? targets[i].btf_id : -ESRCH;
-	else
-		id = target_by_name(prog, cookie);
-	if (id < 0) {
-		log_dbg("fgraphtop: %s: no attach target\n", bpf_program__name(prog));
-		return id;
-	}
-	opts->attach_btf_id = (__u32)id;
-	opts->attach_btf_obj_fd = 0;	/* vmlinux */
-	return 0;
-}
-
-static int target_attach(const struct bpf_program *prog, long cookie, struct bpf_link **link)
-{
-	*link = cookie == BPF_TRACE_ITER ? bpf_program__attach_iter(prog, NULL) :
-					   bpf_program__attach_trace(prog);
-	return *link ? 0 : -errno;
-}
-
-static void handlers_off(void)
-{
-	while (nr_handlers > 0)
-		libbpf_unregister_prog_handler(handler_ids[--nr_handlers]);
-	nr_targets = 0;
-}
-
-/* true if ours are in place (else libbpf's look the targets up by name) */
-static bool handlers_on(void)
-{
-	static const struct {
-		const char *sec;
-		enum bpf_attach_type type;
-	} secs[] = {
-		{ "fentry+", BPF_TRACE_FENTRY }, { "fexit+", BPF_TRACE_FEXIT },
-		{ "tp_btf+", BPF_TRACE_RAW_TP }, { "iter+", BPF_TRACE_ITER },
-	};
-	LIBBPF_OPTS(libbpf_prog_handler_opts, o, .prog_prepare_load_fn = target_load,
-		    .prog_attach_fn = target_attach);
-
-	_Static_assert(sizeof(secs) / sizeof(secs[0]) == sizeof(handler_ids) / sizeof(int),
-		       "an id per handler");
-	if (nr_handlers)
-		return true;
-	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
-		int id;
-
-		o.cookie = secs[i].type;
-		id = libbpf_register_prog_handler(secs[i].sec, BPF_PROG_TYPE_TRACING,
-						  secs[i].type, &o);
-		if (id < 0) {
-			log_dbg("fgraphtop: no handler of our own for %s (%d): libbpf finds "
-				"the targets\n", secs[i].sec, id);
-			handlers_off();
-			return false;
-		}
-		handler_ids[nr_handlers++] = id;
-	}
-	return true;
-}
-
-/* The chosen candidate's probe was deferred (plan.h defer_ftrace). */
-static bool row_deferred(const struct fgt_plan *p, enum fgt_role r)
-{
-	for (int i = 0; i < p->nr_probes; i++)
-		if (p->probes[i].role == r && p->probes[i].cand == p->chosen[r])
-			return p->probes[i].deferred;
-	return false;
-}
-
-/* Load a chosen row's programs; its attach target is the chosen candidate's. */
-static int enable_row(struct fgraphtop_bpf *skel, const struct fgt_plan *p, enum fgt_role r)
-{
-	const struct fgt_probe_row *row = &fgt_probe_rows[r];
-	const char *const *names = row_progs(p, r);
-	const char *target = fgt_plan_target(p, r);
-	int err = 0;
-
-	for (int i = 0; i < FGT_MAX_PROGS && names[i] && !err; i++) {
-		struct bpf_program *prog = table_prog(skel, names[i]);
-
-		if (!prog)
-			return -ENOENT;
-		bpf_program__set_autoload(prog, true);
-		/* lazy rows: attached by lazy_update(); test-run ones: never;
-		 * deferred ones: once the step under way ends */
-		if (row->lazy || row->kind == FGT_PK_TEST_RUN || row_deferred(p, r))
-			bpf_program__set_autoattach(prog, false);
-		if (row->kind == FGT_PK_FENTRY || row->kind == FGT_PK_FEXIT ||
-		    row->kind == FGT_PK_TP_BTF) {
-			if (nr_handlers)
-				target_set(prog, fgt_plan_target_btf_id(p, r));
-			else if (row->kind != FGT_PK_TP_BTF)
-				err = bpf_program__set_attach_target(prog, 0, target);
-		}
-	}
-	return err;
-}
-
-/* The union of some of kconf's [lo, hi) ranges (absent ones are 0), for a
- * BPF program's one comparison pair: the free programs' (free_seen(): nearly
- * every free is rejected by it) and the stack walk's (stack_call_site()). */
-static void union_range(const __u64 (*r)[2], size_t n, __u64 *lo, __u64 *hi)
-{
-	*lo = *hi = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!r[i][0])
-			continue;
-		if (!*lo || r[i][0] < *lo)
-			*lo = r[i][0];
-		if (r[i][1] > *hi)
-			*hi = r[i][1];
-	}
-}
-
-static void frees_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
-{
-	const __u64 r[][2] = {
-		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi }, { k->exit_lo, k->exit_hi },
-	};
-
-	union_range(r, sizeof(r) / sizeof(r[0]), lo, hi);
-}
-
-static void sites_range(const struct fgt_kconf *k, __u64 *lo, __u64 *hi)
-{
-	const __u64 r[][2] = {
-		{ k->sweep_lo, k->sweep_hi }, { k->start_lo, k->start_hi },
-		{ k->fork_lo, k->fork_hi }, { k->idle_lo, k->idle_hi },
-	};
-
-	union_range(r, sizeof(r) / sizeof(r[0]), lo, hi);
-}
-
-/* rodata and program choices from the plan: between open and load. */
-static int configure(struct fgraphtop_bpf *skel, const struct fgt_plan *p, unsigned int ringbuf_mb,
-		     uint32_t log_entries)
-{
-	bool events = log_entries != 0;
-	uint64_t rb_bytes = (uint64_t)(ringbuf_mb ? ringbuf_mb : 1) << 20;
-	struct bpf_program *prog;
-	int err;
-
-	skel->rodata->kconf = p->kconf;
-	skel->rodata->kconf.want_exits = events;
-	/* --events: every allocation of an activation as a record; else the
-	 * activation log is not written, nor mapped, and holds one slot */
-	skel->rodata->log_on = events;
-	skel->rodata->log_mask = events ? log_entries - 1 : 0;
-	err = bpf_map__set_max_entries(skel->maps.actlog, events ? log_entries : 1);
-	if (err)
-		return err;
-	frees_range(&p->kconf, (__u64 *)&skel->rodata->frees_lo, (__u64 *)&skel->rodata->frees_hi);
-	sites_range(&p->kconf, (__u64 *)&skel->rodata->sites_lo, (__u64 *)&skel->rodata->sites_hi);
-	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, false);
-	for (int r = 0; r < FGT_ROLE__NR; r++) {
-		if (!fgt_plan_has(p, r))
-			continue;
-		err = enable_row(skel, p, r);
-		if (err)
-			return err;
-	}
-	return bpf_map__set_max_entries(skel->maps.events, rb_bytes);
-}
-
-/* Is fgraph already active? Make one short-lived child: tp_btf/task_newtask
- * records ftrace_graph_active as it sees it. The fallback of graph_active(). */
-static int graph_active_fork(struct fgraphtop_bpf *skel)
-{
-	uint64_t before = skel->bss->newtask_seen;
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(0);
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;	/* a signal (SIGINT to stop us) must not leave a zombie or a stale read */
-	if (skel->bss->newtask_seen == before)
-		return -1;
-	return (int)skel->bss->last_graph_active;
-}
-
-/* ftrace_graph_active now, read by test-running a program that is never
- * attached (BPF_PROG_TEST_RUN on raw_tp, 5.10+): one syscall, no fork. */
-static int graph_active_run(struct fgraphtop_bpf *skel)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	int fd = bpf_program__fd(skel->progs.probe_graph_active);
-
-	if (fd < 0 || !skel->rodata->kconf.graph_active_addr || bpf_prog_test_run_opts(fd, &opts))
-		return -1;
-	return (int)skel->bss->graph_active_probe;
-}
-
-static int graph_active(struct fgraphtop_bpf *skel)
-{
-	int v = graph_active_run(skel);
-
-	return v >= 0 ? v : graph_active_fork(skel);
-}
-
-static uint64_t now_ms(void)
-{
-	return fgt_mono_ns() / 1000000;
-}
-
-/*
- * The allocator's fentry/fexit put a trampoline on every allocation of the
- * system; the fork path's latency needs them only while fgraph is active, so
- * they are attached then and detached when it goes off. Never while an
- * activation is under way: the attach would wait for ftrace_lock, which the
- * activation holds, with nobody draining the ring buffer. lat_on goes up
- * before the attach and down after the detach: while it is up, the
- * tracepoints look for the fentry's start time.
- *
- * Exits before entries: an entry attached alone leaves in-flight records no
- * fexit removes (stale starts for the latency). So attach in this order,
- * detach in the reverse one. (When the tracepoint still waited for the fexit
- * to emit a fork-path allocation, a 5,000-fork storm lost 14 of them in that
- * window; it no longer waits, see alloc_seen() in bpf/fgraphtop.bpf.c.)
- */
-static bool is_fexit(const struct bpf_program *prog)
-{
-	return bpf_program__expected_attach_type(prog) == BPF_TRACE_FEXIT;
-}
-
-/* Each lazy row's programs, exits first (exits == true) or entries first. */
-static void lazy_each(struct fgt_session *s, bool exits,
-		      bool (*fn)(struct fgt_session *s, struct bpf_program *prog,
-				 struct bpf_link **link))
-{
-	for (int pass = 0; pass < 2; pass++)
-		for (int r = 0; r < FGT_ROLE__NR; r++) {
-			const char *const *names;
-
-			if (!fgt_probe_rows[r].lazy || !fgt_plan_has(s->plan, r))
-				continue;
-			names = row_progs(s->plan, r);
-			for (int i = 0; i < FGT_MAX_PROGS && names[i]; i++) {
-				struct bpf_program *prog =
-					bpf_object__find_program_by_name(s->skel->obj, names[i]);
-
-				if (!prog || is_fexit(prog) != (exits == !pass))
-					continue;
-				if (!fn(s, prog, &s->lazy_links[r][i]))
-					return;
-			}
-		}
-}
-
-static bool detach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
-{
-	bpf_link__destroy(*link);
-	*link = NULL;
-	return true;
-}
-
-static void lazy_detach(struct fgt_session *s)
-{
-	lazy_each(s, false, detach_one);
-	s->skel->bss->lat_on = 0;
-	s->lat_attached = false;
-}
-
-static bool attach_one(struct fgt_session *s, struct bpf_program *prog, struct bpf_link **link)
-{
-	*link = bpf_program__attach(prog);
-	if (*link)
-		return true;
-	p_warn("latency_probe", "allocator latency probe %s did not attach (%s): no fork-path latency",
-		 bpf_program__name(prog), strerror(errno));
-	s->lat_failed = true;	/* not tried again */
-	return false;
-}
-
-static void lazy_attach(struct fgt_session *s)
-{
-	s->skel->bss->lat_on = 1;
-	lazy_each(s, true, attach_one);
-	if (s->lat_failed) {
-		lazy_detach(s);
-		return;
-	}
-	s->lat_attached = true;
-	log_dbg("fgraphtop: fgraph active: allocator latency probes attached\n");
-}
-
-/*
- * Attach once fgraph has stayed active for FGT_LAZY_SETTLE_MS: ACT_END comes
- * from inside register_ftrace_graph(), which goes on patching call sites under
- * ftrace_lock; attaching then would queue behind it and slow down the very
- * tracer switch we time.
- */
-static void lazy_update(struct fgt_session *s)
-{
-	const struct fgt_plan *p = s->plan;
-	uint64_t now = now_ms();
-	int active;
-
-	if (s->lat_failed || !fgt_plan_has_lat(p) || s->joining || s->deferred_pending)
-		return;
-	active = graph_active_run(s->skel);
-	if (active <= 0 || s->skel->bss->act_tid)
-		s->active_since_ms = 0;
-	else if (!s->active_since_ms)
-		s->active_since_ms = now;
-	if (active > 0 && !s->lat_attached && s->active_since_ms &&
-	    now - s->active_since_ms >= FGT_LAZY_SETTLE_MS)
-		lazy_attach(s);
-	else if (active == 0 && s->lat_attached) {
-		lazy_detach(s);
-		log_dbg("fgraphtop: fgraph off: allocator latency probes detached\n");
-	}
-}
-
-/* The trigger's stack from BPF's stack map: the session is the only reader. */
-static int stack_ips(int32_t id, uint64_t *ips, void *ctx)
-{
-	struct fgt_session *s = ctx;
-	int n;
-
-	if (id < 0 || !s->skel)
-		return 0;
-	memset(ips, 0, FGT_MAX_STACK_DEPTH * sizeof(*ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips))
-		return 0;
-	for (n = 0; n < FGT_MAX_STACK_DEPTH && ips[n]; n++)
-		;
-	return n;
-}
-
-/* --events: the event as it came (ACT_BEGIN with its stack). */
-static void show(struct fgt_session *s, const struct fgt_event *e)
-{
-	struct fgt_frame frames[FGT_MAX_STACK_DEPTH];
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n = 0;
-
-	if (!s->on_event)
-		return;
-	if (e->type == FGT_EV_ACT_BEGIN)
-		n = fgt_frames_of(ips, stack_ips(e->stack_id, ips, s), s->ks, frames);
-	s->on_event(e, frames, n, s->event_ctx);
-}
-
-/* An event outside the aggregation (the fork path, a sweep seen without its
- * ACT_BEGIN): shown, then to the assembler. */
-static void feed(struct fgt_session *s, const struct fgt_event *e)
-{
-	show(s, e);
-	fgt_assembler_feed(s->as, e);
-	s->fed++;
-}
-
-/* BPF's array strides values by 8 bytes: the same layout on both sides */
-_Static_assert(sizeof(struct fgt_rec) % 8 == 0, "struct fgt_rec must be 8-byte sized");
-
-static size_t log_bytes(uint32_t entries)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t n = (size_t)entries * sizeof(struct fgt_rec);
-
-	return page > 0 ? (n + page - 1) / page * page : n;
-}
-
-/* The activation log's records (--events only): shown, not assembled: BPF
- * aggregated them already. */
-static void feed_cb(const struct fgt_event *e, void *ctx)
-{
-	struct fgt_session *s = ctx;
-
-	show(s, e);
-	s->fed++;
-}
-
-/* Feed the activation log's records of activations up to `upto`, then hand
- * their slots back to BPF (src/model/actlog.c). */
-static void log_drain(struct fgt_session *s, uint32_t upto)
-{
-	uint64_t head, tail;
-
-	if (!s->log)
-		return;
-	head = __atomic_load_n(&s->skel->bss->log_head, __ATOMIC_ACQUIRE);
-	tail = fgt_log_drain(s->log, s->log_entries, s->skel->bss->log_tail, head, upto, &s->who,
-			     feed_cb, s);
-	__atomic_store_n(&s->skel->bss->log_tail, tail, __ATOMIC_RELEASE);
-}
-
-/*
- * BPF's messages: its events (struct fgt_event), and the aggregation's
- * finished sweeps and activations behind an event header (bpf/agg_abi.h).
- * A message shorter than its type says is dropped.
- */
-static int handle_event(void *ctx, void *data, size_t size)
-{
-	struct fgt_session *s = ctx;
-	const struct fgt_event *e = data;
-
-	if (size < sizeof(*e))
-		return 0;
-	switch (e->type) {
-	case FGT_EV_LOG:	/* a wake-up: the log is filling */
-		log_drain(s, s->begin_seq);
-		return 0;
-	case FGT_EV_ACT_BEGIN:
-		log_drain(s, e->act_seq - 1);
-		s->begin_seq = e->act_seq;
-		s->who.pid = e->pid;
-		s->who.tid = e->tid;
-		memcpy(s->who.comm, e->comm, sizeof(s->who.comm));
-		/* sweeps seen before it, without theirs, end here (as the
-		 * assembler ends them at an ACT_BEGIN) */
-		fgt_assembler_flush(s->as);
-		show(s, e);
-		s->fed++;
-		return 0;
-	case FGT_EV_SWEEP_DONE:
-		fgt_aggact_sweeps(s->agg, data, size);
-		s->fed++;
-		return 0;
-	case FGT_EV_ACT_END:	/* BPF's state, whole, behind it (bpf/fgraphtop.bpf.c agg_send_end()) */
-		log_drain(s, e->act_seq);
-		if (e->ok)	/* else an END never seen, reported at the next ACT_BEGIN */
-			show(s, e);
-		if (size >= sizeof(struct fgt_agg))
-			fgt_aggact_end(s->agg, data);
-		s->fed++;
-		return 0;
-	}
-	/* a joined step's sweeps carry the trigger's stack (joined.h) */
-	if (s->joining && e->type == FGT_EV_ALLOC && e->stack_id >= 0 && s->join_stack_id < 0)
-		s->join_stack_id = e->stack_id;
-	feed(s, e);
-	return 0;
-}
+#include "watch/attach.h"
+#include "watch/assemble.h"
+#include "watch/follow.h"
 
 static void holders_start(struct fgt_session *s)
 {
@@ -771,159 +194,6 @@ int fgt_session_plan(struct fgt_session *s, char *msg, size_t len)
 	return status;
 }
 
-static bool join_look(struct fgt_session *s);
-static int drain(struct fgt_session *s, uint64_t now_ms);
-static void join_via(struct fgt_session *s, const struct fgt_activation *cur);
-
-/* A finished activation: its walk may price a visit on this host (whole
- * ones only: a lost event makes its figures a lower bound), then its record. */
-static void on_activation(const struct fgt_activation *rec, void *ctx)
-{
-	struct fgt_session *s = ctx;
-	struct fgt_activation a = *rec, *act = &a;
-
-	/* the kernel's and the assembler's, numbered as they come */
-	a.seq = ++s->reported;
-	if (act->complete && !act->lost)
-		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
-					act->nr_threads, act->served);
-	/* the joined step's sweeps, seen without their ACT_BEGIN: its record
-	 * says what was seen and inferred, from a look taken now */
-	if (s->joining && act->implicit) {
-		join_look(s);
-		fgt_join_sweeps(&s->join, act);
-		s->join.walk_over = true;
-		fgt_join_finish(&s->join);
-		s->rec.joined = &s->join;
-		s->joining = false;
-		s->join_recorded = true;
-	}
-	fgt_recorder_activation(act, &s->rec);
-	s->rec.joined = NULL;
-}
-
-/*
- * The tracepoints see the sweeps from their attach: the join is taken again
- * there, with the sweeps they saw while that count was taken (read at once
- * after it: the ring buffer holds them since the attach).
- */
-static void join_rebase(struct fgt_session *s)
-{
-	const struct fgt_activation *cur;
-	struct fgt_join_look l;
-
-	if (!s->joining)
-		return;
-	fgt_joiner_look(s->jr, &s->join.trig, &l);
-	ring_buffer__consume(s->rb);
-	cur = fgt_assembler_current(s->as);
-	fgt_join_rebase(&s->join, &l, cur ? cur->nr_sweeps : 0);
-}
-
-/* One look at the joined step, into the model. */
-static bool join_look(struct fgt_session *s)
-{
-	struct fgt_join_look l;
-
-	fgt_joiner_look(s->jr, &s->join.trig, &l);
-	return fgt_join_look_at(&s->join, &l);
-}
-
-/* The deferred rows' programs (not the lazy ones: lazy_update()'s), now
- * that the step no longer holds ftrace_lock, or may still: then said. */
-static void deferred_attach(struct fgt_session *s)
-{
-	struct fgt_wait *w = fgt_wait_begin(FGT_WAIT_FTRACE_LOCK, "attaching the deferred probes");
-	int n = 0;
-
-	for (int r = 0; r < FGT_ROLE__NR; r++) {
-		const char *const *names;
-
-		if (!fgt_plan_has(s->plan, r) || fgt_probe_rows[r].lazy ||
-		    !row_deferred(s->plan, r))
-			continue;
-		names = row_progs(s->plan, r);
-		for (int i = 0; i < FGT_MAX_PROGS && names[i]; i++) {
-			struct bpf_program *prog =
-				bpf_object__find_program_by_name(s->skel->obj, names[i]);
-
-			if (!prog)
-				continue;
-			s->deferred_links[r][i] = bpf_program__attach(prog);
-			if (s->deferred_links[r][i])
-				n++;
-			else
-				p_warn("deferred_probe", "%s: its deferred attach failed (%s): "
-				       "fgraphtop goes on without it", bpf_program__name(prog),
-				       strerror(errno));
-		}
-	}
-	fgt_wait_end(w);
-	s->deferred_pending = false;
-	log_info("fgraphtop: join: the walk is over: %d deferred program%s attached", n,
-		 n == 1 ? "" : "s");
-}
-
-void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code)
-{
-	if (s->joining)
-		fgt_join_set_code(&s->join, code);
-}
-
-/* The joined step's record, when the assembler has none to flush (no sweep
- * seen since joining: the walk ended before the tracepoints saw a batch). */
-static void join_record_empty(struct fgt_session *s)
-{
-	struct fgt_activation a = {
-		.implicit = true, .stack_id = -1, .begin_ns = s->join.join_ns,
-		.end_ns = s->join.end_ns, .last_ns = s->join.end_ns, .ret = 0,
-		.pid = s->join.trig.pid, .tid = s->join.trig.tid,
-	};
-
-	memcpy(a.comm, s->join.trig.comm, sizeof(a.comm));
-	on_activation(&a, s);
-}
-
-bool fgt_session_join_tick(struct fgt_session *s)
-{
-	uint64_t now = fgt_mono_ns();
-
-	if (!s->jr || (!s->joining && !s->deferred_pending))
-		return false;
-	if (!fgt_joiner_due(s->jr, now))
-		return false;
-	if (s->joining) {
-		fgt_join_sweeps(&s->join, fgt_assembler_current(s->as));
-		join_via(s, fgt_assembler_current(s->as));
-		if (!join_look(s))
-			return true;
-		/* the walk is over: its last sweeps drained, its record made */
-		if (s->rb)
-			drain(s, now_ms());
-		if (s->joining && fgt_assembler_current(s->as))
-			fgt_assembler_flush(s->as);
-		if (s->joining)
-			join_record_empty(s);
-		return true;
-	}
-	/* the walk is over; register_ftrace_graph() goes on patching call
-	 * sites under ftrace_lock: the deferred attach waits for the trigger
-	 * to leave it (unknown trigger: at once, the notice says if it waits) */
-	if (s->join.trig.known && !s->join.trigger_out && s->after_looks < FGT_JOIN_STILL) {
-		struct fgt_join_look l;
-
-		fgt_joiner_look(s->jr, &s->join.trig, &l);
-		fgt_join_look_at(&s->join, &l);
-		s->after_looks++;
-		if (!s->join.trigger_out)
-			return false;
-	}
-	deferred_attach(s);
-	fgt_joiner_close(s->jr);
-	s->jr = NULL;
-	return true;
-}
-
 /*
  * Open, configure and load: the plan's programs and, when asked, the
  * exposure's task iterator with them. FGT_EXIT_* with msg; -1 when the load
@@ -933,21 +203,20 @@ static int open_load(struct fgt_session *s, bool exp, int *err, char *msg, size_
 {
 	struct bpf_program *it;
 
-	handlers_on();
-	nr_targets = 0;
+	fgt_attach_handlers_on(&s->att);
 	s->skel = fgraphtop_bpf__open();
 	if (!s->skel) {
 		snprintf(msg, len, "cannot open the BPF object: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
-	*err = configure(s->skel, s->plan, s->ringbuf_mb, s->log_entries);
+	*err = fgt_attach_configure(&s->att, s->skel, s->plan, s->ringbuf_mb, s->log_entries);
 	if (*err) {
 		snprintf(msg, len, "cannot configure the BPF programs: %s", strerror(-*err));
 		return FGT_EXIT_ERROR;
 	}
 	it = s->skel->progs.exp_count_lacking;
 	bpf_program__set_autoload(it, exp);
-	target_set(it, s->plan->iter_btf_id);
+	fgt_attach_target(&s->att, it, s->plan->iter_btf_id);
 	bpf_program__set_autoattach(it, false);	/* fgt_exposure_of(): an iterator link */
 	fgt_session_phase("open and configure");
 	*err = fgraphtop_bpf__load(s->skel);
@@ -1003,7 +272,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	s->log_entries = s->on_event ? fgt_log_entries(fgt_host_threads(NULL)) : 0;
 	if (s->log_entries)
 		log_info("activation log: %u records (%zu KiB)", s->log_entries,
-			 log_bytes(s->log_entries) >> 10);
+			 fgt_drain_log_bytes(s->log_entries) >> 10);
 	status = load(s, &err, msg, len);
 	if (status == -1 && fgt_lockdown_mode(NULL, NULL) == FGT_LOCKDOWN_CONFIDENTIALITY) {
 		/* security_locked_down(LOCKDOWN_BPF_READ_KERNEL): the verifier has
@@ -1021,7 +290,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	if (status)
 		return status;
 	if (s->on_event) {
-		s->log = mmap(NULL, log_bytes(s->log_entries), PROT_READ, MAP_SHARED,
+		s->log = mmap(NULL, fgt_drain_log_bytes(s->log_entries), PROT_READ, MAP_SHARED,
 			      bpf_map__fd(s->skel->maps.actlog), 0);
 		if (s->log == MAP_FAILED) {
 			s->log = NULL;
@@ -1031,7 +300,7 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 	}
 	/* fgraph_stack_cachep, if fgraph created it before we started: the kmem
 	 * programs reject every allocation until it is known (cache_is_fgraph()) */
-	graph_active_run(s->skel);
+	fgt_attach_graph_active_run(s->skel);
 	/* before attaching: our own thread is no new task the fork path counts */
 	if (s->want_holders)
 		holders_start(s);
@@ -1045,253 +314,25 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	exposure_attach(s);
-	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, stack_ips, s);
-	s->as = fgt_assembler_new(on_activation, s);
-	fgt_assembler_trust_frees(s->as, s->plan && s->plan->kconf.cachep_addr);
-	s->agg = fgt_aggact_new(on_activation, s);
-	if (!s->as || !s->agg) {
+	fgt_recorder_init(&s->rec, cb, cb_ctx, s->ks, fgt_drain_stack, s);
+	if (fgt_assemble_init(&s->assemble, fgt_follow_activation, s,
+			      s->plan && s->plan->kconf.cachep_addr)) {
 		snprintf(msg, len, "out of memory");
 		return FGT_EXIT_ERROR;
 	}
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), fgt_drain_event, s, NULL);
 	if (!s->rb) {
 		snprintf(msg, len, "cannot set up the ring buffer: %s", strerror(errno));
 		return FGT_EXIT_ERROR;
 	}
-	join_rebase(s);
-	lazy_update(s);
+	fgt_follow_rebase(s);
+	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return 0;
-}
-
-/* Everything BPF has put so far: the ring buffer, then the activation log. */
-static int drain(struct fgt_session *s, uint64_t now_ms)
-{
-	int err = ring_buffer__consume(s->rb);
-
-	log_drain(s, s->begin_seq);
-	s->last_drain_ms = now_ms;
-	return err;
-}
-
-/*
- * An activation's records do not wake us one by one (bpf/fgraphtop.bpf.c):
- * the BPF side wakes us when a quarter of the activation log waits; its end
- * (ACT_END) wakes nobody, and the next poll timeout finds it, after the
- * tracer switch that goes on past it. In between, drain once a second for
- * the live view, not on every poll timeout: on a machine short of CPUs our
- * draining would compete with the walk we are timing.
- */
-int fgt_session_poll(struct fgt_session *s, int ms)
-{
-	int err = ring_buffer__poll(s->rb, ms);
-	uint64_t now = now_ms();
-	uint32_t seq = s->skel->bss->act_seq;
-	bool in = s->skel->bss->act_tid;
-
-	if (err >= 0 && (!in || now - s->last_drain_ms >= FGT_DRAIN_MS)) {
-		err = drain(s, now);
-		/* BPF put an activation's end before it cleared act_tid: read
-		 * now, or lost (then counted), it is no longer under way */
-		if (!in)
-			s->done_seq = seq;
-	}
-	lazy_update(s);
-	return err < 0 ? err : 0;
-}
-
-int fgt_session_graph_active(struct fgt_session *s)
-{
-	return s->skel ? graph_active(s->skel) : -1;
-}
-
-uint64_t fgt_session_lost(struct fgt_session *s)
-{
-	return s->skel ? lost_events(s->skel) : 0;
-}
-
-/* The trigger's way in, from its stack, once per activation. */
-static const char *cur_via(struct fgt_session *s, const struct fgt_activation *cur)
-{
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n;
-
-	if (s->via_seq == cur->seq)
-		return s->prog_via;
-	s->via_seq = cur->seq;
-	s->prog_via[0] = '\0';
-	if (cur->stack_id < 0)
-		return s->prog_via;
-	n = stack_ips(cur->stack_id, ips, s);
-	if (n > 0)
-		fgt_record_via(ips, n, s->ks, s->prog_via, sizeof(s->prog_via));
-	return s->prog_via;
-}
-
-/* The activation's U: an exposure count taken before it began, else -1. */
-static int64_t cur_lacking(const struct fgt_session *s, const struct fgt_activation *cur)
-{
-	const struct fgt_exp_live *l = &s->exp;
-
-	if (!l->idle_known || l->idle_ns >= cur->begin_ns || l->idle_ns <= l->last_begin_ns ||
-	    !cur->nr_threads)
-		return -1;
-	return fgt_progress_lacking_at_start(l->idle.lacking, l->idle.threads,
-					     cur->nr_threads);
-}
-
-/*
- * The activation under way: BPF's aggregation as it stands (a copy of its
- * state, read here, at the live view's pace: once an interval, and on the
- * screen a redraw every half second during a stall), with the sweeps read
- * from the ring buffer so far; else the assembler's, of sweeps seen without
- * their ACT_BEGIN.
- */
-static const struct fgt_activation *current(struct fgt_session *s)
-{
-	const struct fgt_activation *cur = NULL;
-
-	if (s->skel && s->skel->bss->act_tid) {
-		/* the finished sweeps first, read at this same pace: the
-		 * estimate of the time left rests on them, and poll's own
-		 * drain, a second apart and out of step with this view, left
-		 * CI's lab-fixed at 116 sweeps with its latest 30 (4x slower
-		 * than the rest) in the ring buffer. An activation that ends
-		 * during it leaves a snapshot no longer active: the assembler's */
-		if (s->rb)
-			drain(s, now_ms());
-		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
-		cur = fgt_aggact_current(s->agg, &s->agg_snap);
-		if (cur)
-			((struct fgt_activation *)cur)->seq = s->reported + 1;
-	}
-	return cur ? cur : fgt_assembler_current(s->as);
-}
-
-/* A joined trigger named by its sweeps: its way in from their stack. */
-static void join_via(struct fgt_session *s, const struct fgt_activation *cur)
-{
-	struct fgt_join_trigger *t = &s->join.trig;
-	const char *via;
-	uint64_t ips[FGT_MAX_STACK_DEPTH];
-	int n;
-
-	if (!cur || t->via[0] || s->join_stack_id < 0)
-		return;
-	n = stack_ips(s->join_stack_id, ips, s);
-	if (n <= 0)
-		return;
-	fgt_record_via(ips, n, s->ks, t->via, sizeof(t->via));
-	via = t->via;
-	/* "bpf() -> ...": the call's name */
-	snprintf(t->syscall, sizeof(t->syscall), "%.*s", (int)strcspn(via, "( "), via);
-}
-
-void fgt_session_status(struct fgt_session *s, struct fgt_status *st)
-{
-	const struct fgt_activation *cur = current(s);
-
-	memset(st, 0, sizeof(*st));
-	st->now_ns = fgt_mono_ns();
-	st->cur = cur;
-	st->fork = fgt_assembler_fork(s->as);
-	st->judge = &s->rec.judge;
-	st->lost = fgt_session_lost(s);
-	/* the test run only: the fork fallback would show up in the fork path */
-	st->graph_active = s->skel ? graph_active_run(s->skel) : -1;
-	if (st->graph_active != s->graph_active) {
-		/* a user came or went: the holders read before are out of date
-		 * (the first look is no change: nothing was read before it) */
-		if (s->graph_active != -2) {
-			s->graph_active_ns = st->now_ns;
-			fgt_holders_watch_kick(s->hw);
-		}
-		s->graph_active = st->graph_active;
-	}
-	if (s->joining) {
-		fgt_join_sweeps(&s->join, cur);
-		join_via(s, cur);
-		fgt_join_progress(&s->join, cur, st->now_ns, &s->prog);
-		snprintf(s->prog.via, sizeof(s->prog.via), "%s", s->join.trig.via);
-		st->progress = &s->prog;
-		st->joined = &s->join;
-	} else if (cur) {
-		long now = cur->nr_threads ? 0 : fgt_host_threads(NULL);
-
-		fgt_progress_of(cur, st->now_ns, cur_lacking(s, cur), now > 0 ? (uint64_t)now : 0,
-				&s->prog);
-		snprintf(s->prog.via, sizeof(s->prog.via), "%s", cur_via(s, cur));
-		st->progress = &s->prog;
-	}
-	/* no tracefs read while an activation may hold trace_types_lock */
-	fgt_holders_watch_busy(s->hw, cur || s->joining || (s->skel && s->skel->bss->act_tid));
-	if (fgt_holders_watch_get(s->hw, &s->holders, &s->holders_ns, NULL)) {
-		st->holders = &s->holders;
-		st->holders_ns = s->holders_ns;
-		st->holders_stale = s->holders_ns < s->graph_active_ns;
-		if (st->holders_stale)
-			s->holders_wait = true;
-	}
-	if (!fgt_exp_live_estimate(&s->exp, &st->exposure_est))
-		st->exposure = &s->exp.now;
-}
-
-uint64_t fgt_session_changes(struct fgt_session *s, bool events)
-{
-	unsigned int gen = 0;
-	uint64_t ns = 0;
-
-	/* busy is set by fgt_session_status(), which lines and -j call at the
-	 * interval or on a change only: an activation ending between two calls
-	 * left the reader busy (no read, so no change) until the next interval
-	 * (-i 3600: a bpftrace link never listed). This is called every pass. */
-	fgt_holders_watch_busy(s->hw, fgt_session_busy(s));
-	fgt_holders_watch_get(s->hw, NULL, &ns, &gen);
-	/* a list read before fgraph's user count changed is not shown; its
-	 * re-read may find the same holders (no new generation), and is a
-	 * change all the same: the list shown at last (a kretprobe.multi link
-	 * that came with the 0->1 step was never printed by -j otherwise) */
-	if (s->holders_wait && ns >= s->graph_active_ns) {
-		s->holders_wait = false;
-		s->holders_fresh++;
-	}
-	return (events ? s->fed : 0) + ((uint64_t)s->holders_fresh << 32) + ((uint64_t)gen << 40);
-}
-
-/* Under way: BPF is inside a 0->1 step, or its end is not read yet, or the
- * assembler has sweeps without their ACT_BEGIN. */
-bool fgt_session_busy(const struct fgt_session *s)
-{
-	return s->joining || fgt_assembler_current(s->as) ||
-	       (s->skel && (s->skel->bss->act_tid || s->skel->bss->act_seq != s->done_seq));
-}
-
-void fgt_session_flush(struct fgt_session *s)
-{
-	if (s->rb)
-		ring_buffer__consume(s->rb);
-	/* BPF's state is BPF's: a copy is flushed, once per activation */
-	if (s->skel && s->skel->bss->hot.agg.act.active &&
-	    s->skel->bss->hot.agg.act.seq != s->flushed_seq) {
-		memcpy(&s->agg_snap, (const void *)&s->skel->bss->hot.agg, sizeof(s->agg_snap));
-		s->flushed_seq = s->agg_snap.act.seq;
-		fgt_aggact_flush_snap(s->agg, &s->agg_snap);
-	}
-	if (s->as)
-		fgt_assembler_flush(s->as);
-}
-
-void fgt_session_set_exposure(struct fgt_session *s, const struct fgt_exp_walk *w, uint64_t ns)
-{
-	fgt_exp_live_scan(&s->exp, w, ns, fgt_session_busy(s));
 }
 
 void fgt_session_close(struct fgt_session *s)
 {
-	for (int r = 0; r < FGT_ROLE__NR; r++)
-		for (int i = 0; i < FGT_MAX_PROGS; i++) {
-			bpf_link__destroy(s->deferred_links[r][i]);
-			s->deferred_links[r][i] = NULL;
-		}
+	fgt_attach_unlink(&s->att);
 	fgt_joiner_close(s->jr);
 	s->jr = NULL;
 	fgt_holders_watch_stop(s->hw);
@@ -1299,9 +340,9 @@ void fgt_session_close(struct fgt_session *s)
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 	if (s->skel)	/* whatever is left, even without its ACT_BEGIN */
-		log_drain(s, s->skel->bss->act_seq);
+		fgt_drain_log(s, s->skel->bss->act_seq);
 	if (s->log)
-		munmap((void *)s->log, log_bytes(s->log_entries));
+		munmap((void *)s->log, fgt_drain_log_bytes(s->log_entries));
 	s->log = NULL;
 	fgt_session_flush(s);
 	ring_buffer__free(s->rb);
@@ -1310,11 +351,8 @@ void fgt_session_close(struct fgt_session *s)
 	s->exp_it = NULL;
 	fgraphtop_bpf__destroy(s->skel);
 	s->skel = NULL;
-	handlers_off();		/* after the object: its programs point at them */
-	fgt_assembler_free(s->as);
-	s->as = NULL;
-	fgt_aggact_free(s->agg);
-	s->agg = NULL;
+	fgt_attach_handlers_off(&s->att);	/* after the object: its programs point at them */
+	fgt_assemble_free(&s->assemble);
 	free(s->plan);
 	s->plan = NULL;
 	fgt_ksyms_free(s->own_ks);
@@ -1383,9 +421,7 @@ static void w_trigger_done(void *priv)
 
 	if (s->rb)
 		ring_buffer__consume(s->rb);
-	if (s->as)
-		fgt_assembler_end(s->as, 0);	/* ends at its last event: the call site
-						 * patching after the walk is no part of it */
+	fgt_assemble_end(&s->assemble);
 }
 
 static bool w_under_way(void *priv, const struct fgt_ksyms *ks, struct fgt_joined *j)

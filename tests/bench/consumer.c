@@ -7,8 +7,8 @@
  * Everything userspace does from the activation log to the finished record:
  * src/model/actlog.c fgt_log_drain() -> src/model/activation.c fgt_assembler_feed() (sweep
  * inference, the latency histogram) -> src/model/record.c fgt_recorder_activation()
- * (verdict, the judge). The glue in between is src/watch/session.c's, reproduced
- * here line for line (log_drain(), feed_cb(), handle_event()'s ACT_BEGIN and
+ * (verdict, the judge). The glue in between is src/watch/drain.c's, reproduced
+ * here line for line (fgt_drain_log(), feed_cb(), fgt_drain_event()'s ACT_BEGIN and
  * ACT_END cases): the session itself needs a kernel, this does not.
  *
  * The activation is tests/gen.c's model of alloc_retstack_tasklist() with U
@@ -46,7 +46,7 @@ struct stream {
 	size_t n, cap;
 };
 
-/* What the session keeps for draining (src/watch/session.c struct fgt_session). */
+/* What the session keeps for draining (src/watch/session_state.h struct fgt_session). */
 struct consumer {
 	struct fgt_assembler *as;
 	struct fgt_recorder rec;
@@ -108,7 +108,7 @@ static void collect(const struct fgt_event *e, void *ctx)
 	to_rec(e, &s->recs[s->n++]);
 }
 
-/* ---- the consumer: src/watch/session.c's glue around the library ---- */
+/* ---- the consumer: src/watch/drain.c's glue around the library ---- */
 
 static void feed(struct consumer *c, const struct fgt_event *e)
 {

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A finished activation into its record, and a step joined under way
+ * followed to its record (src/watch/follow.c).
+ */
+#ifndef FGT_WATCH_FOLLOW_H
+#define FGT_WATCH_FOLLOW_H
+
+#include <stdbool.h>
+#include "model/activation.h"
+#include "model/verdict.h"
+
+struct fgt_session;
+
+/* The assemblers' callback (ctx: the session): a finished activation, its
+ * walk pricing a visit on this host (whole ones only: a lost event makes
+ * its figures a lower bound), a joined step's record said so, then the
+ * record made by the one judge. */
+void fgt_follow_activation(const struct fgt_activation *rec, void *ctx);
+/*
+ * The tracepoints see the sweeps from their attach: the join is taken again
+ * there, with the sweeps they saw while that count was taken (read at once
+ * after it: the ring buffer holds them since the attach).
+ */
+void fgt_follow_rebase(struct fgt_session *s);
+/*
+ * A step joined under way (want_join): its looks at their steady rate, its
+ * record once its walk ends, then the deferred rows' attach once its
+ * trigger has left register_ftrace_graph(). Called every pass of the live
+ * loop; true when something changed for the view.
+ */
+bool fgt_session_join_tick(struct fgt_session *s);
+/* The code's verdict for the joined step's inference (the static verdict). */
+void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code);
+
+#endif
