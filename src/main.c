@@ -5,7 +5,7 @@
  * for the quadratic walk ("tracing: fgraph: fix the quadratic shadow stack walk").
  *
  * Options (src/env.c) -> plan (src/watch/probe.c, src/watch/plan.c) -> the renderer
- * (src/live/output.c) -> the session (src/watch/session.c: open -> set rodata -> load ->
+ * (src/render/output.c) -> the session (src/watch/session.c: open -> set rodata -> load ->
  * attach), which hands it finished records; one exit path.
  */
 #include <errno.h>
@@ -28,9 +28,9 @@
 #include "common/log.h"
 #include "common/selfmem.h"
 #include "common/waitnote.h"
-#include "live/explain.h"
-#include "live/output.h"
-#include "live/screen.h"
+#include "render/explain.h"
+#include "render/output.h"
+#include "render/screen.h"
 #include "watch/session.h"
 #include "static/kread_bpf.h"
 #include "static/static_kernel.h"

@@ -3,7 +3,7 @@
 # The library: every room's sources that build and are unit-tested without a
 # kernel or a BPF skeleton (tests/tests.mk links them all). Rooms are taken
 # whole, so a new file is built where it is put.
-FGT_LIB_ROOMS := common facts host model static live check hold
+FGT_LIB_ROOMS := common facts host model static render check hold
 FGT_BPF_SRCS  := src/watch/session.c src/watch/probe.c src/watch/exposure.c src/watch/join.c \
 		 src/static/kread_bpf.c
 FGT_LIB_SRCS  := $(filter-out $(FGT_BPF_SRCS),$(wildcard $(FGT_LIB_ROOMS:%=src/%/*.c))) \

@@ -2,7 +2,7 @@
 /*
  * Everything fgraphtop prints of what it saw: per-event lines (--events),
  * activation records, interval summaries (-i), a top-like screen on a
- * terminal (src/live/screen.c draws it), and JSON lines (-j) through the one JSON
+ * terminal (src/render/screen.c draws it), and JSON lines (-j) through the one JSON
  * writer, under the schema of docs/json.md. Pure renderers: the session hands
  * out finished records and status snapshots (the activation under way's
  * progress, who holds fgraph); nothing here reads BPF, tracefs or judges.

@@ -8,13 +8,13 @@
 #include "model/hist.h"
 #include "common/json_writer.h"
 #include "common/log.h"
-#include "live/act_json.h"
-#include "live/output.h"
-#include "live/screen.h"
+#include "render/act_json.h"
+#include "render/output.h"
+#include "render/screen.h"
 #include "static/static_check.h"
 #include "model/verdict.h"
 #include "model/via.h"
-#include "live/static_json.h"
+#include "render/static_json.h"
 
 #define FGT_HISTORY_MAX	64
 
