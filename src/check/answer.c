@@ -18,7 +18,7 @@
 #include "common/json_writer.h"
 #include "common/log.h"
 #include "render/act_json.h"
-#include "render/output.h"
+#include "render/out_json.h"
 #include "render/static_json.h"
 
 /* ---- the reason ---------------------------------------------------------- */

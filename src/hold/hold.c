@@ -25,7 +25,7 @@
 #include "host/holders.h"
 #include "host/ksyms.h"
 #include "render/act_json.h"
-#include "render/output.h"
+#include "render/out_json.h"
 #include "static/kimage_btf.h"
 
 #define HOLD_POLL_MS	100
