@@ -14,9 +14,11 @@ FGT_STATIC_LIBS := -lcapstone -larchive -llzma -lzstd -llz4 -lbz2 -llzo2
 LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)
 
 # The main program: the BPF side's users (the session, the probes, the
-# exposure count, the static verdict's BPF reader) and main(), over the
-# library, linked statically into one binary.
-FGT_MAIN_SRCS := src/main.c $(FGT_BPF_SRCS)
+# exposure count, the static verdict's BPF reader), the live tool (live/:
+# its loop runs the session) and main(), over the library, linked
+# statically into one binary.
+FGT_LIVE_SRCS := $(wildcard src/live/*.c)
+FGT_MAIN_SRCS := src/main.c $(FGT_LIVE_SRCS) $(FGT_BPF_SRCS)
 FGT_SRCS      := $(FGT_LIB_SRCS) $(FGT_MAIN_SRCS)
 FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
 FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))
