@@ -15,10 +15,11 @@ LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)
 
 # The main program: the BPF side's users (the session, the probes, the
 # exposure count, the static verdict's BPF reader), the live tool (live/:
-# its loop runs the session) and main(), over the library, linked
-# statically into one binary.
+# its loop runs the session; live_main.c, its command line and set-up) and
+# main(), the command table, over the library, linked statically into one
+# binary.
 FGT_LIVE_SRCS := $(wildcard src/live/*.c)
-FGT_MAIN_SRCS := src/main.c $(FGT_LIVE_SRCS) $(FGT_BPF_SRCS)
+FGT_MAIN_SRCS := src/main.c src/live_main.c $(FGT_LIVE_SRCS) $(FGT_BPF_SRCS)
 FGT_SRCS      := $(FGT_LIB_SRCS) $(FGT_MAIN_SRCS)
 FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
 FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))

@@ -1155,7 +1155,7 @@ static void test_json(void **state)
 	fgt_static_rec_free(&rec);
 }
 
-/* The live view's "static" record (src/render/output.c), checked against docs/json.md
+/* The live view's "static" record (src/render/out_json.c), checked against docs/json.md
  * by make test-schema. */
 static void test_live_record(void **state)
 {

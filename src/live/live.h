@@ -2,8 +2,8 @@
 /*
  * The live tool, `fgraphtop` without a command (src/live/live.c): --explain,
  * or the session started and watched until stopped. Its command line is
- * src/env.c's, its process set-up src/main.c's; check (src/check/) stands
- * beside it, and neither includes the other.
+ * src/env.c's, its process set-up src/live_main.c's; check (src/check/)
+ * stands beside it, and neither includes the other.
  */
 #ifndef FGT_LIVE_H
 #define FGT_LIVE_H
