@@ -3,7 +3,7 @@
 # The library: every room's sources that build and are unit-tested without a
 # kernel or a BPF skeleton (tests/tests.mk links them all). Rooms are taken
 # whole, so a new file is built where it is put.
-FGT_LIB_ROOMS := common facts host model static live check hold
+FGT_LIB_ROOMS := common facts host model static render check hold
 FGT_BPF_SRCS  := src/watch/session.c src/watch/attach.c src/watch/drain.c src/watch/snapshot.c \
 		 src/watch/follow.c src/watch/probe.c src/watch/exposure.c src/watch/join.c \
 		 src/static/kread_bpf.c
@@ -15,9 +15,12 @@ FGT_STATIC_LIBS := -lcapstone -larchive -llzma -lzstd -llz4 -lbz2 -llzo2
 LDLIBS := $(FGT_STATIC_LIBS) $(LDLIBS)
 
 # The main program: the BPF side's users (the session, the probes, the
-# exposure count, the static verdict's BPF reader) and main(), over the
-# library, linked statically into one binary.
-FGT_MAIN_SRCS := src/main.c $(FGT_BPF_SRCS)
+# exposure count, the static verdict's BPF reader), the live tool (live/:
+# its loop runs the session; live_main.c, its command line and set-up) and
+# main(), the command table, over the library, linked statically into one
+# binary.
+FGT_LIVE_SRCS := $(wildcard src/live/*.c)
+FGT_MAIN_SRCS := src/main.c src/live_main.c $(FGT_LIVE_SRCS) $(FGT_BPF_SRCS)
 FGT_SRCS      := $(FGT_LIB_SRCS) $(FGT_MAIN_SRCS)
 FGT_MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_MAIN_SRCS))
 FGT_LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(FGT_LIB_SRCS))

@@ -45,7 +45,7 @@
 #include "static/kread_bpf.h"
 #include "static/static_kernel.h"
 #include "static/static_rec.h"
-#include "live/static_json.h"
+#include "render/static_json.h"
 
 /* SIGINT and SIGTERM end the reading (an "interrupted" answer, status 3). */
 static volatile sig_atomic_t stop;

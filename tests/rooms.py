@@ -3,7 +3,8 @@
 
 A module is a .c with its .h (src/model/verdict.{c,h}); a room is its folder.
 Rooms are layered, bottom first; an include may go down, or sideways within
-its room, never up, and no modules may include each other in a circle. The
+its room, never up nor to a room beside its own on the same layer, and no
+modules may include each other in a circle. The
 few upward includes allowed are listed in ALLOWED_UP, each with its reason in
 docs/DESIGN.md.
 
@@ -17,8 +18,13 @@ circles (by include, by call); exits 1 on a violation.
 """
 import os, re, sys
 
-LAYERS = ['bpf', 'common', 'facts', 'host', 'model', 'static', 'watch', 'live', 'check', 'hold', 'top']
+# A tuple is rooms side by side: neither may include the other (the live
+# tool's room and check's, both over render/).
+LAYERS = ['bpf', 'common', 'facts', 'host', 'model', 'static', 'watch', 'render', ('live', 'check'),
+	  'hold', 'top']
 ALLOWED_UP = set()	# (from module, to module); none today
+LEVEL = {r: i for i, l in enumerate(LAYERS) for r in (l if isinstance(l, tuple) else (l,))}
+ROOMS = list(LEVEL)
 
 def module(path):
 	"""src/model/verdict.c -> model/verdict; bpf/events_abi.h -> bpf/events_abi"""
@@ -135,7 +141,7 @@ def run(root):
 	for f in sorted(files):
 		m = module(f)
 		mods.setdefault(m, []).append(f)
-		if room(m) not in LAYERS:
+		if room(m) not in LEVEL:
 			print('rooms: %s: room %s is not in the layers' % (f, room(m))); bad = 1
 		for inc in includes(f):
 			p = resolve(inc)
@@ -143,16 +149,21 @@ def run(root):
 				edges.setdefault(m, set()).add(module(p))
 	arrows = sum(len(v) for v in edges.values())
 	up = sorted((a, b) for a, v in edges.items() for b in v
-		    if room(a) in LAYERS and room(b) in LAYERS and LAYERS.index(room(b)) > LAYERS.index(room(a)))
+		    if room(a) in LEVEL and room(b) in LEVEL and LEVEL[room(b)] > LEVEL[room(a)])
+	across = sorted((a, b) for a, v in edges.items() for b in v
+			if room(a) in LEVEL and room(b) in LEVEL and room(a) != room(b) and
+			LEVEL[room(b)] == LEVEL[room(a)])
 	per = {}
 	for m, fs in mods.items():
 		per[room(m)] = per.get(room(m), 0) + len(fs)
-	print('rooms: files per room: ' + ', '.join('%s %d' % (r, per.get(r, 0)) for r in LAYERS))
+	print('rooms: files per room: ' + ', '.join('%s %d' % (r, per.get(r, 0)) for r in ROOMS))
 	print('rooms: %d modules, %d arrows, %d upward' % (len(mods), arrows, len(up)))
 	for a, b in up:
 		ok = (a, b) in ALLOWED_UP
 		print('rooms: %s %s -> %s' % ('allowed' if ok else 'UPWARD', a, b))
 		bad |= not ok
+	for a, b in across:
+		print('rooms: ACROSS %s -> %s (rooms side by side)' % (a, b)); bad = 1
 	for c in sccs(mods, edges):
 		print('rooms: CIRCLE by include ' + ' <-> '.join(c)); bad = 1
 	cedges = calls(mods)
@@ -190,6 +201,20 @@ def self_test():
 				print('rooms: self-test FAILED: b calling back %s: exit %d, want %d\n%s' %
 				      (back, got, want, out.getvalue()))
 				ok = False
+	# rooms side by side: the live tool's room including check's fails
+	with tempfile.TemporaryDirectory() as d:
+		for rel, text in (('src/check/c.h', 'int c_fn(void);\n'),
+				  ('src/live/l.c', '#include "check/c.h"\n')):
+			os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
+			with open(os.path.join(d, rel), 'w') as f:
+				f.write(text)
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			got = run(d)
+		if got != 1 or 'ACROSS live/l -> check/c' not in out.getvalue():
+			print('rooms: self-test FAILED: live/ including check/: exit %d\n%s' %
+			      (got, out.getvalue()))
+			ok = False
 	print('rooms: self-test ' + ('ok' if ok else 'FAILED'))
 	return 0 if ok else 1
 

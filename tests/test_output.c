@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src/live/output.c without a kernel: recorded event sequences (tests/data) through
+ * src/render/output.c without a kernel: recorded event sequences (tests/data) through
  * the assembler into the JSON writer and into the top-like screen renderer.
  * With FGT_JSON_OUT set, every JSON line written here is also appended to that
  * file, which `make test-schema` checks against docs/json.md (tests/json_schema.py).
@@ -19,9 +19,9 @@
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "gen.h"
-#include "live/output.h"
+#include "render/output.h"
 #include "watch/plan.h"
-#include "live/screen.h"
+#include "render/screen.h"
 
 /* The session's pipeline without BPF: assembler -> recorder (the judge) -> output. */
 struct cap {

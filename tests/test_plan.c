@@ -17,7 +17,7 @@
 #include "host/ksyms.h"
 #include "watch/plan.h"
 #include "watch/probe.h"
-#include "live/explain.h"
+#include "render/explain.h"
 
 /* One probe outcome by "kind/target": load_err, attach_err (0, 0: attached). */
 struct outcome {

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "live/output.h"
+#include "render/output.h"
 #include "static/static_check.h"
 #include "static/static_rec.h"
-#include "live/static_json.h"
+#include "render/static_json.h"
 
 struct xsite {
 	const char *at, *call, *cache;
@@ -1155,7 +1155,7 @@ static void test_json(void **state)
 	fgt_static_rec_free(&rec);
 }
 
-/* The live view's "static" record (src/live/output.c), checked against docs/json.md
+/* The live view's "static" record (src/render/out_json.c), checked against docs/json.md
  * by make test-schema. */
 static void test_live_record(void **state)
 {

@@ -105,8 +105,10 @@ test-static-arm64: $(BUILD)/fgt-static $(BUILD)/fgraphtop
 TEST_TARGETS += test-static-arm64
 
 # The rooms of src/ (docs/DESIGN.md "Rooms"): includes go down or sideways
-# within a room, never up, and no circles by include or by call; the
-# self-test shows the call check failing on a circle one header hides.
+# within a room, never up nor between rooms side by side (live/ and
+# check/), and no circles by include or by call; the self-test shows the
+# call check failing on a circle one header hides, and live/ including
+# check/ refused.
 .PHONY: test-rooms
 test-rooms:
 	python3 tests/rooms.py --self-test

@@ -17,9 +17,9 @@
 #include "common/exit_codes.h"
 #include "common/json_writer.h"
 #include "common/log.h"
-#include "live/act_json.h"
-#include "live/output.h"
-#include "live/static_json.h"
+#include "render/act_json.h"
+#include "render/out_json.h"
+#include "render/static_json.h"
 
 /* ---- the reason ---------------------------------------------------------- */
 

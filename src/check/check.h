@@ -5,10 +5,10 @@
  * exit_codes.h): 0 fixed or not affected, 1 fixed but something is wrong,
  * 2 not fixed, 3 unknown (the line says why and what would let it tell).
  *
- * The watching itself is the live tool's BPF session (src/main.c,
- * bpf/fgraphtop.bpf.c); check needs only the narrow interface below, so that
- * everything else (kernel identity, refusals, trigger, verdict, outputs) is
- * tested without a kernel.
+ * The watching itself is the BPF session (src/watch/session.c,
+ * bpf/fgraphtop.bpf.c), handed in by src/main.c; check needs only the
+ * narrow interface below, so that everything else (kernel identity,
+ * refusals, trigger, verdict, outputs) is tested without a kernel.
  */
 #ifndef FGT_CHECK_H
 #define FGT_CHECK_H

@@ -24,8 +24,8 @@
 #include "hold/hold.h"
 #include "host/holders.h"
 #include "host/ksyms.h"
-#include "live/act_json.h"
-#include "live/output.h"
+#include "render/act_json.h"
+#include "render/out_json.h"
 #include "static/kimage_btf.h"
 
 #define HOLD_POLL_MS	100

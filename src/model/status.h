@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* A snapshot of what a watching session knows, handed to the renderers
- * (src/live/output.h) by the session (src/watch/snapshot.c). */
+ * (src/render/output.h) by the session (src/watch/snapshot.c). */
 #ifndef FGT_STATUS_H
 #define FGT_STATUS_H
 

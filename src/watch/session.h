@@ -5,7 +5,7 @@
  * (bpf/agg.h) read from the ring buffer, the fork path's events fed to the
  * assembler (drain.c, assemble.c); the status the live view shows
  * (snapshot.c); finished activations into records, a step joined under way
- * followed (follow.c). Used by the live tool (src/main.c) and, through struct
+ * followed (follow.c). Used by the live tool (src/live/live.c) and, through struct
  * fgt_watch_ops, by `fgraphtop check`.
  */
 #ifndef FGT_SESSION_H

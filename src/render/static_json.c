@@ -5,7 +5,7 @@
  * all write it through here. The decoder (src/static/) writes no JSON.
  */
 #include "facts/kfacts.h"
-#include "live/static_json.h"
+#include "render/static_json.h"
 
 static void json_site(const struct fgt_static_site *s, json_writer_t *jw)
 {

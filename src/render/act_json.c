@@ -6,7 +6,7 @@
  * (served/duration_ns/lost beside threads_served/duration_s/lost_events);
  * they all come through here now, so one name means one figure everywhere.
  */
-#include "live/act_json.h"
+#include "render/act_json.h"
 
 /* The figures only a fixed kernel under memory pressure makes non-zero. */
 static void degraded_fields(json_writer_t *jw, const struct fgt_act_figures *f)

@@ -2,11 +2,14 @@
 /*
  * Everything fgraphtop prints of what it saw: per-event lines (--events),
  * activation records, interval summaries (-i), a top-like screen on a
- * terminal (src/live/screen.c draws it), and JSON lines (-j) through the one JSON
- * writer, under the schema of docs/json.md. Pure renderers: the session hands
- * out finished records and status snapshots (the activation under way's
- * progress, who holds fgraph); nothing here reads BPF, tracefs or judges.
- * Messages (errors, warnings) go through the message channel (log.h), not here.
+ * terminal (src/render/screen.c draws it), and JSON lines (-j) through the
+ * one JSON writer, under the schema of docs/json.md. output.c keeps the
+ * state and hands each call to its format: out_text.c (lines), out_json.c
+ * (JSON), out_screen.c (the screen), with out_words.c for what more than
+ * one of them writes. Pure renderers: the session hands out finished
+ * records and status snapshots (the activation under way's progress, who
+ * holds fgraph); nothing here reads BPF, tracefs or judges. Messages
+ * (errors, warnings) go through the message channel (log.h), not here.
  */
 #ifndef FGT_OUTPUT_H
 #define FGT_OUTPUT_H
@@ -23,20 +26,7 @@
 #include "model/progress.h"
 #include "model/record.h"
 #include "model/status.h"
-
-struct fgt_out_opts {
-	bool json;
-	bool events;
-	bool screen;		/* top-like redraw (stdout is a tty, no -j/--events) */
-	uint64_t start_ns;	/* monotonic ns at start: event times are relative to it */
-	int64_t start_wall_ns;	/* CLOCK_REALTIME at start_ns: wall-clock times of events */
-	int cols, rows;		/* the screen's size (0: 80x24) */
-};
-
-/* The exposure as a JSON object, check's and the live view's:
- * {threads, lacking, sweeps, visits, estimate_s, ns_per_visit, cost}. */
-void fgt_out_exposure_json(json_writer_t *jw, const struct fgt_exp_walk *w,
-			   const struct fgt_exp_estimate *e);
+#include "render/out_opts.h"
 
 struct fgt_out;
 
@@ -65,11 +55,5 @@ void fgt_out_set_screen(struct fgt_out *o, bool on);
 /* Lines and -j: the holders, when they differ from those last printed. */
 void fgt_out_holders(struct fgt_out *o, const struct fgt_status *st);
 void fgt_out_final(struct fgt_out *o, const struct fgt_status *st);
-
-/* --explain: who holds fgraph now, as text and as the plan record's field. */
-/* graph_active -1: unknown, for the reason why says */
-void fgt_out_holders_explain(FILE *f, const struct fgt_holders *h, int graph_active,
-			     const char *why);
-void fgt_out_holders_json(json_writer_t *jw, const struct fgt_holders *h, int graph_active);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* An activation's figures as JSON fields (src/live/act_json.c). */
+/* An activation's figures as JSON fields (src/render/act_json.c). */
 #ifndef FGT_ACT_JSON_H
 #define FGT_ACT_JSON_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The code's answer as JSON fields (src/live/static_json.c). */
+/* The code's answer as JSON fields (src/render/static_json.c). */
 #ifndef FGT_STATIC_JSON_H
 #define FGT_STATIC_JSON_H
 

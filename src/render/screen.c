@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include "common/log.h"
-#include "live/screen.h"
+#include "render/screen.h"
 
 /* ---- frames ----------------------------------------------------------------- */
 

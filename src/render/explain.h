@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* --explain's renderers (src/live/explain.c). */
+/* --explain's renderers (src/render/explain.c). */
 #ifndef FGT_EXPLAIN_H
 #define FGT_EXPLAIN_H
 

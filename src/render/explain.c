@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "common/json_writer.h"
-#include "live/explain.h"
-#include "live/output.h"
+#include "render/explain.h"
+#include "render/out_json.h"
+#include "render/out_text.h"
 
 /* The shadow stack's size in words, for the allocation figure. */
 static void shadow_words(const struct fgt_kernel *k, char *buf, size_t len)
