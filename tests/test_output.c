@@ -652,16 +652,16 @@ static void test_screen_small(void **state)
 		g.ts0 = gen_activation(&g, gen_feed, &c);
 		g.lacking = 40;
 	}
-	/* 40 columns: the holders' remedies wrap (three rows each), so 26 rows
-	 * hold what 20 held when they were cut */
-	fgt_out_resize(c.o, 40, 26);
+	/* 40 columns: the header's rows and the holders' remedies wrap (three
+	 * rows each), so 30 rows hold what 20 held when they were cut */
+	fgt_out_resize(c.o, 40, 30);
 	st = (struct fgt_status *)status(&c, 0);
 	st->holders = some_holders();
 	st->graph_active = 3;
 	fgt_out_redraw(c.o, st);
 	t = cap_text(&c);
 	n = frame_rows(t, rows, 64, 40);
-	assert_true(n <= 26);
+	assert_true(n <= 30);
 	assert_true(find_row(rows, n, "HISTORY") > 0);
 	/* the newest first, the others as room allows */
 	assert_true(find_row(rows, n, "  5  ") > find_row(rows, n, "HISTORY"));
@@ -759,9 +759,11 @@ static void test_screen_warnings(void **state)
 	w = find_row(rows, n, "fgraphtop: warning: fifth");
 	assert_true(w > 0);
 	assert_true(find_row(rows, n, "verdict") < w);		/* under the header */
-	assert_int_equal(find_row(rows, n, "fgraphtop: warning: fourth"), w + 1);
-	assert_int_equal(find_row(rows, n, "fgraphtop: third, an error"), w + 2);
-	assert_int_equal(find_row(rows, n, "(2 earlier warnings: all are printed on exit)"), w + 3);
+	/* the long one wraps: nothing of a warning is cut */
+	assert_int_equal(find_row(rows, n, "columns, which it is"), w + 1);
+	assert_int_equal(find_row(rows, n, "fgraphtop: warning: fourth"), w + 2);
+	assert_int_equal(find_row(rows, n, "fgraphtop: third, an error"), w + 3);
+	assert_int_equal(find_row(rows, n, "(2 earlier warnings: all are printed on exit)"), w + 4);
 	assert_int_equal(find_row(rows, n, "second"), -1);
 	assert_int_equal(find_row(rows, n, "info line"), -1);
 	free(t);
@@ -833,6 +835,19 @@ static void test_screen_exposure(void **state)
 	frame_rows(t, rows, 64, 80);
 	assert_string_equal(rows[2], "lacking a stack: 400,000 of 400,120 threads; "
 			    "unfixed walk ~227 s (host's cost)");
+	free(t);
+	/* 60 columns (issue 43): the header's rows wrap between fields, so
+	 * every fact stays: the losses and the exposure's estimate included */
+	fgt_out_resize(c.o, 60, 40);
+	cap_reset(&c);
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	frame_rows(t, rows, 64, 60);
+	assert_non_null(strstr(rows[0], "verdict "));
+	assert_true(find_row(rows, 4, "lost 0") > 0);
+	assert_true(find_row(rows, 4, "(q quits)") > 0);
+	assert_true(find_row(rows, 6, "~227 s (host's cost)") > 0);
+	assert_true(find_row(rows, 40, "idle-task allocations") > 0);
 	free(t);
 	cap_close(&c);
 }

@@ -12,12 +12,13 @@ static void scr_header(struct fgt_out *o, const struct fgt_status *st)
 	char hms[16];
 
 	out_clock_hms(hms, sizeof(hms));
-	/* the verdict first: a narrow terminal cuts the end of the row */
-	fgt_lines_add(l, "verdict %s   fgraphtop  %s   activations %u%s   lost %llu   (q quits)",
-		      fgt_verdict_name(st->judge->verdict), hms, st->judge->n,
-		      st->cur ? " (+1 under way)" : "", (unsigned long long)st->lost);
+	/* the verdict first; on a narrow terminal the rows wrap, between
+	 * fields where they can: every fact stays on the screen */
+	fgt_lines_wrap(l, 2, "verdict %s   fgraphtop  %s   activations %u%s   lost %llu   (q quits)",
+		       fgt_verdict_name(st->judge->verdict), hms, st->judge->n,
+		       st->cur ? " (+1 under way)" : "", (unsigned long long)st->lost);
 	if (o->code[0])
-		fgt_lines_add(l, "%s", o->code);
+		fgt_lines_wrap(l, 2, "%s", o->code);
 	if (st->graph_active < 0)
 		fgt_lines_add(l, "fgraph: users unknown");
 	else if (!st->graph_active)
@@ -28,7 +29,7 @@ static void scr_header(struct fgt_out *o, const struct fgt_status *st)
 		char ex[128];
 
 		out_exposure_words(st, ex, sizeof(ex));
-		fgt_lines_add(l, "%s", ex);
+		fgt_lines_wrap(l, 2, "%s", ex);
 	}
 }
 
@@ -42,7 +43,7 @@ static void scr_warnings(struct fgt_out *o)
 	unsigned int n = fgt_log_warnings(w, SCR_WARNINGS);
 
 	for (unsigned int i = 0; i < n && i < SCR_WARNINGS; i++)
-		fgt_lines_add(&o->lines, "%s", w[i]);
+		fgt_lines_wrap(&o->lines, 2, "%s", w[i]);
 	if (n > SCR_WARNINGS)
 		fgt_lines_add(&o->lines, "(%u earlier warnings: all are printed on exit)",
 			      n - SCR_WARNINGS);
@@ -109,7 +110,7 @@ static void scr_progress(struct fgt_out *o, const struct fgt_status *st)
 
 static void scr_note(void *ctx, const char *s)
 {
-	fgt_lines_add(ctx, "  %s", s);
+	fgt_lines_wrap(ctx, 4, "  %s", s);
 }
 
 static void scr_holders(struct fgt_out *o, const struct fgt_status *st)
@@ -189,7 +190,7 @@ static void scr_last(struct fgt_out *o)
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 
-		fgt_lines_add(l, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+		fgt_lines_wrap(l, 4, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
 		p = nl ? nl + 1 : p + strlen(p);
 	}
 }
@@ -198,11 +199,11 @@ static void scr_fork(struct fgt_out *o, const struct fgt_status *st)
 {
 	const struct fgt_fork_stats *fk = st->fork;
 
-	fgt_lines_add(&o->lines, "fork path: %llu allocations (%llu failed), %llu new tasks, %llu "
-		      "left without a stack, %llu idle-task allocations",
-		      (unsigned long long)fk->allocs, (unsigned long long)fk->failed,
-		      (unsigned long long)fk->tasks_new, (unsigned long long)fk->tasks_without,
-		      (unsigned long long)fk->idle_allocs);
+	fgt_lines_wrap(&o->lines, 2, "fork path: %llu allocations (%llu failed), %llu new tasks, "
+		       "%llu left without a stack, %llu idle-task allocations",
+		       (unsigned long long)fk->allocs, (unsigned long long)fk->failed,
+		       (unsigned long long)fk->tasks_new, (unsigned long long)fk->tasks_without,
+		       (unsigned long long)fk->idle_allocs);
 }
 
 /*
