@@ -386,6 +386,22 @@ static void test_placeholder_map(void **state)
 	assert_non_null(strstr(r.symbols, ".symtab"));
 }
 
+/* Not a System.map, and no placeholder either (issue 40's audit: an ELF
+ * binary was called Debian's placeholder, and the image answered instead):
+ * unknown, saying what it is not. */
+static void test_not_a_map(void **state)
+{
+	struct fgt_static_opts o = { .kernel = mk.vmlinux, .system_map = mk.vmlinux };
+	struct fgt_static_result r;
+	char want[512];
+
+	assert_int_equal(check(&o, &r), FGT_VERDICT_UNKNOWN);
+	assert_int_equal(r.why, FGT_SW_BAD_MAP);
+	snprintf(want, sizeof(want), "%s is not a System.map: ", mk.vmlinux);
+	assert_non_null(strstr(r.evidence, want));
+	assert_null(strstr(r.evidence, "placeholder"));
+}
+
 /* Another kernel's System.map: its linux_banner is not this image's. */
 static void test_other_map(void **state)
 {
@@ -1014,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_vmlinux),
 		cmocka_unit_test(test_system_map),
 		cmocka_unit_test(test_placeholder_map),
+		cmocka_unit_test(test_not_a_map),
 		cmocka_unit_test(test_other_map),
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_not_a_kernel),

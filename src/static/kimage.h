@@ -48,6 +48,7 @@
 #define FGT_KIMAGE_MAX_SYMS	(4u << 20)	/* symbols in .symtab (Debian 7.2: 199k in kallsyms) */
 
 #define FGT_KIMAGE_MAX_MAP	(128ull << 20)	/* a System.map (Debian's real one: 5-9 MiB) */
+#define FGT_MAP_PLACEHOLDER_MAX	4096	/* Debian's placeholder System.map: 83-92 bytes */
 
 /* the kallsyms search: steps per byte of .rodata, beyond a floor (Debian
  * 6.1-7.2's own tables: 173k-244k steps in 4.6-8.1 MB, 16x under the floor) */

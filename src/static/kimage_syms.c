@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "static/kimage.h"
 #include "static/kimage_elf.h"
 #include "static/kimage_kallsyms.h"
@@ -337,6 +338,7 @@ struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 	bool over;
 	FILE *f = open_capped(path, FGT_KIMAGE_MAX_MAP, im->stop, &over, why, msg, len);
 	struct fgt_ksyms *ks;
+	struct stat st;
 	char insane[160];
 
 	if (!f) {
@@ -344,6 +346,10 @@ struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 			*why = FGT_SW_BAD_MAP;
 		return NULL;
 	}
+	/* its size, for the words only (a placeholder or not): f is a capped
+	 * stream, without a descriptor of its own */
+	if (stat(path, &st))
+		st.st_size = 0;
 	ks = fgt_ksyms_load_file(f);
 	fclose(f);
 	if (fgt_kimage_stopped(im)) {
@@ -366,10 +372,16 @@ struct fgt_ksyms *fgt_kimage_system_map(struct fgt_kimage *im, const char *path,
 	}
 	if (!fgt_ksyms_sane(ks, insane, sizeof(insane))) {
 		*why = FGT_SW_BAD_MAP;
-		im->map_placeholder = true;
-		snprintf(msg, len, "%s is a placeholder, not a System.map (%zu symbol%s; Debian "
-			 "ships the real one in linux-image-<version>-dbg)", path, fgt_ksyms_count(ks),
-			 fgt_ksyms_count(ks) == 1 ? "" : "s");
+		/* Debian's: one line of text (83 to 92 bytes) pointing at the
+		 * -dbg package; anything else is no System.map, not that */
+		im->map_placeholder = st.st_size > 0 && st.st_size <= FGT_MAP_PLACEHOLDER_MAX &&
+				      fgt_ksyms_count(ks) <= 1;
+		if (im->map_placeholder)
+			snprintf(msg, len, "%s is a placeholder, not a System.map (%zu symbol%s; "
+				 "Debian ships the real one in linux-image-<version>-dbg)", path,
+				 fgt_ksyms_count(ks), fgt_ksyms_count(ks) == 1 ? "" : "s");
+		else
+			snprintf(msg, len, "%s is not a System.map: %s", path, insane);
 		fgt_ksyms_free(ks);
 		return NULL;
 	}

@@ -387,8 +387,8 @@ static int symbols(struct ctx *c)
 		if (o->system_map && !c->ks_owned && c->im.map_placeholder) {
 			/* Debian's System.map points at the -dbg package: the
 			 * image's own tables answer as they would without it */
-			p_warn("system_map_placeholder", "%s; reading the image's own kallsyms "
-			       "tables instead", msg);
+			p_warn("system_map_placeholder", "%s; the image's own symbols answer "
+			       "instead", msg);
 			c->ks_owned = fgt_kimage_symbols(&c->im, r->symbols, sizeof(r->symbols),
 							 &err, msg, sizeof(msg));
 		} else if (!o->system_map) {
