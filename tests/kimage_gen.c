@@ -460,14 +460,47 @@ const char *kgen40_line(enum kgen40 k)
 
 #define JUNK40	1000
 
-void kgen40_planted(struct kgen_buf *b, bool reached)
+/* The plain kernel's names after its own: 1,000 more, _etext and
+ * linux_banner (np[n]: returns linux_banner's index). */
+static size_t kg40_tail(const char **np, size_t *n)
 {
 	static char names[JUNK40][12];
+	size_t banner;
+
+	for (size_t i = 0; i < JUNK40; i++) {
+		snprintf(names[i], sizeof(names[i]), "j%zu", i);
+		np[(*n)++] = names[i];
+	}
+	np[(*n)++] = "_etext";
+	banner = (*n)++;
+	np[banner] = "linux_banner";
+	return banner;
+}
+
+/* ... placed: linux_banner an object at .rodata's start, where its text
+ * is, and _etext past the last text symbol. st: the ELF's .symtab. */
+static void kg40_place(Elf64_Sym *st, size_t banner)
+{
+	st[banner + 1].st_value = RODATA_VA;
+	st[banner + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+	st[banner + 1].st_shndx = 2;
+	st[banner].st_value = TEXT_VA + TEXT_LEN;
+}
+
+/* The .symtab of an ELF kgen_elf() made. */
+static Elf64_Sym *kg40_symtab(struct kgen_buf *b)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)b->p;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(b->p + eh->e_shoff);
+
+	return (Elf64_Sym *)(b->p + sh[3].sh_offset);
+}
+
+void kgen40_planted(struct kgen_buf *b, bool reached)
+{
 	const char *np[JUNK40 + 16];
 	char ro[256] = "Linux version 6.1.0-99-amd64 (debian-kernel@lists.debian.org) #1 SMP\n";
 	size_t n = 0, reg, sweep, banner, cachep;
-	Elf64_Ehdr *eh;
-	Elf64_Shdr *sh;
 	Elf64_Sym *st;
 	uint8_t *code;
 	int32_t rel;
@@ -482,31 +515,20 @@ void kgen40_planted(struct kgen_buf *b, bool reached)
 	np[n++] = "register_ftrace_graph";
 	sweep = n;
 	np[n++] = "alloc_retstack_tasklist";
-	for (size_t i = 0; i < JUNK40; i++) {
-		snprintf(names[i], sizeof(names[i]), "j%zu", i);
-		np[n++] = names[i];
-	}
-	np[n++] = "_etext";
-	banner = n;
-	np[n++] = "linux_banner";
+	banner = kg40_tail(np, &n);
 	/* the stacks' own cache (6.13 and later): their size needs no BTF, so
 	 * the function taken is decoded */
 	cachep = n;
 	np[n++] = "fgraph_stack_cachep";
 	kgen_elf(b, np, n, (const uint8_t *)ro, sizeof(ro), 64 << 10);
-	eh = (Elf64_Ehdr *)b->p;
-	sh = (Elf64_Shdr *)(b->p + eh->e_shoff);
-	st = (Elf64_Sym *)(b->p + sh[3].sh_offset);
+	st = kg40_symtab(b);
 	for (size_t i = 1; i <= n; i++)
 		st[i].st_size = 16;
-	st[banner + 1].st_value = RODATA_VA;
-	st[banner + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
-	st[banner + 1].st_shndx = 2;
+	kg40_place(st, banner);
 	st[cachep + 1].st_value = RODATA_VA + 0x80;
 	st[cachep + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
 	st[cachep + 1].st_shndx = 2;
 	st[cachep + 1].st_size = 8;
-	st[banner].st_value = TEXT_VA + TEXT_LEN;
 	/* register_ftrace_graph: push %rbp; xor %eax,%eax; pop %rbp; ret, or a
 	 * call of the planted function and ret */
 	code = b->p + TEXT_OFF + 16 * reg;
@@ -558,12 +580,9 @@ static void kgen40_kallsyms(struct kgen_buf *b, const char *banner, size_t blen)
 
 void kgen40(struct kgen_buf *b, enum kgen40 k)
 {
-	static char names[JUNK40][12];
 	const char *np[JUNK40 + 16];
 	char ro[256] = "Linux version 6.1.0-99-amd64 (debian-kernel@lists.debian.org) #1 SMP\n";
 	size_t n = 0, banner, extra = 0;
-	Elf64_Ehdr *eh;
-	Elf64_Shdr *sh;
 	Elf64_Sym *st;
 
 	if (k == KG40_KALLSYMS_ORDER) {
@@ -577,13 +596,7 @@ void kgen40(struct kgen_buf *b, enum kgen40 k)
 		np[n++] = "do_exit";
 		np[n++] = "panic";
 	}
-	for (size_t i = 0; i < JUNK40; i++) {
-		snprintf(names[i], sizeof(names[i]), "j%zu", i);
-		np[n++] = names[i];
-	}
-	np[n++] = "_etext";
-	banner = n;
-	np[n++] = "linux_banner";
+	banner = kg40_tail(np, &n);
 	switch (k) {
 	case KG40_REG_ZERO:
 	case KG40_REG_LOW:
@@ -611,15 +624,8 @@ void kgen40(struct kgen_buf *b, enum kgen40 k)
 		break;
 	}
 	kgen_elf(b, np, n, (const uint8_t *)ro, sizeof(ro), 64 << 10);
-	eh = (Elf64_Ehdr *)b->p;
-	sh = (Elf64_Shdr *)(b->p + eh->e_shoff);
-	st = (Elf64_Sym *)(b->p + sh[3].sh_offset);
-	/* linux_banner: an object at .rodata's start, where its text is */
-	st[banner + 1].st_value = RODATA_VA;
-	st[banner + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
-	st[banner + 1].st_shndx = 2;
-	/* _etext past the last text symbol */
-	st[banner].st_value = TEXT_VA + TEXT_LEN;
+	st = kg40_symtab(b);
+	kg40_place(st, banner);
 	if (extra) {
 		Elf64_Sym *r = &st[extra + 1];
 
@@ -634,6 +640,7 @@ void kgen40(struct kgen_buf *b, enum kgen40 k)
 	}
 	if (k == KG40_OVERLAP) {
 		/* the second segment moved over the first's text */
+		Elf64_Ehdr *eh = (Elf64_Ehdr *)b->p;
 		Elf64_Phdr *ph = (Elf64_Phdr *)(b->p + eh->e_phoff);
 
 		ph[1].p_vaddr = TEXT_VA + 0x800;
