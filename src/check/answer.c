@@ -183,11 +183,7 @@ static void under_way_json(json_writer_t *jw, const struct fgt_check_result *r)
 	jsonw_string_field(jw, "why", fgt_join_why_name(j->why));
 	jsonw_bool_field(jw, "trigger_known", j->trig.known);
 	jsonw_string_field(jw, "named_by", fgt_join_named_by(&j->trig));
-	jsonw_uint_field(jw, "pid", j->trig.pid);
-	jsonw_uint_field(jw, "tid", j->trig.tid);
-	jsonw_string_field(jw, "comm", j->trig.comm);
-	jsonw_string_field(jw, "syscall", j->trig.syscall);
-	jsonw_string_field(jw, "via", j->trig.via);
+	fgt_out_join_trigger_json(jw, &j->trig);
 	jsonw_uint_field(jw, "served", fgt_join_served(j));
 	jsonw_uint_field(jw, "lacking", j->seen.lacking);
 	jsonw_uint_field(jw, "sweeps_before", j->inferred.sweeps);

@@ -210,11 +210,7 @@ static void joined_explain_json(json_writer_t *jw, const struct fgt_joined *j)
 	}
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "why", fgt_join_why_name(j->why));
-	jsonw_uint_field(jw, "pid", j->trig.pid);
-	jsonw_uint_field(jw, "tid", j->trig.tid);
-	jsonw_string_field(jw, "comm", j->trig.comm);
-	jsonw_string_field(jw, "syscall", j->trig.syscall);
-	jsonw_string_field(jw, "via", j->trig.via);
+	fgt_out_join_trigger_json(jw, &j->trig);
 	jsonw_uint_field(jw, "lacking", j->seen.lacking);
 	jsonw_uint_field(jw, "served_before", j->inferred.served);
 	jsonw_string_field(jw, "probes", "deferred: the walk holds ftrace_lock");

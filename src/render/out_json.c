@@ -103,11 +103,7 @@ static void joined_json(json_writer_t *jw, const struct fgt_joined *j)
 	jsonw_start_object(jw);
 	jsonw_bool_field(jw, "known", j->trig.known);
 	jsonw_string_field(jw, "named_by", fgt_join_named_by(&j->trig));
-	jsonw_uint_field(jw, "pid", j->trig.pid);
-	jsonw_uint_field(jw, "tid", j->trig.tid);
-	jsonw_string_field(jw, "comm", j->trig.comm);
-	jsonw_string_field(jw, "syscall", j->trig.syscall);
-	jsonw_string_field(jw, "via", j->trig.via);
+	fgt_out_join_trigger_json(jw, &j->trig);
 	jsonw_end_object(jw);
 	jsonw_name(jw, "seen");
 	jsonw_start_object(jw);
@@ -285,6 +281,15 @@ static void holder_json(json_writer_t *jw, const struct fgt_holder *h, const cha
 	}
 	jsonw_bool_field(jw, "fgraphtop_hold", h->hold);
 	jsonw_end_object(jw);
+}
+
+void fgt_out_join_trigger_json(json_writer_t *jw, const struct fgt_join_trigger *t)
+{
+	jsonw_uint_field(jw, "pid", t->pid);
+	jsonw_uint_field(jw, "tid", t->tid);
+	jsonw_string_field(jw, "comm", t->comm);
+	jsonw_string_field(jw, "syscall", t->syscall);
+	jsonw_string_field(jw, "via", t->via);
 }
 
 void fgt_out_holders_json(json_writer_t *jw, const struct fgt_holders *h, int graph_active)

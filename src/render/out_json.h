@@ -19,6 +19,10 @@
  * {threads, lacking, sweeps, visits, estimate_s, ns_per_visit, cost}. */
 void fgt_out_exposure_json(json_writer_t *jw, const struct fgt_exp_walk *w,
 			   const struct fgt_exp_estimate *e);
+/* The trigger of a step joined under way, as fields: its pid, tid, comm,
+ * syscall and via (the live view's joined record, check's and --explain's
+ * under_way objects). */
+void fgt_out_join_trigger_json(json_writer_t *jw, const struct fgt_join_trigger *t);
 /* Who holds fgraph, as the fields of a holders or plan record (--explain). */
 void fgt_out_holders_json(json_writer_t *jw, const struct fgt_holders *h, int graph_active);
 
