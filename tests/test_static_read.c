@@ -22,7 +22,7 @@
 #include "kimage_gen.h"
 #include "static/kimage.h"
 #include "static/kimage_boot.h"
-#include "static/kimage_btf.h"
+#include "host/kbtf.h"
 #include "static/kimage_kcore.h"
 #include "static/static_check.h"
 #include "static/static_kernel.h"

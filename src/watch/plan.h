@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #include "bpf/events_abi.h"
 #include "facts/kfacts.h"
-#include "static/kimage_btf.h"
+#include "host/kbtf.h"
 #include "host/ksyms.h"
 
 enum fgt_path_pref {
@@ -125,7 +125,7 @@ void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n);
  * What the plan reads of vmlinux BTF itself, through libbpf's index of its
  * parse, given the ids of struct task_struct and struct kmem_cache (0: none):
  * task_struct::ret_stack as fgt_btf_ret_stack() answers it
- * (src/static/kimage_btf.c, the same return; the static reader's own walk of the
+ * (src/host/kbtf.c, the same return; the static reader's own walk of the
  * types up to task_struct, type 62,110 of 67,460 in lab-stock's BTF, took 9
  * million instructions of the start-up); and into k, the offsets of
  * kmem_cache::object_size and of the task_struct fields the programs read

@@ -1,22 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * task_struct::ret_stack from raw BTF (src/static/kimage_btf.h).
+ * The kernel's facts read from its BTF (src/host/kbtf.h): from raw BTF, just
+ * task_struct::ret_stack.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* memmem, fopencookie */
+#define _GNU_SOURCE	/* memmem */
 #endif
 #include <stdlib.h>
 #include <string.h>
-#include "static/kimage.h"
-#include "static/kimage_btf.h"
+#include <linux/btf.h>
+#include "common/bytes.h"
+#include "host/kbtf.h"
 
-/* ---- BTF: just task_struct::ret_stack ----------------------------------------- */
-
-enum {
-	BTF_INT = 1, BTF_PTR, BTF_ARRAY, BTF_STRUCT, BTF_UNION, BTF_ENUM, BTF_FWD, BTF_TYPEDEF,
-	BTF_VOLATILE, BTF_CONST, BTF_RESTRICT, BTF_FUNC, BTF_FUNC_PROTO, BTF_VAR, BTF_DATASEC,
-	BTF_FLOAT, BTF_DECL_TAG, BTF_TYPE_TAG, BTF_ENUM64,
-};
+/* ---- raw BTF: just task_struct::ret_stack -------------------------------------- */
 
 /*
  * A section of the BTF (types, strings), read as far as the walk needs it: a
@@ -79,16 +75,17 @@ static int64_t btf_rec_len(const uint8_t *t)
 	uint32_t info = fgt_le32(t + 4), vlen = info & 0xffff;
 
 	switch ((info >> 24) & 0x1f) {
-	case BTF_INT: case BTF_VAR: case BTF_DECL_TAG:
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
 		return 16;
-	case BTF_ARRAY:
+	case BTF_KIND_ARRAY:
 		return 24;
-	case BTF_STRUCT: case BTF_UNION: case BTF_DATASEC: case BTF_ENUM64:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC: case BTF_KIND_ENUM64:
 		return 12 + 12 * (int64_t)vlen;
-	case BTF_ENUM: case BTF_FUNC_PROTO:
+	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
 		return 12 + 8 * (int64_t)vlen;
-	case BTF_PTR: case BTF_FWD: case BTF_TYPEDEF: case BTF_VOLATILE: case BTF_CONST:
-	case BTF_RESTRICT: case BTF_FUNC: case BTF_FLOAT: case BTF_TYPE_TAG:
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
 		return 12;
 	}
 	return -1;
@@ -145,8 +142,8 @@ static const uint8_t *btf_skip(struct btf_view *v, const uint8_t *t)
 	for (int i = 0; t && i < 16; i++) {
 		uint32_t kind = (fgt_le32(t + 4) >> 24) & 0x1f;
 
-		if (kind != BTF_TYPEDEF && kind != BTF_VOLATILE && kind != BTF_CONST &&
-		    kind != BTF_RESTRICT && kind != BTF_TYPE_TAG)
+		if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_VOLATILE && kind != BTF_KIND_CONST &&
+		    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
 			return t;
 		t = btf_type(v, fgt_le32(t + 8));
 	}
@@ -158,12 +155,12 @@ static int btf_ret_stack_type(struct btf_view *v, uint32_t id, struct fgt_btf_st
 {
 	const uint8_t *mt = btf_skip(v, btf_type(v, id));
 
-	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_KIND_PTR)
 		return -1;
 	mt = btf_skip(v, btf_type(v, fgt_le32(mt + 8)));
 	if (!mt)
 		return -1;
-	fgt_btf_stack_of(out, ((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT, fgt_le32(mt + 8));
+	fgt_btf_stack_of(out, ((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_KIND_STRUCT, fgt_le32(mt + 8));
 	return 0;
 }
 
@@ -194,24 +191,24 @@ static bool btf_shaped(struct btf_view *v, uint32_t name, uint32_t type)
 
 	if (btf_name_has(v, name, "ret_stack"))
 		return true;
-	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_KIND_PTR)
 		return false;
 	mt = btf_skip(v, btf_type(v, fgt_le32(mt + 8)));
 	if (!mt)
 		return false;
-	return (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT &&
+	return (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_KIND_STRUCT &&
 		btf_name_is(v, fgt_le32(mt), "ftrace_ret_stack")) ||
-	       (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_INT &&
+	       (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_KIND_INT &&
 		btf_name_is(v, fgt_le32(mt), "unsigned long"));
 }
 
 /* The first struct task_struct, its ret_stack member. */
-static int btf_find(struct btf_view *v, struct fgt_btf_stack *out)
+static int btf_find_task(struct btf_view *v, struct fgt_btf_stack *out)
 {
 	for (uint32_t id = 1; btf_type(v, id); id++) {
 		uint32_t o = v->off[id], info = fgt_le32(v->types.p + o + 4);
 
-		if (((info >> 24) & 0x1f) != BTF_STRUCT ||
+		if (((info >> 24) & 0x1f) != BTF_KIND_STRUCT ||
 		    !btf_name_is(v, fgt_le32(v->types.p + o), "task_struct"))
 			continue;
 		/* members by offset: resolving a type may move the prefix */
@@ -259,7 +256,7 @@ static int btf_ret_stack(struct btf_view *v, const uint8_t *b, uint64_t len,
 		v->strs.have = v->strs.len;
 	}
 	memset(out, 0, sizeof(*out));
-	ret = btf_find(v, out);
+	ret = btf_find_task(v, out);
 	free(v->off);
 	free(v->types.buf);
 	free(v->strs.buf);

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * task_struct::ret_stack from raw BTF (src/static/kimage_btf.c).
+ * The kernel's facts read from its BTF (src/host/kbtf.c): from raw BTF (a
+ * kernel file's .BTF the image reader found, or /sys/kernel/btf/vmlinux read
+ * only as far as needed), task_struct::ret_stack, for the static verdict,
+ * hold and the plan. Which kernel has which stacks is facts/kfacts.h's; this
+ * unit reads what the BTF says.
  */
-#ifndef FGT_STATIC_KIMAGE_BTF_H
-#define FGT_STATIC_KIMAGE_BTF_H
+#ifndef FGT_HOST_KBTF_H
+#define FGT_HOST_KBTF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include "static/kimage.h"
+#include "bpf/events_abi.h"
+#include "facts/kfacts.h"
 
 /* What the BTF says of task_struct::ret_stack. */
 struct fgt_btf_stack {
