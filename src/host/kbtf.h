@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kernel's facts read from its BTF (src/host/kbtf.c): from raw BTF (a
- * kernel file's .BTF the image reader found, or /sys/kernel/btf/vmlinux read
- * only as far as needed), task_struct::ret_stack, for the static verdict,
- * hold and the plan. Which kernel has which stacks is facts/kfacts.h's; this
- * unit reads what the BTF says.
+ * The kernel's facts read from its BTF, in one unit (src/host/kbtf.c), for
+ * every reader of BTF: the plan, through libbpf's parse of the running
+ * kernel's /sys/kernel/btf/vmlinux (type ids by name and kind, the offsets
+ * of the task_struct and kmem_cache members the programs read,
+ * task_struct::ret_stack); the static verdict and hold, from raw BTF (a
+ * kernel file's .BTF the image reader found, or /sys/kernel/btf/vmlinux
+ * read only as far as needed): task_struct::ret_stack. Which kernel has
+ * which stacks is facts/kfacts.h's; this unit reads what the BTF says.
  */
 #ifndef FGT_HOST_KBTF_H
 #define FGT_HOST_KBTF_H
@@ -66,5 +69,46 @@ typedef int (*fgt_btf_read_fn)(void *arg, uint64_t off, void *buf, size_t len);
  * the answer's time under TCG.
  */
 int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, struct fgt_btf_stack *out);
+
+/* ---- through libbpf's parse (the plan's) ----------------------------------- */
+
+/* A type looked up in vmlinux BTF by name and kind; id: the first match, or 0. */
+struct fgt_btf_want {
+	char name[96];
+	int kind;		/* BTF_KIND_*; 0: nothing wanted */
+	int id;
+};
+
+/* What a probe's target is looked up as, the way libbpf finds it: the FUNC
+ * for fentry/fexit, the btf_trace_<name> TYPEDEF for tp_btf; nothing (kind
+ * 0) for raw_tp. An iterator's, "iter/<name>": the bpf_iter_<name> FUNC. */
+void fgt_btf_want_target(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w);
+void fgt_btf_want_iter(const char *target, struct fgt_btf_want *w);
+
+/*
+ * All of them in one pass over the types, each the first of its name and
+ * kind, as btf__find_by_name_kind() would take it (which walks the types
+ * anew for each name).
+ */
+struct btf;
+void fgt_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n);
+
+/* One of them in the running kernel's BTF, parsed for it alone: its id, or
+ * -ESRCH (no such type, or no BTF). */
+int fgt_btf_vmlinux_id(const struct fgt_btf_want *w);
+
+/*
+ * What the plan reads of vmlinux BTF itself, through libbpf's index of its
+ * parse, given the ids of struct task_struct and struct kmem_cache (0: none):
+ * task_struct::ret_stack as fgt_btf_ret_stack() answers it (the same
+ * return; the raw walk of the types up to task_struct, type 62,110 of
+ * 67,460 in lab-stock's BTF, took 9 million instructions of the start-up);
+ * the offsets of the task_struct fields the programs read into task, and of
+ * kmem_cache::object_size into *cache_size_off (0: not there). The BPF side
+ * takes offsets rather than CO-RE types, each of which costs libbpf a pass
+ * of its own over the types at load.
+ */
+int fgt_btf_read_task(const struct btf *btf, int task_id, int cache_id, struct fgt_btf_stack *out,
+		      struct fgt_task_offs *task, uint32_t *cache_size_off);
 
 #endif
