@@ -59,8 +59,8 @@ enum fgt_src {
 #define FGT_RETSTACK_BATCH	32
 
 /*
- * Where task_struct's fields are, from the plan's BTF (src/watch/plan.c
- * fgt_plan_btf_read()): the programs read them there, with no CO-RE type
+ * Where task_struct's fields are, from the plan's BTF (src/host/kbtf.c
+ * fgt_btf_read_task()): the programs read them there, with no CO-RE type
  * (each costs libbpf a pass over vmlinux BTF at load). 0: not there (no
  * ret_stack: a kernel without the function graph tracer).
  */

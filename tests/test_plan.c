@@ -244,7 +244,7 @@ static void test_kernel_read(void **state)
 }
 
 /*
- * The plan's own read of vmlinux BTF (fgt_plan_btf_read()): both structs in
+ * The plan's own read of vmlinux BTF (fgt_btf_read_task()): both structs in
  * one pass, each the first of its name as libbpf's lookup by name would
  * take it, kmem_cache::object_size and the task_struct fields the programs
  * read at their offsets, task_struct::ret_stack as the static reader answers
@@ -313,29 +313,29 @@ static int btf_read(const struct btf *b, struct fgt_btf_stack *st, struct fgt_ke
 	};
 
 	/* as the probes' targets are wanted, libbpf's names */
-	fgt_plan_btf_want(FGT_PK_FEXIT, "copy_process", &w[0]);
+	fgt_btf_want_target(FGT_PK_FEXIT, "copy_process", &w[0]);
 	assert_string_equal(w[0].name, "copy_process");
 	assert_int_equal(w[0].kind, BTF_KIND_FUNC);
-	fgt_plan_btf_want(FGT_PK_TP_BTF, "task_newtask", &w[3]);
+	fgt_btf_want_target(FGT_PK_TP_BTF, "task_newtask", &w[3]);
 	assert_string_equal(w[3].name, "btf_trace_task_newtask");
 	assert_int_equal(w[3].kind, BTF_KIND_TYPEDEF);
-	fgt_plan_btf_want(FGT_PK_RAW_TP, "kmalloc", &w[4]);	/* nothing */
+	fgt_btf_want_target(FGT_PK_RAW_TP, "kmalloc", &w[4]);	/* nothing */
 	assert_int_equal(w[4].kind, 0);
 	{
 		struct fgt_btf_want it;
 
-		fgt_plan_btf_want_iter("task", &it);
+		fgt_btf_want_iter("task", &it);
 		assert_string_equal(it.name, "bpf_iter_task");
 		assert_int_equal(it.kind, BTF_KIND_FUNC);
 	}
-	fgt_plan_btf_find(b, w, 5);
+	fgt_btf_find(b, w, 5);
 	/* the same first match as libbpf's lookup by name, for every want */
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(w[i].id, btf__find_by_name_kind(b, w[i].name, w[i].kind) > 0 ?
 					  btf__find_by_name_kind(b, w[i].name, w[i].kind) : 0);
 	assert_int_equal(w[4].id, 0);
 	memset(k, 0xff, sizeof(*k));	/* what the read does not set stays */
-	return fgt_plan_btf_read(b, w[1].id, w[2].id, st, k);
+	return fgt_btf_read_task(b, w[1].id, w[2].id, st, &k->task, &k->cache_size_off);
 }
 
 static void test_btf_read(void **state)

@@ -22,7 +22,7 @@
 #include "kimage_gen.h"
 #include "static/kimage.h"
 #include "static/kimage_boot.h"
-#include "static/kimage_btf.h"
+#include "host/kbtf.h"
 #include "static/kimage_kcore.h"
 #include "static/static_check.h"
 #include "static/static_kernel.h"
@@ -789,9 +789,9 @@ static void btf_libbpf(const struct blob *x, int want, enum fgt_stack_src src, u
 
 	if (libbpf_get_error(lb))
 		return;		/* refused whole: the plan would have no BTF */
-	assert_int_equal(fgt_plan_btf_read(lb, btf__find_by_name_kind(lb, "task_struct",
+	assert_int_equal(fgt_btf_read_task(lb, btf__find_by_name_kind(lb, "task_struct",
 								       BTF_KIND_STRUCT),
-					   0, &b, &k), want);
+					   0, &b, &k.task, &k.cache_size_off), want);
 	assert_int_equal(k.cache_size_off, 0);	/* these have no kmem_cache */
 	if (!want)
 		assert_int_equal(k.task.ret_stack, b.off);

@@ -23,10 +23,10 @@
 #include "facts/kfacts.h"
 #include "hold/hold.h"
 #include "host/holders.h"
+#include "host/kbtf.h"
 #include "host/ksyms.h"
 #include "render/act_json.h"
 #include "render/out_json.h"
-#include "static/kimage_btf.h"
 
 #define HOLD_POLL_MS	100
 #define HOLD_GRACE_S	10.0	/* past the deadline, for an activation under way */

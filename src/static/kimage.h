@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "common/bytes.h"
 #include "host/ksyms.h"
 #include "static/static_types.h"
 
@@ -55,13 +56,6 @@
 #define FGT_KALLSYMS_WORK_PER_BYTE	2
 
 #define FGT_KALLSYMS_WORK_FLOOR		(4ull << 20)
-
-/* Is [off, off + len) inside [0, size)? The one bounds check of the readers:
- * written so that it cannot overflow, whatever the three values are. */
-static inline bool fgt_in_range(uint64_t off, uint64_t len, uint64_t size)
-{
-	return off <= size && len <= size - off;
-}
 
 struct fgt_kseg {
 	uint64_t vaddr, off, filesz;
@@ -170,16 +164,6 @@ int fgt_kimage_read(const struct fgt_kimage *im, uint64_t addr, void *buf, size_
 #define FGT_A64_HDR		64
 /* "Linux version ": linux_banner's start, without its NUL */
 #define FGT_BANNER_LEN		(sizeof(FGT_BANNER) - 1)
-
-static inline uint32_t fgt_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint32_t fgt_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
 
 /* An image, empty (fd -1), with where a stop is asked (may be NULL). */
 void fgt_kimage_init(struct fgt_kimage *im, volatile sig_atomic_t *stop);

@@ -117,7 +117,7 @@ static size_t find_aligned(const uint8_t *d, size_t size, size_t from, const uin
  * (include/uapi/linux/btf.h: magic 0xeb9f, version 1, flags 0, hdr_len 24,
  * then type_off, type_len, str_off, str_len, the strings right after the
  * types): the first header whose sizes fit the image. fgt_btf_ret_stack()
- * checks what is inside as it does a file's.
+ * (src/host/kbtf.c) checks what is inside as it does a file's.
  */
 static void a64_find_btf(struct fgt_kimage *im)
 {

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "host/kbtf.h"
 #include "host/kernel_id.h"
 #include "common/clock.h"
 #include "common/readall.h"
 #include "static/kimage.h"
 #include "static/kimage_boot.h"
-#include "static/kimage_btf.h"
 #include "static/kimage_elf.h"
 #include "static/kimage_ident.h"
 #include "static/kimage_kallsyms.h"

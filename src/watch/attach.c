@@ -7,7 +7,6 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "watch/attach.h"
 #include "common/clock.h"
@@ -126,22 +125,15 @@ static int target_by_name(const struct bpf_program *prog, int type)
 {
 	const char *sec = bpf_program__section_name(prog), *name = strchr(sec, '/');
 	struct fgt_btf_want w;
-	struct btf *btf;
-	int id;
 
 	if (!name)
 		return -ESRCH;
 	if (type == BPF_TRACE_ITER)
-		fgt_plan_btf_want_iter(name + 1, &w);
+		fgt_btf_want_iter(name + 1, &w);
 	else
-		fgt_plan_btf_want(type == BPF_TRACE_RAW_TP ? FGT_PK_TP_BTF : FGT_PK_FENTRY,
-				  name + 1, &w);
-	btf = btf__load_vmlinux_btf();
-	if (libbpf_get_error(btf))
-		return -ESRCH;
-	id = btf__find_by_name_kind(btf, w.name, w.kind);
-	btf__free(btf);
-	return id > 0 ? id : -ESRCH;
+		fgt_btf_want_target(type == BPF_TRACE_RAW_TP ? FGT_PK_TP_BTF : FGT_PK_FENTRY,
+				    name + 1, &w);
+	return fgt_btf_vmlinux_id(&w);
 }
 
 static int target_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/btf.h>
 #include "common/exit_codes.h"
 #include "host/ksyms.h"
 #include "watch/plan.h"
@@ -296,108 +295,4 @@ void fgt_kernel_stacks(struct fgt_kernel *k, const struct fgt_btf_known *btf)
 	k->stack_src = FGT_STACK_KMALLOC_ARRAY;
 	k->shadow_depth = FGT_RETFUNC_DEPTH;
 	k->shadow_bytes = btf->stack.bytes;
-}
-
-void fgt_plan_btf_want(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w)
-{
-	memset(w, 0, sizeof(*w));
-	if (kind == FGT_PK_TP_BTF) {
-		snprintf(w->name, sizeof(w->name), "btf_trace_%s", target);
-		w->kind = BTF_KIND_TYPEDEF;
-	} else if (kind == FGT_PK_FENTRY || kind == FGT_PK_FEXIT) {
-		snprintf(w->name, sizeof(w->name), "%s", target);
-		w->kind = BTF_KIND_FUNC;
-	}
-}
-
-void fgt_plan_btf_want_iter(const char *target, struct fgt_btf_want *w)
-{
-	memset(w, 0, sizeof(*w));
-	snprintf(w->name, sizeof(w->name), "bpf_iter_%s", target);
-	w->kind = BTF_KIND_FUNC;
-}
-
-void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n)
-{
-	__u32 cnt = btf__type_cnt(btf), kinds = 0;
-
-	for (int i = 0; i < n; i++)
-		kinds |= w[i].kind ? 1u << w[i].kind : 0;
-	for (__u32 id = 1; id < cnt; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		int kind = btf_kind(t);
-		const char *name;
-
-		if (!(kinds & 1u << kind))
-			continue;
-		name = btf__name_by_offset(btf, t->name_off);
-		if (!name || !name[0])
-			continue;
-		for (int i = 0; i < n; i++)
-			if (!w[i].id && w[i].kind == kind && w[i].name[0] == name[0] &&
-			    !strcmp(w[i].name, name))
-				w[i].id = (int)id;
-	}
-}
-
-/* Struct t's member of that name and its byte offset in *off (0 if it is
- * not there: none we read is first); NULL if there is none. */
-static const struct btf_member *member_at(const struct btf *btf, const struct btf_type *t,
-					  const char *member, __u32 *off)
-{
-	const struct btf_member *m;
-	int i;
-
-	*off = 0;
-	if (!t || !btf_is_struct(t))
-		return NULL;
-	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
-		const char *name = btf__name_by_offset(btf, m->name_off);
-
-		if (name && !strcmp(name, member)) {
-			*off = btf_member_bit_offset(t, i) / 8;
-			return m;
-		}
-	}
-	return NULL;
-}
-
-/* task_struct's members the programs read: their offsets into k->task,
- * tasks' into out; its ret_stack member, or NULL. */
-static const struct btf_member *task_members(const struct btf *btf, const struct btf_type *t,
-					     struct fgt_btf_stack *out, struct fgt_kernel *k)
-{
-	member_at(btf, t, "pid", &k->task.pid);
-	member_at(btf, t, "tgid", &k->task.tgid);
-	member_at(btf, t, "start_time", &k->task.start_time);
-	member_at(btf, t, "group_leader", &k->task.group_leader);
-	member_at(btf, t, "tasks", &out->tasks_off);
-	return member_at(btf, t, "ret_stack", &k->task.ret_stack);
-}
-
-int fgt_plan_btf_read(const struct btf *btf, int task_id, int cache_id,
-		      struct fgt_btf_stack *out, struct fgt_kernel *k)
-{
-	const struct btf_member *m;
-	const struct btf_type *t, *pt;
-
-	memset(out, 0, sizeof(*out));
-	memset(&k->task, 0, sizeof(k->task));
-	member_at(btf, cache_id > 0 ? btf__type_by_id(btf, cache_id) : NULL, "object_size",
-		  &k->cache_size_off);
-	t = task_id > 0 ? btf__type_by_id(btf, task_id) : NULL;
-	if (!t || !btf_is_struct(t))
-		return -1;
-	m = task_members(btf, t, out, k);
-	if (!m)
-		return 1;	/* task_struct without ret_stack: no fgraph */
-	out->off = k->task.ret_stack;
-	pt = btf__type_by_id(btf, btf__resolve_type(btf, m->type));
-	if (!pt || !btf_is_ptr(pt))
-		return -1;
-	pt = btf__type_by_id(btf, btf__resolve_type(btf, pt->type));
-	if (!pt)
-		return -1;
-	fgt_btf_stack_of(out, btf_is_struct(pt), btf_is_struct(pt) ? pt->size : 0);
-	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How this kernel can be observed, in three steps:
- *  1. the kernel's facts, from kallsyms and BTF (src/watch/plan.c: fgt_kernel_read);
+ *  1. the kernel's facts, from kallsyms (src/watch/plan.c: fgt_kernel_read) and
+ *     BTF (src/host/kbtf.c, read in src/watch/probe.c);
  *  2. every candidate of the probe table (src/facts/kfacts.c) loaded and attached
  *     alone, the outcome recorded (src/watch/probe.c: fgt_probe_all), never decided
  *     from BTF presence or version numbers;
@@ -18,7 +19,7 @@
 #include <linux/types.h>
 #include "bpf/events_abi.h"
 #include "facts/kfacts.h"
-#include "static/kimage_btf.h"
+#include "host/kbtf.h"
 #include "host/ksyms.h"
 
 enum fgt_path_pref {
@@ -99,41 +100,6 @@ const char *fgt_plan_fig_path(const struct fgt_plan *p, enum fgt_figure f);
 int fgt_plan_target_btf_id(const struct fgt_plan *p, enum fgt_role r);
 /* An allocator function attached: the fork path's latency can be measured. */
 bool fgt_plan_has_lat(const struct fgt_plan *p);
-
-/* A type looked up in vmlinux BTF by name and kind; id: the first match, or 0. */
-struct fgt_btf_want {
-	char name[96];
-	int kind;		/* BTF_KIND_*; 0: nothing wanted */
-	int id;
-};
-
-/* What a probe's target is looked up as, the way libbpf finds it: the FUNC
- * for fentry/fexit, the btf_trace_<name> TYPEDEF for tp_btf; nothing (kind
- * 0) for raw_tp. An iterator's, "iter/<name>": the bpf_iter_<name> FUNC. */
-void fgt_plan_btf_want(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w);
-void fgt_plan_btf_want_iter(const char *target, struct fgt_btf_want *w);
-
-/*
- * All of them in one pass over the types, each the first of its name and
- * kind, as btf__find_by_name_kind() would take it (which walks the types
- * anew for each name).
- */
-struct btf;
-void fgt_plan_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n);
-
-/*
- * What the plan reads of vmlinux BTF itself, through libbpf's index of its
- * parse, given the ids of struct task_struct and struct kmem_cache (0: none):
- * task_struct::ret_stack as fgt_btf_ret_stack() answers it
- * (src/static/kimage_btf.c, the same return; the static reader's own walk of the
- * types up to task_struct, type 62,110 of 67,460 in lab-stock's BTF, took 9
- * million instructions of the start-up); and into k, the offsets of
- * kmem_cache::object_size and of the task_struct fields the programs read
- * (0: not there). The BPF side takes offsets rather than CO-RE types, each
- * of which costs libbpf a pass of its own over the types at load.
- */
-int fgt_plan_btf_read(const struct btf *btf, int task_id, int cache_id,
-		      struct fgt_btf_stack *out, struct fgt_kernel *k);
 
 /* Step 1, the kernel's facts: from kallsyms, where stacks come from (their
  * cache, else kmalloc of 4096 bytes) ... */

@@ -84,7 +84,7 @@ static const char *probe_target(const struct fgt_probe *pr)
 
 /*
  * task_struct::ret_stack and kmem_cache::object_size from the plan's parse
- * (fgt_plan_btf_read()), read once: the shadow stacks' size
+ * (fgt_btf_read_task(), src/host/kbtf.c), read once: the shadow stacks' size
  * (fgt_kernel_stacks()), the cache's object size for the BPF side, and what
  * the static verdict needs of the BTF, which read once more from
  * /sys/kernel/btf/vmlinux, a page a read, was half a second under TCG after
@@ -95,7 +95,8 @@ static void btf_facts(struct fgt_plan *p, const struct btf *btf, int task_id, in
 {
 	if (!btf)
 		return;
-	p->btf.err = fgt_plan_btf_read(btf, task_id, cache_id, &p->btf.stack, &p->k);
+	p->btf.err = fgt_btf_read_task(btf, task_id, cache_id, &p->btf.stack, &p->k.task,
+				       &p->k.cache_size_off);
 	fgt_kernel_stacks(&p->k, &p->btf);
 	p->have_btf = !access("/sys/kernel/btf/vmlinux", R_OK);
 }
@@ -122,14 +123,15 @@ static void btf_ids_of(struct fgt_plan *p, const struct btf *btf, int err, int *
 		if (pr->skipped)
 			memset(&want[i], 0, sizeof(want[i]));
 		else
-			fgt_plan_btf_want(fgt_probe_rows[pr->role].kind, probe_target(pr), &want[i]);
+			fgt_btf_want_target(fgt_probe_rows[pr->role].kind, probe_target(pr),
+					    &want[i]);
 	}
 	*task = (struct fgt_btf_want){ .name = "task_struct", .kind = BTF_KIND_STRUCT };
 	*cache = (struct fgt_btf_want){ .name = "kmem_cache", .kind = BTF_KIND_STRUCT };
 	/* the exposure's task iterator: what libbpf looks "iter/task" up as */
-	fgt_plan_btf_want_iter("task", iter);
+	fgt_btf_want_iter("task", iter);
 	if (btf)
-		fgt_plan_btf_find(btf, want, p->nr_probes + 3);
+		fgt_btf_find(btf, want, p->nr_probes + 3);
 	for (i = 0; i < p->nr_probes; i++) {
 		btf_ids[i] = !want[i].kind ? 0 : !btf ? err : want[i].id ? want[i].id : -ESRCH;
 		p->probes[i].btf_id = btf_ids[i] > 0 ? btf_ids[i] : 0;

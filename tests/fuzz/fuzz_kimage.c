@@ -36,7 +36,7 @@
 #include <unistd.h>
 #include "kimage_gen.h"
 #include "static/kimage.h"
-#include "static/kimage_btf.h"
+#include "host/kbtf.h"
 #include "static/static_check.h"
 #include "static/static_kernel.h"
 

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * task_struct::ret_stack from raw BTF (src/static/kimage_btf.h).
+ * The kernel's facts read from its BTF (src/host/kbtf.h): from raw BTF, just
+ * task_struct::ret_stack; through libbpf's parse, the plan's type ids and
+ * member offsets.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* memmem, fopencookie */
+#define _GNU_SOURCE	/* memmem */
 #endif
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "static/kimage.h"
-#include "static/kimage_btf.h"
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "common/bytes.h"
+#include "host/kbtf.h"
 
-/* ---- BTF: just task_struct::ret_stack ----------------------------------------- */
-
-enum {
-	BTF_INT = 1, BTF_PTR, BTF_ARRAY, BTF_STRUCT, BTF_UNION, BTF_ENUM, BTF_FWD, BTF_TYPEDEF,
-	BTF_VOLATILE, BTF_CONST, BTF_RESTRICT, BTF_FUNC, BTF_FUNC_PROTO, BTF_VAR, BTF_DATASEC,
-	BTF_FLOAT, BTF_DECL_TAG, BTF_TYPE_TAG, BTF_ENUM64,
-};
+/* ---- raw BTF: just task_struct::ret_stack -------------------------------------- */
 
 /*
  * A section of the BTF (types, strings), read as far as the walk needs it: a
@@ -79,16 +79,17 @@ static int64_t btf_rec_len(const uint8_t *t)
 	uint32_t info = fgt_le32(t + 4), vlen = info & 0xffff;
 
 	switch ((info >> 24) & 0x1f) {
-	case BTF_INT: case BTF_VAR: case BTF_DECL_TAG:
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
 		return 16;
-	case BTF_ARRAY:
+	case BTF_KIND_ARRAY:
 		return 24;
-	case BTF_STRUCT: case BTF_UNION: case BTF_DATASEC: case BTF_ENUM64:
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC: case BTF_KIND_ENUM64:
 		return 12 + 12 * (int64_t)vlen;
-	case BTF_ENUM: case BTF_FUNC_PROTO:
+	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
 		return 12 + 8 * (int64_t)vlen;
-	case BTF_PTR: case BTF_FWD: case BTF_TYPEDEF: case BTF_VOLATILE: case BTF_CONST:
-	case BTF_RESTRICT: case BTF_FUNC: case BTF_FLOAT: case BTF_TYPE_TAG:
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
 		return 12;
 	}
 	return -1;
@@ -145,8 +146,8 @@ static const uint8_t *btf_skip(struct btf_view *v, const uint8_t *t)
 	for (int i = 0; t && i < 16; i++) {
 		uint32_t kind = (fgt_le32(t + 4) >> 24) & 0x1f;
 
-		if (kind != BTF_TYPEDEF && kind != BTF_VOLATILE && kind != BTF_CONST &&
-		    kind != BTF_RESTRICT && kind != BTF_TYPE_TAG)
+		if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_VOLATILE && kind != BTF_KIND_CONST &&
+		    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
 			return t;
 		t = btf_type(v, fgt_le32(t + 8));
 	}
@@ -158,12 +159,12 @@ static int btf_ret_stack_type(struct btf_view *v, uint32_t id, struct fgt_btf_st
 {
 	const uint8_t *mt = btf_skip(v, btf_type(v, id));
 
-	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_KIND_PTR)
 		return -1;
 	mt = btf_skip(v, btf_type(v, fgt_le32(mt + 8)));
 	if (!mt)
 		return -1;
-	fgt_btf_stack_of(out, ((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT, fgt_le32(mt + 8));
+	fgt_btf_stack_of(out, ((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_KIND_STRUCT, fgt_le32(mt + 8));
 	return 0;
 }
 
@@ -194,24 +195,24 @@ static bool btf_shaped(struct btf_view *v, uint32_t name, uint32_t type)
 
 	if (btf_name_has(v, name, "ret_stack"))
 		return true;
-	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_PTR)
+	if (!mt || ((fgt_le32(mt + 4) >> 24) & 0x1f) != BTF_KIND_PTR)
 		return false;
 	mt = btf_skip(v, btf_type(v, fgt_le32(mt + 8)));
 	if (!mt)
 		return false;
-	return (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_STRUCT &&
+	return (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_KIND_STRUCT &&
 		btf_name_is(v, fgt_le32(mt), "ftrace_ret_stack")) ||
-	       (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_INT &&
+	       (((fgt_le32(mt + 4) >> 24) & 0x1f) == BTF_KIND_INT &&
 		btf_name_is(v, fgt_le32(mt), "unsigned long"));
 }
 
 /* The first struct task_struct, its ret_stack member. */
-static int btf_find(struct btf_view *v, struct fgt_btf_stack *out)
+static int btf_find_task(struct btf_view *v, struct fgt_btf_stack *out)
 {
 	for (uint32_t id = 1; btf_type(v, id); id++) {
 		uint32_t o = v->off[id], info = fgt_le32(v->types.p + o + 4);
 
-		if (((info >> 24) & 0x1f) != BTF_STRUCT ||
+		if (((info >> 24) & 0x1f) != BTF_KIND_STRUCT ||
 		    !btf_name_is(v, fgt_le32(v->types.p + o), "task_struct"))
 			continue;
 		/* members by offset: resolving a type may move the prefix */
@@ -259,7 +260,7 @@ static int btf_ret_stack(struct btf_view *v, const uint8_t *b, uint64_t len,
 		v->strs.have = v->strs.len;
 	}
 	memset(out, 0, sizeof(*out));
-	ret = btf_find(v, out);
+	ret = btf_find_task(v, out);
 	free(v->off);
 	free(v->types.buf);
 	free(v->strs.buf);
@@ -281,4 +282,122 @@ int fgt_btf_ret_stack_read(fgt_btf_read_fn rd, void *arg, uint64_t len, struct f
 	if (len < sizeof(hdr) || rd(arg, 0, hdr, sizeof(hdr)))
 		return -1;
 	return btf_ret_stack(&v, hdr, len, out);
+}
+
+/* ---- through libbpf's parse ---------------------------------------------------- */
+
+void fgt_btf_want_target(enum fgt_probe_kind kind, const char *target, struct fgt_btf_want *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (kind == FGT_PK_TP_BTF) {
+		snprintf(w->name, sizeof(w->name), "btf_trace_%s", target);
+		w->kind = BTF_KIND_TYPEDEF;
+	} else if (kind == FGT_PK_FENTRY || kind == FGT_PK_FEXIT) {
+		snprintf(w->name, sizeof(w->name), "%s", target);
+		w->kind = BTF_KIND_FUNC;
+	}
+}
+
+void fgt_btf_want_iter(const char *target, struct fgt_btf_want *w)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, sizeof(w->name), "bpf_iter_%s", target);
+	w->kind = BTF_KIND_FUNC;
+}
+
+void fgt_btf_find(const struct btf *btf, struct fgt_btf_want *w, int n)
+{
+	__u32 cnt = btf__type_cnt(btf), kinds = 0;
+
+	for (int i = 0; i < n; i++)
+		kinds |= w[i].kind ? 1u << w[i].kind : 0;
+	for (__u32 id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		int kind = btf_kind(t);
+		const char *name;
+
+		if (!(kinds & 1u << kind))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (!name || !name[0])
+			continue;
+		for (int i = 0; i < n; i++)
+			if (!w[i].id && w[i].kind == kind && w[i].name[0] == name[0] &&
+			    !strcmp(w[i].name, name))
+				w[i].id = (int)id;
+	}
+}
+
+int fgt_btf_vmlinux_id(const struct fgt_btf_want *w)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id;
+
+	if (libbpf_get_error(btf))
+		return -ESRCH;
+	id = btf__find_by_name_kind(btf, w->name, w->kind);
+	btf__free(btf);
+	return id > 0 ? id : -ESRCH;
+}
+
+/* Struct t's member of that name and its byte offset in *off (0 if it is
+ * not there: none we read is first); NULL if there is none. */
+static const struct btf_member *member_at(const struct btf *btf, const struct btf_type *t,
+					  const char *member, __u32 *off)
+{
+	const struct btf_member *m;
+	int i;
+
+	*off = 0;
+	if (!t || !btf_is_struct(t))
+		return NULL;
+	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name && !strcmp(name, member)) {
+			*off = btf_member_bit_offset(t, i) / 8;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* task_struct's members the programs read: their offsets into task, tasks'
+ * into out; its ret_stack member, or NULL. */
+static const struct btf_member *task_members(const struct btf *btf, const struct btf_type *t,
+					     struct fgt_btf_stack *out, struct fgt_task_offs *task)
+{
+	member_at(btf, t, "pid", &task->pid);
+	member_at(btf, t, "tgid", &task->tgid);
+	member_at(btf, t, "start_time", &task->start_time);
+	member_at(btf, t, "group_leader", &task->group_leader);
+	member_at(btf, t, "tasks", &out->tasks_off);
+	return member_at(btf, t, "ret_stack", &task->ret_stack);
+}
+
+int fgt_btf_read_task(const struct btf *btf, int task_id, int cache_id, struct fgt_btf_stack *out,
+		      struct fgt_task_offs *task, uint32_t *cache_size_off)
+{
+	const struct btf_member *m;
+	const struct btf_type *t, *pt;
+
+	memset(out, 0, sizeof(*out));
+	memset(task, 0, sizeof(*task));
+	member_at(btf, cache_id > 0 ? btf__type_by_id(btf, cache_id) : NULL, "object_size",
+		  cache_size_off);
+	t = task_id > 0 ? btf__type_by_id(btf, task_id) : NULL;
+	if (!t || !btf_is_struct(t))
+		return -1;
+	m = task_members(btf, t, out, task);
+	if (!m)
+		return 1;	/* task_struct without ret_stack: no fgraph */
+	out->off = task->ret_stack;
+	pt = btf__type_by_id(btf, btf__resolve_type(btf, m->type));
+	if (!pt || !btf_is_ptr(pt))
+		return -1;
+	pt = btf__type_by_id(btf, btf__resolve_type(btf, pt->type));
+	if (!pt)
+		return -1;
+	fgt_btf_stack_of(out, btf_is_struct(pt), btf_is_struct(pt) ? pt->size : 0);
+	return 0;
 }
