@@ -33,9 +33,9 @@ bench-report:
 # The consumer benchmark (native, on this host): fgraphtop's own library objects,
 # built as the release binary builds them, fed a generated activation.
 
-$(BENCH_CONSUMER): tests/bench/consumer.c tests/gen.c tests/gen.h $(FGT_LIB_OBJS)
+$(BENCH_CONSUMER): tests/bench/consumer.c tests/lib/gen.c tests/lib/gen.h $(FGT_LIB_OBJS)
 	mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ tests/bench/consumer.c tests/gen.c \
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ tests/bench/consumer.c tests/lib/gen.c \
 		$(FGT_LIB_OBJS) $(LDLIBS) -lm
 
 # The symbol table's growth with the symbol count (native, on this host): its

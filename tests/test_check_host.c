@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "check_fake.h"
+#include "lib/check_fake.h"
 #include "host/host_state.h"
 
 static struct fgt_host host_of(const struct fake *f)

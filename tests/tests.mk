@@ -6,7 +6,7 @@ TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 		 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TEST_CPPFLAGS := -Isrc -I. -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
-TEST_HELPERS  := tests/events.c tests/gen.c tests/kimage_gen.c tests/agg_replay.c
+TEST_HELPERS  := tests/lib/events.c tests/lib/gen.c tests/lib/kimage_gen.c tests/lib/agg_replay.c
 UNIT_TESTS    := hold json hist ksyms activation agg actlog verdict prom check_kernel_id check_host \
 		 check_trigger check output via plan bpf_table env exposure static static_arm64 static_read \
 		 holders progress kimage_bad selfmem readall joined waitnote
@@ -22,6 +22,7 @@ $(TEST_BUILD)/obj/src/%.o: src/%.c $(TEST_BUILD)/obj/src/%.d | $(TEST_BUILD)/obj
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TEST_BUILD)/obj/tests/%.o: tests/%.c $(TEST_BUILD)/obj/tests/%.d | $(TEST_BUILD)/obj/tests
+	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
 DEP_FILES += $(TEST_LIB_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TEST_BUILD)/fgt-kimage-gen.d
@@ -36,8 +37,8 @@ $(TEST_BUILD)/test_%: tests/test_%.c $(TEST_BUILD)/test_%.d $(TEST_LIB) | $(TEST
 # The probe table against the BPF object it configures.
 $(TEST_BUILD)/test_bpf_table: $(BUILD)/fgraphtop.bpf.o
 
-# Hostile kernel files, one per class (tests/kimage_gen.h).
-$(TEST_BUILD)/fgt-kimage-gen: tests/kimage_gen_main.c $(TEST_LIB) | $(TEST_BUILD)
+# Hostile kernel files, one per class (tests/lib/kimage_gen.h).
+$(TEST_BUILD)/fgt-kimage-gen: tests/lib/kimage_gen_main.c $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # check --kernel, as shipped, on each of them: status 3, one line, bounded.
@@ -48,11 +49,11 @@ CHECK_TARGETS += test-kimage-bad
 
 # A textfile as check --prometheus writes it, by the same renderer
 # (lab/fleet-e2e.sh's control hosts and --synthetic).
-$(TEST_BUILD)/fgt-prom-sample: tests/check_prom_sample.c $(TEST_LIB) | $(TEST_BUILD)
+$(TEST_BUILD)/fgt-prom-sample: tests/lib/check_prom_sample.c $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # Writes a synthetic run in the recorded format (tests/data/README).
-$(TEST_BUILD)/fgt-gen: tests/gen_main.c $(TEST_LIB) | $(TEST_BUILD)
+$(TEST_BUILD)/fgt-gen: tests/lib/gen_main.c $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB)
 
 # Every binary runs even when one fails; the status says whether any did.

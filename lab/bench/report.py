@@ -1129,7 +1129,7 @@ def consumer_md(res):
           "fgraphtop does from the activation log to the finished record (src/model/actlog.c "
           "fgt_log_drain -> src/model/activation.c fgt_assembler_feed -> src/model/record.c "
           "fgt_recorder_activation, with src/watch/drain.c's glue), fed a 400,000-thread activation "
-          "that tests/gen.c generates, a quarter of the log at a time as BPF wakes it; the run "
+          "that tests/lib/gen.c generates, a quarter of the log at a time as BPF wakes it; the run "
           "fails if any record is wrong (sweeps, served, verdict). Judged on this thread's CPU "
           "time: the cores are shared, so wall time holds other people's work (shown beside it). "
           "*fixed-cold*: each quarter flushed from the caches before it is read, as if another "
