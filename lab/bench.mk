@@ -39,7 +39,8 @@ $(BENCH_CONSUMER): tests/bench/consumer.c tests/lib/gen.c tests/lib/gen.h $(FGT_
 		$(FGT_LIB_OBJS) $(LDLIBS) -lm
 
 # The symbol table's growth with the symbol count (native, on this host): its
-# timing left tests/test_ksyms.c's test_large, where it was a timed unit test.
+# timing left tests/host/test_ksyms.c's test_large, where it was a timed unit
+# test.
 $(BENCH_KSYMS): tests/bench/ksyms.c $(FGT_LIB_OBJS)
 	mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/bench/ksyms.c $(FGT_LIB_OBJS) $(LDLIBS) -lm

@@ -1172,7 +1172,7 @@ def ksyms_md(res):
         return L + ["Not run.", ""]
     L += ["build/bench/fgt-ksyms-bench (tests/bench/ksyms.c) on this host: src/host/ksyms.c "
           "loading N kallsyms lines (parse, sort, index; addresses out of order, as "
-          "tests/test_ksyms.c's test_large writes them), then looking every symbol up by name and "
+          "tests/host/test_ksyms.c's test_large writes them), then looking every symbol up by name and "
           "by an address inside it, every answer checked. Debian 7.2's /proc/kallsyms has about "
           "200,000 lines. Judged on this thread's CPU time, and on how it grows rather than on "
           "what it is: each size doubles the last, so N log N code takes a little over 2x as "

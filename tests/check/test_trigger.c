@@ -568,5 +568,5 @@ int main(void)
 		cmocka_unit_test(test_park),
 	};
 
-	return cmocka_run_group_tests_name("check_trigger", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("trigger", tests, NULL, NULL);
 }

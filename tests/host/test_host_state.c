@@ -175,5 +175,5 @@ int main(void)
 		cmocka_unit_test(test_tracefs_mountinfo),
 	};
 
-	return cmocka_run_group_tests_name("check_host", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("host_state", tests, NULL, NULL);
 }

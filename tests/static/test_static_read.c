@@ -320,7 +320,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The answer from the recording itself, as tests/test_static.c checks it. */
+/* The answer from the recording itself, as tests/static/test_static.c checks
+ * it. */
 static const char *expected(void)
 {
 	static struct fgt_static_result r;
