@@ -4,7 +4,7 @@
  * pure functions over one struct fgt_agg, for the BPF programs to aggregate
  * in the kernel: per sweep and per activation, no record per thread served.
  * Included by bpf/fgraphtop.bpf.c and by src/model/aggact.c, which replays
- * recorded event streams through it (tests/test_agg.c asserts the records
+ * recorded event streams through it (tests/bpf/test_agg.c asserts the records
  * equal the assembler's, field by field).
  *
  * What makes it BPF: no allocation (the sweeps are published FGT_AGG_PEND

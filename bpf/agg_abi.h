@@ -4,7 +4,7 @@
  * the BPF programs aggregate themselves (bpf/agg.h), so that the consumer
  * reads finished sweeps and activations, not one record per thread served.
  * The fields are those of src/model/activation.h's records, which stay the
- * reference (tests/test_agg.c replays the recorded streams through both).
+ * reference (tests/bpf/test_agg.c replays the recorded streams through both).
  */
 #ifndef FGT_AGG_ABI_H
 #define FGT_AGG_ABI_H

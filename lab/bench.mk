@@ -33,13 +33,14 @@ bench-report:
 # The consumer benchmark (native, on this host): fgraphtop's own library objects,
 # built as the release binary builds them, fed a generated activation.
 
-$(BENCH_CONSUMER): tests/bench/consumer.c tests/gen.c tests/gen.h $(FGT_LIB_OBJS)
+$(BENCH_CONSUMER): tests/bench/consumer.c tests/lib/gen.c tests/lib/gen.h $(FGT_LIB_OBJS)
 	mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ tests/bench/consumer.c tests/gen.c \
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ tests/bench/consumer.c tests/lib/gen.c \
 		$(FGT_LIB_OBJS) $(LDLIBS) -lm
 
 # The symbol table's growth with the symbol count (native, on this host): its
-# timing left tests/test_ksyms.c's test_large, where it was a timed unit test.
+# timing left tests/host/test_ksyms.c's test_large, where it was a timed unit
+# test.
 $(BENCH_KSYMS): tests/bench/ksyms.c $(FGT_LIB_OBJS)
 	mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/bench/ksyms.c $(FGT_LIB_OBJS) $(LDLIBS) -lm

@@ -11,7 +11,7 @@
 # Kernels (default: Debian's four x86-64 kernels and the lab's stock and fixed
 # ones of 7.x and 5.10): expected not fixed unless the name ends in -fixed. --synthetic skips the
 # guests and renders the textfiles with the check's own writer
-# (tests/check_prom_sample.c): for developing the Prometheus side only.
+# (tests/lib/check_prom_sample.c): for developing the Prometheus side only.
 # Two control hosts, synthetic and named so, show the other rules firing in
 # the same Prometheus (--no-controls leaves them out):
 #   control-stale    verdict unknown, checked 27 h ago: FgraphtopVerdictUnknown
@@ -73,7 +73,8 @@ free_port() {
 }
 
 # --- one textfile per kernel --------------------------------------------
-# FGT_PROM_SAMPLE: tests/check_prom_sample.c built (make test-lab-fleet does)
+# FGT_PROM_SAMPLE: tests/lib/check_prom_sample.c built (make test-lab-fleet
+# does)
 SAMPLE=${FGT_PROM_SAMPLE:-$ROOT/build/tests/fgt-prom-sample}
 sample() {	# FILE VERDICT RELEASE BUILD_ID: the check's own renderer and writer
 	[ -x "$SAMPLE" ] || make -s -C "$ROOT" build/tests/fgt-prom-sample >&2

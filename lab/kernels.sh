@@ -61,7 +61,7 @@ ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock
 # families through Debian's own (debian-6.1, debian-6.12), a stable backport
 # of the fix through the 5.10 pair, a walk with no __rcu_read_lock call
 # through debian-5.10 (PREEMPT_VOLUNTARY: rcu_read_lock() is no code) and the
-# unit tests' recorded code of the nopreempt pair (tests/test_static.c).
+# unit tests' recorded code of the nopreempt pair (tests/static/test_static.c).
 # The clang pair (issue 39: a compiler's shapes, the static judge must answer
 # them right) is another full build of series 7 with LLVM=1, make test-long's.
 LONG_NAMES=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test-atlas: lab/atlas.sh, as make atlas runs it, on two small inputs:
-# a generated lz4 bzImage (tests/kimage_gen.c: a kernel, plainly one, without
-# fgraph) and Debian's arm64 6.1 Image from the lab cache (lab/arm64-kernels.sh
+# a generated lz4 bzImage (tests/lib/kimage_gen.c: a kernel, plainly one,
+# without fgraph) and Debian's arm64 6.1 Image from the lab cache (lab/arm64-kernels.sh
 # fetches it once). Each must be one row with its verdict, its build ID, its
 # seconds and peak RSS.
 #

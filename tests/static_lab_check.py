@@ -242,7 +242,7 @@ def same_answer(live, off):
     unknown ("?"). Debian's 7.2 arm64 boots with a static branch of
     register_ftrace_graph() patched to a nop, whose fall-through reaches the
     batch with the register holding fgraph.c's statics not set on every path
-    (tests/test_static_arm64.c, test_debian_72_live); the site is still a
+    (tests/static/test_static_arm64.c, test_debian_72_live); the site is still a
     shadow stack by where its pointer goes."""
     if live.get("evidence") == off["evidence"] and live.get("sites") == off["sites"]:
         return True

@@ -6,11 +6,24 @@ TEST_CFLAGS   := -O1 -g -Wall -Wextra -Wno-unused-parameter \
 		 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 TEST_CPPFLAGS := -Isrc -I. -Itests -D_GNU_SOURCE
 TEST_LDLIBS   := -lcmocka -lm $(FGT_STATIC_LIBS) -lbpf -lelf -lz -lpthread
-TEST_HELPERS  := tests/events.c tests/gen.c tests/kimage_gen.c tests/agg_replay.c
-UNIT_TESTS    := hold json hist ksyms activation agg actlog verdict prom check_kernel_id check_host \
-		 check_trigger check output via plan bpf_table env exposure static static_arm64 static_read \
-		 holders progress kimage_bad selfmem readall joined waitnote
-UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/test_%)
+TEST_HELPERS  := tests/lib/events.c tests/lib/gen.c tests/lib/kimage_gen.c tests/lib/agg_replay.c
+# Each unit test sits in the folder of the room it tests, named after the
+# unit it tests: tests/ROOM/test_NAME.c (bpf/'s in tests/bpf; a file at src/'s
+# top, env.c, at tests/'s top), built into build/tests/ROOM/test_NAME.
+UNIT_TESTS    := common/test_json common/test_readall common/test_selfmem common/test_waitnote \
+		 facts/test_bpf_table \
+		 host/test_ksyms host/test_kernel_id host/test_host_state host/test_holders \
+		 model/test_activation model/test_actlog model/test_verdict model/test_hist \
+		 model/test_via model/test_exposure_model model/test_progress model/test_joined \
+		 bpf/test_agg \
+		 static/test_static static/test_static_arm64 static/test_static_read \
+		 static/test_kimage_bad \
+		 watch/test_plan \
+		 render/test_output \
+		 check/test_check check/test_trigger check/test_prom \
+		 hold/test_hold \
+		 test_env
+UNIT_BINS     := $(UNIT_TESTS:%=$(TEST_BUILD)/%)
 TEST_LIB      := $(TEST_BUILD)/libfgt-test.a
 TEST_LIB_OBJS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(FGT_LIB_SRCS) $(TEST_HELPERS))
 
@@ -22,6 +35,7 @@ $(TEST_BUILD)/obj/src/%.o: src/%.c $(TEST_BUILD)/obj/src/%.d | $(TEST_BUILD)/obj
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TEST_BUILD)/obj/tests/%.o: tests/%.c $(TEST_BUILD)/obj/tests/%.d | $(TEST_BUILD)/obj/tests
+	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
 
 DEP_FILES += $(TEST_LIB_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TEST_BUILD)/fgt-kimage-gen.d
@@ -30,14 +44,15 @@ $(TEST_LIB): $(TEST_LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(TEST_BUILD)/test_%: tests/test_%.c $(TEST_BUILD)/test_%.d $(TEST_LIB) | $(TEST_BUILD)
+$(UNIT_BINS): $(TEST_BUILD)/%: tests/%.c $(TEST_BUILD)/%.d $(TEST_LIB) | $(TEST_BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # The probe table against the BPF object it configures.
-$(TEST_BUILD)/test_bpf_table: $(BUILD)/fgraphtop.bpf.o
+$(TEST_BUILD)/facts/test_bpf_table: $(BUILD)/fgraphtop.bpf.o
 
-# Hostile kernel files, one per class (tests/kimage_gen.h).
-$(TEST_BUILD)/fgt-kimage-gen: tests/kimage_gen_main.c $(TEST_LIB) | $(TEST_BUILD)
+# Hostile kernel files, one per class (tests/lib/kimage_gen.h).
+$(TEST_BUILD)/fgt-kimage-gen: tests/lib/kimage_gen_main.c $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) $(DEPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # check --kernel, as shipped, on each of them: status 3, one line, bounded.
@@ -48,11 +63,11 @@ CHECK_TARGETS += test-kimage-bad
 
 # A textfile as check --prometheus writes it, by the same renderer
 # (lab/fleet-e2e.sh's control hosts and --synthetic).
-$(TEST_BUILD)/fgt-prom-sample: tests/check_prom_sample.c $(TEST_LIB) | $(TEST_BUILD)
+$(TEST_BUILD)/fgt-prom-sample: tests/lib/check_prom_sample.c $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB) $(TEST_LDLIBS)
 
 # Writes a synthetic run in the recorded format (tests/data/README).
-$(TEST_BUILD)/fgt-gen: tests/gen_main.c $(TEST_LIB) | $(TEST_BUILD)
+$(TEST_BUILD)/fgt-gen: tests/lib/gen_main.c $(TEST_LIB) | $(TEST_BUILD)
 	$(CC) $(TEST_CFLAGS) $(TEST_CPPFLAGS) -o $@ $< $(TEST_LIB)
 
 # Every binary runs even when one fails; the status says whether any did.
@@ -68,13 +83,13 @@ test-unit: $(UNIT_BINS)
 # The JSON lines the output and check tests write, checked against
 # docs/fgraphtop.schema.json (docs/json.md's JSON Schema) with python3-jsonschema.
 .PHONY: test-schema
-test-schema: $(TEST_BUILD)/test_output $(TEST_BUILD)/test_check $(TEST_BUILD)/test_static \
-	     $(TEST_BUILD)/test_hold
+test-schema: $(TEST_BUILD)/render/test_output $(TEST_BUILD)/check/test_check \
+	     $(TEST_BUILD)/static/test_static $(TEST_BUILD)/hold/test_hold
 	@rm -f $(TEST_BUILD)/output.jsonl
-	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_output > /dev/null
-	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_check > /dev/null 2>&1
-	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_static > /dev/null
-	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/test_hold > /dev/null
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/render/test_output > /dev/null
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/check/test_check > /dev/null 2>&1
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/static/test_static > /dev/null
+	FGT_TEST_DATA=tests/data FGT_JSON_OUT=$(TEST_BUILD)/output.jsonl $(TEST_BUILD)/hold/test_hold > /dev/null
 	python3 tests/json_schema.py --self-test
 	python3 tests/json_schema.py $(TEST_BUILD)/output.jsonl
 	@for t in check progress holders hold; do \

@@ -1129,7 +1129,7 @@ def consumer_md(res):
           "fgraphtop does from the activation log to the finished record (src/model/actlog.c "
           "fgt_log_drain -> src/model/activation.c fgt_assembler_feed -> src/model/record.c "
           "fgt_recorder_activation, with src/watch/drain.c's glue), fed a 400,000-thread activation "
-          "that tests/gen.c generates, a quarter of the log at a time as BPF wakes it; the run "
+          "that tests/lib/gen.c generates, a quarter of the log at a time as BPF wakes it; the run "
           "fails if any record is wrong (sweeps, served, verdict). Judged on this thread's CPU "
           "time: the cores are shared, so wall time holds other people's work (shown beside it). "
           "*fixed-cold*: each quarter flushed from the caches before it is read, as if another "
@@ -1172,7 +1172,7 @@ def ksyms_md(res):
         return L + ["Not run.", ""]
     L += ["build/bench/fgt-ksyms-bench (tests/bench/ksyms.c) on this host: src/host/ksyms.c "
           "loading N kallsyms lines (parse, sort, index; addresses out of order, as "
-          "tests/test_ksyms.c's test_large writes them), then looking every symbol up by name and "
+          "tests/host/test_ksyms.c's test_large writes them), then looking every symbol up by name and "
           "by an address inside it, every answer checked. Debian 7.2's /proc/kallsyms has about "
           "200,000 lines. Judged on this thread's CPU time, and on how it grows rather than on "
           "what it is: each size doubles the last, so N log N code takes a little over 2x as "

@@ -32,7 +32,7 @@ struct fgt_aggact {
 /*
  * bpf/agg.h's end of an activation and its flush, run here on a copy of BPF's
  * state (fgt_aggact_end(), fgt_aggact_flush_snap()); the whole of it runs
- * over an event stream in tests/agg_replay.c.
+ * over an event stream in tests/lib/agg_replay.c.
  */
 #include "bpf/agg.h"
 

@@ -4,8 +4,8 @@
  * the finished sweeps and activations the BPF programs put into the ring
  * buffer, back into struct fgt_activation records; the activation under way
  * from a snapshot of the BPF side's state (the live view's progress). The
- * same logic over an event stream (tests/agg_replay.c) puts into this
- * collector what tests/test_agg.c holds against the reference assembler
+ * same logic over an event stream (tests/lib/agg_replay.c) puts into this
+ * collector what tests/bpf/test_agg.c holds against the reference assembler
  * (src/model/activation.c).
  *
  * Everything from BPF is hostile: an index out of range, a sweep of another

@@ -2,7 +2,7 @@
 /*
  * The unfixed shadow-stack walk as a function of where the threads lacking a
  * stack sit in the task list (see exposure_model.h), and its cost in seconds. Pure:
- * no kernel, no I/O; tests/test_exposure.c.
+ * no kernel, no I/O; tests/model/test_exposure_model.c.
  *
  * The kernel's loop (kernel/trace/fgraph.c, unfixed):
  *

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Joining a 0->1 step under way: looks into what was seen and what is
- * inferred (joined.h says how). Pure: no kernel, no I/O; tests/test_joined.c
- * replays recorded looks.
+ * inferred (joined.h says how). Pure: no kernel, no I/O;
+ * tests/model/test_joined.c replays recorded looks.
  */
 #include <stdio.h>
 #include <string.h>

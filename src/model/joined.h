@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Joining a 0->1 step already under way (pure, replay-tested:
- * tests/test_joined.c). fgraphtop started seconds into a walk sees neither
- * its ACT_BEGIN nor the batches of the sweeps before it; and until
+ * tests/model/test_joined.c). fgraphtop started seconds into a walk sees
+ * neither its ACT_BEGIN nor the batches of the sweeps before it; and until
  * register_ftrace_graph() returns it cannot attach an fentry or fexit
  * program (the walk holds ftrace_lock, which register_ftrace_direct()
  * takes). What it can see at once, without blocking:

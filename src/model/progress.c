@@ -329,7 +329,7 @@ static double walked_again_bound(const struct fgt_activation *act, uint64_t thre
  * The fit's end is the high end unless walked_again_bound() stands above
  * it: as the live view sees the lab's walks (up to 15 sweeps not drained),
  * the fit alone fell short of the time left at 4 of 467 checkpoints
- * (tests/test_progress.c), and twice live on issue 38's runs.
+ * (tests/model/test_progress.c), and twice live on issue 38's runs.
  */
 static void eta_degraded(const struct fgt_activation *act, struct fgt_progress *p)
 {

@@ -2,7 +2,7 @@
 /*
  * The static verdict's judge (src/static/static_check.h), at the end of the
  * decoder: pure, so that every recorded kernel replays exactly
- * (tests/test_static.c). Step 1 is the front ends' (decode_x86.c,
+ * (tests/static/test_static.c). Step 1 is the front ends' (decode_x86.c,
  * decode_arm64.c) through flow.c, step 2 is flow.c's and the walk finder's
  * (walk_loop.c); step 3, the sites, their evidence and the verdict, is here.
  *

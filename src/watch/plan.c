@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The plan, from the kernel's facts and the probe results alone (no syscall
- * here: tests/test_plan.c runs it over every lab kernel's shape), and how
+ * here: tests/watch/test_plan.c runs it over every lab kernel's shape), and how
  * --explain prints it. The rows, their candidates and the figures are in
  * src/facts/kfacts.c; this file only chooses among them.
  */

@@ -11,7 +11,7 @@
  * here line for line (fgt_drain_log(), feed_cb(), fgt_drain_event()'s ACT_BEGIN and
  * ACT_END cases): the session itself needs a kernel, this does not.
  *
- * The activation is tests/gen.c's model of alloc_retstack_tasklist() with U
+ * The activation is tests/lib/gen.c's model of alloc_retstack_tasklist() with U
  * threads lacking a stack, unfixed (U/32 sweeps of 32 blocking allocations)
  * or fixed (32 reserve allocations, then U non-blocking ones in one walk),
  * turned into the 48-byte records BPF writes (bpf/fgraphtop.bpf.c log_rec()).
@@ -37,7 +37,7 @@
 #include <time.h>
 #include "model/actlog.h"
 #include "model/activation.h"
-#include "gen.h"
+#include "lib/gen.h"
 #include "model/record.h"
 
 struct stream {

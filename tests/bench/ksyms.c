@@ -7,7 +7,7 @@
  *
  * For each N (default 50,000, 100,000, 200,000 and 400,000; Debian 7.2's
  * /proc/kallsyms has about 200,000 lines) the text of N kallsyms lines, as
- * tests/test_ksyms.c's test_large writes them (addresses out of order, a
+ * tests/host/test_ksyms.c's test_large writes them (addresses out of order, a
  * permutation; 't' and 'T'), is built once, untimed. Each repetition then
  * times, on this thread's CPU clock and the wall clock:
  *   load     fgt_ksyms_load_file() over the text (parse, sort, index);

@@ -10,7 +10,7 @@ where and how it was recorded (kernel, scenario, the host's load), each line
 written out as a comment. Then the line the replays read U from, and one
 line per sweep: "served walk_ns alloc_ns" for an unfixed walk, "served
 walk_ns alloc_ns batch nonblocking failed_nonblocking" for a fixed one
-(tests/test_progress.c load_sweeps()).
+(tests/model/test_progress.c load_sweeps()).
 """
 import json
 import sys

@@ -34,8 +34,8 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/fuzz_%.d $(FUZZ_LIB_OBJS
 
 # kimage: the whole --kernel path, with the hostile-file builders as its own
 # (bzImages made from fuzzed payloads) and as seeds
-$(FUZZ_BUILD)/fuzz_kimage: tests/fuzz/fuzz_kimage.c $(FUZZ_BUILD)/fuzz_kimage.d tests/kimage_gen.c $(FUZZ_LIB_OBJS)
-	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -Itests -fsanitize=fuzzer -o $@ $< tests/kimage_gen.c $(FUZZ_LIB_OBJS) \
+$(FUZZ_BUILD)/fuzz_kimage: tests/fuzz/fuzz_kimage.c $(FUZZ_BUILD)/fuzz_kimage.d tests/lib/kimage_gen.c $(FUZZ_LIB_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -Itests -fsanitize=fuzzer -o $@ $< tests/lib/kimage_gen.c $(FUZZ_LIB_OBJS) \
 		$(FGT_STATIC_LIBS) -lbpf -lelf -lz -lm -lpthread
 	@touch $@
 

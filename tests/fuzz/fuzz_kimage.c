@@ -34,7 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "kimage_gen.h"
+#include "lib/kimage_gen.h"
 #include "static/kimage.h"
 #include "host/kbtf.h"
 #include "static/static_check.h"

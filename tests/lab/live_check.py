@@ -17,7 +17,7 @@ by frame, the terminal resized where the scenario resized it. Checked:
              (+-1); the time left is a range, low end first; the same for
              -j's progress. Where the time really left falls against the
              range is printed, not judged: it depends on the host's pace
-             (tests/test_progress.c replays recorded walks instead)
+             (tests/model/test_progress.c replays recorded walks instead)
   history    the first activation's row matches its record (threads, sweeps,
              verdict); after the second, both rows, newest first, and they
              stay on screen to the end
@@ -302,8 +302,9 @@ def check_progress(run, act, recs):
     if not ok(with_eta, "screen: a time left estimated"):
         return None
     # the time left against the range: printed, not judged (it holds only
-    # while the host lends the walk a pace it has shown: tests/test_progress.c
-    # replays recorded walks for that); its ends are ordered
+    # while the host lends the walk a pace it has shown:
+    # tests/model/test_progress.c replays recorded walks for that); its ends
+    # are ordered
     half = min(with_eta, key=lambda p: abs(p["elapsed"] - dur / 2))
     actual = dur - half["elapsed"]
     ok(all(p["eta"] <= p["eta_high"] + 0.001 for p in with_eta),

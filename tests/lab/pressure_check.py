@@ -16,7 +16,7 @@ no failure: then that is the right answer) and carry the same figures in
 its JSON and its textfile. Otherwise fgraphtop's progress records (-i 1)
 through the walk: never taken for unfixed, served never past the
 activation's, a degraded range open first (no time or range is judged: they
-depend on the host's pace; tests/test_progress.c replays recorded walks).
+depend on the host's pace; tests/model/test_progress.c replays recorded walks).
 With kswapd starved (STARVE=1) the failures must happen on every kernel:
 no boot again. Prints "ok ..." lines, figures on lines starting with five
 spaces; exit 1 on any failed check; exit 3 when every check held but the series' kernel saw no
@@ -76,7 +76,7 @@ def check_progress(kernel, recs, a):
     a third served. Whatever the host's pace: which records a walk gets (how
     many, at which sweep) and where the time left falls against a range
     depend on it, so those are printed, not judged; the estimate's promise is
-    held on recorded walks instead (tests/test_progress.c
+    held on recorded walks instead (tests/model/test_progress.c
     test_recorded_starved, tests/data/lab-fixed-*starved*.sweeps, whose
     header says how to add this run's walk: tests/data/sweeps-of.py)."""
     pr = [r["rec"] for r in recs if r.get("type") == "fgt" and r["rec"].get("type") == "progress"

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-#include "check_fake.h"
+#include "lib/check_fake.h"
 #include "bpf/events_abi.h"
 #include "check/park.h"
 #include "check/trigger.h"
@@ -568,5 +568,5 @@ int main(void)
 		cmocka_unit_test(test_park),
 	};
 
-	return cmocka_run_group_tests_name("check_trigger", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("trigger", tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The progress and time-left model of an activation under way (src/model/progress.c)
- * over generated activations (tests/gen.c simulates alloc_retstack_tasklist()
- * line by line) and the recorded ones of tests/data: the figures rise, the
+ * over generated activations (tests/lib/gen.c simulates
+ * alloc_retstack_tasklist() line by line) and the recorded ones of tests/data: the figures rise, the
  * sweeps to come are ceil(lacking / 32), and the range of the time left,
  * taken as a live view would (its data a drain behind), holds the real
  * remaining time, including where the walk is not linear, and on the real
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "model/activation.h"
-#include "events.h"
-#include "gen.h"
+#include "lib/events.h"
+#include "lib/gen.h"
 #include "model/progress.h"
 #include "bpf/agg_abi.h"
 

@@ -2,7 +2,7 @@
 /*
  * bpf/agg.h run in userspace over an event stream, as the BPF programs run
  * it over the kernel's events, into a collector (src/model/aggact.h): the
- * replay tests/test_agg.c holds against the reference assembler. A test
+ * replay tests/bpf/test_agg.c holds against the reference assembler. A test
  * helper: the binary only collects what BPF aggregated, it never replays.
  */
 #ifndef FGT_TEST_AGG_REPLAY_H

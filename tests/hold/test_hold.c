@@ -2,7 +2,7 @@
 /*
  * fgraphtop hold's decisions (src/hold/hold.c) without a kernel: which holder
  * each family gets, the bytes of a stack, the refusals, --dry-run, --status,
- * over fake tracefs and kallsyms trees (tests/check_fake.h) and a fake
+ * over fake tracefs and kallsyms trees (tests/lib/check_fake.h) and a fake
  * exposure count. Nothing here may create an instance or a pin.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "check_fake.h"
+#include "lib/check_fake.h"
 #include "facts/kfacts.h"
 #include "hold/hold.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * check --kernel on hostile files (issue 20): each class of bad input, made
- * here at test time (tests/kimage_gen.c), must end in unknown with one line,
- * its own why, within time and memory bounds, and never in an all-clear.
+ * here at test time (tests/lib/kimage_gen.c), must end in unknown with one
+ * line, its own why, within time and memory bounds, and never in an all-clear.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <elf.h>
-#include "kimage_gen.h"
+#include "lib/kimage_gen.h"
 #include "static/kimage.h"
 #include "static/kimage_boot.h"
 #include "static/kimage_syms.h"

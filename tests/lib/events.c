@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "events.h"
+#include "lib/events.h"
 
 static const char *const types[] = {
 	[FGT_EV_ACT_BEGIN] = "ACT_BEGIN", [FGT_EV_ACT_END] = "ACT_END",

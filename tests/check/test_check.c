@@ -2,7 +2,7 @@
 /*
  * fgraphtop check end to end without a kernel: a fake host (check_fake.h) and
  * a fake BPF session that replays activations of the kernel simulator
- * (tests/gen.c) through the real assembler. Plus this machine's own answer:
+ * (tests/lib/gen.c) through the real assembler. Plus this machine's own answer:
  * where the kernel has no function graph tracer, `fgraphtop check` must say
  * not_affected and exit 0 (skipped on hosts that have one).
  */
@@ -18,9 +18,9 @@
 #include "check_main.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
-#include "check_fake.h"
+#include "lib/check_fake.h"
 #include "check/trigger_state.h"
-#include "gen.h"
+#include "lib/gen.h"
 #include "static/static_kernel.h"
 
 struct fake_session {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fgt-kimage-gen DIR [--fuzz|--atlas]: the hostile kernel files of
- * tests/kimage_gen.h into DIR, one per class, for tests/kimage-bad.py (check
- * --kernel on each, as shipped) and, with --fuzz, as kimage fuzzer seeds (a
- * mode byte first, only the small ones); with --atlas, the one lz4 bzImage
- * tests/atlas.sh gives lab/atlas.sh.
+ * tests/lib/kimage_gen.h into DIR, one per class, for tests/kimage-bad.py
+ * (check --kernel on each, as shipped) and, with --fuzz, as kimage fuzzer
+ * seeds (a mode byte first, only the small ones); with --atlas, the one lz4
+ * bzImage tests/atlas.sh gives lab/atlas.sh.
  */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kimage_gen.h"
+#include "lib/kimage_gen.h"
 
 static int fuzz;
 static const char *dir;

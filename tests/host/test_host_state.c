@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "check_fake.h"
+#include "lib/check_fake.h"
 #include "host/host_state.h"
 
 static struct fgt_host host_of(const struct fake *f)
@@ -175,5 +175,5 @@ int main(void)
 		cmocka_unit_test(test_tracefs_mountinfo),
 	};
 
-	return cmocka_run_group_tests_name("check_host", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("host_state", tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Hostile kernel files, made at test time (tests/kimage_gen.h). */
+/* Hostile kernel files, made at test time (tests/lib/kimage_gen.h). */
 #include <archive.h>
 #include <archive_entry.h>
 #include <bzlib.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
-#include "kimage_gen.h"
+#include "lib/kimage_gen.h"
 
 #define TEXT_VA		0xffffffff81000000ull
 #define RODATA_VA	0xffffffff82000000ull

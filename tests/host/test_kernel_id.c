@@ -193,5 +193,5 @@ int main(void)
 		cmocka_unit_test(test_lockdown),
 	};
 
-	return cmocka_run_group_tests_name("check_kernel_id", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("kernel_id", tests, NULL, NULL);
 }

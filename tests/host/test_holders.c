@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Who holds fgraph (src/host/holders.c) over fake tracefs and /proc trees
- * (tests/check_fake.h) and a fake list of BPF links: what counts as a holder
- * on which kernel, the registrations ftrace_graph_active should show, the
+ * (tests/lib/check_fake.h) and a fake list of BPF links: what counts as a
+ * holder on which kernel, the registrations ftrace_graph_active should show, the
  * links' owners, the words and the undo commands.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <cmocka.h>
-#include "check_fake.h"
+#include "lib/check_fake.h"
 #include "host/holders.h"
 
 /* 7.2: fprobe on fgraph, entry-only fprobes on their own ftrace_ops. */

@@ -361,5 +361,5 @@ int main(void)
 		cmocka_unit_test(test_live),
 	};
 
-	return cmocka_run_group_tests_name("exposure", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("exposure_model", tests, NULL, NULL);
 }

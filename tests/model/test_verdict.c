@@ -5,8 +5,8 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "collect.h"
-#include "events.h"
+#include "lib/collect.h"
+#include "lib/events.h"
 #include "common/exit_codes.h"
 #include "model/verdict.h"
 

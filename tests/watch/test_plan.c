@@ -248,7 +248,7 @@ static void test_kernel_read(void **state)
  * one pass, each the first of its name as libbpf's lookup by name would
  * take it, kmem_cache::object_size and the task_struct fields the programs
  * read at their offsets, task_struct::ret_stack as the static reader answers
- * (tests/test_static_read.c checks that against raw bytes). Built with
+ * (tests/static/test_static_read.c checks that against raw bytes). Built with
  * libbpf's writer.
  */
 static struct btf *btf_with(bool cache, bool frames, bool ret_stack)

@@ -35,7 +35,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gen.h"
+#include "lib/gen.h"
 
 #define BATCH		32
 #define ALLOC_NS	300

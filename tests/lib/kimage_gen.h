@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Hostile kernel files for check --kernel, made at test time: one builder per
- * class of bad input (issue 20), used by tests/test_kimage_bad.c, by
+ * class of bad input (issue 20), used by tests/static/test_kimage_bad.c, by
  * fgt-kimage-gen (the files for tests/kimage-bad.py) and as seeds of the
  * kimage fuzzer. Nothing here is a committed binary.
  */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf/agg.h over an event stream (tests/agg_replay.h). Its hooks are BPF's:
+ * bpf/agg.h over an event stream (tests/lib/agg_replay.h). Its hooks are BPF's:
  * a slot table of its own, and every sweep and activation put into the
  * collector as the ring buffer would carry them.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agg_replay.h"
+#include "lib/agg_replay.h"
 
 struct agg_replay {
 	struct fgt_aggact *c;		/* where BPF's messages go */

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "model/activation.h"
-#include "events.h"
+#include "lib/events.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
-#include "gen.h"
+#include "lib/gen.h"
 #include "render/output.h"
 #include "watch/plan.h"
 #include "render/screen.h"

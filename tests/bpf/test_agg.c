@@ -2,7 +2,7 @@
 /*
  * The in-kernel aggregation (bpf/agg.h, the BPF programs' own logic) against
  * the reference assembler (src/model/activation.c): the same event streams,
- * recorded (tests/data) and generated (tests/gen.c), through both; every
+ * recorded (tests/data) and generated (tests/lib/gen.c), through both; every
  * record must be equal, field by field, sweep by sweep, the histogram slot
  * by slot. Then what the consumer does with BPF's messages when they are
  * hostile or some never came.
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "events.h"
-#include "gen.h"
-#include "agg_replay.h"
+#include "lib/events.h"
+#include "lib/gen.h"
+#include "lib/agg_replay.h"
 #include "model/activation.h"
 #include "model/aggact.h"
 #include "model/hist.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "kimage_gen.h"
+#include "lib/kimage_gen.h"
 #include "static/kimage.h"
 #include "static/kimage_boot.h"
 #include "host/kbtf.h"
@@ -119,7 +119,7 @@ static int cmp_elfsym(const void *a, const void *b)
 }
 
 /*
- * The recording's symbols as kallsyms tables (tests/kimage_gen.c), in
+ * The recording's symbols as kallsyms tables (tests/lib/kimage_gen.c), in
  * address order from _text (the lowest text symbol's), 1,100 data symbols
  * after them so that the table is a plausible size. shuffle: the entry of
  * register_ftrace_graph moved after the next one, out of address order
@@ -320,7 +320,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The answer from the recording itself, as tests/test_static.c checks it. */
+/* The answer from the recording itself, as tests/static/test_static.c checks
+ * it. */
 static const char *expected(void)
 {
 	static struct fgt_static_result r;

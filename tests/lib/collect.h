@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/activation.h"
-#include "gen.h"
+#include "lib/gen.h"
 
 #define COLLECT_MAX 16
 

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "events.h"
-#include "gen.h"
+#include "lib/events.h"
+#include "lib/gen.h"
 
 static void out(const struct fgt_event *ev, void *ctx)
 {
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 		case 'x': failed_forks = atoi(optarg); break;
 		case 'r': runs = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: see tests/gen_main.c\n");
+			fprintf(stderr, "usage: see tests/lib/gen_main.c\n");
 			return 2;
 		}
 	}

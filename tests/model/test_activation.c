@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The assembler over synthetic kernel runs (tests/gen.c simulates both
+ * The assembler over synthetic kernel runs (tests/lib/gen.c simulates both
  * versions of alloc_retstack_tasklist) and over recorded sequences
  * (the .events files in tests/data, with their EXPECT lines).
  */
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "collect.h"
-#include "events.h"
+#include "lib/collect.h"
+#include "lib/events.h"
 #include "model/verdict.h"
 
 /* |x - y| <= tol */
@@ -331,7 +331,7 @@ static void test_unfixed_extra_empty_sweep(void **state)
 }
 
 /*
- * The shapes a fix can take (tests/gen.c, lab/patches/shape-*), on both
+ * The shapes a fix can take (tests/lib/gen.c, lab/patches/shape-*), on both
  * paths. They drop the ret_stack_list, so the attributed path sees no
  * bracket: check --trigger ends the activation when its system call
  * returns (fgt_assembler_end()); the kernel's stacks have their own cache,
