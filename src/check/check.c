@@ -474,17 +474,12 @@ static void under_way(const struct fgt_check_sys *sys, const struct fgt_ksyms *k
 		r->under_way = w->under_way(w->priv, ks, &r->join);
 }
 
-int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sys,
+/* A result with nothing known yet but this kernel's build ID, and what
+ * holds fgraph, read before anything changes (--trigger's own instance is
+ * no hold). */
+static void begin(const struct fgt_check_opts *o, const struct fgt_check_sys *sys,
 		  struct fgt_check_result *r)
 {
-	const struct fgt_watch_ops *w = sys->watch;
-	struct fgt_ksyms *ks = NULL;
-	struct fgt_trigger t;
-	char why[512], msg[512] = "", hint[256] = "";
-	bool started = false, prepared = false;
-	struct fgt_wait *wait;
-	int has, err;
-
 	memset(r, 0, sizeof(*r));
 	r->threads = -1;
 	r->act_by = o->trigger ? FGT_BY_TRIGGER : FGT_BY_WATCH;
@@ -492,63 +487,94 @@ int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sy
 	r->check_time = fgt_epoch_s();
 	fgt_kernel_id_read(&r->kid, sys->notes_path);
 	if (!o->kernel) {
-		/* read before anything changes: --trigger's own instance is no hold */
 		fgt_hold_seen_read(fgt_host_tracefs(&sys->host), sys->hold_pin, &r->hold);
 		r->have_hold = true;
 	}
+}
 
-	/*
-	 * The code first: at once, nothing changed. Alone unless an activation
-	 * was asked for (--trigger, or a --timeout to wait); a kernel file has
-	 * only its code.
-	 */
-	if (sys->statik) {
-		ask_code(o, sys, r);
-		if (fgt_check_needs_root(r)) {
-			unprivileged(sys, r);
-			return r->status;
-		}
-		if (o->kernel || o->static_only || (!o->trigger && !o->watch)) {
-			from_static(r, !o->kernel);
-			/*
-			 * The exposure is one pass of a BPF task iterator: nothing
-			 * attached, nothing left loaded, but --static promises no
-			 * BPF at all, and a kernel file is not this host.
-			 */
-			if (o->kernel)
-				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
-					 "the answer is about a kernel file");
-			else if (o->static_only)
-				snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
-					 "--static loads no BPF");
-			else if (sys->watch && r->verdict != FGT_VERDICT_NOT_AFFECTED) {
-				exposure(sys, r);
-				under_way(sys, NULL, r);
-			}
-			if (r->verdict == FGT_VERDICT_NOT_AFFECTED && !o->kernel)
-				not_affected_words(sys, r);
-			return r->status;
-		}
+/*
+ * The code first: at once, nothing changed. Alone unless an activation was
+ * asked for (--trigger, or a --timeout to wait); a kernel file has only its
+ * code. true when r is the answer (the code's, or a user without root's).
+ */
+static bool code_first(const struct fgt_check_opts *o, const struct fgt_check_sys *sys,
+		       struct fgt_check_result *r)
+{
+	if (!sys->statik)
+		return false;
+	ask_code(o, sys, r);
+	if (fgt_check_needs_root(r)) {
+		unprivileged(sys, r);
+		return true;
 	}
+	if (!o->kernel && !o->static_only && (o->trigger || o->watch))
+		return false;
+	from_static(r, !o->kernel);
+	/*
+	 * The exposure is one pass of a BPF task iterator: nothing attached,
+	 * nothing left loaded, but --static promises no BPF at all, and a
+	 * kernel file is not this host.
+	 */
+	if (o->kernel)
+		snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+			 "the answer is about a kernel file");
+	else if (o->static_only)
+		snprintf(r->exposure_why, sizeof(r->exposure_why), "not measured: "
+			 "--static loads no BPF");
+	else if (sys->watch && r->verdict != FGT_VERDICT_NOT_AFFECTED) {
+		exposure(sys, r);
+		under_way(sys, NULL, r);
+	}
+	if (r->verdict == FGT_VERDICT_NOT_AFFECTED && !o->kernel)
+		not_affected_words(sys, r);
+	return true;
+}
 
-	ks = fgt_ksyms_load(sys->host.kallsyms);
-	has = fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why));
+/* Can an activation be watched here? false with r answered: no function
+ * graph tracer (not affected), kallsyms unreadable, or a build without
+ * the BPF session. */
+static bool can_watch(const struct fgt_check_sys *sys, const struct fgt_ksyms *ks,
+		      struct fgt_check_result *r)
+{
+	char why[512];
+	int has = fgt_host_has_fgraph(&sys->host, ks, why, sizeof(why));
+
 	if (has == 0) {
 		r->verdict = FGT_VERDICT_NOT_AFFECTED;
 		r->status = fgt_verdict_status(r->verdict, false);
 		snprintf(r->note, sizeof(r->note), "%s: it cannot have the quadratic "
 			 "shadow-stack walk", why);
-		goto out;
+		return false;
 	}
 	if (has < 0) {
 		unknown(r, "%s", why);
-		goto out;
+		return false;
 	}
-	if (!w) {
+	if (!sys->watch) {
 		unknown(r, "this fgraphtop build has no BPF session to watch activations with; "
 			"use a full build of fgraphtop");
-		goto out;
+		return false;
 	}
+	return true;
+}
+
+int fgt_check_run(const struct fgt_check_opts *o, const struct fgt_check_sys *sys,
+		  struct fgt_check_result *r)
+{
+	const struct fgt_watch_ops *w = sys->watch;
+	struct fgt_ksyms *ks = NULL;
+	struct fgt_trigger t;
+	char msg[512] = "", hint[256] = "";
+	bool started = false, prepared = false;
+	struct fgt_wait *wait;
+	int err;
+
+	begin(o, sys, r);
+	if (code_first(o, sys, r))
+		return r->status;
+	ks = fgt_ksyms_load(sys->host.kallsyms);
+	if (!can_watch(sys, ks, r))
+		goto out;
 	exposure(sys, r);
 	under_way(sys, ks, r);
 	if (o->trigger) {
