@@ -1017,6 +1017,25 @@ static void ev_walk(struct ev *e, const struct dec *d)
 		       r->rcu_lock[0]);
 }
 
+/* fixed: every stack allocated before one walk, in a loop bounded by a
+ * count made at run time (its compare at insn bnd), not by 32 */
+static enum fgt_verdict fixed_count(struct dec *d, const struct fgt_static_site *bt, long bnd,
+				    struct scratch *t, struct ev *e)
+{
+	struct fgt_static_result *r = d->r;
+	char at[96];
+
+	ev_add(e, "every stack allocated before one walk at %s: the batch's loop bounded "
+	       "by a count made at run time (its compare at %s), not by 32; ", bt->at,
+	       fgt_flow_where(d, d->in[bnd].addr, at, sizeof(at)));
+	e->start = e->at;
+	ev_sites(e, d, reserve, "(the batch)");
+	ev_field(e, d);
+	scratch_put(t);
+	r->why = FGT_SW_NONE;
+	return r->verdict = FGT_VERDICT_FIXED;
+}
+
 static enum fgt_verdict judge(struct dec *d)
 {
 	struct fgt_static_result *r = d->r;
@@ -1066,17 +1085,8 @@ static enum fgt_verdict judge(struct dec *d)
 	}
 	ci = fgt_flow_find_insn(d, bt->addr);
 	k = ci < 0 ? B_NONE : batch_loop(d, (size_t)ci, &bnd, &t);
-	if (k == B_COUNT) {
-		ev_add(&e, "every stack allocated before one walk at %s: the batch's loop bounded "
-		       "by a count made at run time (its compare at %s), not by 32; ", bt->at,
-		       fgt_flow_where(d, d->in[bnd].addr, at, sizeof(at)));
-		e.start = e.at;
-		ev_sites(&e, d, reserve, "(the batch)");
-		ev_field(&e, d);
-		scratch_put(&t);
-		r->why = FGT_SW_NONE;
-		return r->verdict = FGT_VERDICT_FIXED;
-	}
+	if (k == B_COUNT)
+		return fixed_count(d, bt, bnd, &t, &e);
 	if (k != B_32) {
 		scratch_put(&t);
 		return unknown(r, FGT_SW_SHAPE, "%s before the walk, into ret_stack_list[]: it is "
