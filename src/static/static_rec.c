@@ -134,15 +134,96 @@ static int hexbytes(const char *l, uint8_t *out, size_t room, size_t *got)
 	return 0;
 }
 
+/* A recording's one-value lines (func, stack, retstack, tasks, arch): 1 when
+ * line is one, 0 when not, -1 when its value is none known here. */
+static int rec_fact(const char *line, struct fgt_static_rec *r)
+{
+	char src[32];
+	unsigned int v;
+
+	if (sscanf(line, "func %63s", r->func) == 1)
+		return 1;
+	if (sscanf(line, "stack %31s %u", src, &v) == 2) {
+		for (int i = 0; i < FGT_STACK__NR; i++)
+			if (!strcmp(src, src_names[i]))
+				r->k.stack_src = (enum fgt_stack_src)i;
+		r->k.shadow_bytes = v;
+		return 1;
+	}
+	if (sscanf(line, "retstack %x", &v) == 1) {
+		r->k.ret_stack_off = v;
+		return 1;
+	}
+	if (sscanf(line, "tasks %x", &v) == 1) {
+		r->k.tasks_off = v;
+		return 1;
+	}
+	if (sscanf(line, "arch %31s", src) != 1)
+		return 0;
+	r->code.arch = FGT_ARCH__NR;
+	for (int i = 0; i < FGT_ARCH__NR; i++)
+		if (!strcmp(src, fgt_arch_facts[i].name))
+			r->code.arch = (enum fgt_arch)i;
+	return r->code.arch == FGT_ARCH__NR ? -1 : 1;
+}
+
+/* A "part ADDR LEN" line: a new part of the function (cl: of its caller),
+ * the one before it read whole (got bytes). 0, or -1 when it cannot be. */
+static int rec_part(struct fgt_static_rec *r, bool cl, uint64_t a, size_t n, size_t got)
+{
+	unsigned int np = cl ? r->code.nr_caller_parts : r->code.nr_parts;
+	unsigned int maxp = cl ? FGT_STATIC_MAX_CALLER_PARTS : FGT_STATIC_MAX_PARTS;
+	struct fgt_static_part *parts = cl ? r->code.caller_part : r->code.part;
+	uint8_t **pb = cl ? r->cbytes : r->bytes;
+
+	if (np == maxp || !n || n > (1u << 20))
+		return -1;
+	if (np && got != parts[np - 1].len)
+		return -1;
+	pb[np] = malloc(n);
+	if (!pb[np])
+		return -1;
+	parts[np] = (struct fgt_static_part){ a, pb[np], n };
+	if (cl)
+		r->code.nr_caller_parts = np + 1;
+	else
+		r->code.nr_parts = np + 1;
+	return 0;
+}
+
+/* A line of the last part's bytes, in hex (cl: of the caller's): into it
+ * after the *got read so far. 0, or -1 with no part or not its bytes. */
+static int rec_bytes(struct fgt_static_rec *r, bool cl, const char *line, size_t *got)
+{
+	unsigned int np = cl ? r->code.nr_caller_parts : r->code.nr_parts;
+	struct fgt_static_part *parts = cl ? r->code.caller_part : r->code.part;
+	uint8_t **pb = cl ? r->cbytes : r->bytes;
+
+	if (!np)
+		return -1;
+	return hexbytes(line, pb[np - 1], parts[np - 1].len, got);
+}
+
+/* The recording read to its end, its function (and caller) whole: got, the
+ * bytes of the last part read. */
+static bool rec_whole(FILE *f, const struct fgt_static_rec *r, size_t got)
+{
+	if (!feof(f) || !r->code.nr_parts || !r->func[0])
+		return false;
+	if (r->caller[0])
+		return r->code.nr_caller_parts &&
+		       got == r->code.caller_part[r->code.nr_caller_parts - 1].len;
+	return got == r->code.part[r->code.nr_parts - 1].len;
+}
+
 int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, size_t len)
 {
 	FILE *f = fopen(path, "re"), *syms;
-	char line[600], src[32], *text = NULL;
+	char line[600], *text = NULL;
 	size_t text_len = 0, got = 0, lineno = 0;
-	unsigned int bytes;
 	uint64_t a;
 	size_t n;
-	int err = -1;
+	int err = -1, k;
 
 	memset(r, 0, sizeof(*r));
 	if (!f) {
@@ -150,46 +231,22 @@ int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, s
 		return -1;
 	}
 	syms = open_memstream(&text, &text_len);
-	if (!syms)
+	if (!syms) {
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
 		goto out;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		/* the parts being read: the function's, or its caller's after "caller" */
 		bool cl = r->caller[0];
-		unsigned int np = cl ? r->code.nr_caller_parts : r->code.nr_parts;
-		unsigned int maxp = cl ? FGT_STATIC_MAX_CALLER_PARTS : FGT_STATIC_MAX_PARTS;
-		struct fgt_static_part *parts = cl ? r->code.caller_part : r->code.part;
-		uint8_t **pb = cl ? r->cbytes : r->bytes;
-		struct fgt_static_part *p = np ? &parts[np - 1] : NULL;
 
 		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (sscanf(line, "func %63s", r->func) == 1)
+		k = rec_fact(line, r);
+		if (k < 0)
+			break;
+		if (k)
 			continue;
-		if (sscanf(line, "stack %31s %u", src, &bytes) == 2) {
-			for (int i = 0; i < FGT_STACK__NR; i++)
-				if (!strcmp(src, src_names[i]))
-					r->k.stack_src = (enum fgt_stack_src)i;
-			r->k.shadow_bytes = bytes;
-			continue;
-		}
-		if (sscanf(line, "retstack %x", &bytes) == 1) {
-			r->k.ret_stack_off = bytes;
-			continue;
-		}
-		if (sscanf(line, "tasks %x", &bytes) == 1) {
-			r->k.tasks_off = bytes;
-			continue;
-		}
-		if (sscanf(line, "arch %31s", src) == 1) {
-			r->code.arch = FGT_ARCH__NR;
-			for (int i = 0; i < FGT_ARCH__NR; i++)
-				if (!strcmp(src, fgt_arch_facts[i].name))
-					r->code.arch = (enum fgt_arch)i;
-			if (r->code.arch == FGT_ARCH__NR)
-				break;
-			continue;
-		}
 		if (!strncmp(line, "sym ", 4)) {
 			fputs(line + 4, syms);
 			continue;
@@ -205,28 +262,15 @@ int fgt_static_rec_load(const char *path, struct fgt_static_rec *r, char *msg, s
 			continue;
 		}
 		if (sscanf(line, "part %" SCNx64 " %zu", &a, &n) == 2) {
-			if (np == maxp || !n || n > (1u << 20))
+			if (rec_part(r, cl, a, n, got))
 				break;
-			if (p && got != p->len)
-				break;
-			pb[np] = malloc(n);
-			if (!pb[np])
-				break;
-			parts[np] = (struct fgt_static_part){ a, pb[np], n };
-			if (cl)
-				r->code.nr_caller_parts = np + 1;
-			else
-				r->code.nr_parts = np + 1;
 			got = 0;
 			continue;
 		}
-		if (!p || hexbytes(line, pb[np - 1], p->len, &got))
+		if (rec_bytes(r, cl, line, &got))
 			break;
 	}
-	if (!feof(f) || !r->code.nr_parts || !r->func[0] ||
-	    (r->caller[0] ? !r->code.nr_caller_parts ||
-	     got != r->code.caller_part[r->code.nr_caller_parts - 1].len :
-	     got != r->code.part[r->code.nr_parts - 1].len)) {
+	if (!rec_whole(f, r, got)) {
 		snprintf(msg, len, "%s:%zu: not a recorded sequence", path, lineno);
 		goto out;
 	}
