@@ -14,7 +14,7 @@ UNIT_TESTS    := common/test_json common/test_readall common/test_selfmem common
 		 facts/test_bpf_table \
 		 host/test_ksyms host/test_kernel_id host/test_host_state host/test_holders \
 		 model/test_activation model/test_actlog model/test_verdict model/test_hist \
-		 model/test_via model/test_exposure_model model/test_progress model/test_joined \
+		 model/test_trigger_words model/test_exposure_model model/test_progress model/test_joined \
 		 bpf/test_agg \
 		 static/test_static static/test_static_arm64 static/test_static_read \
 		 static/test_kimage_bad \

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "facts/kfacts.h"
 #include "model/record.h"
-#include "model/via.h"
+#include "model/trigger_words.h"
 
 static void frame_of(struct fgt_frame *f, uint64_t ip, const struct fgt_ksyms *ks)
 {

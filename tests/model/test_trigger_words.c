@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The trigger's name from its kernel stack (src/model/via.c), over stacks seen in the lab. */
+/* The trigger's name from its kernel stack (src/model/trigger_words.c), over stacks seen in the lab. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "model/via.h"
+#include "model/trigger_words.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

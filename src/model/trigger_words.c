@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <string.h>
-#include "model/via.h"
+#include "model/trigger_words.h"
 
 /* Mechanisms in order of precedence: the first one present anywhere in the stack
  * names it (fprobe under a BPF link is the link, so the link comes first). */

@@ -6,8 +6,8 @@
  * perf ftrace), "bpf() -> kprobe_multi" (a kretprobe.multi link, 6.14+),
  * "write() -> function_profile" (the function profiler).
  */
-#ifndef FGT_VIA_H
-#define FGT_VIA_H
+#ifndef FGT_TRIGGER_WORDS_H
+#define FGT_TRIGGER_WORDS_H
 
 #include <stddef.h>
 
