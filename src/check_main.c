@@ -17,7 +17,7 @@
 #include "env.h"
 #include "common/log.h"
 #include "common/parse.h"
-#include "check/park.h"
+#include "check/parked_threads.h"
 #include "static/static_kernel.h"
 
 #define CHECK_TIMEOUT_S		30.0	/* default --timeout */

@@ -27,7 +27,7 @@
 #include "common/clause.h"
 #include "common/log.h"
 #include "host/holders.h"
-#include "check/park.h"
+#include "check/parked_threads.h"
 #include "static/static_kernel.h"
 #include "check/trigger.h"
 #include "common/waitnote.h"

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 #include "lib/check_fake.h"
 #include "bpf/events_abi.h"
-#include "check/park.h"
+#include "check/parked_threads.h"
 #include "check/trigger.h"
 
 static struct fgt_trig_cfg cfg_of(const struct fake *f)

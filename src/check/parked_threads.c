@@ -14,7 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "check/park.h"
+#include "check/parked_threads.h"
 
 struct fgt_park {
 	int pipe[2];

@@ -5,8 +5,8 @@
  * serve at least n threads. With n > 64, an unfixed kernel needs >= 3 sweeps
  * (batches of 32) and a fixed one needs 1: the two cannot look alike.
  */
-#ifndef FGT_PARK_H
-#define FGT_PARK_H
+#ifndef FGT_PARKED_THREADS_H
+#define FGT_PARKED_THREADS_H
 
 /*
  * 32 unfixed sweeps at least: on the attributed path a sweep counts only
