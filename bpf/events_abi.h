@@ -139,7 +139,7 @@ struct fgt_event {
  * activation whole: a fixed kernel's walk serves every thread inside one
  * lock hold, never sleeping, so on a machine short of CPUs the consumer may
  * not run until it ends (5.10 at 30,004 threads lost 13,684 of 16,384
- * records). src/model/actlog.c fgt_log_entries() sizes it from the threads
+ * records). src/model/act_log_reader.c fgt_log_entries() sizes it from the threads
  * at start. Mapped into fgraphtop, so it counts in its RSS: 768 KiB at the
  * least. BPF wakes the consumer every FGT_LOG_WAKE records.
  */

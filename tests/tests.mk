@@ -13,7 +13,7 @@ TEST_HELPERS  := tests/lib/events.c tests/lib/gen.c tests/lib/kimage_gen.c tests
 UNIT_TESTS    := common/test_json common/test_readall common/test_selfmem common/test_waitnote \
 		 facts/test_bpf_table \
 		 host/test_ksyms host/test_kernel_id host/test_host_state host/test_holders \
-		 model/test_activation model/test_actlog model/test_verdict model/test_hist \
+		 model/test_activation model/test_act_log_reader model/test_verdict model/test_hist \
 		 model/test_trigger_words model/test_exposure_model model/test_progress model/test_joined \
 		 bpf/test_agg \
 		 static/test_static static/test_static_arm64 static/test_static_read \

@@ -1126,8 +1126,9 @@ def consumer_md(res):
         return L + ["Not run.", ""]
     h = con["headroom"]
     L += ["build/bench/fgt-consumer-bench (tests/bench/consumer.c) on this host: everything "
-          "fgraphtop does from the activation log to the finished record (src/model/actlog.c "
-          "fgt_log_drain -> src/model/activation.c fgt_assembler_feed -> src/model/record.c "
+          "fgraphtop does from the activation log to the finished record "
+          "(src/model/act_log_reader.c fgt_log_drain -> src/model/activation.c "
+          "fgt_assembler_feed -> src/model/record.c "
           "fgt_recorder_activation, with src/watch/drain.c's glue), fed a 400,000-thread activation "
           "that tests/lib/gen.c generates, a quarter of the log at a time as BPF wakes it; the run "
           "fails if any record is wrong (sweeps, served, verdict). Judged on this thread's CPU "

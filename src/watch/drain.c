@@ -9,7 +9,7 @@
 #include "watch/session_state.h"
 #include "common/clock.h"
 #include "fgraphtop.skel.h"
-#include "model/actlog.h"
+#include "model/act_log_reader.h"
 #include "watch/attach.h"
 #include "watch/assemble.h"
 

@@ -24,7 +24,7 @@ int fgt_drain_event(void *ctx, void *data, size_t size);
 /* Everything BPF has put so far: the ring buffer, then the activation log. */
 int fgt_drain(struct fgt_session *s, uint64_t now_ms);
 /* Feed the activation log's records of activations up to `upto`, then hand
- * their slots back to BPF (src/model/actlog.c). */
+ * their slots back to BPF (src/model/act_log_reader.c). */
 void fgt_drain_log(struct fgt_session *s, uint32_t upto);
 /* The activation log's mapping of `entries` records, in bytes. */
 size_t fgt_drain_log_bytes(uint32_t entries);

@@ -18,7 +18,7 @@
 #include "fgraphtop.skel.h"
 #include "common/exit_codes.h"
 #include "host/kernel_id.h"
-#include "model/actlog.h"
+#include "model/act_log_reader.h"
 #include "host/host_state.h"
 #include "static/ksyms_kcore.h"
 #include "watch/probe.h"

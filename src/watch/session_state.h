@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "model/activation.h"
-#include "model/actlog.h"
+#include "model/act_log_reader.h"
 #include "model/aggact.h"
 #include "watch/watch.h"
 #include "bpf/events_abi.h"

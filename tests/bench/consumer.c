@@ -5,9 +5,10 @@
  *   fgt-consumer-bench [-u U] [-r REPS] [-s SHAPE]...
  *
  * Everything userspace does from the activation log to the finished record:
- * src/model/actlog.c fgt_log_drain() -> src/model/activation.c fgt_assembler_feed() (sweep
- * inference, the latency histogram) -> src/model/record.c fgt_recorder_activation()
- * (verdict, the judge). The glue in between is src/watch/drain.c's, reproduced
+ * src/model/act_log_reader.c fgt_log_drain() -> src/model/activation.c
+ * fgt_assembler_feed() (sweep inference, the latency histogram) ->
+ * src/model/record.c fgt_recorder_activation() (verdict, the judge). The glue
+ * in between is src/watch/drain.c's, reproduced
  * here line for line (fgt_drain_log(), feed_cb(), fgt_drain_event()'s ACT_BEGIN and
  * ACT_END cases): the session itself needs a kernel, this does not.
  *
@@ -35,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "model/actlog.h"
+#include "model/act_log_reader.h"
 #include "model/activation.h"
 #include "lib/gen.h"
 #include "model/record.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading the activation log: see src/model/actlog.h. */
+/* Reading the activation log: see src/model/act_log_reader.h. */
 #include <string.h>
-#include "model/actlog.h"
+#include "model/act_log_reader.h"
 
 /*
  * Records back into events. What the record does not carry (the thread, its

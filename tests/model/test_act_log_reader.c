@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The activation log reader (src/model/actlog.c): order, wrap-around, and the rule
+ * The activation log reader (src/model/act_log_reader.c): order, wrap-around, and the rule
  * that an activation's records wait for its ACT_BEGIN.
  */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "model/actlog.h"
+#include "model/act_log_reader.h"
 
 /* the largest log a test uses: four times the least */
 #define BIG	(4 * FGT_LOG_ENTRIES)

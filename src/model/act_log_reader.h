@@ -3,8 +3,8 @@
  * Reading the activation log (bpf/events_abi.h, docs/EVENTS.md): records back
  * into events, in order, an activation's only after its ACT_BEGIN.
  */
-#ifndef FGT_ACTLOG_H
-#define FGT_ACTLOG_H
+#ifndef FGT_ACT_LOG_READER_H
+#define FGT_ACT_LOG_READER_H
 
 #include <stdint.h>
 #include <linux/types.h>
