@@ -3,7 +3,7 @@
  * The activation assembler's logic (src/model/activation.c, the reference) as
  * pure functions over one struct fgt_agg, for the BPF programs to aggregate
  * in the kernel: per sweep and per activation, no record per thread served.
- * Included by bpf/fgraphtop.bpf.c and by src/model/aggact.c, which replays
+ * Included by bpf/fgraphtop.bpf.c and by src/model/agg_collect.c, which replays
  * recorded event streams through it (tests/bpf/test_agg.c asserts the records
  * equal the assembler's, field by field).
  *
@@ -66,8 +66,8 @@
  * fgt_agg_act_finish(st, out, end_ns, complete, ret) at an activation's end
  * (or at the next ACT_BEGIN when its END was lost), called through this: the
  * includer may send the state whole to be finished elsewhere, as BPF does
- * (the consumer finishes a copy with the same function: src/model/aggact.c
- * fgt_aggact_end()). Then it leaves the state inactive. fgt_agg_flush()
+ * (the consumer finishes a copy with the same function: src/model/agg_collect.c
+ * fgt_agg_collect_end()). Then it leaves the state inactive. fgt_agg_flush()
  * finishes in place, always. FGT_AGG_NO_FINISH: the includer finishes
  * nothing itself (BPF), and needs no fgt_agg_put_act().
  */
@@ -424,7 +424,7 @@ static FGT_AGG_COLD void fgt_agg_act_start(struct fgt_agg *st, const struct fgt_
  * Served = handed out = allocated - freed; lost events must not make it wrap.
  * Not kept up to date per allocation (the assembler's update_served()): the
  * open sweep's is worked out when it closes, and by whoever reads the state
- * under way (src/model/aggact.c); act.served holds the closed sweeps'.
+ * under way (src/model/agg_collect.c); act.served holds the closed sweeps'.
  */
 static __always_inline __u32 fgt_agg_served_of(const struct fgt_agg_sweep *s)
 {

@@ -81,8 +81,8 @@ struct fgt_agg {
 	/* The headers of the two ring-buffer messages, each leading what it
 	 * carries, so that BPF sends either with one copy (bpf_ringbuf_output()),
 	 * not field by field: act_ev (an ACT_END event; ok = the END was seen)
-	 * leads the whole state, which the consumer finishes (src/model/aggact.c
-	 * fgt_aggact_end()); pend_ev leads the finished sweeps not sent yet
+	 * leads the whole state, which the consumer finishes (src/model/agg_collect.c
+	 * fgt_agg_collect_end()); pend_ev leads the finished sweeps not sent yet
 	 * (struct fgt_sweeps_msg), FGT_AGG_PEND of them once it is full. */
 	struct fgt_event act_ev;
 	struct fgt_agg_act act;

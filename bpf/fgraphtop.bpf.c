@@ -436,7 +436,7 @@ static __always_inline void act_begin(void *ctx, __u32 src, __u64 list)
  * The activation's end (complete) or, at the next ACT_BEGIN, its lost END:
  * the state goes out whole, led by its header (hot.agg.act_ev, at offset 0: an
  * ACT_END event as --events prints it, ok = complete), and the consumer
- * finishes it with bpf/agg.h's own code (src/model/aggact.c fgt_aggact_end()),
+ * finishes it with bpf/agg.h's own code (src/model/agg_collect.c fgt_agg_collect_end()),
  * so that none of that code is in the programs: the verifier's time goes by
  * their instructions. No wake-up: the tracer switch goes on after the 0->1
  * step (register_ftrace_graph() patches call sites), and a consumer woken

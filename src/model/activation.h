@@ -91,7 +91,7 @@ struct fgt_fork_stats {
  * 32 blocking ones, or after a non-blocking one or a FREE, begins one); a
  * batch counts as a sweep of its own only where something shows a walk
  * before it (enum fgt_walks), else it is merged into the sweep before it.
- * Both paths' records go through it (src/model/aggact.c too). Pure.
+ * Both paths' records go through it (src/model/agg_collect.c too). Pure.
  */
 void fgt_activation_settle(struct fgt_activation *act);
 /* Do the gaps after batches 0 .. n-2 (each closed by the next) hold walks? */

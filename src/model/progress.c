@@ -26,7 +26,7 @@ static double sweep_ns(const struct fgt_activation *act, uint32_t i)
 
 /*
  * Sweep i's duration is known: it and the next one were seen. A live view's
- * sweeps come from a drain (src/model/aggact.c) and the latest finished ones
+ * sweeps come from a drain (src/model/agg_collect.c) and the latest finished ones
  * may not have come yet: they are zero, and left out.
  */
 static bool known(const struct fgt_activation *act, uint32_t i)

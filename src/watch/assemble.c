@@ -3,13 +3,13 @@
 #include <errno.h>
 #include <string.h>
 #include "watch/assemble.h"
-#include "model/aggact.h"
+#include "model/agg_collect.h"
 
 int fgt_assemble_init(struct fgt_assemble *m, fgt_activation_cb cb, void *ctx, bool trust_frees)
 {
 	m->as = fgt_assembler_new(cb, ctx);
 	fgt_assembler_trust_frees(m->as, trust_frees);
-	m->agg = fgt_aggact_new(cb, ctx);
+	m->agg = fgt_agg_collect_new(cb, ctx);
 	return m->as && m->agg ? 0 : -ENOMEM;
 }
 
@@ -17,7 +17,7 @@ void fgt_assemble_free(struct fgt_assemble *m)
 {
 	fgt_assembler_free(m->as);
 	m->as = NULL;
-	fgt_aggact_free(m->agg);
+	fgt_agg_collect_free(m->agg);
 	m->agg = NULL;
 }
 
@@ -30,12 +30,12 @@ void fgt_assemble_msg(struct fgt_assemble *m, const void *data, size_t size)
 		fgt_assembler_flush(m->as);
 		return;
 	case FGT_EV_SWEEP_DONE:
-		fgt_aggact_sweeps(m->agg, data, size);
+		fgt_agg_collect_sweeps(m->agg, data, size);
 		return;
 	case FGT_EV_ACT_END:
 		/* BPF's state, whole, behind it (bpf/fgraphtop.bpf.c agg_send_end()) */
 		if (size >= sizeof(struct fgt_agg))
-			fgt_aggact_end(m->agg, data);
+			fgt_agg_collect_end(m->agg, data);
 		return;
 	}
 	fgt_assembler_feed(m->as, e);
@@ -49,7 +49,7 @@ const struct fgt_activation *fgt_assemble_current(struct fgt_assemble *m, const 
 
 	if (bpf) {
 		memcpy(&m->snap, bpf, sizeof(m->snap));
-		cur = fgt_aggact_current(m->agg, &m->snap);
+		cur = fgt_agg_collect_current(m->agg, &m->snap);
 	}
 	if (!cur)
 		return fgt_assembler_current(m->as);
@@ -81,7 +81,7 @@ void fgt_assemble_flush(struct fgt_assemble *m, const void *bpf)
 		memcpy(&m->snap, bpf, sizeof(m->snap));
 		if (m->snap.act.active && m->snap.act.seq != m->flushed_seq) {
 			m->flushed_seq = m->snap.act.seq;
-			fgt_aggact_flush_snap(m->agg, &m->snap);
+			fgt_agg_collect_flush_snap(m->agg, &m->snap);
 		}
 	}
 	fgt_assembler_flush(m->as);

@@ -3,7 +3,7 @@
  * The session's two assemblers behind one set of calls (src/watch/assemble.c):
  * BPF's messages in, finished activations out to one callback, and the
  * activation under way as the live view sees it. The in-kernel aggregation's
- * collector (src/model/aggact.c) takes its finished sweeps and activations;
+ * collector (src/model/agg_collect.c) takes its finished sweeps and activations;
  * the reference assembler (src/model/activation.c) takes the events outside
  * the aggregation: the fork path, and sweeps seen without their ACT_BEGIN
  * (fgraphtop started mid-activation, a joined step). The rest of the session
@@ -18,11 +18,11 @@
 #include "bpf/agg_abi.h"
 #include "model/activation.h"
 
-struct fgt_aggact;
+struct fgt_agg_collector;
 
 struct fgt_assemble {
 	struct fgt_assembler *as;	/* the fork path, sweeps seen without their ACT_BEGIN */
-	struct fgt_aggact *agg;		/* the activations BPF aggregated */
+	struct fgt_agg_collector *agg;		/* the activations BPF aggregated */
 	struct fgt_agg snap;		/* BPF's aggregation, as last read */
 	struct fgt_activation cur;	/* its activation under way, numbered as the session's */
 	uint32_t flushed_seq;		/* BPF's activation reported incomplete at exit */

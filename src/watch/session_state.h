@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "model/activation.h"
 #include "model/act_log_reader.h"
-#include "model/aggact.h"
+#include "model/agg_collect.h"
 #include "watch/watch.h"
 #include "bpf/events_abi.h"
 #include "host/ksyms.h"

@@ -20,7 +20,7 @@
 #include "lib/gen.h"
 #include "lib/agg_replay.h"
 #include "model/activation.h"
-#include "model/aggact.h"
+#include "model/agg_collect.h"
 #include "model/hist.h"
 
 /* ---- bpf/agg.h here too, for its pieces (the hooks unused but the table) ---- */
@@ -77,7 +77,7 @@ static void side_fini(struct side *sd)
 struct pair {
 	struct side ref, agg;
 	struct fgt_assembler *a;
-	struct fgt_aggact *g;
+	struct fgt_agg_collector *g;
 	struct agg_replay *r;	/* bpf/agg.h, putting into g */
 };
 
@@ -85,7 +85,7 @@ static void pair_init(struct pair *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->a = fgt_assembler_new(side_cb, &p->ref);
-	p->g = fgt_aggact_new(side_cb, &p->agg);
+	p->g = fgt_agg_collect_new(side_cb, &p->agg);
 	p->r = agg_replay_new(p->g);
 	assert_non_null(p->a);
 	assert_non_null(p->g);
@@ -118,7 +118,7 @@ static void pair_fini(struct pair *p)
 	side_fini(&p->agg);
 	fgt_assembler_free(p->a);
 	agg_replay_free(p->r);
-	fgt_aggact_free(p->g);
+	fgt_agg_collect_free(p->g);
 }
 
 #define EQ(f) do { \
@@ -208,7 +208,7 @@ static unsigned int pair_same(struct pair *p, const char *what)
 static void same_current(struct pair *p, const char *what)
 {
 	const struct fgt_activation *x = fgt_assembler_current(p->a);
-	const struct fgt_activation *y = fgt_aggact_current(p->g, agg_replay_state(p->r));
+	const struct fgt_activation *y = fgt_agg_collect_current(p->g, agg_replay_state(p->r));
 
 	assert_true(!x == !y);
 	if (x)
@@ -702,20 +702,20 @@ static void test_slot_table(void **state)
 static void test_hostile_messages(void **state)
 {
 	struct side sd = { 0 };
-	struct fgt_aggact *c = fgt_aggact_new(side_cb, &sd);
+	struct fgt_agg_collector *c = fgt_agg_collect_new(side_cb, &sd);
 	/* direct sweeps (their calls seen): settling keeps them as they came */
 	struct fgt_agg_sweep s = { .seq = 5, .index = FGT_AGG_MAX_SWEEPS, .served = 32, .batch = 32,
 				   .ret_known = 1 };
 	struct fgt_agg_act a = { .seq = 5, .nr_sweeps = 3, .served = 64 };
 
 	assert_non_null(c);
-	assert_int_equal(fgt_aggact_sweep(c, &s), -EINVAL);
+	assert_int_equal(fgt_agg_collect_sweep(c, &s), -EINVAL);
 	s.index = 0;
-	assert_int_equal(fgt_aggact_sweep(c, &s), 0);
+	assert_int_equal(fgt_agg_collect_sweep(c, &s), 0);
 	s.index = 2;
-	assert_int_equal(fgt_aggact_sweep(c, &s), 0);
+	assert_int_equal(fgt_agg_collect_sweep(c, &s), 0);
 	memset(a.comm, 'x', sizeof(a.comm));	/* unterminated */
-	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(fgt_agg_collect_act(c, &a), 0);
 	assert_int_equal(sd.n, 1);
 	assert_int_equal(sd.acts[0].nr_sweeps, 3);
 	assert_int_equal(sd.acts[0].sweeps[0].served, 32);
@@ -726,19 +726,19 @@ static void test_hostile_messages(void **state)
 	/* a sweep of another activation is not this one's */
 	s.seq = 6;
 	s.index = 0;
-	assert_int_equal(fgt_aggact_sweep(c, &s), 0);
+	assert_int_equal(fgt_agg_collect_sweep(c, &s), 0);
 	a.seq = 7;
 	a.nr_sweeps = 1;
 	a.lost = 2;
-	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(fgt_agg_collect_act(c, &a), 0);
 	assert_int_equal(sd.acts[1].sweeps[0].served, 0);
 	assert_int_equal(sd.acts[1].lost, 3);
 	/* an absurd count is clamped to the assembler's limit */
 	a.nr_sweeps = UINT32_MAX;
-	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(fgt_agg_collect_act(c, &a), 0);
 	assert_int_equal(sd.acts[2].batches, FGT_AGG_MAX_SWEEPS);
 	side_fini(&sd);
-	fgt_aggact_free(c);
+	fgt_agg_collect_free(c);
 }
 
 /* BPF's message of FGT_AGG_PEND finished sweeps: short or overfull, refused
@@ -746,7 +746,7 @@ static void test_hostile_messages(void **state)
 static void test_sweeps_message(void **state)
 {
 	struct side sd = { 0 };
-	struct fgt_aggact *c = fgt_aggact_new(side_cb, &sd);
+	struct fgt_agg_collector *c = fgt_agg_collect_new(side_cb, &sd);
 	struct fgt_sweeps_msg m;
 	struct fgt_agg_act a = { .seq = 9, .nr_sweeps = 3 };
 
@@ -754,23 +754,23 @@ static void test_sweeps_message(void **state)
 	memset(&m, 0, sizeof(m));
 	m.ev.type = FGT_EV_SWEEP_DONE;
 	m.ev.size = FGT_AGG_PEND + 1;
-	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m)), -EINVAL);
+	assert_int_equal(fgt_agg_collect_sweeps(c, &m, sizeof(m)), -EINVAL);
 	m.ev.size = 3;
 	for (uint32_t i = 0; i < 3; i++)
 		m.s[i] = (struct fgt_agg_sweep){ .seq = 9, .index = i, .batch = 32, .served = 30 + i,
 						 .ret_known = 1 };
 	m.s[1].index = FGT_AGG_MAX_SWEEPS;	/* makes no sense: that one alone */
-	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m) - 1), -EINVAL);
-	assert_int_equal(fgt_aggact_sweeps(NULL, &m, sizeof(m)), -EINVAL);
-	assert_int_equal(fgt_aggact_sweeps(c, &m, sizeof(m)), -EINVAL);
-	assert_int_equal(fgt_aggact_act(c, &a), 0);
+	assert_int_equal(fgt_agg_collect_sweeps(c, &m, sizeof(m) - 1), -EINVAL);
+	assert_int_equal(fgt_agg_collect_sweeps(NULL, &m, sizeof(m)), -EINVAL);
+	assert_int_equal(fgt_agg_collect_sweeps(c, &m, sizeof(m)), -EINVAL);
+	assert_int_equal(fgt_agg_collect_act(c, &a), 0);
 	assert_int_equal(sd.n, 1);
 	assert_int_equal(sd.acts[0].sweeps[0].served, 30);
 	assert_int_equal(sd.acts[0].sweeps[1].served, 0);
 	assert_int_equal(sd.acts[0].sweeps[2].served, 32);
 	assert_int_equal(sd.acts[0].lost, 1);
 	side_fini(&sd);
-	fgt_aggact_free(c);
+	fgt_agg_collect_free(c);
 }
 
 /* Around FGT_AGG_PEND: activations of 15 to 33 sweeps, both paths, in a
@@ -803,23 +803,23 @@ static void test_pend_edges(void **state)
 static void test_end_message(void **state)
 {
 	struct side sd = { 0 };
-	struct fgt_aggact *c = fgt_aggact_new(side_cb, &sd);
+	struct fgt_agg_collector *c = fgt_agg_collect_new(side_cb, &sd);
 	struct fgt_agg st;
 
 	assert_non_null(c);
 	memset(&st, 0, sizeof(st));
-	assert_int_equal(fgt_aggact_end(c, &st), -EINVAL);
-	assert_int_equal(fgt_aggact_end(c, NULL), -EINVAL);
+	assert_int_equal(fgt_agg_collect_end(c, &st), -EINVAL);
+	assert_int_equal(fgt_agg_collect_end(c, NULL), -EINVAL);
 	assert_int_equal(sd.n, 0);
 	memset(&st, 0xa5, sizeof(st));	/* every field hostile */
 	st.act.active = 1;
 	st.act_ev.ok = 1;
-	assert_int_equal(fgt_aggact_end(c, &st), 0);
+	assert_int_equal(fgt_agg_collect_end(c, &st), 0);
 	assert_int_equal(sd.n, 1);
 	assert_true(sd.acts[0].nr_sweeps <= FGT_AGG_MAX_SWEEPS);
 	assert_int_equal(strlen(sd.acts[0].comm), FGT_COMM_LEN - 1);
 	side_fini(&sd);
-	fgt_aggact_free(c);
+	fgt_agg_collect_free(c);
 }
 
 /* At exit, the activation under way in BPF's state: reported incomplete. */
@@ -834,7 +834,7 @@ static void test_flush_snapshot(void **state)
 	for (size_t i = 0; i < st.n / 2; i++)
 		pair_feed(&st.ev[i], &p);
 	/* the consumer holds the sweeps put so far; BPF's state has the rest */
-	fgt_aggact_flush_snap(p.g, agg_replay_state(p.r));
+	fgt_agg_collect_flush_snap(p.g, agg_replay_state(p.r));
 	fgt_assembler_flush(p.a);
 	assert_int_equal(pair_same(&p, "flush"), 1);
 	assert_false(p.agg.acts[0].complete);

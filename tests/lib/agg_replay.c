@@ -10,7 +10,7 @@
 #include "lib/agg_replay.h"
 
 struct agg_replay {
-	struct fgt_aggact *c;		/* where BPF's messages go */
+	struct fgt_agg_collector *c;		/* where BPF's messages go */
 	struct fgt_agg st;		/* BPF's state */
 	uint64_t fast_n;		/* allocations the fast path took */
 	uint64_t next_n;		/* ... of which a batch's first (fgt_agg_batch_next()) */
@@ -19,7 +19,7 @@ struct agg_replay {
 };
 
 /* The replay ends an activation as BPF does: its state goes out whole and is
- * finished from the copy (fgt_aggact_end()), so that every replay runs the
+ * finished from the copy (fgt_agg_collect_end()), so that every replay runs the
  * collector's side of it too. */
 static void end_by_message(struct fgt_agg *st, void *out, __u64 end_ns, int complete, __s32 ret);
 #define FGT_AGG_FINISH end_by_message
@@ -43,14 +43,14 @@ static __always_inline void fgt_agg_put_sweeps(void *out, const struct fgt_agg *
 	uint32_t n = st->pend_n < FGT_AGG_PEND ? st->pend_n : FGT_AGG_PEND;
 
 	for (uint32_t i = 0; i < n; i++)
-		fgt_aggact_sweep(r->c, &st->pend[i]);
+		fgt_agg_collect_sweep(r->c, &st->pend[i]);
 }
 
 static __always_inline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
 {
 	struct agg_replay *r = out;
 
-	fgt_aggact_act(r->c, a);
+	fgt_agg_collect_act(r->c, a);
 }
 
 static void end_by_message(struct fgt_agg *st, void *out, __u64 end_ns, int complete, __s32 ret)
@@ -63,10 +63,10 @@ static void end_by_message(struct fgt_agg *st, void *out, __u64 end_ns, int comp
 	msg.act_ev.ret = ret;
 	st->act.active = 0;
 	fgt_agg_fast_set(st);
-	fgt_aggact_end(r->c, &msg);
+	fgt_agg_collect_end(r->c, &msg);
 }
 
-struct agg_replay *agg_replay_new(struct fgt_aggact *c)
+struct agg_replay *agg_replay_new(struct fgt_agg_collector *c)
 {
 	struct agg_replay *r = calloc(1, sizeof(*r));
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bpf/agg.h run in userspace over an event stream, as the BPF programs run
- * it over the kernel's events, into a collector (src/model/aggact.h): the
+ * it over the kernel's events, into a collector (src/model/agg_collect.h): the
  * replay tests/bpf/test_agg.c holds against the reference assembler. A test
  * helper: the binary only collects what BPF aggregated, it never replays.
  */
@@ -10,12 +10,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "model/aggact.h"
+#include "model/agg_collect.h"
 
 struct agg_replay;
 
 /* A replay putting its sweeps and activations into `c`, which it does not own. */
-struct agg_replay *agg_replay_new(struct fgt_aggact *c);
+struct agg_replay *agg_replay_new(struct fgt_agg_collector *c);
 void agg_replay_free(struct agg_replay *r);
 
 /* The events of either path, as the BPF programs see them. */

@@ -77,7 +77,7 @@ static void at(const struct evs *v, uint64_t seen, uint64_t now, int64_t lacking
 
 /*
  * As at(), with the `lag` latest finished sweeps not drained yet: zero, as a
- * live view's are until their messages come (src/model/aggact.c).
+ * live view's are until their messages come (src/model/agg_collect.c).
  */
 static void at_lag(const struct evs *v, uint64_t seen, uint32_t lag, struct fgt_progress *p)
 {
@@ -488,7 +488,7 @@ static const struct starved_walk starved_walks[] = {
 /*
  * live: as the live view sees it. BPF puts the finished sweeps out 16 at a
  * time (bpf/agg.h fgt_agg_put(), FGT_AGG_PEND), so up to 15 of the latest
- * are not drained yet when it draws (zero: src/model/aggact.c), and the
+ * are not drained yet when it draws (zero: src/model/agg_collect.c), and the
  * estimate fits those before them: at_lag() by the sweeps finished mod 16.
  */
 static void replay_starved(const struct starved_walk *w, bool live, unsigned int *points,

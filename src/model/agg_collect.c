@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The in-kernel aggregation's records back into activation records
- * (src/model/aggact.h). The BPF side puts the sweeps as they finish,
+ * (src/model/agg_collect.h). The BPF side puts the sweeps as they finish,
  * FGT_AGG_PEND to a message, and the activation's totals at its end, with
  * the sweeps it had not sent yet, in that order, through one ring buffer:
  * sweeps are held here by index until their activation's totals come.
@@ -10,13 +10,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/aggact.h"
+#include "model/agg_collect.h"
 
 /* The same layout on both sides: the histogram is copied whole. */
 _Static_assert(FGT_AGG_HIST_SLOTS == FGT_HIST_SLOTS, "histogram slots differ");
 _Static_assert(sizeof(struct fgt_agg_hist) == sizeof(struct fgt_hist), "histogram layout differs");
 
-struct fgt_aggact {
+struct fgt_agg_collector {
 	fgt_activation_cb cb;
 	void *ctx;
 	uint32_t seq;			/* the activation whose sweeps are held */
@@ -31,7 +31,7 @@ struct fgt_aggact {
 
 /*
  * bpf/agg.h's end of an activation and its flush, run here on a copy of BPF's
- * state (fgt_aggact_end(), fgt_aggact_flush_snap()); the whole of it runs
+ * state (fgt_agg_collect_end(), fgt_agg_collect_flush_snap()); the whole of it runs
  * over an event stream in tests/lib/agg_replay.c.
  */
 #include "bpf/agg.h"
@@ -49,18 +49,18 @@ static __always_inline void fgt_agg_put_sweeps(void *out, const struct fgt_agg *
 	uint32_t n = st->pend_n < FGT_AGG_PEND ? st->pend_n : FGT_AGG_PEND;
 
 	for (uint32_t i = 0; i < n; i++)
-		fgt_aggact_sweep(out, &st->pend[i]);
+		fgt_agg_collect_sweep(out, &st->pend[i]);
 }
 
 static __always_inline void fgt_agg_put_act(void *out, const struct fgt_agg_act *a)
 {
-	fgt_aggact_act(out, a);
+	fgt_agg_collect_act(out, a);
 }
 
 
-struct fgt_aggact *fgt_aggact_new(fgt_activation_cb cb, void *ctx)
+struct fgt_agg_collector *fgt_agg_collect_new(fgt_activation_cb cb, void *ctx)
 {
-	struct fgt_aggact *c = calloc(1, sizeof(*c));
+	struct fgt_agg_collector *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
@@ -69,7 +69,7 @@ struct fgt_aggact *fgt_aggact_new(fgt_activation_cb cb, void *ctx)
 	return c;
 }
 
-void fgt_aggact_free(struct fgt_aggact *c)
+void fgt_agg_collect_free(struct fgt_agg_collector *c)
 {
 	if (!c)
 		return;
@@ -79,7 +79,7 @@ void fgt_aggact_free(struct fgt_aggact *c)
 	free(c);
 }
 
-static void held_reset(struct fgt_aggact *c, uint32_t seq)
+static void held_reset(struct fgt_agg_collector *c, uint32_t seq)
 {
 	c->seq = seq;
 	c->n = 0;
@@ -104,7 +104,7 @@ static bool grow(void **p, uint32_t *cap, uint32_t n, size_t size)
 	return true;
 }
 
-static bool held_room(struct fgt_aggact *c, uint32_t n)
+static bool held_room(struct fgt_agg_collector *c, uint32_t n)
 {
 	uint32_t cap = c->cap, cap2 = c->cap;
 
@@ -129,7 +129,7 @@ static void sweep_of(struct fgt_sweep *d, const struct fgt_agg_sweep *s)
 	};
 }
 
-int fgt_aggact_sweep(struct fgt_aggact *c, const struct fgt_agg_sweep *s)
+int fgt_agg_collect_sweep(struct fgt_agg_collector *c, const struct fgt_agg_sweep *s)
 {
 	uint32_t i = s->index;
 
@@ -149,7 +149,7 @@ int fgt_aggact_sweep(struct fgt_aggact *c, const struct fgt_agg_sweep *s)
 }
 
 /* BPF's message of finished sweeps (struct fgt_sweeps_msg): each held. */
-int fgt_aggact_sweeps(struct fgt_aggact *c, const void *data, size_t size)
+int fgt_agg_collect_sweeps(struct fgt_agg_collector *c, const void *data, size_t size)
 {
 	const struct fgt_sweeps_msg *m = data;
 	int err = 0;
@@ -157,13 +157,13 @@ int fgt_aggact_sweeps(struct fgt_aggact *c, const void *data, size_t size)
 	if (!c || !m || size < sizeof(*m) || m->ev.size > FGT_AGG_PEND)
 		return -EINVAL;
 	for (uint32_t i = 0; i < m->ev.size; i++)
-		if (fgt_aggact_sweep(c, &m->s[i]))
+		if (fgt_agg_collect_sweep(c, &m->s[i]))
 			err = -EINVAL;
 	return err;
 }
 
 /* The record of `a`, the held sweeps first, `open` (if any) as the last. */
-static const struct fgt_activation *build(struct fgt_aggact *c, const struct fgt_agg_act *a,
+static const struct fgt_activation *build(struct fgt_agg_collector *c, const struct fgt_agg_act *a,
 					  const struct fgt_agg_sweep *open, bool finished)
 {
 	struct fgt_activation *r = &c->out;
@@ -212,7 +212,7 @@ static const struct fgt_activation *build(struct fgt_aggact *c, const struct fgt
 	return r;
 }
 
-int fgt_aggact_act(struct fgt_aggact *c, const struct fgt_agg_act *msg)
+int fgt_agg_collect_act(struct fgt_agg_collector *c, const struct fgt_agg_act *msg)
 {
 	struct fgt_agg_act a;
 
@@ -243,7 +243,8 @@ static void pend_fill(struct fgt_activation *r, const struct fgt_agg *st)
 	}
 }
 
-const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const struct fgt_agg *snap)
+const struct fgt_activation *fgt_agg_collect_current(struct fgt_agg_collector *c,
+						     const struct fgt_agg *snap)
 {
 	struct fgt_agg st;
 
@@ -257,7 +258,7 @@ const struct fgt_activation *fgt_aggact_current(struct fgt_aggact *c, const stru
 	return &c->out;
 }
 
-void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap)
+void fgt_agg_collect_flush_snap(struct fgt_agg_collector *c, const struct fgt_agg *snap)
 {
 	struct fgt_agg st;
 
@@ -269,7 +270,7 @@ void fgt_aggact_flush_snap(struct fgt_aggact *c, const struct fgt_agg *snap)
 
 /* BPF's end message: what its FGT_AGG_FINISH() sends (bpf/fgraphtop.bpf.c
  * agg_send_end()), the header's ts_ns, ok and ret its arguments. */
-int fgt_aggact_end(struct fgt_aggact *c, const struct fgt_agg *msg)
+int fgt_agg_collect_end(struct fgt_agg_collector *c, const struct fgt_agg *msg)
 {
 	struct fgt_agg st;
 
