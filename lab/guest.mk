@@ -18,7 +18,9 @@ LAB_BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
 lab-helpers: $(LAB_HELPERS)
 
 # The base initramfs is cached in $FGT_CACHE keyed by its inputs: a no-op warm.
-lab-image: lab-helpers
+# fgraphtop too: every guest run gets it (lab/guest/mkrun.sh), and a tree
+# without it gave guests in which every scenario's fgraphtop was "not found".
+lab-image: lab-helpers $(BUILD)/fgraphtop
 	$(LAB_GUEST)/mkbase.sh
 
 lab-guest: lab-image

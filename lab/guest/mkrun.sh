@@ -14,6 +14,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/scenarios"
 install -m 0755 "$HERE/init" "$stage/init"
+[ -x "$build/fgraphtop" ] ||
+	echo "mkrun: no $build/fgraphtop: the guest gets none (make first)" >&2
 for f in "$build/fgraphtop" "$build"/lab/fgt-*; do
 	[ -f "$f" ] && [ -x "$f" ] && install -m 0755 "$f" "$stage/bin/"
 done
