@@ -43,7 +43,8 @@
 #             context-switch round trip and the memory of a parked thread,
 #             held against unheld, BENCH_HOLD_REPS (default 5) rotating
 #             repetitions, on lab-stock (7.x: a kretprobe.multi link) and
-#             debian-6.12 (a tracefs instance's function_graph)
+#             debian-6.12 (a tracefs instance's function_graph), or on
+#             BENCH_HOLD_KERNELS (the others' results are kept)
 #
 # Environment: BENCH_OUT (default docs/bench), BENCH_US, BENCH_REPS,
 # BENCH_REPS_LARGE (U >= 20k), BENCH_COST_REPS, BENCH_PARTS, BENCH_SCALE_US,
@@ -108,6 +109,7 @@ ICOUNT_CPU=${BENCH_ICOUNT_CPU:-max,-erms,-fsrm,-rdrand,-rdseed}
 # with RDRAND and RDSEED off as well (5.4 % with those off and ASLR on).
 ICOUNT_ARGS=(-a norandmaps -a randomize_kstack_offset=off)
 SCALE_US=${BENCH_SCALE_US:-50000 100000 200000 400000}
+HOLD_KERNELS=${BENCH_HOLD_KERNELS:-lab-stock debian-6.12}
 has_part() {
 	case " $PARTS " in *" $1 "*) return 0 ;; esac
 	return 1
@@ -128,6 +130,13 @@ part_of() {	# RAW FILE NAME
 	*) echo other ;;
 	esac
 }
+# hold_runs FILE: this run makes FILE again (its kernel is asked for)
+hold_runs() {
+	local k=${1%.jsonl}
+	k=${k#hold-}
+	case " $HOLD_KERNELS " in *" $k "*) return 0 ;; esac
+	return 1
+}
 # pressure_runs FILE: this run makes FILE again (its regime and U are asked for)
 pressure_runs() {
 	local b=${1%%.*} regime=free u
@@ -147,7 +156,8 @@ if [ -d "$RAW" ]; then
 		# scale: kept even when it runs (resumable); it decides per (kernel, U);
 		# pressure: the regimes and U not run this time are kept
 		if [ "$p" = scale ] || { [ "$p" != other ] && ! has_part "$p"; } ||
-			{ [ "$p" = pressure ] && ! pressure_runs "$b"; }; then
+			{ [ "$p" = pressure ] && ! pressure_runs "$b"; } ||
+			{ [ "$p" = hold ] && ! hold_runs "$b"; }; then
 			cp -a "$f" "$RAW.new/"
 		fi
 	done
@@ -300,7 +310,7 @@ fi
 # 8. What a hold costs a host that never traces, under instruction counting:
 # each kernel family's holder, held against unheld in the same boot.
 if has_part hold; then
-	for k in lab-stock debian-6.12; do
+	for k in $HOLD_KERNELS; do
 		# shellcheck disable=SC2086
 		FGT_TCG_CPU=$ICOUNT_CPU run "hold-$k" -k "$k" -s bench-hold -I "$ICOUNT" \
 			"${ICOUNT_ARGS[@]}" -c 1 -m 2048 -t 3600 -- $HOLD

@@ -140,7 +140,8 @@ def hold_part(raw):
             by.setdefault((x.get("load"), x.get("mode")), {})[x.get("rep")] = x.get("result") or {}
         h = {"icount": run.get("icount"), "seconds": run.get("seconds"),
              "release": next((x.get("release") for x in rows if x.get("type") == "bench_env"), None),
-             "method": take.get("method"), "stack_bytes": take.get("stack_bytes"), "loads": {}}
+             "method": take.get("method") or (take.get("after") or {}).get("method"),
+             "stack_bytes": (take.get("memory") or {}).get("stack_bytes"), "loads": {}}
         for load in HOLD_LOADS:
             un, he = by.get((load, "unheld"), {}), by.get((load, "held"), {})
             reps = sorted(set(un) & set(he))
@@ -151,9 +152,22 @@ def hold_part(raw):
                                 if un[r].get("ns_per_op") and he[r].get("ns_per_op")])}
         un, he = by.get(("memory", "unheld"), {}), by.get(("memory", "held"), {})
         reps = sorted(set(un) & set(he))
-        h["memory"] = {"per_thread_bytes": stats([
-            (he[r]["memfree_drop_kb"] - un[r]["memfree_drop_kb"]) * 1024 / he[r]["threads"]
-            for r in reps if he[r].get("threads")])}
+
+        def per_thread(key):
+            return stats([(he[r][key] - un[r][key]) * 1024 / he[r]["threads"] for r in reps
+                          if he[r].get("threads") and he[r].get(key) is not None and
+                          un[r].get(key) is not None])
+        h["memory"] = {
+            # the unreclaimable slab, where shadow stacks are: what a thread costs held
+            "per_thread_bytes": per_thread("sunreclaim_kb"),
+            "memfree_per_thread_bytes": per_thread("memfree_drop_kb"),
+            # the stacks' own cache (6.13+): objects per parked thread, held and unheld
+            "stack_objs_held": stats([he[r]["stack_objs"] / he[r]["threads"] for r in reps
+                                      if he[r].get("stack_objs") is not None]),
+            "stack_objs_unheld": stats([un[r]["stack_objs"] / un[r]["threads"] for r in reps
+                                        if un[r].get("stack_objs") is not None]),
+            "stack_objsize": next((he[r].get("stack_objsize") for r in reps
+                                   if he[r].get("stack_objsize")), None)}
         out[k] = h
     return out or None
 
@@ -166,8 +180,10 @@ def hold_md(res):
          "lab/scenarios/bench-hold.sh under instruction counting (one vCPU: guest time is "
          "instructions executed), held and unheld in turn in one boot, rotating which goes "
          "first. fork: a fork/exit; switch: a round trip of a byte through two pipes, two "
-         "context switches, fgraph's sched_switch probe at each while held; memory: the held "
-         "MemFree drop of parking the threads less the unheld one, per thread. Ratios are "
+         "context switches, fgraph's sched_switch probe at each while held; memory: parking the "
+         "threads, the rise of the kernel's unreclaimable slab (where shadow stacks are) "
+         "held less unheld, per thread, and MemFree's drop the same way (page cache and "
+         "per-CPU lists make it noisy). Each mode starts from dropped caches. Ratios are "
          "held/unheld per repetition; spreads min..max.", "",
          "| kernel | holder | load | unheld ns/op (spread) | held ns/op (spread) | held against unheld (spread) |",
          "|---|---|---|---|---|---|"]
@@ -181,14 +197,20 @@ def hold_md(res):
             L.append(f"| {k} | {v.get('method') or '?'} | {load} | {u['median']:,.0f} "
                      f"({u['spread'] * 100:.2f} %) | {e['median']:,.0f} ({e['spread'] * 100:.2f} %) | "
                      f"{pct_spread(r)}, n={r['n']} |")
-    L += ["", "| kernel | stack the hold states | memory per parked thread, held less unheld (spread) |",
-          "|---|---|---|"]
+    L += ["", "| kernel | stack the hold states | unreclaimable slab per parked thread, held less "
+          "unheld (spread) | MemFree per thread, the same | fgraph_stack objects per thread, held / unheld |",
+          "|---|---|---|---|---|"]
+
+    def rng(m):
+        return f"{m['median']:,.0f} bytes ({m['min']:,.0f}..{m['max']:,.0f}, n={m['n']})" if m else "missing"
     for k, v in h.items():
-        m = (v.get("memory") or {}).get("per_thread_bytes")
+        mem = v.get("memory") or {}
         st = v.get("stack_bytes")
-        L.append(f"| {k} | {f'{st:,} bytes' if st else '?'} | " +
-                 (f"{m['median']:,.0f} bytes ({m['min']:,.0f}..{m['max']:,.0f}, n={m['n']})" if m else "missing")
-                 + " |")
+        oh, ou = mem.get("stack_objs_held"), mem.get("stack_objs_unheld")
+        objs = (f"{oh['median']:.3f} / {ou['median']:.3f} ({mem.get('stack_objsize')} bytes each)"
+                if oh and ou else "not in /proc/slabinfo (kmalloc'ed, or merged by SLUB)")
+        L.append(f"| {k} | {f'{st:,} bytes' if st else '?'} | {rng(mem.get('per_thread_bytes'))} | "
+                 f"{rng(mem.get('memfree_per_thread_bytes'))} | {objs} |")
     return L + [""]
 
 
