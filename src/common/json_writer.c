@@ -6,6 +6,7 @@
  * top-level value so a reader on a pipe sees whole records.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@ void jsonw_destroy(json_writer_t **self_p)
 {
 	if (!self_p || !*self_p)
 		return;
+	/* a record left open (an error path): its lock goes with it */
+	if ((*self_p)->depth > 0)
+		funlockfile((*self_p)->out);
 	fflush((*self_p)->out);
 	free(*self_p);
 	*self_p = NULL;
@@ -136,6 +140,15 @@ static void write_escaped(FILE *out, const char *str)
 
 static void open_container(json_writer_t *self, char c)
 {
+	/*
+	 * A record is one line whatever other threads print: a lock-wait
+	 * notice (common/waitnote.c) comes from a thread of its own, and its
+	 * object once landed inside --explain's plan record under load. The
+	 * stream stays locked from a top-level value's first byte to its
+	 * newline (stdio's lock, recursive for this thread).
+	 */
+	if (self->depth == 0)
+		flockfile(self->out);
 	separate(self);
 	fputc(c, self->out);
 	self->depth++;
@@ -157,6 +170,7 @@ static void close_container(json_writer_t *self, char c)
 		fputc('\n', self->out);
 		self->sep[0] = false;
 		fflush(self->out);
+		funlockfile(self->out);
 	}
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -146,6 +147,64 @@ static void test_unbalanced_end_ignored(void **state)
 	assert_string_equal(out(c), "{}\n");
 }
 
+/* Two threads writing records to one stream (a lock-wait notice beside
+ * --explain's plan): every line is one whole record of one thread. */
+#define RACE_RECORDS	2000
+#define RACE_FIELDS	16
+
+static void *race_writer(void *arg)
+{
+	FILE *f = ((void **)arg)[0];
+	unsigned int id = *(unsigned int *)((void **)arg)[1];
+	json_writer_t *w = jsonw_new(f);
+	char name[16];
+
+	for (int i = 0; i < RACE_RECORDS; i++) {
+		jsonw_start_object(w);
+		for (int k = 0; k < RACE_FIELDS; k++) {
+			snprintf(name, sizeof(name), "f%d", k);
+			jsonw_uint_field(w, name, id);
+		}
+		jsonw_end_object(w);
+	}
+	jsonw_destroy(&w);
+	return NULL;
+}
+
+static void test_threads_whole_lines(void **state)
+{
+	FILE *f = tmpfile();
+	unsigned int ids[2] = { 1, 2 };
+	void *args[2][2] = { { NULL, &ids[0] }, { NULL, &ids[1] } };
+	pthread_t t[2];
+	char line[1024], want[2][1024];
+	int n = 0;
+
+	assert_non_null(f);
+	for (int i = 0; i < 2; i++) {
+		size_t o = 0;
+
+		o += snprintf(want[i] + o, sizeof(want[i]) - o, "{");
+		for (int k = 0; k < RACE_FIELDS; k++)
+			o += snprintf(want[i] + o, sizeof(want[i]) - o, "%s\"f%d\":%u",
+				      k ? "," : "", k, ids[i]);
+		snprintf(want[i] + o, sizeof(want[i]) - o, "}\n");
+		args[i][0] = f;
+	}
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, race_writer, args[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strcmp(line, want[0]) && strcmp(line, want[1]))
+			fail_msg("line %d is no whole record: %.200s", n + 1, line);
+		n++;
+	}
+	assert_int_equal(n, 2 * RACE_RECORDS);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +215,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pretty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbalanced_end_ignored, setup, teardown),
+		cmocka_unit_test(test_threads_whole_lines),
 	};
 
 	return cmocka_run_group_tests_name("json_writer", tests, NULL, NULL);
