@@ -29,13 +29,16 @@ for k in debian-7.2 debian-6.1; do
 		> /dev/null 2> "$out/$k.log" || rc=$?
 	[ "$rc" -eq 0 ] || { bad "$k: lab/run.sh exited $rc (see $out/$k)"; continue; }
 	r=$out/$k/results.jsonl
-	while IFS=$'\t' read -r caps mode st verdict method expo; do
-		note "$k: $mode with $caps: status $st $verdict by $method, exposure $expo"
+	while IFS=$'\t' read -r caps mode st verdict method expo walks; do
+		note "$k: $mode with $caps: status $st $verdict by $method, exposure $expo, walks $walks"
 		[ "$st $verdict" = "2 not_fixed" ] ||
 			bad "$k: $mode with $caps: want status 2 not_fixed (the code answers)"
 		want=static
 		[ "$mode" = trigger ] && want=static+trigger
 		case $caps in *CAP_BPF*CAP_PERFMON*CAP_SYSLOG*|root) ;; *) want=static ;; esac
+		# 1,024 threads' blocking batches may show no walk on a loaded
+		# host's pace (docs/EVENTS.md, "Walks"): the code answers alone
+		[ "$want $walks" != "static+trigger not_observable" ] || want=static
 		[ "$method" = "$want" ] || bad "$k: $mode with $caps: answered by $method, want $want"
 		case $caps in
 		*CAP_BPF*CAP_PERFMON*|root)
@@ -43,7 +46,8 @@ for k in debian-7.2 debian-6.1; do
 		esac
 	done < <(jq -r 'select(.type == "caps") |
 		[.caps, .mode, .status, (.answer.verdict // "none"), (.answer.method // "none"),
-		 (if .answer.exposure.lacking then "measured" else (.answer.exposure.error // "none") end)] | @tsv' "$r")
+		 (if .answer.exposure.lacking then "measured" else (.answer.exposure.error // "none") end),
+		 (.answer.activation.walks // "none")] | @tsv' "$r")
 	[ "$(jq -s '[.[] | select(.type == "caps")] | length' "$r")" = 12 ] || bad "$k: not 12 runs"
 done
 

@@ -50,6 +50,15 @@ import sys
 
 fails = 0
 
+# The gaps between blocking batches show the walks on the host's pace
+# (docs/EVENTS.md, "Walks"): under this many batches a loaded host may hide
+# them (CI, 2026-12-07: 33 batches for 1,055 threads on arm64 6.1, 34 for
+# 1,086 on Debian's 7.2). The activation must then say so exactly (no
+# sweeps, every batch counted, no verdict of its own) and the answer is the
+# code's alone. From this many, the unfixed walks' growth shows whatever the
+# pace: 313-batch rounds have shown it in every run recorded.
+GAPS_MUST_SHOW = 128
+
 
 def ok(cond, what):
     global fails
@@ -304,13 +313,13 @@ def check_act(kernel, recs, opt):
                 # (docs/EVENTS.md, "Walks"): a few blocking batches may show
                 # none, on the host's pace; then the sweeps are not
                 # observable and the answer is unknown, never a guess. Only
-                # for a small activation: from 32 batches the gaps must show
-                # (check --trigger parks 1,024 threads for that)
+                # for an activation under GAPS_MUST_SHOW batches
                 nb = max(1, math.ceil(sv / 32))
-                ok(a["src"] == "attributed" and nb < 32 and a.get("walks") == "not_observable" and
+                ok(a["src"] == "attributed" and nb < GAPS_MUST_SHOW and
+                   a.get("walks") == "not_observable" and
                    a.get("batches") == nb and v == "inconclusive" and not per,
                    f"{t}: unfixed, {nb} batches, walks {a.get('walks')}: not observable only on "
-                   f"the attributed path under 32 batches, verdict {v}")
+                   f"the attributed path under {GAPS_MUST_SHOW} batches, verdict {v}")
             else:
                 ok(sw == max(1, math.ceil(sv / 32)) and v == "not_fixed",
                    f"{t}: unfixed: sweeps {sw} = max(1, ceil({sv}/32)), verdict {v}")
@@ -470,12 +479,22 @@ def check_trigger(kernel, recs, opt):
     slack = int(opt.get("slack", 2))
     ok(isinstance(sv, int) and isinstance(lacking, int) and lacking - slack <= sv <= lacking + slack,
        f"{kernel}: served {sv} = lacking before the trigger {lacking} (slack {slack})")
-    ok(act.get("verdict") == opt["act"], f"{kernel}: the activation's answer {act.get('verdict')}, "
-       f"want {opt['act']}")
-    ok(act.get("walks") == opt["walks"], f"{kernel}: walks {act.get('walks')}, want {opt['walks']}")
-    want = {"one": 1, "null": None,
-            "batches": max(1, math.ceil(sv / 32)) if isinstance(sv, int) else -1}[opt["sweeps"]]
-    ok(sw == want, f"{kernel}: sweeps {sw}, want {want} ({opt['sweeps']})")
+    nb = max(1, math.ceil(sv / 32)) if isinstance(sv, int) else -1
+    if opt["walks"] == "gaps" and act.get("walks") == "not_observable" and nb < GAPS_MUST_SHOW:
+        # the host's pace hid the walks: said exactly, the answer the code's
+        ok(act.get("verdict") == "unknown" and sw is None and act.get("batches") == nb and
+           a.get("verdict") == opt["act"] and a.get("method") == "static" and
+           "not observable" in (a.get("reason") or ""),
+           f"{kernel}: {nb} batches whose walks were not observable (the host's pace): "
+           f"activation {act.get('verdict')}, sweeps {sw}, batches {act.get('batches')}; "
+           f"the answer {a.get('verdict')} by {a.get('method')}, the code's")
+        opt = dict(opt, act="unknown")
+    else:
+        ok(act.get("verdict") == opt["act"], f"{kernel}: the activation's answer "
+           f"{act.get('verdict')}, want {opt['act']}")
+        ok(act.get("walks") == opt["walks"], f"{kernel}: walks {act.get('walks')}, want {opt['walks']}")
+        want = {"one": 1, "null": None, "batches": nb}[opt["sweeps"]]
+        ok(sw == want, f"{kernel}: sweeps {sw}, want {want} ({opt['sweeps']})")
     if opt["act"] != "unknown":
         ok(a.get("verdict") == opt["act"] and a.get("method") == "static+trigger",
            f"{kernel}: the answer {a.get('verdict')} by {a.get('method')}: the code agrees")
