@@ -42,6 +42,15 @@ $(FGT_SPAWN): $(LAB_GUEST)/fgt-spawn.c | $(LAB_BUILD)
 $(FGT_CATCH): $(LAB_GUEST)/fgt-catch.c | $(LAB_BUILD)
 	$(CC) $(LAB_CFLAGS) -static -o $@ $<
 
+# fgt-catch against a stand-in check, on the host (tests/lab/catch.sh)
+$(LAB_BUILD)/catch_cmd: tests/lab/catch_cmd.c | $(LAB_BUILD)
+	$(CC) $(LAB_CFLAGS) -pthread -o $@ $<
+
+.PHONY: test-lab-catch
+test-lab-catch: $(FGT_CATCH) $(LAB_BUILD)/catch_cmd
+	tests/lab/catch.sh $(FGT_CATCH) $(LAB_BUILD)/catch_cmd
+CHECK_TARGETS += test-lab-catch
+
 $(FGT_TRIGGER): $(LAB_GUEST)/fgt-trigger.c $(LAB_GUEST)/fgt-u.h $(LAB_BUILD)/kretmulti.skel.h
 	$(CC) $(LAB_CFLAGS) -I$(LAB_BUILD) -static -o $@ $< -lbpf -lelf -lz
 

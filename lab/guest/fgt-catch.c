@@ -60,15 +60,64 @@ static int state_has_key(pid_t pid)
 	return found;
 }
 
-/* The child of a fork event: wait for its first stop, then let it go
- * (sig 0) or leave it stopped (SIGSTOP, delivered as it is detached). */
+/*
+ * A forked child's first stop may be reported before its parent's fork
+ * event: such a child is held here, not continued, until the event says
+ * whether it is the helper (continued, it ran the mkdir before it could be
+ * caught: a lab round on Debian's 6.1, 2026-12-06, whose next run found the
+ * instance made and the lock free).
+ */
+#define EARLY_MAX	64
+static pid_t early[EARLY_MAX];
+static int nr_early;
+
+/* Is t a new process (not one of the command's threads)? */
+static int new_process(pid_t t, pid_t cmd)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid == (long)t && t != cmd;
+}
+
+static int hold_early(pid_t t)
+{
+	if (nr_early == EARLY_MAX)
+		return 0;
+	early[nr_early++] = t;
+	return 1;
+}
+
+static int take_early(pid_t c)
+{
+	for (int i = 0; i < nr_early; i++)
+		if (early[i] == c) {
+			early[i] = early[--nr_early];
+			return 1;
+		}
+	return 0;
+}
+
+/* The child of a fork event: wait for its first stop (unless it came
+ * first), then let it go (sig 0) or leave it stopped (SIGSTOP, delivered as
+ * it is detached). */
 static int release_child(pid_t c, int sig)
 {
 	int st;
 
-	while (waitpid(c, &st, __WALL) < 0)
-		if (errno != EINTR)
-			return -1;
+	if (!take_early(c))
+		while (waitpid(c, &st, __WALL) < 0)
+			if (errno != EINTR)
+				return -1;
 	return ptrace(PTRACE_DETACH, c, NULL, (void *)(long)sig) ? -1 : 0;
 }
 
@@ -148,6 +197,9 @@ int main(int argc, char **argv)
 			} else {
 				release_child((pid_t)c, 0);
 			}
+		} else if (st >> 16 == 0 && WSTOPSIG(st) == SIGSTOP && new_process(t, pid) &&
+			   hold_early(t)) {
+			continue;	/* a child before its fork event: held */
 		} else if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP) {
 			/* a signal for the command: pass it on (SIGSTOP is
 			 * a new thread's first stop, ptrace's own) */
