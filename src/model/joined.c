@@ -112,6 +112,13 @@ void fgt_join_rebase(struct fgt_joined *j, const struct fgt_join_look *l, uint32
 {
 	if (!l->counted || l->ns < j->last.ns)
 		return;
+	/* the walk ended before the tracepoints came (a slow attach: 15 s
+	 * behind the lab's lab-stock walk at 3 s on a loaded host): no sweep
+	 * will be seen, and the join stays where it was taken (this look's
+	 * held_ahead has the threads made since, its trigger's CPU time is
+	 * gone: a base there inferred 4,957 s). The next look finds the end. */
+	if (l->lacking == 0 || l->trigger_left || l->graph_active == 0)
+		return;
 	j->first = j->last = *l;
 	j->join_ns = l->ns;
 	j->seen_at_base = seen;

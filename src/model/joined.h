@@ -145,7 +145,8 @@ void fgt_join_begin(struct fgt_joined *j, const struct fgt_join_look *a,
  * it), so that what is inferred and what is seen meet: the sweeps between
  * the detecting looks and the attach would otherwise be neither. seen: the
  * sweeps the tracepoints had seen by the end of that look (read just after
- * it): they are in its count too, and are not inferred.
+ * it): they are in its count too, and are not inferred. A look that finds
+ * the walk over is no base: the join stays, the next look finds the end.
  */
 void fgt_join_rebase(struct fgt_joined *j, const struct fgt_join_look *l, uint32_t seen);
 

@@ -250,6 +250,52 @@ static void rebase_at_attach(void **state)
 	list_free(l);
 }
 
+/*
+ * The tracepoints attached only after the walk ended (the lab's lab-stock
+ * join at 3 s on a loaded host, 2026-12-07: the attach came 15 s late): the
+ * look at the attach is no base. The join stays where it was taken, with
+ * its trigger's CPU time, and the next look ends it once: every thread
+ * served, none made since counted, no sweep seen, all of them inferred.
+ */
+static void rebase_after_end(void **state)
+{
+	struct list *l = list_new(0, 30000, 0);
+	struct fgt_join_look a, b, c, d;
+	struct fgt_joined j;
+	unsigned int total = (30000 + B - 1) / B;
+
+	for (int i = 0; i < 700; i++)
+		sweep(l);
+	look(l, 1, 1, &a);
+	a.trig_sys_ns = 3000000000ull;
+	sweep(l);
+	look(l, 2, 1, &b);
+	b.trig_sys_ns = 3010000000ull;
+	fgt_join_begin(&j, &a, &b, NULL, FGT_VERDICT_NOT_FIXED);
+	assert_false(j.walk_over);
+	while (sweep(l))
+		;
+	/* 8 threads made since (the tools'), holding a stack from fork */
+	l->held = realloc(l->held, (l->n + 8) * sizeof(bool));
+	assert_non_null(l->held);
+	for (int i = 0; i < 8; i++)
+		l->held[l->n++] = true;
+	look(l, 3, 1, &c);		/* trig_sys_ns 0: the trigger is gone */
+	c.trigger_left = true;
+	fgt_join_rebase(&j, &c, 0);
+	assert_int_equal(j.first.ns, 1);
+	assert_int_equal(j.inferred.elapsed_ns, 3000000000ull);
+	assert_false(j.walk_over);
+	look(l, 4, 1, &d);
+	assert_true(fgt_join_look_at(&j, &d));
+	assert_false(fgt_join_look_at(&j, &d));
+	j.seen.sweeps = 0;
+	fgt_join_finish(&j);
+	assert_int_equal(fgt_join_served(&j), 30000);
+	assert_int_equal(j.inferred.sweeps, total);
+	list_free(l);
+}
+
 static void fixed_walk(void **state)
 {
 	struct list *l = list_new(0, 5000, 0);
@@ -452,6 +498,7 @@ int main(void)
 		cmocka_unit_test(unfixed_every_join),
 		cmocka_unit_test(unfixed_lab_30k),
 		cmocka_unit_test(rebase_at_attach),
+		cmocka_unit_test(rebase_after_end),
 		cmocka_unit_test(fixed_walk),
 		cmocka_unit_test(trigger_end),
 		cmocka_unit_test(progress_of),
