@@ -133,8 +133,10 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_li
 		if (deadline && t >= deadline)
 			break;
 	}
-	/* the final report needs the assembler: flush it, report, then close */
+	/* the final report needs the assembler: flush it, report, then close;
+	 * a step still joined gets its record first */
 	fgt_session_poll(s, 0);
+	fgt_session_join_stop(s);
 	fgt_session_flush(s);
 	fgt_session_status(s, &st);
 	fgt_term_close();

@@ -31,7 +31,9 @@ void fgt_follow_activation(const struct fgt_activation *rec, void *ctx)
 	if (s->joining && act->implicit) {
 		join_look(s);
 		fgt_join_sweeps(&s->join, act);
-		s->join.walk_over = true;
+		/* flushed at the walk's end, or cut short (fgt_session_join_stop()) */
+		if (!s->join_cut)
+			s->join.walk_over = true;
 		fgt_join_finish(&s->join);
 		s->rec.joined = &s->join;
 		s->joining = false;
@@ -81,6 +83,22 @@ static void join_record_empty(struct fgt_session *s)
 
 	memcpy(a.comm, s->join.trig.comm, sizeof(a.comm));
 	fgt_follow_activation(&a, s);
+}
+
+void fgt_session_join_stop(struct fgt_session *s)
+{
+	if (!s->joining || !s->jr)
+		return;
+	if (!join_look(s) && !s->join.walk_over) {
+		s->join_cut = true;
+		s->join.end_ns = s->join.last.ns;
+	}
+	if (s->rb)
+		fgt_drain(s, fgt_mono_ms());
+	if (s->joining && fgt_assemble_unbracketed(&s->assemble))
+		fgt_assemble_flush(&s->assemble, NULL);
+	if (s->joining)
+		join_record_empty(s);
 }
 
 bool fgt_session_join_tick(struct fgt_session *s)

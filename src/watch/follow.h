@@ -30,6 +30,12 @@ void fgt_follow_rebase(struct fgt_session *s);
  * loop; true when something changed for the view.
  */
 bool fgt_session_join_tick(struct fgt_session *s);
+/*
+ * Stopped while a step is joined (Ctrl-C before a look found its end): its
+ * record all the same, with what was seen and inferred by one last look;
+ * its walk over only if a look found it so. Nothing when none is joined.
+ */
+void fgt_session_join_stop(struct fgt_session *s);
 /* The code's verdict for the joined step's inference (the static verdict). */
 void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code);
 

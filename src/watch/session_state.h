@@ -88,6 +88,7 @@ struct fgt_session {
 	struct fgt_joined join;
 	bool joining;			/* joined, its record not made yet */
 	bool join_recorded;		/* its record was made */
+	bool join_cut;			/* stopped before a look found its end */
 	bool deferred_pending;		/* the plan's deferred rows wait for their attach */
 	int32_t join_stack_id;		/* the trigger's stack from its sweeps, -1 none */
 	unsigned int after_looks;	/* looks for the trigger's leaving, once the walk ended */
