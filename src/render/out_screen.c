@@ -17,8 +17,8 @@ static void scr_header(struct fgt_out *o, const struct fgt_status *st)
 	fgt_lines_wrap(l, 2, "verdict %s   fgraphtop  %s   activations %u%s   lost %llu   (q quits)",
 		       fgt_verdict_name(st->judge->verdict), hms, st->judge->n,
 		       st->cur ? " (+1 under way)" : "", (unsigned long long)st->lost);
-	if (o->code[0])
-		fgt_lines_wrap(l, 2, "%s", o->code);
+	if (o->code_head[0])
+		fgt_lines_wrap(l, 2, "%s", o->code_head);
 	if (st->graph_active < 0)
 		fgt_lines_add(l, "fgraph: users unknown");
 	else if (!st->graph_active)

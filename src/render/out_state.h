@@ -38,7 +38,8 @@ struct fgt_out {
 	struct fgt_out_opts o;
 	json_writer_t *jw;
 	char last[4096];		/* last activation's text, for the screen */
-	char code[FGT_STATIC_EVIDENCE + 64];	/* the static verdict, for the screen */
+	char code[FGT_STATIC_EVIDENCE + 64];	/* the static verdict, whole */
+	char code_head[FGT_STATIC_EVIDENCE + 96];	/* its first clause, for the screen */
 	struct hist_ent hist[FGT_HISTORY_MAX];	/* a ring, newest at nhist - 1 */
 	unsigned int nhist;		/* all reported */
 	struct fgt_lines lines;		/* the screen's frame */

@@ -63,8 +63,16 @@ void fgt_out_start(struct fgt_out *o, const struct fgt_plan *p)
 
 void fgt_out_static(struct fgt_out *o, const struct fgt_static_result *r)
 {
+	/* the judge's evidence is clauses joined by "; ", the finding first:
+	 * the screen shows that one (the whole took five of its rows at 120
+	 * columns on lab-stock), the lines and JSON all of them */
+	size_t head = strcspn(r->evidence, ";");
+
 	snprintf(o->code, sizeof(o->code), "this kernel's code says %s: %s",
 		 fgt_verdict_answer(r->verdict), r->evidence);
+	snprintf(o->code_head, sizeof(o->code_head), "this kernel's code says %s: %.*s%s",
+		 fgt_verdict_answer(r->verdict), (int)head, r->evidence,
+		 r->evidence[head] ? " (the rest: fgraphtop check)" : "");
 	if (o->jw)
 		out_json_static(o, r);
 	else if (!o->o.screen)

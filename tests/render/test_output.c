@@ -22,6 +22,7 @@
 #include "render/output.h"
 #include "watch/plan.h"
 #include "render/screen.h"
+#include "static/static_types.h"
 
 /* The session's pipeline without BPF: assembler -> recorder (the judge) -> output. */
 struct cap {
@@ -789,6 +790,58 @@ static void test_screen_warnings(void **state)
 	fclose(tmp);
 }
 
+/* The code's verdict on the screen: its finding, the judge's first clause,
+ * and where the rest is; the lines print the whole evidence. */
+static void test_screen_code(void **state)
+{
+	struct fgt_static_result *r = calloc(1, sizeof(*r));
+	char rows[64][512];
+	struct cap c;
+	char *t;
+	int n, v;
+
+	assert_non_null(r);
+	r->verdict = FGT_VERDICT_NOT_FIXED;
+	snprintf(r->evidence, sizeof(r->evidence), "the batch of 32 and its -EAGAIN loop at "
+		 "f+0x33e; f+0x33e: kmem_cache_alloc_noprof(c, GFP_KERNEL) outside "
+		 "rcu_read_lock(); t->ret_stack at +0x890 (BTF)");
+	cap_open(&c, false, false, true);
+	fgt_out_resize(c.o, 120, 40);
+	fgt_out_static(c.o, r);
+	fgt_out_redraw(c.o, status(&c, 0));
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 120);
+	v = find_row(rows, n, "verdict");
+	assert_int_equal(find_row(rows, n, "this kernel's code says not_fixed: the batch of 32 "
+				  "and its -EAGAIN loop at f+0x33e (the rest: fgraphtop check)"), v + 1);
+	assert_int_equal(find_row(rows, n, "kmem_cache_alloc_noprof"), -1);
+	assert_int_equal(find_row(rows, n, "fgraph: "), v + 2);
+	free(t);
+	cap_close(&c);
+	/* one clause: all of it, nothing said of a rest */
+	snprintf(r->evidence, sizeof(r->evidence), "one walk allocating inline at f+0x3d1");
+	cap_open(&c, false, false, true);
+	fgt_out_resize(c.o, 120, 40);
+	fgt_out_static(c.o, r);
+	fgt_out_redraw(c.o, status(&c, 0));
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 120);
+	assert_true(find_row(rows, n, "this kernel's code says not_fixed: one walk allocating "
+			     "inline at f+0x3d1") > 0);
+	assert_int_equal(find_row(rows, n, "the rest"), -1);
+	free(t);
+	cap_close(&c);
+	/* the lines: the whole evidence */
+	cap_open(&c, false, false, false);
+	snprintf(r->evidence, sizeof(r->evidence), "a; b; c");
+	fgt_out_static(c.o, r);
+	t = cap_text(&c);
+	assert_non_null(strstr(t, "fgraphtop: this kernel's code says not_fixed: a; b; c\n"));
+	free(t);
+	cap_close(&c);
+	free(r);
+}
+
 /* The exposure hook: the header says how many threads lack a stack now,
  * once the session counts them, and nothing before. */
 static void test_screen_exposure(void **state)
@@ -1123,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_lines_wrap),
 		cmocka_unit_test(test_screen_small),
 		cmocka_unit_test(test_screen_warnings),
+		cmocka_unit_test(test_screen_code),
 		cmocka_unit_test(test_screen_exposure),
 		cmocka_unit_test(test_lines_live),
 		cmocka_unit_test(test_json_live),
