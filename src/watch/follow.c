@@ -85,6 +85,18 @@ static void join_record_empty(struct fgt_session *s)
 	fgt_follow_activation(&a, s);
 }
 
+/* The joined step's record: its last sweeps drained, the assembler's
+ * activation flushed into it, or one made without a sweep seen. */
+static void join_record(struct fgt_session *s)
+{
+	if (s->rb)
+		fgt_drain(s, fgt_mono_ms());
+	if (s->joining && fgt_assemble_unbracketed(&s->assemble))
+		fgt_assemble_flush(&s->assemble, NULL);
+	if (s->joining)
+		join_record_empty(s);
+}
+
 void fgt_session_join_stop(struct fgt_session *s)
 {
 	if (!s->joining || !s->jr)
@@ -93,12 +105,7 @@ void fgt_session_join_stop(struct fgt_session *s)
 		s->join_cut = true;
 		s->join.end_ns = s->join.last.ns;
 	}
-	if (s->rb)
-		fgt_drain(s, fgt_mono_ms());
-	if (s->joining && fgt_assemble_unbracketed(&s->assemble))
-		fgt_assemble_flush(&s->assemble, NULL);
-	if (s->joining)
-		join_record_empty(s);
+	join_record(s);
 }
 
 bool fgt_session_join_tick(struct fgt_session *s)
@@ -112,15 +119,8 @@ bool fgt_session_join_tick(struct fgt_session *s)
 	if (s->joining) {
 		fgt_join_sweeps(&s->join, fgt_assemble_unbracketed(&s->assemble));
 		fgt_snapshot_join_via(s, fgt_assemble_unbracketed(&s->assemble));
-		if (!join_look(s))
-			return true;
-		/* the walk is over: its last sweeps drained, its record made */
-		if (s->rb)
-			fgt_drain(s, fgt_mono_ms());
-		if (s->joining && fgt_assemble_unbracketed(&s->assemble))
-			fgt_assemble_flush(&s->assemble, NULL);
-		if (s->joining)
-			join_record_empty(s);
+		if (join_look(s))
+			join_record(s);	/* the walk is over */
 		return true;
 	}
 	/* the walk is over; register_ftrace_graph() goes on patching call

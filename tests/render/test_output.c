@@ -790,6 +790,25 @@ static void test_screen_warnings(void **state)
 	fclose(tmp);
 }
 
+/* The screen's rows with the static verdict r said: its frame at 120 columns. */
+static int code_frame(struct fgt_static_result *r, const char *evidence, char rows[][512])
+{
+	struct cap c;
+	char *t;
+	int n;
+
+	snprintf(r->evidence, sizeof(r->evidence), "%s", evidence);
+	cap_open(&c, false, false, true);
+	fgt_out_resize(c.o, 120, 40);
+	fgt_out_static(c.o, r);
+	fgt_out_redraw(c.o, status(&c, 0));
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 120);
+	free(t);
+	cap_close(&c);
+	return n;
+}
+
 /* The code's verdict on the screen: its finding, the judge's first clause,
  * and where the rest is; the lines print the whole evidence. */
 static void test_screen_code(void **state)
@@ -802,35 +821,19 @@ static void test_screen_code(void **state)
 
 	assert_non_null(r);
 	r->verdict = FGT_VERDICT_NOT_FIXED;
-	snprintf(r->evidence, sizeof(r->evidence), "the batch of 32 and its -EAGAIN loop at "
-		 "f+0x33e; f+0x33e: kmem_cache_alloc_noprof(c, GFP_KERNEL) outside "
-		 "rcu_read_lock(); t->ret_stack at +0x890 (BTF)");
-	cap_open(&c, false, false, true);
-	fgt_out_resize(c.o, 120, 40);
-	fgt_out_static(c.o, r);
-	fgt_out_redraw(c.o, status(&c, 0));
-	t = cap_text(&c);
-	n = frame_rows(t, rows, 64, 120);
+	n = code_frame(r, "the batch of 32 and its -EAGAIN loop at f+0x33e; f+0x33e: "
+		       "kmem_cache_alloc_noprof(c, GFP_KERNEL) outside rcu_read_lock(); "
+		       "t->ret_stack at +0x890 (BTF)", rows);
 	v = find_row(rows, n, "verdict");
 	assert_int_equal(find_row(rows, n, "this kernel's code says not_fixed: the batch of 32 "
 				  "and its -EAGAIN loop at f+0x33e (the rest: fgraphtop check)"), v + 1);
 	assert_int_equal(find_row(rows, n, "kmem_cache_alloc_noprof"), -1);
 	assert_int_equal(find_row(rows, n, "fgraph: "), v + 2);
-	free(t);
-	cap_close(&c);
 	/* one clause: all of it, nothing said of a rest */
-	snprintf(r->evidence, sizeof(r->evidence), "one walk allocating inline at f+0x3d1");
-	cap_open(&c, false, false, true);
-	fgt_out_resize(c.o, 120, 40);
-	fgt_out_static(c.o, r);
-	fgt_out_redraw(c.o, status(&c, 0));
-	t = cap_text(&c);
-	n = frame_rows(t, rows, 64, 120);
+	n = code_frame(r, "one walk allocating inline at f+0x3d1", rows);
 	assert_true(find_row(rows, n, "this kernel's code says not_fixed: one walk allocating "
 			     "inline at f+0x3d1") > 0);
 	assert_int_equal(find_row(rows, n, "the rest"), -1);
-	free(t);
-	cap_close(&c);
 	/* the lines: the whole evidence */
 	cap_open(&c, false, false, false);
 	snprintf(r->evidence, sizeof(r->evidence), "a; b; c");
