@@ -185,7 +185,8 @@ def table(paths):
             served = sb = kb = seen = "-"
         print(f"{os.path.basename(os.path.dirname(p))} | {kern.get('kernel', '?')} "
               f"{kern.get('release', '')} | {run['trigger']} | {run['t_trigger']:.2f} | "
-              f"{run['t_tools']:.2f} | {run['t_tools'] - run['t_trigger']:.2f} | {fa} | {u} | "
+              f"{run['t_tools']:.2f} | {run['t_tools'] - run.get('t_walk', run['t_trigger']):.2f} | "
+              f"{fa} | {u} | "
               f"{served} | {sb} / {kb} | {seen}")
 
 
