@@ -28,8 +28,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${FGT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fgraphtop-lab}
 # make test's kernels (lab/kernels.sh list --tier test): the 5.10 pair is the
 # stable backport's, fixed and not
-KERNELS="debian-5.10 debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed lab-5.10-stock
+DEFAULT_KERNELS="debian-5.10 debian-6.1 debian-6.12 debian-7.2 lab-stock lab-fixed lab-5.10-stock
 	lab-5.10-fixed"
+KERNELS=$DEFAULT_KERNELS
 SYNTHETIC=false
 CONTROLS=true
 RULES=$ROOT/dist/prometheus/fgraphtop.rules.yml
@@ -52,7 +53,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-log() { echo "fleet-e2e: $*" >&2; }
+# every line said, for the docs' transcript (docs/samples/fleet-e2e.txt)
+log() { echo "fleet-e2e: $*" | tee -a "$WORK/said" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 
 # --- Debian's prometheus and node_exporter, extracted, never installed ----
@@ -95,7 +97,7 @@ for k in $KERNELS; do
 			> "$WORK/results-$k.jsonl" || status=$?
 		[ "$status" -eq 0 ] || die "$k: lab/run.sh check-prom exited $status (see $out)"
 		jq -r 'select(.type == "check") | .answer | "\(.verdict) \(.reason)"' \
-			"$WORK/results-$k.jsonl" | sed "s/^/fleet-e2e: $k: /" >&2
+			"$WORK/results-$k.jsonl" | sed "s/^/fleet-e2e: $k: /" | tee -a "$WORK/said" >&2
 		jq -r 'select(.type == "prom") | .textfile_b64' "$WORK/results-$k.jsonl" |
 			base64 -d > "$WORK/tf/$k/fgraphtop.prom"
 		[ -s "$WORK/tf/$k/fgraphtop.prom" ] || die "$k: no textfile in the results"
@@ -231,3 +233,15 @@ want=$( (for k in $KERNELS; do if [ "${EXPECT[$k]}" = not_fixed ]; then echo "$k
 query 'ALERTS{alertstate="firing"}' |
 	jq -r '.[] | "fleet-e2e:   \(.metric.alertname) \(.metric.host) severity=\(.metric.severity) release=\(.metric.release // "")"' >&2
 log "PASS ($([ "$SYNTHETIC" = true ] && echo synthetic textfiles || echo guest textfiles)$($CONTROLS && echo ', with the two control hosts'))"
+
+# docs/fleet.md's transcript of a default run: each kernel's verdict (its
+# evidence cut: whether --trigger's activation showed its walks is the
+# host's pace), Prometheus's answers and the alerts; kept on a mismatch
+if ! $SYNTHETIC && $CONTROLS && [ "$KERNELS" = "$DEFAULT_KERNELS" ]; then
+	grep -E '^fleet-e2e: ([a-z0-9.-]+: (not_fixed|fixed|unknown) |Prometheus scrapes|not fixed, per|alert |PASS)' \
+		"$WORK/said" | sed -E 's/^(fleet-e2e: [a-z0-9.-]+: [a-z_]+) .*/\1 [...]/' > "$WORK/transcript"
+	if ! python3 "$ROOT/tests/docs/shape.py" fleet-e2e "$WORK/transcript" >&2; then
+		cp "$WORK/transcript" "${TMPDIR:-/tmp}/fgt-fleet-e2e.txt"
+		die "docs/samples/fleet-e2e.txt is stale: this run's is ${TMPDIR:-/tmp}/fgt-fleet-e2e.txt"
+	fi
+fi

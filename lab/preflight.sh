@@ -139,7 +139,7 @@ line() {	# a record as one line
 	jq -r '
 		def plural($n; $w): "\($n) \($w)\(if $n == 1 then "" else "s" end)";
 		def a: .verdict + (if .activation then
-			", \(plural(.activation.sweeps; "sweep")) serving \(.activation.served) threads in \(.activation.duration_ns / 100000 | round / 10) ms"
+			", \(if .activation.sweeps == null then "sweeps not observable" else plural(.activation.sweeps; "sweep") end) serving \(.activation.served) threads in \(.activation.duration_ns / 100000 | round / 10) ms"
 			else "" end);
 		"\(.package) \(.version) [\(.release)]: \(.verdict) (static: \(.static | a); trigger: \(.trigger | a))"
 		+ (if .run_status != 0 then "; the guest exited \(.run_status)" else "" end)

@@ -67,6 +67,11 @@ if [ ${#pre[@]} -gt 0 ]; then
 		'map("\(.verdict) \(.static.verdict) \(.trigger.verdict) \(.run_status) \(.left_behind)")
 		== $want' "$d/preflight.jsonl" > /dev/null ||
 		{ note "FAIL: preflight: records (see $d/preflight.jsonl)"; fail=1; }
+	# docs/fleet.md's transcript, the one or two lines this tier runs
+	sample=preflight-arm64
+	[ ${#pre[@]} = 1 ] || sample=preflight-arm64-long
+	python3 "$ROOT/tests/docs/shape.py" "$sample" "$out/preflight.lines" >&2 ||
+		{ note "FAIL: preflight: docs/samples/$sample.txt is stale"; fail=1; }
 fi
 note "runs in $out"
 if [ $fail = 0 ]; then note "all passed"; else note "FAILED"; fi

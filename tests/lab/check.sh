@@ -147,6 +147,9 @@ preflight() {
 	FGT_LAB_JOBS=1 "$ROOT/lab/preflight.sh" -o "$d/run" "${debs[@]}" > "$d/lines" 2> "$d/log" || rc=$?
 	sed 's/^/check: preflight: /' "$d/lines" >&2
 	[ "$rc" = 2 ] || bad "preflight: status $rc, want 2 (see $d/log)"
+	# docs/fleet.md's transcript: its lines, as this run's but for its figures
+	python3 "$ROOT/tests/docs/shape.py" preflight "$d/lines" >&2 ||
+		bad "preflight: docs/samples/preflight.txt is stale (this run's: $d/lines)"
 	jq -s -e 'map("\(.verdict) \(.static.verdict) \(.trigger.verdict) \(.run_status) \(.left_behind)")
 		== ["not_fixed not_fixed not_fixed 0 false", "not_fixed not_fixed not_fixed 0 false",
 		    "fixed fixed fixed 0 false"]' \
