@@ -34,7 +34,7 @@ trigger_of() {
 
 one() {	# KERNEL AT
 	local k=$1 at=$2 d="$out/$1-at$2" rc=0 t0=$SECONDS
-	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s join -m 2048 -t 900 -o "$d" -- \
+	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s join -m 2048 -t 1500 -o "$d" -- \
 		U="$u" TRIGGER="$(trigger_of "$k")" AT="$at" > /dev/null 2> "$d.log" || rc=$?
 	note "$k at $at s: lab/run.sh status $rc, $((SECONDS - t0)) s"
 	if [ "$rc" -ne 0 ]; then
