@@ -6,7 +6,8 @@
                                          started and first answered (guest uptime),
                                          and the counts against the oracle
 
-Counts only, never the host's pace:
+Counts only, never the host's pace (a tool that did not join and printed
+nothing until the walk had ended was not exercised, and says so):
   live-first      `fgraphtop -j`'s first record after its `start` is `joined`
   lines-first     `fgraphtop --no-screen` says "ACTIVATION UNDER WAY (joined" before
                   its first interval line
@@ -117,15 +118,23 @@ def check(path):
     types = [r.get("type") for _, r in live]
     first = types[types.index("start") + 1] if "start" in types and \
         types.index("start") + 1 < len(types) else None
-    ok("live-first", first == "joined", f"first record after start: {first!r}")
     tl = [l for _, l in texts.get("lines", [])]
     ju = next((i for i, l in enumerate(tl) if "ACTIVATION UNDER WAY (joined" in l), None)
     iv = next((i for i, l in enumerate(tl) if len(l) > 8 and l[2] == ":" and l[5] == ":"
                and l[:2].isdigit()), len(tl))
-    ok("lines-first", ju is not None and ju < iv,
-       f"joined line at {ju}, first interval line at {iv}")
     act = joined_activation(live)
-    ok("record", act is not None, "an activation record with joined: true")
+    late = {n: unexercised(n, run, lines, texts) for n in ("live", "lines", "check", "explain")}
+    if late["live"]:
+        ok("live-first", True, late["live"])
+    else:
+        ok("live-first", first == "joined", f"first record after start: {first!r}")
+    if late["lines"]:
+        ok("lines-first", True, late["lines"])
+    else:
+        ok("lines-first", ju is not None and ju < iv,
+           f"joined line at {ju}, first interval line at {iv}")
+    ok("record", act is not None or late["live"], late["live"] or
+       "an activation record with joined: true")
     if act:
         js = act["joined_step"]
         total = js["inferred"]["served_total"]
@@ -136,11 +145,13 @@ def check(path):
            f"inferred {sb}, the kernel's {kb} (of {kernel_sweeps(u)}, {js['seen']['sweeps']} seen)")
     chk = [r for _, r in lines.get("check", []) if r.get("type") == "check"]
     uw = chk[0].get("under_way") if chk else None
-    ok("check", chk and isinstance(uw, dict) and uw.get("trigger_known") and uw.get("pid"),
-       f"check's under_way: {uw!r}" if chk else "no check record")
+    ok("check", late["check"] or (chk and isinstance(uw, dict) and uw.get("trigger_known") and
+                                  uw.get("pid")),
+       late["check"] or (f"check's under_way: {uw!r}" if chk else "no check record"))
     pl = [r for _, r in lines.get("explain", []) if r.get("type") == "plan"]
     deferred = [p for p in pl[0].get("probes", []) if p.get("deferred")] if pl else []
-    ok("explain", pl and isinstance(pl[0].get("under_way"), dict) and deferred,
+    ok("explain", late["explain"] or (pl and isinstance(pl[0].get("under_way"), dict) and deferred),
+       late["explain"] or
        f"{len(deferred)} probes deferred, under_way {pl[0].get('under_way') if pl else None!r}")
     errs, v = [], json_schema.validator()
     for name in ("live", "check", "explain"):
@@ -154,6 +165,25 @@ def check(path):
            f"{len(long_)} waits of a second or more seen, notice "
            f"{'given' if said_wait(name, lines, texts) else 'not given'}")
     return results
+
+
+def unexercised(name, run, lines, texts):
+    """Why tool NAME need not have joined, or None. On a loaded host a tool
+    can take longer to start than the walk lasts (a CPU hog beside make
+    test, 2026-12-07: lab-stock's 22 s walk was over before any of the four
+    printed a line; its count's iterator took 302 s to load under the
+    tracer). A tool that joined is held to every check; one that did not,
+    and printed nothing until the walk had ended, was not exercised: said,
+    not failed. The pace of the host decides only how much is checked."""
+    said = [t for t, r in lines.get(name, []) if r.get("type") not in ("log",)]
+    said += [t for t, _ in texts.get(name, [])]
+    joined = any(r.get("type") == "joined" or isinstance(r.get("under_way"), dict)
+                 for _, r in lines.get(name, []))
+    joined = joined or any("(joined" in l for _, l in texts.get(name, []))
+    if joined or not said or min(said) < run["t_trigger_done"]:
+        return None
+    return (f"not exercised: {name}'s first line at {min(said):.1f} s, after the walk "
+            f"ended at {run['t_trigger_done']:.1f} s (the host's pace)")
 
 
 def first_answer(name, run, lines, texts):
