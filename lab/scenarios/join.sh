@@ -13,10 +13,9 @@
 # shell's own `read -t`.
 # Results:
 #   {"type":"join_run","trigger":T,"at":S,"t_trigger":UP,"t_walk":UP,"t_tools":UP,
-#    "t_trigger_done":UP,"kver":N,"parked":N,"rec":{fgt-trigger's JSON: u, threads, ok},
-#    "allocs":{fgt-oracle allocs' JSON: the walk's slab allocations}}
-# AT counts from t_walk, the walk's first allocation (fgt-oracle allocs' own
-# tracefs instance, read by the shell), not from the trigger's launch.
+#    "t_trigger_done":UP,"kver":N,"parked":N,"rec":{fgt-trigger's JSON: u, threads, ok}}
+# AT counts from t_walk, when fgt-trigger made its mark (FGT_TRIGGER_MARK)
+# just before the call that walks, not from the trigger's launch.
 #   {"type":"join_line","name":N,"t":UP,"rec":{...}}  a JSON line of tool N
 #   {"type":"join_text","name":N,"t":UP,"line":"..."}  a text line of tool N
 #   {"type":"join_block","name":N,"t":UP,"stack":"f1<f2<..."}  tool N's main
@@ -77,21 +76,6 @@ sampler() {
 	done
 }
 
-# walk_started: the oracle's instance has seen a slab allocation from
-# register_ftrace_graph (its per-CPU entries), read by the shell itself
-walk_started() {
-	local f l
-	for f in "$TRACEFS"/instances/fgt-join-allocs/per_cpu/cpu*/stats; do
-		while read -r l; do
-			case $l in
-			"entries: 0") ;;
-			entries:*) return 0 ;;
-			esac
-		done < "$f"
-	done
-	return 1
-}
-
 # alive PID: not gone, not a zombie (builtins only: no fork in the walk)
 alive() {
 	local l
@@ -123,15 +107,15 @@ fgt_log "parked: $park"
 : > "$FGT_RUN/join.jsonl"
 : > "$FGT_RUN/tools"
 
-fgt-oracle allocs start -i fgt-join-allocs > /dev/null || fgt_die "fgt-oracle allocs start"
 t_trig=$(up)
-fgt-trigger "$trig" on > "$FGT_RUN/trigger.json" 2>&1 &
+FGT_TRIGGER_MARK=$FGT_RUN/walking fgt-trigger "$trig" on > "$FGT_RUN/trigger.json" 2>&1 &
 trigpid=$!
 # AT seconds into the walk, not after the trigger's launch: on a loaded host
 # fgt-trigger counted its 30,000 threads for seconds before its write, and
-# the tools, started before the walk, rightly found no step (2026-12-07)
+# the tools, started before the walk, rightly found no step (2026-12-07).
+# fgt-trigger makes the mark just before the call that walks.
 n=0
-while ! walk_started && alive $trigpid; do
+while [ ! -e "$FGT_RUN/walking" ] && alive $trigpid; do
 	n=$((n + 1))
 	[ $n -lt 30000 ] || fgt_die "the trigger's walk did not start in 10 minutes"
 	usleep 20000
@@ -163,11 +147,10 @@ pause 3
 : > "$FGT_RUN/stop-sampler"
 wait $sampid
 wait
-allocs=$(fgt-oracle allocs stop -i fgt-join-allocs) || allocs=null
 fgt_result "$(fgt_json type join_run trigger "$trig" at "$at" t_trigger "$t_trig" \
 	t_walk "$t_walk" t_tools "$t_tools" t_trigger_done "$t_done" kver "$(fgt_kver)" \
-	parked "$park" trigger_status "$trig_rc" rec "$(head -1 "$FGT_RUN/trigger.json")" \
-	allocs "$allocs")" > /dev/null
+	parked "$park" trigger_status "$trig_rc" rec "$(head -1 "$FGT_RUN/trigger.json")")" \
+	> /dev/null
 while IFS= read -r line; do
 	printf '%s\n' "$line" > "$FGT_RESULTS"
 done < "$FGT_RUN/join.jsonl"
