@@ -76,19 +76,6 @@ sampler() {
 	done
 }
 
-# alive PID: not gone, not a zombie (builtins only: no fork in the walk)
-alive() {
-	local l
-	[ -r "/proc/$1/status" ] || return 1
-	while read -r l; do
-		case $l in
-		State:*Z*) return 1 ;;
-		State:*) return 0 ;;
-		esac
-	done < "/proc/$1/status"
-	return 1
-}
-
 # tool_of PID: which of the four a fgraphtop is, by its arguments
 tool_of() {
 	local a
@@ -114,12 +101,9 @@ trigpid=$!
 # fgt-trigger counted its 30,000 threads for seconds before its write, and
 # the tools, started before the walk, rightly found no step (2026-12-07).
 # fgt-trigger makes the mark just before the call that walks.
-n=0
-while [ ! -e "$FGT_RUN/walking" ] && alive $trigpid; do
-	n=$((n + 1))
-	[ $n -lt 30000 ] || fgt_die "the trigger's walk did not start in 10 minutes"
-	usleep 20000
-done
+if ! fgt_wait_file "$FGT_RUN/walking" 600 $trigpid && fgt_alive $trigpid; then
+	fgt_die "the trigger's walk did not start in 10 minutes"
+fi
 t_walk=$(up)
 pause "$at"
 t_tools=$(up)

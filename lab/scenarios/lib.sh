@@ -15,7 +15,9 @@
 #   fgt_oracle_bpf_start         start the BPF counter on alloc_retstack_tasklist
 #                                (only where attachable; returns 1 otherwise)
 #   fgt_oracle_bpf_stop          stop it; prints its JSON (or {"attachable":false})
-#   fgt_wait_file FILE [SECONDS] wait until FILE exists
+#   fgt_wait_file FILE [SECONDS [PID]]  wait until FILE exists (status 1: SECONDS
+#                                passed, or PID ended first)
+#   fgt_alive PID                PID runs: not gone, not a zombie
 
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
@@ -75,12 +77,27 @@ fgt_arg() {
 }
 
 fgt_wait_file() {
-	local f=$1 n=$((${2:-60} * 10))
+	local f=$1 n=$((${2:-60} * 10)) pid=${3:-}
 	while [ ! -e "$f" ]; do
 		n=$((n - 1))
 		[ $n -gt 0 ] || return 1
+		[ -z "$pid" ] || fgt_alive "$pid" || return 1
 		usleep 100000
 	done
+}
+
+# (an orphan that exited stays a zombie until init reaps it; the shell's
+# own read: no fork while a walk may be running)
+fgt_alive() {
+	local l
+	[ -r "/proc/$1/status" ] || return 1
+	while read -r l; do
+		case $l in
+		State:*Z*) return 1 ;;
+		State:*) return 0 ;;
+		esac
+	done < "/proc/$1/status"
+	return 1
 }
 
 fgt_has_tracer() {

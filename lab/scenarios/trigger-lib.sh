@@ -90,11 +90,6 @@ fgt_latency_tracer() {
 	done
 }
 
-# PID runs (an orphan that exited stays a zombie until init reaps it).
-fgt_alive() {
-	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
-}
-
 fgt_trig_ms() {	# monotonic-ish milliseconds (uptime), for "ns"
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }

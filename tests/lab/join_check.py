@@ -175,21 +175,26 @@ def unexercised(name, run, lines, texts):
     tracer). A tool that joined is held to every check; one that did not,
     and printed nothing until the walk had ended, was not exercised: said,
     not failed. The pace of the host decides only how much is checked."""
-    said = [t for t, r in lines.get(name, []) if r.get("type") not in ("log",)]
-    said += [t for t, _ in texts.get(name, [])]
+    said = first_said(name, lines, texts)
     joined = any(r.get("type") == "joined" or isinstance(r.get("under_way"), dict)
                  for _, r in lines.get(name, []))
     joined = joined or any("(joined" in l for _, l in texts.get(name, []))
-    if joined or not said or min(said) < run["t_trigger_done"]:
+    if joined or said is None or said < run["t_trigger_done"]:
         return None
-    return (f"not exercised: {name}'s first line at {min(said):.1f} s, after the walk "
+    return (f"not exercised: {name}'s first line at {said:.1f} s, after the walk "
             f"ended at {run['t_trigger_done']:.1f} s (the host's pace)")
 
 
-def first_answer(name, run, lines, texts):
+def first_said(name, lines, texts):
+    """The guest's uptime at tool NAME's first line, None if it said nothing."""
     ts = [t for t, r in lines.get(name, []) if r.get("type") not in ("log",)]
     ts += [t for t, _ in texts.get(name, [])]
-    return min(ts) - run["t_tools"] if ts else None
+    return min(ts) if ts else None
+
+
+def first_answer(name, run, lines, texts):
+    t = first_said(name, lines, texts)
+    return None if t is None else t - run["t_tools"]
 
 
 def table(paths):
