@@ -84,16 +84,28 @@ static int rec_cmp(const void *pa, const void *pb)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-void fgt_exp_walk_from_records(struct fgt_exp_rec *recs, size_t n, struct fgt_exp_walk *w)
+void fgt_exp_walk_from_records_by(struct fgt_exp_rec *recs, size_t n, uint64_t born_by_ns,
+				  struct fgt_exp_walk *w)
 {
+	uint64_t newest = 0;
 	size_t i;
 
 	if (n)
 		qsort(recs, n, sizeof(*recs), rec_cmp);
 	fgt_exp_walk_init(w);
-	for (i = 0; i < n; i++)
-		fgt_exp_walk_step(w, recs[i].lacking);
+	for (i = 0; i < n; i++) {
+		if (recs[i].start_ns > newest)
+			newest = recs[i].start_ns;
+		fgt_exp_walk_step(w, recs[i].lacking &&
+				  (!born_by_ns || recs[i].start_ns <= born_by_ns));
+	}
 	fgt_exp_walk_end(w);
+	w->newest_ns = newest;
+}
+
+void fgt_exp_walk_from_records(struct fgt_exp_rec *recs, size_t n, struct fgt_exp_walk *w)
+{
+	fgt_exp_walk_from_records_by(recs, n, 0, w);
 }
 
 const char *fgt_exp_cost_src_name(enum fgt_exp_cost_src src)

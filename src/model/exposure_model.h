@@ -46,6 +46,7 @@ struct fgt_exp_walk {
 	uint64_t pending;	/* (internal) where a full batch ended, if the walk goes on */
 	uint64_t held_ahead;	/* threads holding a stack ahead of the first lacking one:
 				 * during a walk, those it served (src/model/joined.h) */
+	uint64_t newest_ns;	/* the newest thread's start (task->start_time) */
 };
 
 /* Feed the threads in task-list order: init, one step per thread, end. */
@@ -61,6 +62,15 @@ void fgt_exp_walk_lacking_first(uint64_t threads, uint64_t lacking, struct fgt_e
 /* Records from the iterator (TID order) into task-list order, then the walk.
  * Sorts recs in place. */
 void fgt_exp_walk_from_records(struct fgt_exp_rec *recs, size_t n, struct fgt_exp_walk *w);
+
+/* The same with only the threads started by born_by_ns (a newest_ns an
+ * earlier pass read) counted lacking: a walk under way owes a stack to those
+ * alone. One started since got its stack at fork while fgraph was on; one
+ * started after fgraph went off again lacks one no walk owed it (bpftrace
+ * stopped at a walk's end: the lab's joined rows counted 3 and 5 of those as
+ * left unserved). 0: every thread. */
+void fgt_exp_walk_from_records_by(struct fgt_exp_rec *recs, size_t n, uint64_t born_by_ns,
+				  struct fgt_exp_walk *w);
 
 /* An activation seen on this host. visits is what the model says that walk
  * visited: a scan just before it (fgt_exposure_scan), or, without one,

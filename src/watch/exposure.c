@@ -26,6 +26,7 @@ struct fgt_exposure {
 	struct exposure_bpf *skel;	/* our own object; NULL: a session's program */
 	struct bpf_link *link;
 	const bool *no_ret_stack;	/* the program's flag, in its object's .bss */
+	uint64_t born_by_ns;		/* fgt_exposure_born_by() */
 };
 
 static const char load_hint[] = "it needs kernel BTF, BPF tracing programs, CAP_BPF and "
@@ -129,9 +130,15 @@ int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg,
 		snprintf(msg, len, "task iterator: %zu bytes, not whole records", n);
 	}
 	if (!err)
-		fgt_exp_walk_from_records((struct fgt_exp_rec *)buf, n / sizeof(struct fgt_exp_rec), w);
+		fgt_exp_walk_from_records_by((struct fgt_exp_rec *)buf, n / sizeof(struct fgt_exp_rec),
+					     e->born_by_ns, w);
 	free(buf);
 	return err;
+}
+
+void fgt_exposure_born_by(struct fgt_exposure *e, uint64_t born_by_ns)
+{
+	e->born_by_ns = born_by_ns;
 }
 
 int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len)

@@ -28,6 +28,9 @@ struct fgt_exposure *fgt_exposure_of(struct bpf_program *prog, const bool *no_re
 				     char *msg, size_t len);
 void fgt_exposure_load_failed(int err, char *msg, size_t len);
 int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg, size_t len);
+/* From now on, only threads started by born_by_ns count as lacking
+ * (fgt_exp_walk_from_records_by()); 0: all again. */
+void fgt_exposure_born_by(struct fgt_exposure *e, uint64_t born_by_ns);
 void fgt_exposure_close(struct fgt_exposure *e);
 
 #endif

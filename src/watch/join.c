@@ -29,6 +29,7 @@ struct fgt_joiner {
 	struct fgt_exposure *e;
 	uint64_t graph_active_addr;
 	uint64_t next_ns;
+	uint64_t born_by_ns;		/* the first count's newest thread */
 };
 
 /* One symbol's address from /proc/kallsyms, read as a stream (check's quick
@@ -344,6 +345,13 @@ static bool count(struct fgt_joiner *jr, struct fgt_join_look *l)
 	}
 	l->ns = fgt_mono_ns();
 	l->scan_ns = l->ns - t0;
+	/* the walk under way owes a stack to the threads of this first count
+	 * alone: later ones count only those (a thread started after fgraph
+	 * went off again lacks one the walk never owed) */
+	if (!jr->born_by_ns) {
+		jr->born_by_ns = w.newest_ns;
+		fgt_exposure_born_by(jr->e, w.newest_ns);
+	}
 	l->counted = true;
 	l->threads = w.threads;
 	l->lacking = w.lacking;

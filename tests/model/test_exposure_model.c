@@ -210,6 +210,44 @@ static void test_records_order(void **state)
 	assert_int_equal(w.sweeps, 1);
 }
 
+/*
+ * A walk joined under way owes stacks to the threads of the join's count
+ * alone. The lab's bpftrace rows: bpftrace stopped at the walk's end,
+ * fgraph went off, and the shell's next processes lacked a stack the walk
+ * never owed them (3 and 5 counted as left unserved, served 30,058 of
+ * 30,063). Cut at the first count's newest thread, they are not lacking.
+ */
+static void test_born_by(void **state)
+{
+	struct fgt_exp_rec r[5];
+	struct fgt_exp_walk first, later, all;
+
+	r[0] = rec(100, 10, 100, 10, false);	/* served before the join */
+	r[1] = rec(200, 20, 200, 20, true);	/* still owed */
+	r[2] = rec(300, 30, 300, 30, false);
+	fgt_exp_walk_from_records(r, 3, &first);
+	assert_int_equal(first.lacking, 1);
+	assert_int_equal(first.newest_ns, 300);
+	/* at the end: 20 served; 40 forked while fgraph was on (its stack
+	 * from fork); 50 and 60 after fgraph went off, with none */
+	r[1].lacking = false;
+	r[3] = rec(400, 40, 400, 40, false);
+	r[4] = rec(500, 50, 500, 50, true);
+	fgt_exp_walk_from_records_by(r, 5, first.newest_ns, &later);
+	assert_int_equal(later.threads, 5);
+	assert_int_equal(later.lacking, 0);
+	assert_int_equal(later.newest_ns, 500);
+	fgt_exp_walk_from_records(r, 5, &all);
+	assert_int_equal(all.lacking, 1);	/* uncut: the one no walk owed */
+	/* a thread of the first count still lacking is counted, cut or not;
+	 * one started at the cut itself is of the first count */
+	r[1].lacking = true;
+	r[2] = rec(300, 30, 300, 30, true);
+	fgt_exp_walk_from_records_by(r, 5, 300, &later);
+	assert_int_equal(later.lacking, 2);
+	(void)state;
+}
+
 /* Order changes the cost: 64 lacking threads of an old process created after
  * 3,000 threads of newer ones, walked before or after those. */
 static void test_records_order_matters(void **state)
@@ -356,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_lacking),
 		cmocka_unit_test(test_records_order),
 		cmocka_unit_test(test_records_order_matters),
+		cmocka_unit_test(test_born_by),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_live),
