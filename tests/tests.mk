@@ -140,13 +140,21 @@ CHECK_TARGETS += test-rooms
 # verdict on every machine, whatever its pace. live-narrow-60: the 60-column
 # live-screen run on lab-stock (tests/lab/live.sh), with two activations under
 # way in turn; each frame is held to the facts of the one it shows (CI's
-# test-lab-live failed when every frame was held to the first's).
+# test-lab-live failed when every frame was held to the first's), and every
+# statement of the header to its last words. live-narrow-60-cut: the run
+# before the header wrapped: the same check must find its rows cut.
 .PHONY: test-lab-replay
 test-lab-replay:
 	@mkdir -p $(TEST_BUILD); py=python3; $$py -c 'import pyte' 2>/dev/null || py=/usr/bin/python3; \
-	$$py tests/lab/live_check.py tests/data/lab/live-narrow-60.jsonl.xz --narrow 60 > $(TEST_BUILD)/replay-narrow.txt 2>&1 || \
-		{ cat $(TEST_BUILD)/replay-narrow.txt; exit 1; }; \
-	grep -q '^ok   narrow: 61 frames of the activations \[1, 2\]' $(TEST_BUILD)/replay-narrow.txt || \
-		{ cat $(TEST_BUILD)/replay-narrow.txt; echo "test-lab-replay: the recording's 61 frames of activations 1 and 2 were not all judged"; exit 1; }
-	@echo "test-lab-replay: live_check --narrow 60 passes on the recorded run (61 frames, activations 1 and 2)"
+	r=$(TEST_BUILD)/replay-narrow.txt; \
+	$$py tests/lab/live_check.py tests/data/lab/live-narrow-60.jsonl.xz --narrow 60 > $$r 2>&1 || \
+		{ cat $$r; exit 1; }; \
+	grep -q '^ok   narrow: 49 frames of the activations \[1, 2\]' $$r && \
+	grep -q '^ok   narrow: the header, the holders. heading and the fork path whole in 170 frames' $$r || \
+		{ cat $$r; echo "test-lab-replay: the recording's 170 frames (49 of activations 1 and 2 under way) were not all judged"; exit 1; }; \
+	$$py tests/lab/live_check.py tests/data/lab/live-narrow-60-cut.jsonl.xz --narrow 60 > $$r.cut 2>&1 && \
+		{ cat $$r.cut; echo "test-lab-replay: the run with the header cut passed the narrow check"; exit 1; }; \
+	grep -q "^FAIL narrow: the header, the holders' heading and the fork path whole in 162 frames: cut \[('verdict '" $$r.cut || \
+		{ cat $$r.cut; echo "test-lab-replay: the cut header was not the narrow check's finding"; exit 1; }
+	@echo "test-lab-replay: live_check --narrow 60 passes on the recorded run (170 frames, 49 with activations 1 and 2 under way) and finds the older run's header cut"
 CHECK_TARGETS += test-lab-replay

@@ -72,9 +72,9 @@ static void scr_progress(struct fgt_out *o, const struct fgt_status *st)
 	char e[32], age[64] = "", a[32], b[32], c[32], left[160];
 
 	if (!p) {
-		fgt_lines_add(l, "%s", st->judge->n ? "no activation under way" :
-			      "no activation seen yet: waiting for fgraph's next 0->1 step "
-			      "(fgraphtop never causes one)");
+		fgt_lines_wrap(l, 2, "%s", st->judge->n ? "no activation under way" :
+			       "no activation seen yet: waiting for fgraph's next 0->1 step "
+			       "(fgraphtop never causes one)");
 		return;
 	}
 	/* every fact of it wraps rather than being cut (a 60-column terminal) */
@@ -127,8 +127,9 @@ static void scr_holders(struct fgt_out *o, const struct fgt_status *st)
 	if (st->holders_stale)
 		/* fgraph changed since the read; during a tracer switch tracefs
 		 * is locked: the old list, said to be old, and no sums with it */
-		fgt_lines_add(l, "HOLDERS  as read at %s, before fgraph changed (a tracer switch "
-			      "locks tracefs while it runs)", out_hms_of(o, st->holders_ns, hms, sizeof(hms)));
+		fgt_lines_wrap(l, 2, "HOLDERS  as read at %s, before fgraph changed (a tracer "
+			       "switch locks tracefs while it runs)",
+			       out_hms_of(o, st->holders_ns, hms, sizeof(hms)));
 	else
 		fgt_lines_add(l, "HOLDERS  what keeps fgraph on, and what turning it off takes");
 	for (unsigned int i = 0; i < h->kept; i++) {

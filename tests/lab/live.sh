@@ -12,7 +12,10 @@
 # Two frames, as the emulator shows them, land in OUTDIR: halfway.txt (the walk
 # halfway) and holders.txt (every holder on): copied to
 # docs/samples/screen-halfway.txt and screen-holders.txt, they are the
-# README's and docs/live.md's screens (make test-docs: the blocks equal them).
+# README's and docs/live.md's screens (make test-docs: the blocks equal them);
+# lines.txt, an excerpt of `fgraphtop --no-screen` beside it, is
+# docs/samples/lines.txt, docs/live.md's lines. The 60-column run's results
+# are tests/data/lab/live-narrow-60.jsonl.xz (make check replays them).
 # Environment: FGT_KERNELS as lab/run.sh.
 set -uo pipefail
 

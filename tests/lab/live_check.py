@@ -33,7 +33,8 @@ by frame, the terminal resized where the scenario resized it. Checked:
 Prints one "ok ..." or "FAIL ..." line per check and the figures read; exit 1
 on any FAIL. --screens DIR writes, as the emulator shows them, the frame
 nearest the walk's halfway point (halfway.txt) and the last one before the
-resize, with every holder on (holders.txt), for the README.
+resize, with every holder on (holders.txt), for the README, and an excerpt
+of the lines (lines.txt) for docs/live.md.
 """
 import argparse
 import base64
@@ -509,14 +510,50 @@ def check_lines(lines, acts, live):
         ok([int(m[1]) for m in rows if m] == [2, 1], f"lines: history rows {lines[i + 2:i + 4]}")
 
 
+def lines_excerpt(lines):
+    """docs/live.md's sample of the lines: the start, the first interval,
+    the first and the last progress line of activation #1, its record up to
+    the verdict (the histograms left out), each holders report after it, and
+    the history and summary at the end."""
+    stamp = re.compile(r"^\d\d:\d\d:\d\d ")
+    first = next((i for i, l in enumerate(lines) if re.match(r"^\d\d:\d\d:\d\d activations ", l)), None)
+    prog = [i for i, l in enumerate(lines) if re.match(r"^\d\d:\d\d:\d\d activation #1 under way ", l)]
+    rec = next((i for i, l in enumerate(lines) if l.startswith("activation #1 at ")), None)
+    if first is None or not prog or rec is None:
+        return None
+    keep = list(range(first + 1)) + [prog[0], prog[-1]]
+    end = next((i for i in range(rec, len(lines)) if lines[i].startswith("  verdict: ")), rec)
+    keep += range(rec, end + 1)
+    for i in range(end, len(lines)):
+        if re.match(r"^\d\d:\d\d:\d\d fgraph holders: ", lines[i]):
+            keep.append(i)
+            keep += (j for j in range(i + 1, len(lines)) if lines[j].startswith("  ") and
+                     all(not stamp.match(lines[k]) for k in range(i + 1, j + 1)))
+        if lines[i].startswith("history (newest first):"):
+            keep += (j for j in range(i, len(lines)) if not lines[j].startswith("fork path:") and
+                     all(not lines[k].startswith("fork path:") for k in range(i, j + 1)))
+            break
+    return [lines[i] for i in sorted(set(keep))]
+
+
 def unwrapped(shown):
     """A frame's text with the rows a narrow screen wrapped joined again."""
     return re.sub(r"\s+", " ", " ".join(r.strip() for r in shown))
 
 
+# (the words a statement starts with, the words it ends with): as
+# src/render/out_screen.c writes them
+WHOLE = (("verdict ", "(q quits)"),
+         ("lacking a stack:", " cost)"),
+         ("HOLDERS  as read at", "while it runs)"),
+         ("no activation seen yet:", "(fgraphtop never causes one)"),
+         ("fork path:", "idle-task allocations"))
+
+
 def check_narrow(run, cols, acts, live):
     """A narrow terminal (issue 43): the verdict first, every fact of the
-    activation under way there (wrapped, not cut), and the remedies whole."""
+    activation under way there (wrapped, not cut), the header's statements
+    whole, and the remedies whole."""
     during = [f for f in run.frames if not run.in_flight(f[0]) and
               any(r.startswith("ACTIVATION #") for r in f[4])]
     by_seq = {a["seq"]: a for a in acts}
@@ -542,6 +579,13 @@ def check_narrow(run, cols, acts, live):
        f"narrow: {len(during)} frames of the activations {shown} under way at {cols} columns, "
        f"the verdict first and all the facts of the one shown in each" +
        (f": missing {missing[:2]}" if missing else ""))
+    # the rest of the frame wraps too: each statement the screen makes is
+    # there to its last words, in every frame that makes it
+    cut = [(a, t[:300]) for f in run.frames if not run.in_flight(f[0])
+           for t in [unwrapped(f[4])] for a, z in WHOLE
+           if a in t and z not in t[t.index(a):]]
+    ok(not cut, f"narrow: the header, the holders' heading and the fork path whole in "
+       f"{len(run.frames)} frames" + (f": cut {cut[:2]}" if cut else ""))
     remedy = "off: echo nop > /sys/kernel/tracing/current_tracer"
     held = [f for f in run.frames if "function_graph, the top-level tracer" in unwrapped(f[4])]
     ok(held and all(remedy in unwrapped(f[4]) for f in held),
@@ -596,6 +640,10 @@ def main():
        f"explain: {explain.get('text')}")
     if acts:
         check_lines(lines, acts, live)
+        ex = lines_excerpt(lines)
+        if ok(ex, "lines: the excerpt for docs/live.md (start, progress, record, holders, "
+              "history)") and a.screens:
+            open(f"{a.screens}/lines.txt", "w").write("\n".join(ex) + "\n")
     for k, key in ((2, "Ctrl-C"), (3, "SIGTERM")):
         if ok(k in runs, f"run {k} ({key}) recorded"):
             check_frames(f"run {k}", runs[k])

@@ -700,6 +700,56 @@ static void test_screen_small(void **state)
 	cap_close(&c);
 }
 
+/* The rows from the one that contains FROM, joined again, each run of
+ * spaces one: what a wrapped statement says whole. */
+static void joined_from(char rows[][512], int n, const char *from, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (int i = find_row(rows, n, from); i >= 0 && i < n; i++) {
+		for (const char *r = rows[i]; *r && at + 2 < len; r++) {
+			if (*r == ' ' && (!at || out[at - 1] == ' '))
+				continue;
+			out[at++] = *r;
+		}
+		if (at && out[at - 1] != ' ' && at + 2 < len)
+			out[at++] = ' ';
+	}
+	out[at] = '\0';
+}
+
+/*
+ * 60 columns, nothing under way yet and the holders read before fgraph
+ * changed: the header, the waiting line and the holders' heading wrap, each
+ * there to its last words (issue 43; CI's narrow run showed them cut).
+ */
+static void test_screen_narrow_whole(void **state)
+{
+	struct fgt_status *st;
+	char rows[64][512], all[8192];
+	struct cap c;
+	char *t;
+	int n;
+
+	cap_open(&c, false, false, true);
+	fgt_out_resize(c.o, 60, 40);
+	st = (struct fgt_status *)status(&c, 12345);
+	st->holders = some_holders();
+	st->holders_stale = true;
+	st->graph_active = 1;
+	fgt_out_redraw(c.o, st);
+	t = cap_text(&c);
+	n = frame_rows(t, rows, 64, 60);
+	joined_from(rows, n, "verdict ", all, sizeof(all));
+	assert_non_null(strstr(all, "lost 12345 (q quits)"));
+	assert_non_null(strstr(all, "step (fgraphtop never causes one)"));
+	assert_non_null(strstr(all, "switch locks tracefs while it runs)"));
+	free(t);
+	cap_close(&c);
+	(void)state;
+}
+
 /* stderr into a temporary file, and back: what a message printed there. */
 static int stderr_to(FILE *tmp)
 {
@@ -1178,6 +1228,7 @@ int main(void)
 		cmocka_unit_test(test_screen_fits),
 		cmocka_unit_test(test_lines_wrap),
 		cmocka_unit_test(test_screen_small),
+		cmocka_unit_test(test_screen_narrow_whole),
 		cmocka_unit_test(test_screen_warnings),
 		cmocka_unit_test(test_screen_code),
 		cmocka_unit_test(test_screen_exposure),
