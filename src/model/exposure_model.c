@@ -84,28 +84,71 @@ static int rec_cmp(const void *pa, const void *pb)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-void fgt_exp_walk_from_records_by(struct fgt_exp_rec *recs, size_t n, uint64_t born_by_ns,
-				  struct fgt_exp_walk *w)
+void fgt_exp_walk_from_records(struct fgt_exp_rec *recs, size_t n, struct fgt_exp_walk *w)
 {
-	uint64_t newest = 0;
 	size_t i;
 
 	if (n)
 		qsort(recs, n, sizeof(*recs), rec_cmp);
 	fgt_exp_walk_init(w);
-	for (i = 0; i < n; i++) {
-		if (recs[i].start_ns > newest)
-			newest = recs[i].start_ns;
-		fgt_exp_walk_step(w, recs[i].lacking &&
-				  (!born_by_ns || recs[i].start_ns <= born_by_ns));
-	}
+	for (i = 0; i < n; i++)
+		fgt_exp_walk_step(w, recs[i].lacking);
 	fgt_exp_walk_end(w);
-	w->newest_ns = newest;
 }
 
-void fgt_exp_walk_from_records(struct fgt_exp_rec *recs, size_t n, struct fgt_exp_walk *w)
+static int key_cmp(const void *pa, const void *pb)
 {
-	fgt_exp_walk_from_records_by(recs, n, 0, w);
+	const struct fgt_exp_key *a = pa, *b = pb;
+
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+int fgt_exp_owed_take(struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n)
+{
+	size_t i, m = 0;
+
+	o->k = NULL;
+	o->n = 0;
+	for (i = 0; i < n; i++)
+		m += recs[i].lacking != 0;
+	if (!m)
+		return 0;
+	o->k = calloc(m, sizeof(*o->k));
+	if (!o->k)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (recs[i].lacking)
+			o->k[o->n++] = (struct fgt_exp_key){ recs[i].start_ns, recs[i].tid };
+	qsort(o->k, o->n, sizeof(*o->k), key_cmp);
+	return 0;
+}
+
+void fgt_exp_owed_count(const struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n,
+			uint64_t *lacking, uint64_t *gone)
+{
+	uint64_t found = 0, still = 0;
+	size_t i;
+
+	/* each owed thread once: the iterator yields a task once a pass */
+	for (i = 0; i < n; i++) {
+		struct fgt_exp_key key = { recs[i].start_ns, recs[i].tid };
+
+		if (!o->n || !bsearch(&key, o->k, o->n, sizeof(key), key_cmp))
+			continue;
+		found++;
+		still += recs[i].lacking != 0;
+	}
+	*lacking = still;
+	*gone = found < o->n ? o->n - found : 0;
+}
+
+void fgt_exp_owed_free(struct fgt_exp_owed *o)
+{
+	free(o->k);
+	o->k = NULL;
+	o->n = 0;
 }
 
 const char *fgt_exp_cost_src_name(enum fgt_exp_cost_src src)

@@ -46,7 +46,10 @@ struct fgt_exp_walk {
 	uint64_t pending;	/* (internal) where a full batch ended, if the walk goes on */
 	uint64_t held_ahead;	/* threads holding a stack ahead of the first lacking one:
 				 * during a walk, those it served (src/model/joined.h) */
-	uint64_t newest_ns;	/* the newest thread's start (task->start_time) */
+	/* the threads a walk under way owes (struct fgt_exp_owed), when
+	 * owed: of them, those still lacking a stack, and those gone */
+	bool owed;
+	uint64_t owed_lacking, owed_gone;
 };
 
 /* Feed the threads in task-list order: init, one step per thread, end. */
@@ -63,14 +66,33 @@ void fgt_exp_walk_lacking_first(uint64_t threads, uint64_t lacking, struct fgt_e
  * Sorts recs in place. */
 void fgt_exp_walk_from_records(struct fgt_exp_rec *recs, size_t n, struct fgt_exp_walk *w);
 
-/* The same with only the threads started by born_by_ns (a newest_ns an
- * earlier pass read) counted lacking: a walk under way owes a stack to those
- * alone. One started since got its stack at fork while fgraph was on; one
- * started after fgraph went off again lacks one no walk owed it (bpftrace
- * stopped at a walk's end: the lab's joined rows counted 3 and 5 of those as
- * left unserved). 0: every thread. */
-void fgt_exp_walk_from_records_by(struct fgt_exp_rec *recs, size_t n, uint64_t born_by_ns,
-				  struct fgt_exp_walk *w);
+/*
+ * The threads a walk under way owes a stack: those lacking one at the
+ * join's first count, by identity (start time and TID: a TID is reused, not
+ * with the same start). Later counts follow them alone. A thread started
+ * since got its stack at fork while fgraph was on, or, after fgraph went
+ * off again, lacks one no walk owed it; a thread owed that exits before the
+ * walk reaches it was not served, though it left the count. The lab's
+ * bpftrace rows showed both (served 30,058 of the kernel's 30,063 as the
+ * shell's next processes forked after bpftrace stopped; then 30,062 of
+ * 30,061 as one owed thread exited). Capped by the records: one key each.
+ */
+struct fgt_exp_key {
+	uint64_t start_ns;
+	uint32_t tid;
+};
+
+struct fgt_exp_owed {
+	struct fgt_exp_key *k;	/* sorted */
+	size_t n;
+};
+
+/* The lacking threads of recs become o's. 0, or -ENOMEM (o left empty). */
+int fgt_exp_owed_take(struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n);
+/* Of o's threads: those in recs still lacking, and those not in recs. */
+void fgt_exp_owed_count(const struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n,
+			uint64_t *lacking, uint64_t *gone);
+void fgt_exp_owed_free(struct fgt_exp_owed *o);
 
 /* An activation seen on this host. visits is what the model says that walk
  * visited: a scan just before it (fgt_exposure_scan), or, without one,

@@ -150,9 +150,9 @@ bool fgt_join_look_at(struct fgt_joined *j, const struct fgt_join_look *l)
 	if (l->counted) {
 		j->seen.looks++;
 		j->still = l->lacking == j->last.lacking ? j->still + 1 : 0;
-		/* threads that exit while the walk goes on leave the count
-		 * too: served is what left the first count, no more */
-		j->seen.served = sub(j->first.lacking, l->lacking);
+		/* served: what left the first count, less the threads that
+		 * left it by exiting (owed, never served) */
+		j->seen.served = sub(sub(j->first.lacking, l->lacking), sub(l->gone, j->first.gone));
 		j->seen.lacking = l->lacking;
 		j->last = *l;
 	}

@@ -73,7 +73,11 @@ struct fgt_join_look {
 	int graph_active;		/* ftrace_graph_active, -1 unknown */
 	bool counted;			/* the exposure count below was taken */
 	uint64_t threads;		/* every thread the walk goes over */
-	uint64_t lacking;		/* ... without a shadow stack */
+	/* ... without a shadow stack: after the first count, of the threads
+	 * that count found lacking, the ones still here and lacking
+	 * (struct fgt_exp_owed) */
+	uint64_t lacking;
+	uint64_t gone;			/* of those, the ones gone (exited) since */
 	uint64_t held_ahead;		/* ... holding one ahead of the first lacking one */
 	uint64_t scan_ns;		/* what the count's pass took */
 	bool trigger_in;		/* a task was seen inside register_ftrace_graph() */

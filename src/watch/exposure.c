@@ -26,7 +26,8 @@ struct fgt_exposure {
 	struct exposure_bpf *skel;	/* our own object; NULL: a session's program */
 	struct bpf_link *link;
 	const bool *no_ret_stack;	/* the program's flag, in its object's .bss */
-	uint64_t born_by_ns;		/* fgt_exposure_born_by() */
+	bool owe_next, owing;		/* fgt_exposure_owe() */
+	struct fgt_exp_owed owed;
 };
 
 static const char load_hint[] = "it needs kernel BTF, BPF tracing programs, CAP_BPF and "
@@ -99,7 +100,30 @@ void fgt_exposure_close(struct fgt_exposure *e)
 		return;
 	bpf_link__destroy(e->link);
 	exposure_bpf__destroy(e->skel);
+	fgt_exp_owed_free(&e->owed);
 	free(e);
+}
+
+/* The walk of a pass's records, and the owed threads taken or counted. */
+static void walk_of(struct fgt_exposure *e, struct fgt_exp_rec *recs, size_t n,
+		    struct fgt_exp_walk *w)
+{
+	fgt_exp_walk_from_records(recs, n, w);
+	if (e->owe_next) {
+		e->owe_next = false;
+		e->owing = !fgt_exp_owed_take(&e->owed, recs, n);
+	}
+	if (e->owing) {
+		w->owed = true;
+		fgt_exp_owed_count(&e->owed, recs, n, &w->owed_lacking, &w->owed_gone);
+	}
+}
+
+void fgt_exposure_owe(struct fgt_exposure *e)
+{
+	fgt_exp_owed_free(&e->owed);
+	e->owing = false;
+	e->owe_next = true;
 }
 
 int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg, size_t len)
@@ -130,15 +154,9 @@ int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg,
 		snprintf(msg, len, "task iterator: %zu bytes, not whole records", n);
 	}
 	if (!err)
-		fgt_exp_walk_from_records_by((struct fgt_exp_rec *)buf, n / sizeof(struct fgt_exp_rec),
-					     e->born_by_ns, w);
+		walk_of(e, (struct fgt_exp_rec *)buf, n / sizeof(struct fgt_exp_rec), w);
 	free(buf);
 	return err;
-}
-
-void fgt_exposure_born_by(struct fgt_exposure *e, uint64_t born_by_ns)
-{
-	e->born_by_ns = born_by_ns;
 }
 
 int fgt_exposure_scan(struct fgt_exp_walk *w, char *msg, size_t len)

@@ -28,9 +28,9 @@ struct fgt_exposure *fgt_exposure_of(struct bpf_program *prog, const bool *no_re
 				     char *msg, size_t len);
 void fgt_exposure_load_failed(int err, char *msg, size_t len);
 int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg, size_t len);
-/* From now on, only threads started by born_by_ns count as lacking
- * (fgt_exp_walk_from_records_by()); 0: all again. */
-void fgt_exposure_born_by(struct fgt_exposure *e, uint64_t born_by_ns);
+/* The next read's lacking threads become the ones owed (struct fgt_exp_owed):
+ * that read and every later one count them (w->owed). */
+void fgt_exposure_owe(struct fgt_exposure *e);
 void fgt_exposure_close(struct fgt_exposure *e);
 
 #endif

@@ -29,7 +29,6 @@ struct fgt_joiner {
 	struct fgt_exposure *e;
 	uint64_t graph_active_addr;
 	uint64_t next_ns;
-	uint64_t born_by_ns;		/* the first count's newest thread */
 };
 
 /* One symbol's address from /proc/kallsyms, read as a stream (check's quick
@@ -337,6 +336,9 @@ static bool count(struct fgt_joiner *jr, struct fgt_join_look *l)
 			log_info("fgraphtop: join: no count of the threads lacking a stack: %s", msg);
 			return false;
 		}
+		/* the walk under way owes stacks to this first count's lacking
+		 * threads: later counts follow those (struct fgt_exp_owed) */
+		fgt_exposure_owe(jr->e);
 	}
 	t0 = fgt_mono_ns();
 	if (fgt_exposure_read(jr->e, &w, msg, sizeof(msg))) {
@@ -345,16 +347,10 @@ static bool count(struct fgt_joiner *jr, struct fgt_join_look *l)
 	}
 	l->ns = fgt_mono_ns();
 	l->scan_ns = l->ns - t0;
-	/* the walk under way owes a stack to the threads of this first count
-	 * alone: later ones count only those (a thread started after fgraph
-	 * went off again lacks one the walk never owed) */
-	if (!jr->born_by_ns) {
-		jr->born_by_ns = w.newest_ns;
-		fgt_exposure_born_by(jr->e, w.newest_ns);
-	}
 	l->counted = true;
 	l->threads = w.threads;
-	l->lacking = w.lacking;
+	l->lacking = w.owed ? w.owed_lacking : w.lacking;
+	l->gone = w.owed ? w.owed_gone : 0;
 	l->held_ahead = w.held_ahead;
 	return true;
 }

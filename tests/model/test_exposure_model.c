@@ -211,40 +211,44 @@ static void test_records_order(void **state)
 }
 
 /*
- * A walk joined under way owes stacks to the threads of the join's count
- * alone. The lab's bpftrace rows: bpftrace stopped at the walk's end,
- * fgraph went off, and the shell's next processes lacked a stack the walk
- * never owed them (3 and 5 counted as left unserved, served 30,058 of
- * 30,063). Cut at the first count's newest thread, they are not lacking.
+ * The threads a walk joined under way owes, followed by identity. The
+ * lab's bpftrace rows counted both of these as the walk's: processes the
+ * shell forked after bpftrace stopped (fgraph off: no stack from fork) as
+ * left unserved, and an owed thread that exited as served.
  */
-static void test_born_by(void **state)
+static void test_owed(void **state)
 {
-	struct fgt_exp_rec r[5];
-	struct fgt_exp_walk first, later, all;
+	struct fgt_exp_rec r[6];
+	struct fgt_exp_owed o;
+	uint64_t lacking, gone;
 
 	r[0] = rec(100, 10, 100, 10, false);	/* served before the join */
-	r[1] = rec(200, 20, 200, 20, true);	/* still owed */
-	r[2] = rec(300, 30, 300, 30, false);
-	fgt_exp_walk_from_records(r, 3, &first);
-	assert_int_equal(first.lacking, 1);
-	assert_int_equal(first.newest_ns, 300);
-	/* at the end: 20 served; 40 forked while fgraph was on (its stack
-	 * from fork); 50 and 60 after fgraph went off, with none */
+	r[1] = rec(200, 20, 200, 20, true);	/* owed: will be served */
+	r[2] = rec(300, 30, 300, 30, true);	/* owed: will exit */
+	r[3] = rec(400, 40, 400, 40, true);	/* owed: still lacking */
+	assert_int_equal(fgt_exp_owed_take(&o, r, 4), 0);
+	assert_int_equal(o.n, 3);
+	fgt_exp_owed_count(&o, r, 4, &lacking, &gone);
+	assert_int_equal(lacking, 3);
+	assert_int_equal(gone, 0);
+	/* later: 20 served, 30 gone, 40 still lacking; 50 forked while fgraph
+	 * was on (a stack from fork), 60 after it went off (none); and TID 30
+	 * again, a new task with another start: not the one owed */
 	r[1].lacking = false;
-	r[3] = rec(400, 40, 400, 40, false);
-	r[4] = rec(500, 50, 500, 50, true);
-	fgt_exp_walk_from_records_by(r, 5, first.newest_ns, &later);
-	assert_int_equal(later.threads, 5);
-	assert_int_equal(later.lacking, 0);
-	assert_int_equal(later.newest_ns, 500);
-	fgt_exp_walk_from_records(r, 5, &all);
-	assert_int_equal(all.lacking, 1);	/* uncut: the one no walk owed */
-	/* a thread of the first count still lacking is counted, cut or not;
-	 * one started at the cut itself is of the first count */
-	r[1].lacking = true;
-	r[2] = rec(300, 30, 300, 30, true);
-	fgt_exp_walk_from_records_by(r, 5, 300, &later);
-	assert_int_equal(later.lacking, 2);
+	r[2] = rec(600, 30, 600, 30, true);
+	r[4] = rec(500, 50, 500, 50, false);
+	r[5] = rec(700, 60, 700, 60, true);
+	fgt_exp_owed_count(&o, r, 6, &lacking, &gone);
+	assert_int_equal(lacking, 1);
+	assert_int_equal(gone, 1);
+	fgt_exp_owed_free(&o);
+	/* nothing lacking: nothing owed, nothing allocated */
+	assert_int_equal(fgt_exp_owed_take(&o, r, 1), 0);
+	assert_int_equal(o.n, 0);
+	assert_null(o.k);
+	fgt_exp_owed_count(&o, r, 6, &lacking, &gone);
+	assert_int_equal(lacking, 0);
+	assert_int_equal(gone, 0);
 	(void)state;
 }
 
@@ -394,7 +398,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_lacking),
 		cmocka_unit_test(test_records_order),
 		cmocka_unit_test(test_records_order_matters),
-		cmocka_unit_test(test_born_by),
+		cmocka_unit_test(test_owed),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_live),
