@@ -13,6 +13,7 @@ mode=$(cat /sys/kernel/security/lockdown 2> /dev/null)
 rel=$(uname -r)
 boot=0
 [ -f "/boot/vmlinuz-$rel" ] && boot=1
-json=$(fgraphtop check --static --json)
+fgraphtop check --static --json > "$FGT_RUN/check.jsonl"
 status=$?
+json=$(fgt_last_of check < "$FGT_RUN/check.jsonl")
 fgt_result "{\"type\":\"lockdown\",\"mode\":\"$mode\",\"release\":\"$rel\",\"boot_image\":$boot,\"status\":$status,\"answer\":${json:-null}}"

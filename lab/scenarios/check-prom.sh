@@ -21,8 +21,9 @@ if [ "$(fgt_arg MONITOR 0 "$@")" = 1 ]; then
 		n=$((n - 1))
 	done
 fi
-json=$(fgraphtop check --trigger --timeout "$timeout" --json --prometheus "$prom")
+fgraphtop check --trigger --timeout "$timeout" --json --prometheus "$prom" > "$FGT_RUN/check.jsonl"
 status=$?
+json=$(fgt_last_of check < "$FGT_RUN/check.jsonl")
 if [ -n "$mon" ]; then
 	kill -INT "$mon"
 	wait "$mon"

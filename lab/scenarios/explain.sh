@@ -16,7 +16,7 @@ for p in auto direct attributed; do
 		fgt_result "$(fgt_json type explain path $p line "$l")"
 	done < "$FGT_RUN/explain.txt"
 	# shellcheck disable=SC2086
-	j=$(fgraphtop --explain -j $opt 2>/dev/null | head -n 1)
+	j=$(fgraphtop --explain -j $opt 2>/dev/null | fgt_last_of plan)
 	fgt_result "$(fgt_json type explain_json path $p status $st plan "${j:-null}")"
 done
 exit 0

@@ -32,6 +32,27 @@ fgt_result() {
 	echo "$FGT_NAME: result $*"
 }
 
+# fgt_result_json NAME: each JSON line of fgraphtop's on stdin as a result,
+# {"type":"fgt","name":NAME,"rec":LINE}: one run may print more than one
+# (--explain -j's "lock_wait" warning before its plan, on a slow guest)
+fgt_result_json() {
+	local line
+	while IFS= read -r line; do
+		[ -n "$line" ] && fgt_result "{\"type\":\"fgt\",\"name\":\"$1\",\"rec\":$line}"
+	done
+	return 0
+}
+
+# fgt_last_of TYPE: the last JSON line of that type on stdin (check -j's
+# object, --explain -j's plan: a "lock_wait" warning may come before it)
+fgt_last_of() {
+	local line last=
+	while IFS= read -r line; do
+		case $line in *"\"type\":\"$1\""*) last=$line ;; esac
+	done
+	printf '%s' "$last"
+}
+
 fgt_log() {
 	echo "$FGT_NAME: $*"
 }

@@ -123,8 +123,8 @@ fgraphtop --explain > "$FGT_RUN/explain.txt" 2>&1 || status=1
 sed -n '/^Who holds fgraph now/,$p' "$FGT_RUN/explain.txt" | while IFS= read -r line; do
 	fgt_result "$(fgt_json type explain_holders line "$line")" > /dev/null
 done
-plan=$(fgraphtop --explain -j) || status=1
-fgt_result "{\"type\":\"fgt\",\"name\":\"explain\",\"rec\":$plan}" > /dev/null
+fgraphtop --explain -j > "$FGT_RUN/explain.jsonl" || status=1
+fgt_result_json explain < "$FGT_RUN/explain.jsonl" > /dev/null
 watchdog &
 wdpid=$!
 park=$(fgt_park "$n")

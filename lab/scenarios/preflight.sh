@@ -13,8 +13,9 @@ timeout=$(fgt_arg TIMEOUT 60 "$@")
 answer() {	# HOW ARGS...
 	local how=$1 out status
 	shift
-	out=$(fgraphtop check "$@" --json)
+	fgraphtop check "$@" --json > "$FGT_RUN/answer.jsonl"
 	status=$?
+	out=$(fgt_last_of check < "$FGT_RUN/answer.jsonl")
 	fgt_log "check $* exited $status: $out"
 	case $out in
 	\{*) ;;

@@ -32,8 +32,7 @@ events=
 [ "$(fgt_arg EVENTS 0 "$@")" = 1 ] && events=--events
 explain=$(fgt_arg EXPLAIN 0 "$@")
 if [ "$explain" = 1 ]; then
-	plan=$(fgraphtop --explain -j)
-	fgt_result "{\"type\":\"fgt\",\"name\":\"explain\",\"rec\":$plan}"
+	fgraphtop --explain -j | fgt_result_json explain
 fi
 
 field() { echo "$1" | sed -n "s/.*\"$2\":\([^,}]*\).*/\1/p"; }
@@ -109,8 +108,7 @@ fgt_unpark
 # ftrace_graph_active it reads from kernel memory must say 1, its holder named.
 if [ "$explain" = 1 ]; then
 	fgt-trigger -f "${filter0:-bpf_fentry_test1}" tracefs on > /dev/null || status=1
-	plan=$(fgraphtop --explain -j)
-	fgt_result "{\"type\":\"fgt\",\"name\":\"explain-on\",\"rec\":$plan}"
+	fgraphtop --explain -j | fgt_result_json explain-on
 	fgt-trigger -f "${filter0:-bpf_fentry_test1}" tracefs off > /dev/null || status=1
 fi
 exit $status

@@ -24,12 +24,15 @@ run() {	# SET|root check|trigger
 	[ "$2" = trigger ] && opts="--trigger --json --timeout $timeout"
 	if [ "$1" = root ]; then
 		# shellcheck disable=SC2086 # opts is a list of options
-		json=$(fgraphtop check $opts)
+		fgraphtop check $opts > "$FGT_RUN/caps.jsonl"
 	else
 		# shellcheck disable=SC2086
-		json=$(fgt-capbound "$1" -- fgraphtop check $opts)
+		fgt-capbound "$1" -- fgraphtop check $opts > "$FGT_RUN/caps.jsonl"
 	fi
 	rc=$?
+	# check's object (a "lock_wait" warning may come first); else all it said
+	json=$(fgt_last_of check < "$FGT_RUN/caps.jsonl")
+	[ -n "$json" ] || json=$(cat "$FGT_RUN/caps.jsonl")
 	fgt_log "$1 $2: status $rc: $json"
 	case $json in
 	\{*) fgt_result "$(fgt_json type caps caps "$1" mode "$2" status $rc release "$(uname -r)" answer "$json")" ;;

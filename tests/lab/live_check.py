@@ -76,7 +76,7 @@ def load(path):
             raw.setdefault(r["run"], []).append(r["b64"])
         elif t == "fgt" and r.get("name") == "json":
             recs.append(r["rec"])
-        elif t == "fgt" and r.get("name") == "explain":
+        elif t == "fgt" and r.get("name") == "explain" and r["rec"].get("type") == "plan":
             explain["plan"] = r["rec"]
         elif t == "explain_holders":
             explain.setdefault("text", []).append(r["line"])
