@@ -25,7 +25,11 @@
  *                                    kmem:kmalloc and kmem:kmem_cache_alloc
  *                                    events of a private tracefs instance, their
  *                                    call_site filtered to the range: on stop
- *                                    {"allocs":N,"by_size":{"BYTES":N,...},"lost":L}.
+ *                                    {"allocs":N,"by_size":{"BYTES":N,...},"kfree":F,
+ *                                    "kmem_cache_free":C,"lost":L}, the frees from
+ *                                    there counted by kmem:kfree and kmem_cache_free
+ *                                    (the list's, and the last batch's unused stacks:
+ *                                    served = the stacks allocated less those freed).
  *                                    The unfixed sweep allocates its batch of 32
  *                                    stacks there, so no stack-sized allocation
  *                                    means no sweep, on every kernel (trace
@@ -182,6 +186,7 @@ static int func_range(const char *func, unsigned long long *lo, unsigned long lo
 
 static const char *const alloc_events[] = {
 	"events/kmem/kmalloc", "events/kmem/kmem_cache_alloc",
+	"events/kmem/kfree", "events/kmem/kmem_cache_free",
 };
 
 static int allocs_start(void)
@@ -219,7 +224,7 @@ static int allocs_stop(void)
 {
 	char dir[512], path[700], line[1024];
 	unsigned long sizes[16], counts[16];
-	long allocs = 0, overrun;
+	long allocs = 0, kfrees = 0, cache_frees = 0, overrun;
 	int n = 0;
 	FILE *f;
 
@@ -237,7 +242,18 @@ static int allocs_stop(void)
 		unsigned long sz = 0;
 		int i;
 
-		if (line[0] == '#' || (!strstr(line, " kmalloc:") && !strstr(line, " kmem_cache_alloc:")))
+		if (line[0] == '#')
+			continue;
+		/* the frees: the list's, and the last batch's unused stacks */
+		if (strstr(line, " kfree:")) {
+			kfrees++;
+			continue;
+		}
+		if (strstr(line, " kmem_cache_free:")) {
+			cache_frees++;
+			continue;
+		}
+		if (!strstr(line, " kmalloc:") && !strstr(line, " kmem_cache_alloc:"))
 			continue;
 		allocs++;
 		if (b)
@@ -261,7 +277,8 @@ static int allocs_stop(void)
 	printf("{\"type\":\"oracle_allocs\",\"allocs\":%ld,\"by_size\":{", allocs);
 	for (int i = 0; i < n; i++)
 		printf("%s\"%lu\":%lu", i ? "," : "", sizes[i], counts[i]);
-	printf("},\"lost\":%ld}\n", overrun);
+	printf("},\"kfree\":%ld,\"kmem_cache_free\":%ld,\"lost\":%ld}\n", kfrees, cache_frees,
+	       overrun);
 	return 0;
 }
 

@@ -8,6 +8,10 @@
 #   lab-stock      function_graph at the top level, U = 30,000
 #   debian-7.2     fgt-trigger's BPF kretprobe.multi link (fprobe on fgraph, 6.14+)
 #   debian-6.12    function_graph at the top level (Debian's own kernel)
+# and, named KERNEL+bt (make test-long: about 15 minutes a row, warm):
+#   debian-7.2+bt  sid's bpftrace -e 'kretprobe:vfs_read* {...}' (a kretprobe.multi
+#                  link), as the SRE's stalled tool runs it; its guest gets
+#                  sid's userland (lab/guest/mksid.sh, cached)
 # tests/lab/join_check.py asserts counts only, never the host's pace: the
 # live view's first record after its start is the step under way; the served
 # count at the end is the oracle's U; the sweeps inferred before joining are
@@ -21,11 +25,12 @@ set -uo pipefail
 
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
-lab_opts join oku "$@"
+lab_opts join okbu "$@"
 u=${lab_u:-30000}
 note() { echo "join: $*" >&2; }
 trigger_of() {
 	case $1 in
+	*+bt) echo bt-kretprobe ;;
 	debian-7.2 | lab-arm64-*) echo kretmulti ;;
 	*) echo tracefs ;;
 	esac
@@ -33,9 +38,11 @@ trigger_of() {
 [ ${#only[@]} -gt 0 ] || mapfile -t only < <(lab_tier lab-stock debian-7.2 debian-6.12)
 
 one() {	# KERNEL AT
-	local k=$1 at=$2 d="$out/$1-at$2" rc=0 t0=$SECONDS
-	FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "$k" -s join -m 2048 -t 1500 -o "$d" -- \
-		U="$u" TRIGGER="$(trigger_of "$k")" AT="$at" > /dev/null 2> "$d.log" || rc=$?
+	local k=$1 at=$2 d="$out/$1-at$2" rc=0 t0=$SECONDS trig extra=
+	trig=$(trigger_of "$k")
+	case $trig in bt-*) extra=$sid ;; esac
+	FGT_EXTRA_CPIO=$extra FGT_KERNELS=$KSH "$ROOT/lab/run.sh" -k "${k%+bt}" -s join -m 2048 \
+		-t 1500 -o "$d" -- U="$u" TRIGGER="$trig" AT="$at" > /dev/null 2> "$d.log" || rc=$?
 	note "$k at $at s: lab/run.sh status $rc, $((SECONDS - t0)) s"
 	if [ "$rc" -ne 0 ]; then
 		note "FAIL: $k at $at s: the scenario exited $rc (see $d)"
@@ -46,8 +53,16 @@ one() {	# KERNEL AT
 	sed "s/^/join: $k at $at s: /" "$d.check" >&2
 }
 
+sid=
+mkdir -p "$out"
 for k in "${only[@]}"; do
-	"$KSH" path "$k" > /dev/null 2>&1 || { note "FAIL: no kernel $k (make lab)"; exit 1; }
+	"$KSH" path "${k%+bt}" > /dev/null 2>&1 || { note "FAIL: no kernel ${k%+bt} (make lab)"; exit 1; }
+	case $(trigger_of "$k") in
+	bt-*)
+		# sid's bpftrace, built once and cached
+		[ -n "$sid" ] || sid=$("$ROOT/lab/guest/mksid.sh" 2> "$out/mksid.log") ||
+			{ note "FAIL: no sid userland for bpftrace: $(tail -1 "$out/mksid.log")"; exit 1; } ;;
+	esac
 done
 for k in "${only[@]}"; do
 	for at in 1 3; do

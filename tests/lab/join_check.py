@@ -13,7 +13,8 @@ nothing until the walk had ended was not exercised, and says so):
                   its first interval line
   record          the live view's activation record says "joined": true
   served          its served_total (inferred before + counted since) is the
-                  oracle's U (fgt-trigger's count just before the walk)
+                  oracle's U (fgt-trigger's count just before the walk; for
+                  bpftrace, the stacks allocated less those freed: oracle_u())
   sweeps-before   the sweeps it inferred before joining are within one batch of
                   the kernel's: the kernel's in all (unfixed: ceil(U / 32), one
                   more when U is a multiple of 32) less those the tracepoints saw
@@ -70,6 +71,23 @@ def parse(path):
     return run, lines, texts, blocks, kern
 
 
+def oracle_u(run):
+    """The threads the walk served. fgt-trigger counts them just before its
+    walk; for bpftrace (bt-*), which compiles for seconds first, the shell's
+    count at the walk's start also holds tasks that exit before it reaches
+    them (bpftrace's own threads: 3 of 30,063 in a lab run), so the
+    kernel's own allocations say it: the stacks allocated from
+    register_ftrace_graph less those it freed unused (fgt-oracle allocs;
+    each allocation of another size, the list, freed once by kfree)."""
+    al = run.get("allocs")
+    if not isinstance(al, dict) or "kmem_cache_free" not in al or al.get("lost"):
+        return run["rec"].get("u")
+    by = {int(k): v for k, v in al["by_size"].items()}
+    stack = max(by, key=by.get)
+    lists = al["allocs"] - by[stack]
+    return by[stack] - (al["kfree"] + al["kmem_cache_free"] - lists)
+
+
 def kernel_sweeps(u):
     # FACTS: max(1, ceil(U/32)), one empty sweep more when U is a multiple of 32
     return max(1, math.ceil(u / BATCH)) + (1 if u and u % BATCH == 0 else 0)
@@ -113,7 +131,7 @@ def check(path):
     run, lines, texts, blocks, _ = parse(path)
     if not run:
         return [("run", False, "no join_run record")]
-    u = run["rec"].get("u")
+    u = oracle_u(run)
     live = lines.get("live", [])
     types = [r.get("type") for _, r in live]
     first = types[types.index("start") + 1] if "start" in types and \
@@ -207,7 +225,7 @@ def table(paths):
             print(f"{p}: no run")
             continue
         act = joined_activation(lines.get("live", []))
-        u = run["rec"].get("u")
+        u = oracle_u(run)
         fa = [first_answer(n, run, lines, texts) for n in ("live", "lines", "check", "explain")]
         fa = ", ".join("-" if x is None else f"{x:.2f}" for x in fa)
         if act:

@@ -12,6 +12,8 @@ KSH=${FGT_KERNELS:-$ROOT/lab/kernels.sh}
 #                   a failing run's stays, with its path said), in $out
 #   k  -k KERNEL    repeatable, in the array $only (empty: the driver's default)
 #   K  -k KERNEL    the same, once at most (a driver of one kernel)
+#   b  with k: a KERNEL may be named KERNEL+bt (tests/lab/join.sh: bpftrace
+#                   as the trigger); the kernel is KERNEL's
 #   u  -u THREADS   a positive count, in $lab_u (empty: the driver's default)
 #   a  KERNEL...    arguments after the options (OPTIND is left for the
 #                   driver's shift); without a, none is taken
@@ -40,7 +42,10 @@ lab_opts() {
 			*K*:1) lab_opts_bad "$name" "one -k only" "$usage" ;;
 			esac
 			# a name no kernel has would select nothing, and pass
-			lab_known_kernel "$OPTARG" ||
+			case $letters:$OPTARG in
+			*b*:*+bt) lab_known_kernel "${OPTARG%+bt}" ;;
+			*) lab_known_kernel "$OPTARG" ;;
+			esac ||
 				lab_opts_bad "$name" "no kernel is named '$OPTARG' (lab/kernels.sh list)" "$usage"
 			only+=("$OPTARG")
 			;;

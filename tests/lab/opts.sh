@@ -29,7 +29,7 @@ drivers=(
 	"tests/lab/tool.sh tool ok"
 	"tests/lab/live.sh live oKu"
 	"tests/lab/hold.sh hold oku"
-	"tests/lab/join.sh join oku"
+	"tests/lab/join.sh join okbu"
 	"tests/deb/lab-caps.sh lab-caps o"
 )
 
@@ -83,6 +83,16 @@ for line in "${drivers[@]}"; do
 		refused "$d" "$name" "one -k only" -k lab-fixed -k lab-stock ;;
 	*)
 		refused "$d" "$name" "unknown option -k" -k lab-fixed ;;
+	esac
+	# KERNEL+bt: bpftrace as the trigger, where the driver takes it
+	case $letters in
+	*b*)
+		parsed "$d" "out= kernels=debian-7.2+bt u= args=" -k debian-7.2+bt
+		refused "$d" "$name" "no kernel is named 'lab-stock\\+bx' \\(lab/kernels.sh list\\)" \
+			-k lab-stock+bx ;;
+	*[kK]*)
+		refused "$d" "$name" "no kernel is named 'debian-7.2\\+bt' \\(lab/kernels.sh list\\)" \
+			-k debian-7.2+bt ;;
 	esac
 	case $letters in
 	*u*)
