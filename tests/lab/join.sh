@@ -8,7 +8,7 @@
 #   lab-stock      function_graph at the top level, U = 30,000
 #   debian-7.2     fgt-trigger's BPF kretprobe.multi link (fprobe on fgraph, 6.14+)
 #   debian-6.12    function_graph at the top level (Debian's own kernel)
-# and, named KERNEL+bt (make test-long: about 15 minutes a row, warm):
+# and, named KERNEL+bt (make test-long: about 19 minutes a row, loaded):
 #   debian-7.2+bt  sid's bpftrace -e 'kretprobe:vfs_read* {...}' (a kretprobe.multi
 #                  link), as the SRE's stalled tool runs it; its guest gets
 #                  sid's userland (lab/guest/mksid.sh, cached)
