@@ -28,9 +28,11 @@ struct fgt_wait {
 
 static unsigned int notices;
 
+/* no claim of a walk: a grace period on a loaded host takes seconds with
+ * none under way (the lab's --explain before any activation, 2026-12-07) */
 static const char rcu_text[] =
 	"waiting for an RCU grace period: a function-graph activation's walk, under "
-	"rcu_read_lock(), holds them off";
+	"rcu_read_lock(), delays them, as does a busy host";
 
 const char *fgt_wait_lock_text(enum fgt_wait_lock lock)
 {
