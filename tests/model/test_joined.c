@@ -322,35 +322,16 @@ static void fixed_walk(void **state)
 	look(l, 30, 1, &x);
 	assert_true(fgt_join_look_at(&j, &x));
 	assert_int_equal(fgt_join_served(&j), 5000);
-	list_free(l);
-}
-
-/*
- * A thread owed a stack that exits before the walk reaches it was never
- * served, though it left the count (the lab's bpftrace rows: served 30,062
- * where the kernel served 30,061). The joiner follows the owed threads by
- * identity (struct fgt_exp_owed): the exit is counted gone, not served.
- */
-static void owed_exit(void **state)
-{
-	struct list *l = list_new(0, 5000, 0);
-	struct fgt_join_look a, b, x;
-	struct fgt_joined j;
-
-	walk_to(l, 1200);
-	look(l, 10, 1, &a);
-	walk_to(l, 1500);
-	look(l, 20, 1, &b);
+	/* the same, thread 3000 gone before the walk reached it: never
+	 * served, though it left the count (the lab's bpftrace rows: served
+	 * 30,062 where the kernel served 30,061). The joiner follows the owed
+	 * threads by identity (struct fgt_exp_owed): gone, not served */
 	fgt_join_begin(&j, &a, &b, NULL, FGT_VERDICT_FIXED);
-	/* thread 3000 exits; the walk serves the 4,999 others */
-	walk_to(l, 5000);
-	look(l, 30, 1, &x);
 	x.gone = 1;
 	assert_true(fgt_join_look_at(&j, &x));
 	assert_int_equal(j.seen.served, 3799);
 	assert_int_equal(fgt_join_served(&j), 4999);
 	list_free(l);
-	(void)state;
 }
 
 /* The trigger's stack tells the end where threads stay lacking (a fixed
@@ -529,7 +510,6 @@ int main(void)
 		cmocka_unit_test(rebase_after_end),
 		cmocka_unit_test(fixed_walk),
 		cmocka_unit_test(trigger_end),
-		cmocka_unit_test(owed_exit),
 		cmocka_unit_test(progress_of),
 		cmocka_unit_test(still_end),
 		cmocka_unit_test(trigger_from_sweeps),
