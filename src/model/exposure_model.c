@@ -111,7 +111,6 @@ int fgt_exp_owed_take(struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, si
 
 	o->k = NULL;
 	o->n = 0;
-	o->walker = 0;
 	for (i = 0; i < n; i++)
 		m += recs[i].lacking != 0;
 	if (!m)
@@ -130,11 +129,8 @@ void fgt_exp_owed_count(const struct fgt_exp_owed *o, const struct fgt_exp_rec *
 			uint64_t *lacking, uint64_t *gone)
 {
 	uint64_t found = 0, still = 0;
-	bool walker_owed = false, walker_here = false;
 	size_t i;
 
-	for (i = 0; o->walker && i < o->n; i++)
-		walker_owed |= o->k[i].tid == o->walker;
 	/* each owed thread once: the iterator yields a task once a pass */
 	for (i = 0; i < n; i++) {
 		struct fgt_exp_key key = { recs[i].start_ns, recs[i].tid };
@@ -142,13 +138,10 @@ void fgt_exp_owed_count(const struct fgt_exp_owed *o, const struct fgt_exp_rec *
 		if (!o->n || !bsearch(&key, o->k, o->n, sizeof(key), key_cmp))
 			continue;
 		found++;
-		walker_here |= o->walker && recs[i].tid == o->walker;
 		still += recs[i].lacking != 0;
 	}
 	*lacking = still;
 	*gone = found < o->n ? o->n - found : 0;
-	if (walker_owed && !walker_here && *gone)
-		(*gone)--;
 }
 
 void fgt_exp_owed_free(struct fgt_exp_owed *o)

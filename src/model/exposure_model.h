@@ -85,16 +85,11 @@ struct fgt_exp_key {
 struct fgt_exp_owed {
 	struct fgt_exp_key *k;	/* sorted */
 	size_t n;
-	/* the walking task's TID (0: not known): owed and gone, it was
-	 * served, for it walks until the walk is over (fgt-trigger and
-	 * bpftrace's kretmulti link holder exit after it) */
-	uint32_t walker;
 };
 
 /* The lacking threads of recs become o's. 0, or -ENOMEM (o left empty). */
 int fgt_exp_owed_take(struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n);
-/* Of o's threads: those in recs still lacking, and those not in recs (less
- * the walker: served). */
+/* Of o's threads: those in recs still lacking, and those not in recs. */
 void fgt_exp_owed_count(const struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n,
 			uint64_t *lacking, uint64_t *gone);
 void fgt_exp_owed_free(struct fgt_exp_owed *o);

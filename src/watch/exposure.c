@@ -27,7 +27,6 @@ struct fgt_exposure {
 	struct bpf_link *link;
 	const bool *no_ret_stack;	/* the program's flag, in its object's .bss */
 	bool owe_next, owing;		/* fgt_exposure_owe() */
-	uint32_t walker;		/* fgt_exposure_owed_walker() */
 	struct fgt_exp_owed owed;
 };
 
@@ -116,14 +115,8 @@ static void walk_of(struct fgt_exposure *e, struct fgt_exp_rec *recs, size_t n,
 	}
 	if (e->owing) {
 		w->owed = true;
-		e->owed.walker = e->walker;
 		fgt_exp_owed_count(&e->owed, recs, n, &w->owed_lacking, &w->owed_gone);
 	}
-}
-
-void fgt_exposure_owed_walker(struct fgt_exposure *e, uint32_t tid)
-{
-	e->walker = tid;
 }
 
 void fgt_exposure_owe(struct fgt_exposure *e)

@@ -31,8 +31,6 @@ int fgt_exposure_read(struct fgt_exposure *e, struct fgt_exp_walk *w, char *msg,
 /* The next read's lacking threads become the ones owed (struct fgt_exp_owed):
  * that read and every later one count them (w->owed). */
 void fgt_exposure_owe(struct fgt_exposure *e);
-/* The walking task's TID (struct fgt_exp_owed's walker), 0 unknown. */
-void fgt_exposure_owed_walker(struct fgt_exposure *e, uint32_t tid);
 void fgt_exposure_close(struct fgt_exposure *e);
 
 #endif

@@ -380,8 +380,6 @@ void fgt_joiner_look(struct fgt_joiner *jr, const struct fgt_join_trigger *t,
 		l->trigger_in = in == 1;
 		l->trigger_left = in == 0;
 		l->trig_sys_ns = sys_ns(t->pid, t->tid);
-		if (jr->e)
-			fgt_exposure_owed_walker(jr->e, t->tid);
 	}
 	if (!count(jr, l))
 		l->ns = fgt_mono_ns();
