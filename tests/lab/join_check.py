@@ -156,7 +156,14 @@ def check(path):
     if act:
         js = act["joined_step"]
         total = js["inferred"]["served_total"]
-        ok("served", total == u, f"served_total {total}, oracle U {u}")
+        # bt-*: the kernel's served (u) and the shell's count at the walk's
+        # start differ by the tasks that exited before the walk reached
+        # them; the count cannot tell those from tasks that exited after
+        # it served them (src/model/joined.c), so it may land anywhere
+        # between. Exact everywhere else.
+        hi = max(u, run["rec"].get("u") or u) if str(run.get("trigger", "")).startswith("bt-") else u
+        ok("served", u <= total <= hi, f"served_total {total}, oracle U {u}" +
+           (f" (to {hi}: exits during the walk)" if hi != u else ""))
         kb = kernel_sweeps(u) - js["seen"]["sweeps"]
         sb = js["inferred"]["sweeps_before"]
         ok("sweeps-before", abs(sb - kb) <= 1,
