@@ -125,23 +125,20 @@ int fgt_exp_owed_take(struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, si
 	return 0;
 }
 
-void fgt_exp_owed_count(const struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n,
-			uint64_t *lacking, uint64_t *gone)
+uint64_t fgt_exp_owed_lacking(const struct fgt_exp_owed *o, const struct fgt_exp_rec *recs,
+			      size_t n)
 {
-	uint64_t found = 0, still = 0;
+	uint64_t still = 0;
 	size_t i;
 
 	/* each owed thread once: the iterator yields a task once a pass */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && o->n; i++) {
 		struct fgt_exp_key key = { recs[i].start_ns, recs[i].tid };
 
-		if (!o->n || !bsearch(&key, o->k, o->n, sizeof(key), key_cmp))
-			continue;
-		found++;
-		still += recs[i].lacking != 0;
+		if (recs[i].lacking && bsearch(&key, o->k, o->n, sizeof(key), key_cmp))
+			still++;
 	}
-	*lacking = still;
-	*gone = found < o->n ? o->n - found : 0;
+	return still;
 }
 
 void fgt_exp_owed_free(struct fgt_exp_owed *o)

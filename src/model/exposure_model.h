@@ -47,9 +47,9 @@ struct fgt_exp_walk {
 	uint64_t held_ahead;	/* threads holding a stack ahead of the first lacking one:
 				 * during a walk, those it served (src/model/joined.h) */
 	/* the threads a walk under way owes (struct fgt_exp_owed), when
-	 * owed: of them, those still lacking a stack, and those gone */
+	 * owed: of them, those still here and lacking a stack */
 	bool owed;
-	uint64_t owed_lacking, owed_gone;
+	uint64_t owed_lacking;
 };
 
 /* Feed the threads in task-list order: init, one step per thread, end. */
@@ -71,11 +71,11 @@ void fgt_exp_walk_from_records(struct fgt_exp_rec *recs, size_t n, struct fgt_ex
  * join's first count, by identity (start time and TID: a TID is reused, not
  * with the same start). Later counts follow them alone. A thread started
  * since got its stack at fork while fgraph was on, or, after fgraph went
- * off again, lacks one no walk owed it; a thread owed that exits before the
- * walk reaches it was not served, though it left the count. The lab's
- * bpftrace rows showed both (served 30,058 of the kernel's 30,063 as the
- * shell's next processes forked after bpftrace stopped; then 30,062 of
- * 30,061 as one owed thread exited). Capped by the records: one key each.
+ * off again, lacks one no walk owed it (the lab's bpftrace rows served
+ * 30,058 of the kernel's 30,063 when the shell's next processes, forked
+ * after bpftrace stopped, counted). An owed thread that exits leaves the
+ * count as a served one does (src/model/joined.c). Capped by the records:
+ * one key each.
  */
 struct fgt_exp_key {
 	uint64_t start_ns;
@@ -89,9 +89,9 @@ struct fgt_exp_owed {
 
 /* The lacking threads of recs become o's. 0, or -ENOMEM (o left empty). */
 int fgt_exp_owed_take(struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n);
-/* Of o's threads: those in recs still lacking, and those not in recs. */
-void fgt_exp_owed_count(const struct fgt_exp_owed *o, const struct fgt_exp_rec *recs, size_t n,
-			uint64_t *lacking, uint64_t *gone);
+/* Of o's threads, those in recs still lacking a stack. */
+uint64_t fgt_exp_owed_lacking(const struct fgt_exp_owed *o, const struct fgt_exp_rec *recs,
+			      size_t n);
 void fgt_exp_owed_free(struct fgt_exp_owed *o);
 
 /* An activation seen on this host. visits is what the model says that walk

@@ -77,7 +77,6 @@ struct fgt_join_look {
 	 * that count found lacking, the ones still here and lacking
 	 * (struct fgt_exp_owed) */
 	uint64_t lacking;
-	uint64_t gone;			/* of those, the ones gone (exited) since */
 	uint64_t held_ahead;		/* ... holding one ahead of the first lacking one */
 	uint64_t scan_ns;		/* what the count's pass took */
 	bool trigger_in;		/* a task was seen inside register_ftrace_graph() */

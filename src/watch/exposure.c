@@ -115,7 +115,7 @@ static void walk_of(struct fgt_exposure *e, struct fgt_exp_rec *recs, size_t n,
 	}
 	if (e->owing) {
 		w->owed = true;
-		fgt_exp_owed_count(&e->owed, recs, n, &w->owed_lacking, &w->owed_gone);
+		w->owed_lacking = fgt_exp_owed_lacking(&e->owed, recs, n);
 	}
 }
 

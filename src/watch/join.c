@@ -350,7 +350,6 @@ static bool count(struct fgt_joiner *jr, struct fgt_join_look *l)
 	l->counted = true;
 	l->threads = w.threads;
 	l->lacking = w.owed ? w.owed_lacking : w.lacking;
-	l->gone = w.owed ? w.owed_gone : 0;
 	l->held_ahead = w.held_ahead;
 	return true;
 }
