@@ -515,7 +515,13 @@ def lines_excerpt(lines):
     the first and the last progress line of activation #1, its record up to
     the verdict (the histograms left out), each holders report after it, and
     the history and summary at the end."""
-    stamp = re.compile(r"^\d\d:\d\d:\d\d ")
+    def block(i, more):
+        """Line i and the lines right after it while more(line)."""
+        j = i + 1
+        while j < len(lines) and more(lines[j]):
+            j += 1
+        return range(i, j)
+
     first = next((i for i, l in enumerate(lines) if re.match(r"^\d\d:\d\d:\d\d activations ", l)), None)
     prog = [i for i, l in enumerate(lines) if re.match(r"^\d\d:\d\d:\d\d activation #1 under way ", l)]
     rec = next((i for i, l in enumerate(lines) if l.startswith("activation #1 at ")), None)
@@ -526,12 +532,9 @@ def lines_excerpt(lines):
     keep += range(rec, end + 1)
     for i in range(end, len(lines)):
         if re.match(r"^\d\d:\d\d:\d\d fgraph holders: ", lines[i]):
-            keep.append(i)
-            keep += (j for j in range(i + 1, len(lines)) if lines[j].startswith("  ") and
-                     all(not stamp.match(lines[k]) for k in range(i + 1, j + 1)))
-        if lines[i].startswith("history (newest first):"):
-            keep += (j for j in range(i, len(lines)) if not lines[j].startswith("fork path:") and
-                     all(not lines[k].startswith("fork path:") for k in range(i, j + 1)))
+            keep += block(i, lambda l: l.startswith("  "))
+        elif lines[i].startswith("history (newest first):"):
+            keep += block(i, lambda l: not l.startswith("fork path:"))
             break
     return [lines[i] for i in sorted(set(keep))]
 
