@@ -796,7 +796,8 @@ static __always_inline __u32 cache_object_size(const struct kmem_cache *s)
 	return size;
 }
 
-static __always_inline bool cache_is_fgraph(const struct fgt_hot *h, struct kmem_cache *s)
+static __always_inline bool cache_is_fgraph(const struct fgt_hot *h, struct kmem_cache *s,
+					    __u64 call_site)
 {
 	__u64 c = h->cachep;
 
@@ -813,9 +814,14 @@ static __always_inline bool cache_is_fgraph(const struct fgt_hot *h, struct kmem
 	 * activation. During one whose ACT_BEGIN came before the cache existed
 	 * (the direct path's fentry on register_ftrace_graph, which creates
 	 * it), read it here; most caches fail the size test first. A merged
-	 * cache's object_size can exceed ours by less than a word.
+	 * cache's object_size can exceed ours by less than a word. So too for
+	 * an allocation from the sweep's own code with none under way: a
+	 * kernel whose fgraph keeps no ret_stack_list has no ACT_BEGIN, and
+	 * its first walk comes from the cache that step creates (two compares,
+	 * no helper, for the rest of the system).
 	 */
-	if (!act_tid || !kconf.cachep_addr || !kconf.cache_size_off ||
+	if ((!act_tid && !in_range(call_site, kconf.sweep_lo, kconf.sweep_hi)) ||
+	    !kconf.cachep_addr || !kconf.cache_size_off ||
 	    cache_object_size(s) - shadow_size() >= 8)
 		return false;
 	read_cachep();
@@ -831,7 +837,7 @@ int tp_kmem_cache_alloc(__u64 *ctx)
 	struct fgt_hot *h = hot_reg();
 	__u64 call_site;
 
-	if (!cache_is_fgraph(h, (struct kmem_cache *)ctx[2]))
+	if (!cache_is_fgraph(h, (struct kmem_cache *)ctx[2], ctx[0]))
 		return 0;
 	call_site = ctx[0];
 	if (walk_site(h, call_site) ||
@@ -873,8 +879,23 @@ static __always_inline void free_seen(__u64 call_site, __u64 ptr, bool stack, bo
 	if (!in_range(call_site, kconf.sweep_lo, kconf.sweep_hi) &&
 	    !in_range(call_site, kconf.start_lo, kconf.start_hi))
 		return;
-	if (!ptr || !in_act())
+	if (!ptr)
 		return;
+	if (!in_act()) {
+		/* none under way here: the walk's allocations reach the
+		 * assembler as events (alloc_seen()), and so must its frees: a
+		 * kernel whose fgraph keeps no ret_stack_list (lab-shape-
+		 * blocking frees its unused slack), or a step joined under way */
+		if (!act_tid && stack) {
+			e = reserve(FGT_EV_FREE, FGT_SRC_ATTRIBUTED);
+			if (e) {
+				e->ptr = ptr;
+				e->site = FGT_SITE_SWEEP;
+				bpf_ringbuf_submit(e, 0);
+			}
+		}
+		return;
+	}
 	if (list && ptr == act_list) {
 		if (!kconf.direct_act)
 			act_end(FGT_SRC_ATTRIBUTED, 0);
@@ -1011,7 +1032,7 @@ static __always_inline void lat_exit(void)
 SEC("fentry")
 int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
 {
-	if (cache_is_fgraph(&hot, s))
+	if (cache_is_fgraph(&hot, s, 0))
 		lat_enter();
 	return 0;
 }
@@ -1019,7 +1040,7 @@ int BPF_PROG(lat_cache_enter, struct kmem_cache *s, gfp_t gfp)
 SEC("fexit")
 int BPF_PROG(lat_cache_exit, struct kmem_cache *s, gfp_t gfp, void *ret)
 {
-	if (cache_is_fgraph(&hot, s))
+	if (cache_is_fgraph(&hot, s, 0))
 		lat_exit();
 	return 0;
 }

@@ -61,7 +61,10 @@ struct fgt_activation {
 	int32_t ret;		/* start_graph_tracing()'s return */
 	bool complete;		/* ACT_BEGIN and ACT_END both seen */
 	bool implicit;		/* started by a sweep event without ACT_BEGIN (fgraphtop
-				 * started mid-activation, or ACT_BEGIN was lost) */
+				 * started mid-activation, a kernel whose fgraph keeps
+				 * no ret_stack_list, or ACT_BEGIN was lost) */
+	bool joined;		/* fgraphtop started during it: the session joined it
+				 * (src/watch/follow.c); the assembler never sets it */
 	uint64_t lost;		/* events reported lost while it was under way */
 	uint32_t nr_sweeps;
 	struct fgt_sweep *sweeps;	/* nr_sweeps of them */

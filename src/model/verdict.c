@@ -105,7 +105,7 @@ void fgt_verdict_judge(const struct fgt_activation *act, struct fgt_verdict_val 
 {
 	memset(v, 0, sizeof(*v));
 	v->seq = act->seq;
-	v->implicit = act->implicit;
+	v->joined = act->joined;
 	v->nr_sweeps = act->nr_sweeps;
 	v->max_batch = max_batch(act);
 	v->served = act->served;
@@ -259,7 +259,7 @@ const char *fgt_verdict_text(const struct fgt_verdict_val *v, char *buf, size_t 
 		return buf;
 	case FGT_WHY_INCOMPLETE:
 		snprintf(buf, len, "activation %u incomplete (%s): its sweeps were not all seen",
-			 v->seq, v->implicit ? "fgraphtop started during it" : "its end was not seen");
+			 v->seq, v->joined ? "fgraphtop started during it" : "its end was not seen");
 		return buf;
 	case FGT_WHY_NONE_LACKING:
 		snprintf(buf, len, "%u %s served no thread: no thread lacked a shadow stack, "

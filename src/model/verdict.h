@@ -64,7 +64,7 @@ struct fgt_verdict_val {
 	enum fgt_verdict verdict;
 	enum fgt_verdict_why why;
 	uint32_t seq;			/* the activation's */
-	bool implicit;			/* INCOMPLETE: fgraphtop started during it */
+	bool joined;			/* INCOMPLETE: fgraphtop started during it */
 	uint32_t walks;			/* enum fgt_walks: how the sweeps were seen */
 	uint32_t batches;		/* the batches they were cut from (UNSEEN) */
 	uint32_t nr_sweeps;

@@ -90,7 +90,7 @@ static void scr_progress(struct fgt_out *o, const struct fgt_status *st)
 		fgt_lines_wrap(l, 2, "ACTIVATION #%u UNDER WAY  pid %u (%s)  %s%s", p->seq, p->pid,
 			      p->comm, p->via[0] ? p->via : "way in not known yet",
 			      p->u_src == FGT_U_NOW || p->u_src == FGT_U_NONE ?
-			      "  (fgraphtop started during it)" : "");
+			      "  (no count of its threads from its start)" : "");
 	if (p->data_age_ns >= 500000000ull)
 		snprintf(age, sizeof(age), " (figures %s old: read once a second)",
 			 out_dur(p->data_age_ns, b, sizeof(b)));

@@ -140,7 +140,7 @@ const char *out_left_words(const struct fgt_progress *p, char *b, size_t len)
 	else if (p->eta_known)
 		snprintf(b, len, "due now (past the estimate from %u sweep%s)", p->fit_sweeps, s);
 	else if (p->u_src == FGT_U_NONE)
-		snprintf(b, len, "unknown (no U: fgraphtop started during it)");
+		snprintf(b, len, "unknown (no U: no count of its threads from its start)");
 	else
 		snprintf(b, len, "not estimated yet (needs the pattern and %s)",
 			 p->so_far == FGT_VERDICT_FIXED ? "an inline allocation" : "2 finished sweeps");

@@ -114,8 +114,11 @@ int fgt_drain_event(void *ctx, void *data, size_t size)
 		s->fed++;
 		return 0;
 	}
-	/* a joined step's sweeps carry the trigger's stack (joined.h) */
-	if (s->joining && e->type == FGT_EV_ALLOC && e->stack_id >= 0 && s->join_stack_id < 0)
+	/* a sweep's allocations outside BPF's activation (a joined step, a
+	 * kernel without the ret_stack_list) carry the trigger's stack; the
+	 * others' stack_id is no stack (joined.h) */
+	if (e->type == FGT_EV_ALLOC && e->site == FGT_SITE_SWEEP && e->stack_id >= 0 &&
+	    s->join_stack_id < 0)
 		s->join_stack_id = e->stack_id;
 	/* outside the aggregation (the fork path, a sweep seen without its
 	 * ACT_BEGIN): shown, then to the assembler */

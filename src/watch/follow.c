@@ -23,12 +23,20 @@ void fgt_follow_activation(const struct fgt_activation *rec, void *ctx)
 
 	/* the kernel's and the assembler's, numbered as they come */
 	a.seq = ++s->reported;
+	/* one begun without its ACT_BEGIN, not joined: the trigger's stack
+	 * from its sweep's events (the next one takes its own) */
+	if (!s->joining) {
+		if (a.stack_id < 0)
+			a.stack_id = s->join_stack_id;
+		s->join_stack_id = -1;
+	}
 	if (act->complete && !act->lost)
 		fgt_exp_live_activation(&s->exp, act->begin_ns, act->nr_sweeps, act->walk_ns,
 					act->nr_threads, act->served);
 	/* the joined step's sweeps, seen without their ACT_BEGIN: its record
 	 * says what was seen and inferred, from a look taken now */
 	if (s->joining && act->implicit) {
+		a.joined = true;
 		join_look(s);
 		fgt_join_sweeps(&s->join, act);
 		/* flushed at the walk's end, or cut short (fgt_session_join_stop()) */
@@ -95,6 +103,37 @@ static void join_record(struct fgt_session *s)
 		fgt_assemble_flush(&s->assemble, NULL);
 	if (s->joining)
 		join_record_empty(s);
+}
+
+/*
+ * The walker of an activation begun without its ACT_BEGIN is the task of its
+ * first sweep event (the assembler's pid and tid: the sweep runs in the
+ * trigger). fgraphtop saw it begin, or it would be joining; a kernel whose
+ * fgraph keeps no ret_stack_list has no event at the end either (docs/
+ * EVENTS.md). Once that task has left register_ftrace_graph() (or exited)
+ * the walk is over: what it emitted is read, and the activation ends at its
+ * last event, complete, as check --trigger's does when its own system call
+ * returns. Looked at as often as a join looks; an unreadable stack (the
+ * walker running) is no answer.
+ */
+bool fgt_session_unbracketed_tick(struct fgt_session *s)
+{
+	const struct fgt_activation *cur = fgt_assemble_unbracketed(&s->assemble);
+	uint64_t now;
+
+	if (s->joining || !s->rb || !cur || !cur->implicit || !cur->tid) {
+		s->unbr_next_ns = 0;
+		return false;
+	}
+	now = fgt_mono_ns();
+	if (now < s->unbr_next_ns)
+		return false;
+	s->unbr_next_ns = now + FGT_JOIN_LOOK_MS * 1000000ull;
+	if (fgt_join_task_inside((int)cur->pid, (int)cur->tid) != 0)
+		return false;
+	ring_buffer__consume(s->rb);
+	fgt_assemble_end(&s->assemble);
+	return true;
 }
 
 void fgt_session_join_stop(struct fgt_session *s)

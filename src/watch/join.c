@@ -164,6 +164,11 @@ static int task_stack(int pid, int tid, struct fgt_join_trigger *t)
 	return 1;
 }
 
+int fgt_join_task_inside(int pid, int tid)
+{
+	return task_stack(pid, tid, NULL);
+}
+
 static bool numeric(const char *s)
 {
 	if (!*s)

@@ -39,6 +39,10 @@ void fgt_joiner_look(struct fgt_joiner *jr, const struct fgt_join_trigger *t,
 /* The next look is due at now_ns (the steady rate). */
 bool fgt_joiner_due(const struct fgt_joiner *jr, uint64_t now_ns);
 
+/* Is task tid of process pid inside register_ftrace_graph()? 1 yes, 0 no
+ * (or gone), -1 not known: its stack unreadable (running on another CPU). */
+int fgt_join_task_inside(int pid, int tid);
+
 /* ftrace_graph_active, -1 unknown. */
 int fgt_joiner_graph_active(struct fgt_joiner *jr);
 

@@ -90,8 +90,10 @@ struct fgt_session {
 	bool join_recorded;		/* its record was made */
 	bool join_cut;			/* stopped before a look found its end */
 	bool deferred_pending;		/* the plan's deferred rows wait for their attach */
-	int32_t join_stack_id;		/* the trigger's stack from its sweeps, -1 none */
+	int32_t join_stack_id;		/* the trigger's stack from its sweeps seen outside
+					 * BPF's activation, -1 none */
 	unsigned int after_looks;	/* looks for the trigger's leaving, once the walk ended */
+	uint64_t unbr_next_ns;		/* the next look at an unbracketed one's walker */
 };
 
 #endif
