@@ -693,6 +693,30 @@ static void served_add(struct fgt_activation *act, int64_t d)
 	act->served = d < 0 && (uint64_t)-d > act->served ? 0 : act->served + d;
 }
 
+/* A sweep whose figures have not come yet (a live view's, not drained:
+ * src/model/agg_collect.c leaves it zero) tells nothing of a walk. */
+static bool sweep_unknown(const struct fgt_sweep *s)
+{
+	return !s->batch && !s->nonblocking && !s->failed_nonblocking && !s->failed_blocking &&
+	       !s->freed;
+}
+
+uint32_t fgt_activation_walks_now(const struct fgt_activation *act)
+{
+	uint32_t n = act->nr_sweeps, walks = 1;
+
+	if (n < 2 || !(act->nonblocking || act->failed_nonblocking))
+		return n;
+	for (uint32_t i = 0; i < n; i++)
+		if (act->sweeps[i].ret_known)
+			return n;	/* the calls are the walks (settle()) */
+	/* one not known yet counts as the batch it is */
+	for (uint32_t i = 1; i < n; i++)
+		walks += sweep_unknown(&act->sweeps[i - 1]) || sweep_unknown(&act->sweeps[i]) ||
+			 inline_restart(&act->sweeps[i - 1], &act->sweeps[i]);
+	return walks;
+}
+
 void fgt_activation_settle(struct fgt_activation *act)
 {
 	uint32_t n = act->nr_sweeps, i, k = 0;

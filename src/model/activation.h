@@ -97,6 +97,10 @@ struct fgt_fork_stats {
  * Both paths' records go through it (src/model/agg_collect.c too). Pure.
  */
 void fgt_activation_settle(struct fgt_activation *act);
+/* The walks an activation under way has made so far, as settling would count
+ * them: a fixed one's batches merged where no walk restarted (a pinned
+ * cursor's one blocking allocation per failure), the batches otherwise. */
+uint32_t fgt_activation_walks_now(const struct fgt_activation *act);
 /* Do the gaps after batches 0 .. n-2 (each closed by the next) hold walks? */
 bool fgt_walks_in_gaps(const struct fgt_sweep *s, uint32_t n);
 /* "calls", "inline", "gaps", "one", "not_observable"; NULL for NONE. */

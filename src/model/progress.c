@@ -433,7 +433,7 @@ void fgt_progress_of(const struct fgt_activation *act, uint64_t now_ns,
 	u_of(act, lacking_at_start, threads_now, p);
 	p->served = served_now(act);
 	p->lacking = sub(p->threads, p->served);
-	p->sweeps = act->nr_sweeps;
+	p->sweeps = fgt_activation_walks_now(act);
 	p->lost = act->lost;
 	p->so_far = fgt_verdict_so_far(act);
 	if (!act->nr_sweeps || p->u_src == FGT_U_NONE)

@@ -445,6 +445,66 @@ static void test_shape_pinned(void **state)
 	collect_fini(&a);
 }
 
+/*
+ * The walks counted while one is under way (a live view's progress) are the
+ * settled ones so far: a pinned cursor's walk stays one walk however many
+ * blocking allocations cut it (its live view said 204 sweeps of one under
+ * pressure, 2026-12-07); the lab's reading counts each restart as it comes.
+ */
+struct walks_seen {
+	struct collect c;
+	uint32_t last, max, batches;
+	bool fell;
+};
+
+static void walks_feed(const struct fgt_event *ev, void *ctx)
+{
+	struct walks_seen *w = ctx;
+	const struct fgt_activation *cur;
+	uint32_t n;
+
+	collect_feed(ev, &w->c);
+	cur = fgt_assembler_current(w->c.a);
+	if (!cur)
+		return;
+	n = fgt_activation_walks_now(cur);
+	w->batches = cur->nr_sweeps;
+	w->fell |= n < w->last;
+	w->last = n;
+	if (n > w->max)
+		w->max = n;
+}
+
+static uint32_t walks_under_way(struct gen_cfg *cfg, uint32_t *batches)
+{
+	struct walks_seen w = {};
+
+	cfg->direct = false;
+	collect_init(&w.c);
+	fgt_assembler_trust_frees(w.c.a, true);
+	gen_activation(cfg, walks_feed, &w);
+	*batches = w.batches;
+	fgt_assembler_end(w.c.a, 0);	/* a shape without ACT_END */
+	assert_false(w.fell);
+	assert_int_equal(w.c.n, 1);
+	assert_int_equal(w.max, w.c.acts[0].nr_sweeps);
+	collect_fini(&w.c);
+	return w.max;
+}
+
+static void test_walks_now(void **state)
+{
+	struct gen_cfg pinned = { .shape = GEN_PINNED, .lacking = 1000, .fail_nb = 40,
+				  .fail_interval = 20 };
+	struct gen_cfg lab = { .fixed = true, .lacking = 1000, .fail_nb = 100 };
+	uint32_t batches;
+
+	assert_int_equal(walks_under_way(&pinned, &batches), 1);
+	assert_int_equal(batches, 41);		/* what it used to show */
+	assert_int_equal(walks_under_way(&lab, &batches), 4);
+	assert_int_equal(batches, 4);
+}
+
 /* v1's shape (cond_resched() in the retry loop) walks as the unfixed code:
  * the lab's reading under pressure restarts too, but serves more per walk. */
 static void test_shape_lab_restarts(void **state)
@@ -918,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_shape_blocking),
 		cmocka_unit_test(test_shape_single),
 		cmocka_unit_test(test_shape_pinned),
+		cmocka_unit_test(test_walks_now),
 		cmocka_unit_test(test_shape_lab_restarts),
 		cmocka_unit_test(test_enomem),
 		cmocka_unit_test(test_times),
