@@ -10,6 +10,10 @@ page cache holding most of memory, no OOM kill), the verdict fixed with the
 degraded evidence, and the sweeps those of the kernel's code: the series'
 reserve of 32 (1 + floor(K / 33) sweeps, each but the last ended by its 33rd
 failure), or lab-fixed-plus's doubling one (at most 1 + ceil(log2(K/32 + 1))).
+The other fix shapes (issue 39) by their own rules, one walk each:
+lab-shape-single leaves a thread without a stack per failure (no reserve, no
+blocking allocation); lab-shape-pinned serves each failure by one blocking
+allocation with its cursor pinned, and leaves none.
 With CHECK=1 (a pressure_check record), `fgraphtop check --trigger` caused the
 activation: it must answer fixed with status 1 (0 on a boot whose walk saw
 no failure: then that is the right answer) and carry the same figures in
@@ -129,6 +133,33 @@ def check_progress(kernel, recs, a):
               f"estimates (a measure: make bench)")
 
 
+# The shapes a fix can take beside the series' reading (lab/patches/shape-*):
+# one walk, and what each does with a failed GFP_NOWAIT allocation.
+SHAPES = {"lab-shape-single": "single", "lab-shape-pinned": "pinned"}
+
+
+def check_shape(kernel, shape, u, a, k):
+    """One walk, inline; single: every failure a thread left without a
+    stack; pinned: every failure served by one blocking allocation."""
+    al, v = a["allocations"], a["verdict"]
+    check(a["sweeps"] == 1 and a.get("walks") == "inline",
+          f"{kernel}: one walk, inline ({a['sweeps']} sweeps, walks {a.get('walks')})")
+    check(al["freed"] == 0, f"{kernel}: nothing freed ({al['freed']})")
+    s = "s" if k != 1 else ""
+    lead = f"one sweep: {k} non-blocking allocation{s} failed under memory pressure, "
+    if shape == "single":
+        check(al["blocking"] == 0, f"{kernel}: no blocking allocation ({al['blocking']})")
+        check(a["served"] == u - k, f"{kernel}: served {a['served']} == U {u} - failures {k}")
+        lead += f"{k} thread{s} left without a shadow stack"
+    else:
+        check(al["blocking"] == k, f"{kernel}: a blocking allocation per failure "
+              f"({al['blocking']} for {k})")
+        check(a["served"] == u, f"{kernel}: served {a['served']} == U {u}")
+        lead += "served from the reserve"
+    check(v["verdict"] == "fixed" and v["evidence"].startswith(lead),
+          f"{kernel}: verdict fixed, degraded: {v['evidence']!r}")
+
+
 def main(kernel, path):
     global none
     recs = [json.loads(line) for line in open(path) if line.startswith("{")]
@@ -187,9 +218,15 @@ def main(kernel, path):
                          ("blocking", "blk_ok"), ("failed_blocking", "blk_failed"),
                          ("freed", "freed")):
         check(al[mine] == o[theirs], f"{kernel}: {mine} {al[mine]} == oracle {o[theirs]}")
+    u = p["u"]
+    if kernel in SHAPES:
+        check_shape(kernel, SHAPES[kernel], u, a, k)
+        check_progress(kernel, recs, a)
+        print(f"     {kernel}: U {u}{' starved' if starved else ''}: {k} non-blocking failures, "
+              f"{a['served']} served, {al['blocking']} blocking, {a['duration_ns'] / 1e6:.1f} ms")
+        return 1 if failed else 0
     check(a["sweeps"] == o["reserve_runs"],
           f"{kernel}: sweeps {a['sweeps']} == oracle's reserves {o['reserve_runs']}")
-    u = p["u"]
     if pc:
         # check parks threads of its own before it triggers: its scan, just
         # before, counts the threads lacking a stack; the thread it then

@@ -43,7 +43,8 @@
 #   trig on debian-6.1 and lab-6.1-stock with bookworm's perf (6.1), on
 #     debian-6.12 and lab-6.12-fixed with trixie's (6.12): perf ftrace -G, and
 #     on the two lab kernels the function profiler and a latency tracer.
-#   shapes (issue 39): act on lab-shape-v1 (U as above, unfixed); check
+#   shapes (issue 39): act on lab-shape-v1 (U as above, unfixed), on -single,
+#     -pinned and -blocking (U = 1,000: their end seen by the walker's leaving); check
 #     --trigger on lab-shape-v1, -single, -pinned and -blocking: the activation's
 #     own answer, how its sweeps were seen, served against the task iterator's
 #     count (tool_check.py trigger). About 4 minutes, the kernels incremental
@@ -147,10 +148,17 @@ done
 # batch of 32 with cond_resched() in the retry loop) walks as the unfixed
 # code, live; and on each, check --trigger (1,024 threads parked): its
 # activation's own answer, how its sweeps were seen, served against the task
-# iterator's count. single, pinned and blocking drop the ret_stack_list, so
-# the live tool sees no end there (docs/EVENTS.md): check's trigger gives it.
+# iterator's count. single, pinned and blocking drop the ret_stack_list:
+# the live tool ends their activation when its walker leaves
+# register_ftrace_graph() (docs/EVENTS.md), one round of U = 1,000 each
+# (fixed=1: one walk, inline; blocking=1: not observable, whatever U).
 run act-lab-shape-v1 lab-shape-v1 act "rounds=$nus" -s tool-act -- \
-	"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1
+	"ROUNDS=$(rounds)" FILTER=bpf_fentry_test1 EXPLAIN=1
+for ks in lab-shape-single:fixed=1 lab-shape-pinned:fixed=1 lab-shape-blocking:blocking=1; do
+	IFS=: read -r k o <<<"$ks"
+	run "act-$k" "$k" act "rounds=1 $o" -s tool-act -- "ROUNDS=1000:tracefs" \
+		FILTER=bpf_fentry_test1 EXPLAIN=1
+done
 for ks in lab-shape-v1:not_fixed:gaps:batches lab-shape-single:fixed:inline:one \
 	lab-shape-pinned:fixed:inline:one lab-shape-blocking:unknown:not_observable:null; do
 	IFS=: read -r k a wk sw <<<"$ks"

@@ -219,7 +219,10 @@ def check_alloc_classes(t, a, classes, info, fixed):
 
 
 def check_act(kernel, recs, opt):
-    fixed = "fixed" in kernel
+    # fixed=1: a fix shape by another name (lab-shape-single, -pinned);
+    # blocking=1: every stack blocking before one walk, never observable
+    fixed = "fixed" in kernel or opt.get("fixed") == "1"
+    blocking = opt.get("blocking") == "1"
     paths = opt.get("paths", "auto").split()
     info = load_info(opt)
     classes = {r["name"]: r["classes"] for r in recs if r.get("type") == "alloc_classes"}
@@ -321,7 +324,9 @@ def check_act(kernel, recs, opt):
                 # observable and the answer is unknown, never a guess. Only
                 # for an activation under GAPS_MUST_SHOW batches
                 nb = max(1, math.ceil(sv / 32))
-                ok(a["src"] == "attributed" and nb < GAPS_MUST_SHOW and
+                if blocking:	# the slack allocated beside U, freed after
+                    nb = math.ceil(a["allocations"]["blocking"] / 32)
+                ok(a["src"] == "attributed" and (blocking or nb < GAPS_MUST_SHOW) and
                    a.get("walks") == "not_observable" and
                    a.get("batches") == nb and v == "inconclusive" and not per,
                    f"{t}: unfixed, {nb} batches, walks {a.get('walks')}: not observable only on "
