@@ -73,9 +73,31 @@ static void code_reason(const struct fgt_check_result *r, bool hinted, char *buf
 		fgt_clause_add(buf, len, "--trigger adds an activation's proof");
 }
 
+/*
+ * At most max bytes of s, into buf: where s is longer, its clauses ("; ")
+ * that fit whole, then "; ..." (a field cut mid-word read "t->ret_stack at
+ * +0x890 (B; the activation: ..."). One clause longer than max is cut.
+ */
+static const char *clip(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n = strlen(s), keep = 0;
+	const char *p;
+
+	if (n <= max) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	for (p = strstr(s, "; "); p && (size_t)(p - s) <= max - 5; p = strstr(p + 2, "; "))
+		keep = (size_t)(p - s);
+	if (!keep)
+		keep = max - 5;
+	snprintf(buf, len, "%.*s; ...", (int)keep, s);
+	return buf;
+}
+
 const char *fgt_check_reason(const struct fgt_check_result *r, char *buf, size_t len)
 {
-	char act[FGT_CHECK_REASON_LEN];
+	char act[FGT_CHECK_REASON_LEN], c1[FGT_CHECK_REASON_LEN], c2[FGT_CHECK_REASON_LEN];
 
 	act_reason(r, act, sizeof(act));
 	switch (r->shape) {
@@ -87,13 +109,14 @@ const char *fgt_check_reason(const struct fgt_check_result *r, char *buf, size_t
 		code_reason(r, r->shape == FGT_SHAPE_CODE_HINT, buf, len);
 		break;
 	case FGT_SHAPE_AGREE:
-		snprintf(buf, len, "%.400s; the activation: %.300s", r->st.evidence, act);
+		snprintf(buf, len, "%s; the activation: %s", clip(r->st.evidence, 400, c1, sizeof(c1)),
+			 clip(act, 300, c2, sizeof(c2)));
 		break;
 	case FGT_SHAPE_DISAGREE:
 		snprintf(buf, len, "the code and the activation disagree: the code says %s "
-			 "(%.300s); the activation says %s (%.300s)",
-			 fgt_verdict_answer(r->st.verdict), r->st.evidence,
-			 fgt_verdict_answer(r->act_verdict), act);
+			 "(%s); the activation says %s (%s)",
+			 fgt_verdict_answer(r->st.verdict), clip(r->st.evidence, 300, c1, sizeof(c1)),
+			 fgt_verdict_answer(r->act_verdict), clip(act, 300, c2, sizeof(c2)));
 		break;
 	case FGT_SHAPE_CODE_FIRST:
 		code_reason(r, false, buf, len);

@@ -648,6 +648,37 @@ static void test_code_and_trigger_agree(void **state)
 	fake_free(f);
 }
 
+/*
+ * A long evidence is cut at a clause, never inside one: lab-fixed's line
+ * read "t->ret_stack at +0x890 (B; the activation: ...". The code's 400
+ * bytes keep the clauses that fit whole and say more was left out.
+ */
+#define LONG_CLAUSE	"register_ftrace_graph+0x33e: kmem_cache_alloc_noprof(" \
+			"fgraph_stack_cachep, GFP_KERNEL) outside rcu_read_lock() (the batch)"
+static void test_reason_cut_at_a_clause(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fake_session s = { .kernel = { .lacking = 1000 } };
+	struct fgt_watch_ops w = session_ops(&s);
+	struct fgt_check_sys e = sys_of(f, &w);
+	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
+	struct fgt_check_result r;
+	const char *why;
+
+	s.host = f;
+	e.statik = fake_static;
+	/* 4 x 107 bytes and the field that was cut: 3 clauses fit in 400 */
+	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, LONG_CLAUSE "; " LONG_CLAUSE "; " LONG_CLAUSE
+		  "; " LONG_CLAUSE "; t->ret_stack at +0x890 (BTF)");
+	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	why = reason(&r);
+	assert_string_equal(why, LONG_CLAUSE "; " LONG_CLAUSE "; " LONG_CLAUSE "; ...; the "
+			    "activation: 32 sweeps, each a GFP_KERNEL batch of at most 32, served "
+			    "1000 threads: the walk restarted per batch (the gaps between the "
+			    "batches hold them)");
+	fake_free(f);
+}
+
 /* The code and the activation disagree: unknown, with both. */
 static void test_code_and_trigger_disagree(void **state)
 {
@@ -1194,6 +1225,7 @@ int main(void)
 		cmocka_unit_test(test_trigger_refusals),
 		cmocka_unit_test(test_code_alone),
 		cmocka_unit_test(test_code_and_trigger_agree),
+		cmocka_unit_test(test_reason_cut_at_a_clause),
 		cmocka_unit_test(test_trigger_bracketless_shapes),
 		cmocka_unit_test(test_code_and_trigger_disagree),
 		cmocka_unit_test(test_code_stands_when_trigger_refused),
