@@ -621,26 +621,36 @@ static void test_trigger_bracketless_shapes(void **state)
 	fake_free(f);
 }
 
-/* --trigger: both answer; the same verdict stands with both pieces of evidence. */
-static void test_code_and_trigger_agree(void **state)
+/* check --trigger on an unfixed kernel (1,000 lacking) whose code says
+ * `code`, not_fixed: its status. */
+static int trigger_unfixed(struct fake *f, const char *code, struct fgt_check_result *r)
 {
-	struct fake *f = fake_new(1);
 	struct fake_session s = { .kernel = { .lacking = 1000 } };
 	struct fgt_watch_ops w = session_ops(&s);
 	struct fgt_check_sys e = sys_of(f, &w);
 	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
-	struct fgt_check_result r;
-	char *out;
 
 	s.host = f;
 	e.statik = fake_static;
-	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, UNFIXED_CODE);
-	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
+	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, code);
+	return fgt_check_run(&o, &e, r);
+}
+
+#define UNFIXED_ACT	"32 sweeps, each a GFP_KERNEL batch of at most 32, served 1000 " \
+			"threads: the walk restarted per batch (the gaps between the batches " \
+			"hold them)"
+
+/* --trigger: both answer; the same verdict stands with both pieces of evidence. */
+static void test_code_and_trigger_agree(void **state)
+{
+	struct fake *f = fake_new(1);
+	struct fgt_check_result r;
+	char *out;
+
+	assert_int_equal(trigger_unfixed(f, UNFIXED_CODE, &r), FGT_CHECK_CRITICAL);
 	assert_true(r.triggered);
 	assert_string_equal(fgt_check_by_name(r.answered_by), "static+trigger");
-	assert_string_equal(reason(&r), UNFIXED_CODE "; the activation: 32 sweeps, each a GFP_KERNEL "
-			    "batch of at most 32, served 1000 threads: the walk restarted per batch "
-			    "(the gaps between the batches hold them)");
+	assert_string_equal(reason(&r), UNFIXED_CODE "; the activation: " UNFIXED_ACT);
 	out = render(&r, false);
 	assert_non_null(strstr(out, "FGRAPH CRITICAL - not fixed (from the code and an activation): "));
 	out = render(&r, true);
@@ -658,24 +668,14 @@ static void test_code_and_trigger_agree(void **state)
 static void test_reason_cut_at_a_clause(void **state)
 {
 	struct fake *f = fake_new(1);
-	struct fake_session s = { .kernel = { .lacking = 1000 } };
-	struct fgt_watch_ops w = session_ops(&s);
-	struct fgt_check_sys e = sys_of(f, &w);
-	struct fgt_check_opts o = { .timeout_s = 2, .trigger = true, .park = 100 };
 	struct fgt_check_result r;
-	const char *why;
 
-	s.host = f;
-	e.statik = fake_static;
 	/* 4 x 107 bytes and the field that was cut: 3 clauses fit in 400 */
-	code_says(FGT_VERDICT_NOT_FIXED, FGT_SW_NONE, LONG_CLAUSE "; " LONG_CLAUSE "; " LONG_CLAUSE
-		  "; " LONG_CLAUSE "; t->ret_stack at +0x890 (BTF)");
-	assert_int_equal(fgt_check_run(&o, &e, &r), FGT_CHECK_CRITICAL);
-	why = reason(&r);
-	assert_string_equal(why, LONG_CLAUSE "; " LONG_CLAUSE "; " LONG_CLAUSE "; ...; the "
-			    "activation: 32 sweeps, each a GFP_KERNEL batch of at most 32, served "
-			    "1000 threads: the walk restarted per batch (the gaps between the "
-			    "batches hold them)");
+	assert_int_equal(trigger_unfixed(f, LONG_CLAUSE "; " LONG_CLAUSE "; " LONG_CLAUSE "; "
+					 LONG_CLAUSE "; t->ret_stack at +0x890 (BTF)", &r),
+			 FGT_CHECK_CRITICAL);
+	assert_string_equal(reason(&r), LONG_CLAUSE "; " LONG_CLAUSE "; " LONG_CLAUSE "; ...; "
+			    "the activation: " UNFIXED_ACT);
 	fake_free(f);
 }
 
