@@ -159,6 +159,9 @@ __u64 newtask_seen;
  * an in-flight start time may be there to look up. */
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
+/* Set by userspace when no step joined under way is followed: a sweep's
+ * allocation with none under way begins an activation (alloc_seen()). */
+__u32 begin_at_sweep;
 __u32 act_seq;			/* activations begun */
 /* Records of the activation under way that the log had no room for: its own
  * losses, which ACT_END reports. Runs the kernel skipped in other contexts
@@ -471,9 +474,10 @@ static __always_inline void agg_send_end(__u64 end_ns, int complete, __s32 ret)
 	fgt_agg_fast_set(&hot.agg);
 }
 
-__noinline int agg_act_end(int ret)
+/* The end at ts (0: now, else the activation's latest event's time). */
+__noinline int agg_act_end(int ret, __u64 at)
 {
-	__u64 ts = bpf_ktime_get_ns();
+	__u64 ts = at ? at : bpf_ktime_get_ns();
 
 	fgt_agg_touch(&hot.agg, ts);
 	fgt_agg_act_end(&hot.agg, NULL, ts, ret, 0);
@@ -486,7 +490,7 @@ __noinline int agg_act_end(int ret)
 
 static __always_inline void act_end(__u32 src, int ret)
 {
-	agg_act_end(ret);
+	agg_act_end(ret, 0);
 }
 
 static __always_inline bool known_site(__u64 a)
@@ -688,6 +692,18 @@ static __always_inline bool alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 	act = in_act();
 	if (act && site == FGT_SITE_SWEEP)
 		return true;
+	/*
+	 * A sweep with none under way: a kernel whose fgraph keeps no
+	 * ret_stack_list (lab-shape-single, -pinned, -blocking) has no
+	 * ACT_BEGIN, and its activation begins at its first allocation, to
+	 * be aggregated here as any other; its end comes from userspace
+	 * (end_at_sweep). Not while a step joined under way is followed: its
+	 * events are the join's, through the ring buffer.
+	 */
+	if (site == FGT_SITE_SWEEP && !act_tid && begin_at_sweep && !kconf.direct_act) {
+		act_begin(ctx, FGT_SRC_ATTRIBUTED, 0);
+		return true;
+	}
 	/* the idle tasks' stacks, before the first sweep: the fork path's
 	 * figures, through the ring buffer as outside an activation */
 	if (act && site == FGT_SITE_IDLE) {
@@ -1086,6 +1102,24 @@ int probe_graph_active(void *ctx)
 {
 	graph_active_probe = graph_active();
 	read_cachep();
+	return 0;
+}
+
+/*
+ * Test-run by userspace (never attached) once the walker of an activation
+ * begun at a sweep's allocation (no ret_stack_list: alloc_seen()) has left
+ * register_ftrace_graph(): its end, complete, at its latest event. ctx[0]:
+ * that walker's tid, so that an activation begun since is left alone.
+ */
+SEC("raw_tp")
+int end_at_sweep(__u64 *ctx)
+{
+	__u32 tid = (__u32)ctx[0];
+
+	if (!tid || act_tid != tid || act_list || kconf.direct_act)
+		return 0;
+	fgt_agg_sync(&hot.agg);
+	agg_act_end(0, hot.agg.last_ts);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # pressure U=N [WSF=N] [MINFREE=KB] [TOOL=0|1] [FILTER=FUNC] [BUF_KB=N] [READS=N]
-#          [CHECK=0|1] [STARVE=0|1] [RINGBUF=MB]
+#          [CHECK=0|1] [STARVE=0|1]
 # Real memory pressure, no failslab (lab/run.sh -d with lab/guest/mkdisk.sh's
 # disk, mounted read-only from /dev/vda): park U idle threads, start
 # fgraphtop -j (TOOL=1) and the oracle, then read the disk's files so that
@@ -65,7 +65,6 @@ buf_kb=$(fgt_arg BUF_KB 8192 "$@")
 reads=$(fgt_arg READS 1 "$@")
 check=$(fgt_arg CHECK 0 "$@")
 starve=$(fgt_arg STARVE 0 "$@")
-ringbuf=$(fgt_arg RINGBUF "" "$@")
 DISK=/mnt/disk
 ORI=$TRACEFS/instances/fgt-pressure
 
@@ -220,8 +219,7 @@ status=0
 park=$(fgt_park "$n")
 fgt_log "parked: $park"
 if [ "$tool" = 1 ]; then
-	# RINGBUF: fgraphtop's --ringbuf-size (a walk passed as events)
-	fgt_tool_start pressure -i 1 ${ringbuf:+--ringbuf-size "$ringbuf"} || status=1
+	fgt_tool_start pressure -i 1 || status=1
 fi
 [ "$starve" = 1 ] && starve_start
 oracle_start

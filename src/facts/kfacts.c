@@ -389,7 +389,9 @@ const struct fgt_probe_row fgt_probe_rows[FGT_ROLE__NR] = {
 	[FGT_ROLE_GRAPH_ACTIVE] = {
 		.role = FGT_ROLE_GRAPH_ACTIVE, .what = "ftrace_graph_active, read on demand",
 		.kind = FGT_PK_TEST_RUN, .alloc_shape = -1,
-		.progs = { "probe_graph_active" },
+		/* end_at_sweep: test-run too, the end of an activation begun
+		 * at a sweep's allocation (a kernel without ret_stack_list) */
+		.progs = { "probe_graph_active", "end_at_sweep" },
 		.note = "BPF_PROG_TEST_RUN of a raw_tp program (5.10+): one syscall, no fork",
 	},
 };

@@ -348,6 +348,15 @@ int fgt_attach_graph_active_run(struct fgraphtop_bpf *skel)
 	return (int)skel->bss->graph_active_probe;
 }
 
+int fgt_attach_end_at_sweep(struct fgraphtop_bpf *skel, uint32_t tid)
+{
+	__u64 args[1] = { tid };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+	int fd = bpf_program__fd(skel->progs.end_at_sweep);
+
+	return fd < 0 || bpf_prog_test_run_opts(fd, &opts) ? -1 : 0;
+}
+
 int fgt_attach_graph_active(struct fgraphtop_bpf *skel)
 {
 	int v = fgt_attach_graph_active_run(skel);

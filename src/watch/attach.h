@@ -67,6 +67,9 @@ int fgt_attach_configure(struct fgt_attach *a, struct fgraphtop_bpf *skel, const
 int fgt_attach_graph_active(struct fgraphtop_bpf *skel);
 /* The test run only (no fork): -1 unknown. */
 int fgt_attach_graph_active_run(struct fgraphtop_bpf *skel);
+/* BPF's activation begun at a sweep's allocation, its walker tid gone from
+ * register_ftrace_graph(): ended at its latest event (end_at_sweep). 0 or -1. */
+int fgt_attach_end_at_sweep(struct fgraphtop_bpf *skel, uint32_t tid);
 /* Events lost and runs the kernel skipped, so far. */
 uint64_t fgt_attach_lost(struct fgraphtop_bpf *skel);
 

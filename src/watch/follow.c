@@ -13,6 +13,7 @@
 #include "watch/attach.h"
 #include "watch/assemble.h"
 #include "common/clock.h"
+#include "fgraphtop.skel.h"
 
 static bool join_look(struct fgt_session *s);
 
@@ -45,6 +46,9 @@ void fgt_follow_activation(const struct fgt_activation *rec, void *ctx)
 		fgt_join_finish(&s->join);
 		s->rec.joined = &s->join;
 		s->joining = false;
+		/* from now on a sweep with none under way begins one in BPF */
+		if (s->skel)
+			s->skel->bss->begin_at_sweep = 1;
 		s->join_recorded = true;
 	}
 	fgt_recorder_activation(act, &s->rec);
@@ -106,22 +110,51 @@ static void join_record(struct fgt_session *s)
 }
 
 /*
- * The walker of an activation begun without its ACT_BEGIN is the task of its
- * first sweep event (the assembler's pid and tid: the sweep runs in the
- * trigger). fgraphtop saw it begin, or it would be joining; a kernel whose
- * fgraph keeps no ret_stack_list has no event at the end either (docs/
- * EVENTS.md). Once that task has left register_ftrace_graph() (or exited)
- * the walk is over: what it emitted is read, and the activation ends at its
- * last event, complete, as check --trigger's does when its own system call
- * returns. Looked at as often as a join looks; an unreadable stack (the
- * walker running) is no answer.
+ * The walker of an activation begun without its ACT_BEGIN: BPF's own, begun
+ * at a sweep's allocation (bpf/fgraphtop.bpf.c alloc_seen(): a kernel whose
+ * fgraph keeps no ret_stack_list), else the assembler's, from events outside
+ * BPF's activation (the task of its first sweep event: the sweep runs in the
+ * trigger). *bpf says whose.
+ */
+static bool unbracketed_walker(const struct fgt_session *s, uint32_t *pid, uint32_t *tid,
+			       bool *bpf)
+{
+	const struct fgraphtop_bpf *k = s->skel;
+	const struct fgt_activation *cur;
+
+	if (k && k->bss->act_tid && !k->bss->act_list && k->bss->begin_at_sweep &&
+	    !k->rodata->kconf.direct_act) {
+		*pid = k->bss->hot.agg.act.pid;
+		*tid = k->bss->act_tid;
+		*bpf = true;
+		return true;
+	}
+	cur = fgt_assemble_unbracketed(&s->assemble);
+	if (!cur || !cur->implicit || !cur->tid)
+		return false;
+	*pid = cur->pid;
+	*tid = cur->tid;
+	*bpf = false;
+	return true;
+}
+
+/*
+ * Such an activation has no end event (docs/EVENTS.md). fgraphtop saw it
+ * begin, or it would be joining. Once its walker has left
+ * register_ftrace_graph() (or exited) the walk is over: BPF ends its own at
+ * its latest event (end_at_sweep, test-run), or what the walker emitted is
+ * read and the assembler's ends at its last event; complete either way, as
+ * check --trigger's does when its own system call returns. Looked at as
+ * often as a join looks; an unreadable stack (the walker running) is no
+ * answer.
  */
 bool fgt_session_unbracketed_tick(struct fgt_session *s)
 {
-	const struct fgt_activation *cur = fgt_assemble_unbracketed(&s->assemble);
+	uint32_t pid, tid;
 	uint64_t now;
+	bool bpf;
 
-	if (s->joining || !s->rb || !cur || !cur->implicit || !cur->tid) {
+	if (s->joining || !s->rb || !unbracketed_walker(s, &pid, &tid, &bpf)) {
 		s->unbr_next_ns = 0;
 		return false;
 	}
@@ -129,11 +162,22 @@ bool fgt_session_unbracketed_tick(struct fgt_session *s)
 	if (now < s->unbr_next_ns)
 		return false;
 	s->unbr_next_ns = now + FGT_JOIN_LOOK_MS * 1000000ull;
-	if (fgt_join_task_inside((int)cur->pid, (int)cur->tid) != 0)
+	if (fgt_join_task_inside((int)pid, (int)tid) != 0)
 		return false;
-	ring_buffer__consume(s->rb);
-	fgt_assemble_end(&s->assemble);
+	fgt_session_unbracketed_end(s);
 	return true;
+}
+
+void fgt_session_unbracketed_end(struct fgt_session *s)
+{
+	uint32_t pid, tid;
+	bool bpf;
+
+	if (s->rb && unbracketed_walker(s, &pid, &tid, &bpf) && bpf)
+		fgt_attach_end_at_sweep(s->skel, tid);
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	fgt_assemble_end(&s->assemble);
 }
 
 void fgt_session_join_stop(struct fgt_session *s)

@@ -43,6 +43,9 @@ void fgt_session_join_stop(struct fgt_session *s);
  * poll (fgt_session_poll()); true when it ended.
  */
 bool fgt_session_unbracketed_tick(struct fgt_session *s);
+/* Its walk known over (check --trigger's system call returned): ended now,
+ * BPF's and the assembler's alike. */
+void fgt_session_unbracketed_end(struct fgt_session *s);
 /* The code's verdict for the joined step's inference (the static verdict). */
 void fgt_session_join_code(struct fgt_session *s, enum fgt_verdict code);
 

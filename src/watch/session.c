@@ -326,6 +326,9 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	fgt_follow_rebase(s);
+	/* a sweep with none under way begins an activation in BPF, unless a
+	 * step joined under way is followed (its events are the join's) */
+	s->skel->bss->begin_at_sweep = !s->joining;
 	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return 0;
 }
@@ -417,11 +420,7 @@ static int w_exposure(void *priv, struct fgt_exp_walk *w, char *msg, size_t len)
 
 static void w_trigger_done(void *priv)
 {
-	struct fgt_session *s = priv;
-
-	if (s->rb)
-		ring_buffer__consume(s->rb);
-	fgt_assemble_end(&s->assemble);
+	fgt_session_unbracketed_end(priv);
 }
 
 static bool w_under_way(void *priv, const struct fgt_ksyms *ks, struct fgt_joined *j)

@@ -45,9 +45,6 @@ starve=${FGT_PRESSURE_STARVE:-1}
 for run in "${runs[@]}"; do
 	k=${run%:check} extra=""
 	[ "$k" = "$run" ] || extra=CHECK=1
-	# a shape without the ret_stack_list passes its walk through the ring
-	# buffer, up to two events a thread (docs/EVENTS.md): room for them
-	case $k in lab-shape-*) extra="$extra RINGBUF=16" ;; esac
 	run=${run/:/-}
 	for boot in $(seq "$boots"); do
 		t0=$SECONDS rc=0 dir=$out/$run
