@@ -106,6 +106,9 @@ static int watch(struct fgt_session *s, struct fgt_out *out, const struct fgt_li
 		 * deferred probes */
 		if (fgt_session_join_tick(s) || (s->joining && !last_draw))
 			redraw = true;	/* the first frame shows it at once */
+		/* one begun without its ACT_BEGIN: over once its walker has left */
+		if (fgt_session_unbracketed_tick(s))
+			redraw = true;
 		t = fgt_mono_ns();
 		fgt_exp_sched_tick(s, x, t, lo->interval_s * 1000000000ull);
 		/* lines and -j wait for the interval but for the holders; the

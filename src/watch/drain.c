@@ -12,7 +12,6 @@
 #include "model/act_log_reader.h"
 #include "watch/attach.h"
 #include "watch/assemble.h"
-#include "watch/follow.h"
 
 int fgt_drain_stack(int32_t id, uint64_t *ips, void *ctx)
 {
@@ -160,9 +159,6 @@ int fgt_session_poll(struct fgt_session *s, int ms)
 		if (!in)
 			s->done_seq = seq;
 	}
-	/* one begun without its ACT_BEGIN: over once its walker has left
-	 * (the live view, check's watch and --trigger alike) */
-	fgt_session_unbracketed_tick(s);
 	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return err < 0 ? err : 0;
 }

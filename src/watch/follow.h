@@ -39,8 +39,8 @@ void fgt_session_join_stop(struct fgt_session *s);
 /*
  * An activation begun without its ACT_BEGIN while fgraphtop watched (a
  * kernel whose fgraph keeps no ret_stack_list): ended, complete, at its last
- * event once its walker has left register_ftrace_graph(). Called by every
- * poll (fgt_session_poll()); true when it ended.
+ * event once its walker has left register_ftrace_graph(). Called after every
+ * poll (the live loop, check's watch); true when it ended.
  */
 bool fgt_session_unbracketed_tick(struct fgt_session *s);
 /* Its walk known over (check --trigger's system call returned): ended now,

@@ -393,7 +393,11 @@ static int w_graph_active(void *priv)
 
 static int w_poll(void *priv, int ms)
 {
-	return fgt_session_poll(priv, ms);
+	int err = fgt_session_poll(priv, ms);
+
+	/* one begun without its ACT_BEGIN: over once its walker has left */
+	fgt_session_unbracketed_tick(priv);
+	return err;
 }
 
 static bool w_busy(void *priv)
