@@ -159,8 +159,9 @@ __u64 newtask_seen;
  * an in-flight start time may be there to look up. */
 __u32 lat_on;
 __u32 graph_active_probe;	/* written by probe_graph_active, test-run by userspace */
-/* Set by userspace when no step joined under way is followed: a sweep's
- * allocation with none under way begins an activation (alloc_seen()). */
+/* Set by userspace once ftrace_graph_active was read 0 after the attach (no
+ * step under way then, src/watch/follow.c idle_look()): from then on a
+ * sweep's allocation with none under way begins an activation (alloc_seen()). */
 __u32 begin_at_sweep;
 __u32 act_seq;			/* activations begun */
 /* Records of the activation under way that the log had no room for: its own
@@ -697,8 +698,9 @@ static __always_inline bool alloc_seen(void *ctx, __u64 call_site, __u64 ptr, __
 	 * ret_stack_list (lab-shape-single, -pinned, -blocking) has no
 	 * ACT_BEGIN, and its activation begins at its first allocation, to
 	 * be aggregated here as any other; its end comes from userspace
-	 * (end_at_sweep). Not while a step joined under way is followed: its
-	 * events are the join's, through the ring buffer.
+	 * (end_at_sweep). Not before userspace saw fgraph idle: a step
+	 * begun before the attach (joined, or its ACT_BEGIN missed) sends its
+	 * events through the ring buffer to the assembler.
 	 */
 	if (site == FGT_SITE_SWEEP && !act_tid && begin_at_sweep && !kconf.direct_act) {
 		act_begin(ctx, FGT_SRC_ATTRIBUTED, 0);

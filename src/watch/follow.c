@@ -46,9 +46,6 @@ void fgt_follow_activation(const struct fgt_activation *rec, void *ctx)
 		fgt_join_finish(&s->join);
 		s->rec.joined = &s->join;
 		s->joining = false;
-		/* from now on a sweep with none under way begins one in BPF */
-		if (s->skel)
-			s->skel->bss->begin_at_sweep = 1;
 		s->join_recorded = true;
 	}
 	fgt_recorder_activation(act, &s->rec);
@@ -130,12 +127,32 @@ static bool unbracketed_walker(const struct fgt_session *s, uint32_t *pid, uint3
 		return true;
 	}
 	cur = fgt_assemble_unbracketed(&s->assemble);
-	if (!cur || !cur->implicit || !cur->tid)
+	/* begun before fgraph was seen idle: a step joined late, not one
+	 * without its ACT_BEGIN (idle_look()) */
+	if (!cur || !cur->implicit || !cur->tid || !s->idle_ns || cur->begin_ns < s->idle_ns)
 		return false;
 	*pid = cur->pid;
 	*tid = cur->tid;
 	*bpf = false;
 	return true;
+}
+
+/*
+ * Is a 0->1 step seen from its start? Only once ftrace_graph_active has been
+ * read 0 after the attach: register_ftrace_graph() counts its user before
+ * start_graph_tracing() walks (5.10 to 7.2 alike), so a step begun before
+ * the attach, its ACT_BEGIN missed, holds it at 1 through its walk. From
+ * that read on, a sweep with none under way begins an activation in BPF
+ * (begin_at_sweep: a kernel without the ret_stack_list); before it, or
+ * where it cannot be read, such a sweep's events go to the assembler, and
+ * its activation is reported incomplete at fgraphtop's exit.
+ */
+static void idle_look(struct fgt_session *s)
+{
+	if (s->idle_ns || s->joining || !s->skel || fgt_attach_graph_active_run(s->skel) != 0)
+		return;
+	s->idle_ns = fgt_mono_ns();
+	s->skel->bss->begin_at_sweep = 1;
 }
 
 /*
@@ -154,6 +171,7 @@ bool fgt_session_unbracketed_tick(struct fgt_session *s)
 	uint64_t now;
 	bool bpf;
 
+	idle_look(s);
 	if (s->joining || !s->rb || !unbracketed_walker(s, &pid, &tid, &bpf)) {
 		s->unbr_next_ns = 0;
 		return false;

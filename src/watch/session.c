@@ -326,9 +326,8 @@ int fgt_session_start(struct fgt_session *s, fgt_record_cb cb, void *cb_ctx,
 		return FGT_EXIT_ERROR;
 	}
 	fgt_follow_rebase(s);
-	/* a sweep with none under way begins an activation in BPF, unless a
-	 * step joined under way is followed (its events are the join's) */
-	s->skel->bss->begin_at_sweep = !s->joining;
+	/* fgraph idle now: every step from here is seen from its start */
+	fgt_session_unbracketed_tick(s);
 	fgt_attach_lazy_update(&s->att, s->skel, s->plan, s->joining || s->deferred_pending);
 	return 0;
 }
