@@ -51,7 +51,9 @@ static void fig_how(const struct fgt_plan *p, enum fgt_figure f, char *buf, size
 			snprintf(buf, len, "fentry/fexit %s", fgt_plan_target(p, r));
 		else
 			snprintf(buf, len, "raw_tp/kmalloc of the ret_stack_list (%u B) from %s, "
-				 "raw_tp/kfree of it", p->kconf.list_bytes, k->start.name);
+				 "raw_tp/kfree of it; without that list, the walk's first "
+				 "allocation and its walker leaving register_ftrace_graph",
+				 p->kconf.list_bytes, k->start.name);
 		return;
 	case FGT_FIG_SWEEPS:
 		if (r == FGT_ROLE_SWEEP_DIRECT)

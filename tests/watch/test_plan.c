@@ -527,7 +527,9 @@ static void test_explain_6_1(void **state)
 	assert_non_null(strstr(t, "  ok   fentry kmalloc_trace                    attached\n"));
 	assert_non_null(strstr(t, "  activation (trigger, threads, end-to-end)          attributed "
 			       "raw_tp/kmalloc of the ret_stack_list (256 B) from "
-			       "register_ftrace_graph, raw_tp/kfree of it\n"));
+			       "register_ftrace_graph, raw_tp/kfree of it; without that list, "
+			       "the walk's first allocation and its walker leaving "
+			       "register_ftrace_graph\n"));
 	assert_non_null(strstr(t, "  shadow-stack allocations, failures by gfp class    attributed "
 			       "raw_tp/kmalloc, size 50 * sizeof(struct ftrace_ret_stack), "
 			       "call_site in register_ftrace_graph\n"));
