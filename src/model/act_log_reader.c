@@ -50,6 +50,14 @@ uint64_t fgt_log_drain(const struct fgt_rec *log, uint32_t entries, uint64_t tai
 	struct fgt_event e = { .pid = who->pid, .tid = who->tid, .stack_id = -1 };
 	const uint32_t mask = entries - 1;
 
+	/* indices BPF wrote: a ring that is no power of two cannot be read,
+	 * and more than a ring's worth ahead is slots written over (the
+	 * producer counts a full log's records lost, never laps us): those
+	 * are skipped, so that one call reads each slot once at most */
+	if (!entries || (entries & mask))
+		return head;
+	if (head > tail && head - tail > entries)
+		tail = head - entries;
 	memcpy(e.comm, who->comm, sizeof(e.comm));
 	for (; tail < head; tail++) {
 		const struct fgt_rec *r = &log[tail & mask];

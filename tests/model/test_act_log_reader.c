@@ -49,6 +49,32 @@ static void put(uint64_t i, uint32_t seq, uint32_t type)
 
 static const struct fgt_log_who who = { .pid = 42, .tid = 43, .comm = "trace-cmd" };
 
+/*
+ * The indices come from BPF's memory: read as hostile. A head 2^40 records
+ * ahead reads the ring once (its last `entries` records), not 2^40 times;
+ * a log size that is no power of two reads nothing.
+ */
+static void test_hostile_indices(void **state)
+{
+	static struct got g;
+	uint64_t head = 1ull << 40, tail;
+	uint32_t saved = entries;
+
+	entries = 64;
+	for (uint64_t i = head - 64; i < head; i++)
+		put(i, 1, FGT_EV_ALLOC);
+	g.n = 0;
+	tail = fgt_log_drain(ring, 64, 0, head, 1, &who, collect, &g);
+	assert_int_equal(tail, head);
+	assert_int_equal(g.n, 64);
+	assert_int_equal(g.ev[0].ts_ns, 1000 + head - 64);
+	g.n = 0;
+	assert_int_equal(fgt_log_drain(ring, 48, 5, 9, 1, &who, collect, &g), 9);
+	assert_int_equal(fgt_log_drain(ring, 0, 5, 9, 1, &who, collect, &g), 9);
+	assert_int_equal(g.n, 0);
+	entries = saved;
+}
+
 static void test_converts_in_order(void **state)
 {
 	struct got g = { .n = 0 };
@@ -161,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_wraps),
 		cmocka_unit_test(test_larger_log),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_hostile_indices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
