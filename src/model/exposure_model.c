@@ -129,16 +129,30 @@ uint64_t fgt_exp_owed_lacking(const struct fgt_exp_owed *o, const struct fgt_exp
 			      size_t n)
 {
 	uint64_t still = 0;
+	uint8_t *hit;
 	size_t i;
 
-	/* each owed thread once: the iterator yields a task once a pass */
-	for (i = 0; i < n && o->n; i++) {
+	if (!o->n)
+		return 0;
+	/* each owed thread once: the iterator yields a task once a pass, and
+	 * records that say otherwise (BPF's, read as hostile) count once */
+	hit = calloc(o->n, 1);
+	for (i = 0; i < n; i++) {
 		struct fgt_exp_key key = { recs[i].start_ns, recs[i].tid };
+		const struct fgt_exp_key *k;
 
-		if (recs[i].lacking && bsearch(&key, o->k, o->n, sizeof(key), key_cmp))
-			still++;
+		if (!recs[i].lacking)
+			continue;
+		k = bsearch(&key, o->k, o->n, sizeof(key), key_cmp);
+		if (!k || (hit && hit[k - o->k]))
+			continue;
+		if (hit)
+			hit[k - o->k] = 1;
+		still++;
 	}
-	return still;
+	free(hit);
+	/* with no memory for the marks, at most every owed thread */
+	return still < o->n ? still : o->n;
 }
 
 void fgt_exp_owed_free(struct fgt_exp_owed *o)

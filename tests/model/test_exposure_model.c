@@ -241,6 +241,13 @@ static void test_owed(void **state)
 	assert_int_equal(o.n, 0);
 	assert_null(o.k);
 	assert_int_equal(fgt_exp_owed_lacking(&o, r, 6), 0);
+	/* the same owed thread in every record (tests/fuzz/fuzz_bpfdata.c's
+	 * find): counted once, never more than were owed */
+	assert_int_equal(fgt_exp_owed_take(&o, r + 3, 1), 0);
+	for (int i = 0; i < 6; i++)
+		r[i] = rec(400, 40, 400, 40, true);
+	assert_int_equal(fgt_exp_owed_lacking(&o, r, 6), 1);
+	fgt_exp_owed_free(&o);
 	(void)state;
 }
 
