@@ -18,6 +18,24 @@ static inline uint64_t fgt_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * base + d ns, for d a double worked out from figures that may be absurd
+ * (a pace times a count read from BPF, hostile): saturated at the end of
+ * time, never a double past 2^64 converted (undefined behaviour).
+ * 18446744073709549568 is the largest double below 2^64.
+ */
+static inline uint64_t fgt_ns_after(uint64_t base, double d)
+{
+	uint64_t u;
+
+	if (!(d > 0))		/* NaN, or nothing to add */
+		return base;
+	if (d >= 18446744073709549568.0)
+		return UINT64_MAX;
+	u = (uint64_t)d;
+	return u > UINT64_MAX - base ? UINT64_MAX : base + u;
+}
+
 static inline uint64_t fgt_mono_ms(void)
 {
 	return fgt_mono_ns() / 1000000;

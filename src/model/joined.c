@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "model/joined.h"
+#include "common/clock.h"
 
 static uint64_t sub(uint64_t a, uint64_t b)
 {
@@ -80,7 +81,7 @@ static void infer(struct fgt_joined *j, const struct fgt_join_look *l)
 		in->elapsed_ns = l->trig_sys_ns;
 		in->elapsed_from_cpu = true;
 	} else {
-		in->elapsed_ns = (uint64_t)(in->ns_per_visit * (double)in->visits);
+		in->elapsed_ns = fgt_ns_after(0, in->ns_per_visit * (double)in->visits);
 	}
 }
 

@@ -2,6 +2,7 @@
 /* The activation under way: see progress.h. */
 #include <string.h>
 #include "model/progress.h"
+#include "common/clock.h"
 
 /* An estimate needs this many finished sweeps (a slope needs two points). */
 #define FIT_NEED	2
@@ -171,8 +172,8 @@ static void eta_unfixed(const struct fgt_activation *act, struct fgt_progress *p
 	if (left < 0)
 		left = 0;
 	at = act->sweeps[done].begin_ns;
-	p->end_ns = at + (uint64_t)(left * lo);
-	p->end_high_ns = at + (uint64_t)(left * hi);
+	p->end_ns = fgt_ns_after(at, left * lo);
+	p->end_high_ns = fgt_ns_after(at, left * hi);
 	p->fit_sweeps = done;
 	p->eta_known = true;
 }
@@ -238,7 +239,7 @@ static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
 		 * lab-fixed-plus's last sweep (16,384 stacks, allocated before
 		 * its walk) a low end over every thread lacking stood above the
 		 * time left (tests/data/lab-fixed-plus-30k-starved-ci.sweeps) */
-		p->end_ns = act->last_ns + (uint64_t)(per * sub(p->lacking, reserve_left(s)));
+		p->end_ns = fgt_ns_after(act->last_ns, per * sub(p->lacking, reserve_left(s)));
 		p->fit_sweeps = 1;
 		p->eta_known = true;
 		return;
@@ -246,7 +247,7 @@ static void eta_fixed(const struct fgt_activation *act, struct fgt_progress *p)
 	if (!inl || act->last_ns <= s->begin_ns)
 		return;
 	per = (double)(act->last_ns - s->begin_ns) / inl;
-	p->end_ns = act->last_ns + (uint64_t)(per * p->lacking);
+	p->end_ns = fgt_ns_after(act->last_ns, per * p->lacking);
 	p->fit_sweeps = 1;
 	p->eta_known = true;
 }
@@ -362,7 +363,7 @@ static void eta_degraded(const struct fgt_activation *act, struct fgt_progress *
 		left = 0;
 	left *= hi;
 	quad = walked_again_bound(act, p->threads, before);
-	p->end_high_ns = open->begin_ns + (uint64_t)(left > quad ? left : quad);
+	p->end_high_ns = fgt_ns_after(open->begin_ns, left > quad ? left : quad);
 }
 
 const char *fgt_u_src_name(enum fgt_u_src s)

@@ -20,6 +20,7 @@
 #include "lib/events.h"
 #include "lib/gen.h"
 #include "model/progress.h"
+#include "common/clock.h"
 #include "bpf/agg_abi.h"
 
 struct evs {
@@ -185,6 +186,23 @@ static void test_stale(void **state)
 	assert_true(late.eta_known);
 	assert_int_equal(late.eta_ns, 0);
 	free(v.e);
+}
+
+/*
+ * A time worked out from absurd figures saturates (tests/fuzz/fuzz_bpfdata.c
+ * found a pace times the threads lacking past 2^64 converted, undefined):
+ * (uint64_t) of 2^102 gave 2^63 here, an end in the past of a wrapped sum.
+ */
+static void test_ns_after(void **state)
+{
+	assert_int_equal(fgt_ns_after(5, 10.9), 15);
+	assert_int_equal(fgt_ns_after(5, -3.0), 5);
+	assert_int_equal(fgt_ns_after(5, 0.0 / 0.0), 5);
+	assert_true(fgt_ns_after(1000, 0x1p102) == UINT64_MAX);
+	assert_true(fgt_ns_after(UINT64_MAX - 10, 11.0) == UINT64_MAX);
+	assert_true(fgt_ns_after(UINT64_MAX - 10, 10.0) == UINT64_MAX);
+	assert_true(fgt_ns_after(1, 0x1p63) == (1ull << 63) + 1);
+	(void)state;
 }
 
 /* Fixed: one walk allocating inline; the rate so far gives the rest. */
@@ -939,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_unfixed_first),
 		cmocka_unit_test(test_unfixed_behind),
 		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_ns_after),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_early),
 		cmocka_unit_test(test_convex),
