@@ -1,13 +1,15 @@
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) over the parsers of untrusted input:
 # kallsyms, the build-ID notes, both option parsers, the trigger's state file
-# and instance names, /proc/self/smaps (selfmem), and check --kernel's whole path on a file (kimage). clang -fsanitize=fuzzer,address,undefined; each harness
+# and instance names, /proc/self/smaps (selfmem), check --kernel's whole path on a file (kimage),
+# and what BPF hands userspace (bpfdata: the ring's messages into the assemblers, the mapped
+# state, the activation log's records and indices, the exposure records). clang -fsanitize=fuzzer,address,undefined; each harness
 # starts from its seed corpus in tests/fuzz/corpus/NAME (never written to: new
 # inputs go to build/fuzz/NAME.corpus). A crash, a leak or an abort() of a
 # harness's own check fails the run; the crashing input is left in build/fuzz/.
 #   make test-fuzz-smoke   a few seconds each (make check)
 #   make test-fuzz         FUZZ_SECONDS each, 20 by default (make test)
 FUZZ_BUILD    := $(BUILD)/fuzz
-FUZZ_NAMES    := ksyms notes env check_args state kimage smaps
+FUZZ_NAMES    := ksyms notes env check_args state kimage smaps bpfdata
 FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS   := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Isrc -I. -Itests/fuzz -D_GNU_SOURCE
