@@ -693,6 +693,15 @@ static void served_add(struct fgt_activation *act, int64_t d)
 	act->served = d < 0 && (uint64_t)-d > act->served ? 0 : act->served + d;
 }
 
+/* Were the sweeps seen as calls (the direct path: each its return)? */
+static bool calls_seen(const struct fgt_activation *act)
+{
+	for (uint32_t i = 0; i < act->nr_sweeps; i++)
+		if (act->sweeps[i].ret_known)
+			return true;
+	return false;
+}
+
 /* A sweep whose figures have not come yet (a live view's, not drained:
  * src/model/agg_collect.c leaves it zero) tells nothing of a walk. */
 static bool sweep_unknown(const struct fgt_sweep *s)
@@ -707,9 +716,8 @@ uint32_t fgt_activation_walks_now(const struct fgt_activation *act)
 
 	if (n < 2 || !(act->nonblocking || act->failed_nonblocking))
 		return n;
-	for (uint32_t i = 0; i < n; i++)
-		if (act->sweeps[i].ret_known)
-			return n;	/* the calls are the walks (settle()) */
+	if (calls_seen(act))
+		return n;	/* the calls are the walks (settle()) */
 	/* one not known yet counts as the batch it is */
 	for (uint32_t i = 1; i < n; i++)
 		walks += sweep_unknown(&act->sweeps[i - 1]) || sweep_unknown(&act->sweeps[i]) ||
@@ -727,11 +735,10 @@ void fgt_activation_settle(struct fgt_activation *act)
 	act->walks = FGT_WALKS_NONE;
 	if (!n)
 		return;
-	for (i = 0; i < n; i++)
-		if (act->sweeps[i].ret_known) {
-			act->walks = FGT_WALKS_CALLS;
-			return;
-		}
+	if (calls_seen(act)) {
+		act->walks = FGT_WALKS_CALLS;
+		return;
+	}
 	if (act->nonblocking || act->failed_nonblocking) {
 		act->walks = FGT_WALKS_INLINE;
 		prev = act->sweeps[0];
