@@ -107,72 +107,53 @@ static void join_record(struct fgt_session *s)
 }
 
 /*
- * The walker of an activation begun without its ACT_BEGIN: BPF's own, begun
- * at a sweep's allocation (bpf/fgraphtop.bpf.c alloc_seen(): a kernel whose
- * fgraph keeps no ret_stack_list), else the assembler's, from events outside
- * BPF's activation (the task of its first sweep event: the sweep runs in the
- * trigger). *bpf says whose.
- */
-static bool unbracketed_walker(const struct fgt_session *s, uint32_t *pid, uint32_t *tid,
-			       bool *bpf)
-{
-	const struct fgraphtop_bpf *k = s->skel;
-	const struct fgt_activation *cur;
-
-	if (k && k->bss->act_tid && !k->bss->act_list && k->bss->begin_at_sweep &&
-	    !k->rodata->kconf.direct_act) {
-		*pid = k->bss->hot.agg.act.pid;
-		*tid = k->bss->act_tid;
-		*bpf = true;
-		return true;
-	}
-	cur = fgt_assemble_unbracketed(&s->assemble);
-	/* begun before fgraph was seen idle: a step joined late, not one
-	 * without its ACT_BEGIN (idle_look()) */
-	if (!cur || !cur->implicit || !cur->tid || !s->idle_ns || cur->begin_ns < s->idle_ns)
-		return false;
-	*pid = cur->pid;
-	*tid = cur->tid;
-	*bpf = false;
-	return true;
-}
-
-/*
  * Is a 0->1 step seen from its start? Only once ftrace_graph_active has been
  * read 0 after the attach: register_ftrace_graph() counts its user before
  * start_graph_tracing() walks (5.10 to 7.2 alike), so a step begun before
  * the attach, its ACT_BEGIN missed, holds it at 1 through its walk. From
  * that read on, a sweep with none under way begins an activation in BPF
- * (begin_at_sweep: a kernel without the ret_stack_list); before it, or
- * where it cannot be read, such a sweep's events go to the assembler, and
- * its activation is reported incomplete at fgraphtop's exit.
+ * (begin_at_sweep, which also says the read was made: a kernel without the
+ * ret_stack_list); before it, or where it cannot be read, such a sweep's
+ * events go to the assembler, and its activation is reported incomplete at
+ * fgraphtop's exit (check --trigger's ends when its system call returns).
  */
 static void idle_look(struct fgt_session *s)
 {
-	if (s->idle_ns || s->joining || !s->skel || fgt_attach_graph_active_run(s->skel) != 0)
+	if (s->joining || !s->skel || s->skel->bss->begin_at_sweep ||
+	    fgt_attach_graph_active_run(s->skel) != 0)
 		return;
-	s->idle_ns = fgt_mono_ns();
 	s->skel->bss->begin_at_sweep = 1;
 }
 
+/* The walker of BPF's activation begun at a sweep's allocation (bpf/
+ * fgraphtop.bpf.c alloc_seen(): no ret_stack_list, no ACT_BEGIN). */
+static bool sweep_walker(const struct fgt_session *s, uint32_t *pid, uint32_t *tid)
+{
+	const struct fgraphtop_bpf *k = s->skel;
+
+	if (!k || !k->bss->act_tid || k->bss->act_list || !k->bss->begin_at_sweep ||
+	    k->rodata->kconf.direct_act)
+		return false;
+	*pid = k->bss->hot.agg.act.pid;
+	*tid = k->bss->act_tid;
+	return true;
+}
+
 /*
- * Such an activation has no end event (docs/EVENTS.md). fgraphtop saw it
- * begin, or it would be joining. Once its walker has left
- * register_ftrace_graph() (or exited) the walk is over: BPF ends its own at
- * its latest event (end_at_sweep, test-run), or what the walker emitted is
- * read and the assembler's ends at its last event; complete either way, as
- * check --trigger's does when its own system call returns. Looked at as
- * often as a join looks; an unreadable stack (the walker running) is no
- * answer.
+ * Such an activation has no end event (docs/EVENTS.md); fgraphtop saw it
+ * begin, or it would not have begun in BPF. Once its walker has left
+ * register_ftrace_graph() (or exited) the walk is over: BPF ends it at its
+ * latest event (end_at_sweep, test-run), complete, as check --trigger's
+ * ends when its own system call returns. Looked at as often as a join
+ * looks; an unreadable stack (the walker running) is no answer.
  */
 bool fgt_session_unbracketed_tick(struct fgt_session *s)
 {
 	uint32_t pid, tid;
 	uint64_t now;
-	bool bpf;
 
 	idle_look(s);
-	if (s->joining || !s->rb || !unbracketed_walker(s, &pid, &tid, &bpf)) {
+	if (s->joining || !s->rb || !sweep_walker(s, &pid, &tid)) {
 		s->unbr_next_ns = 0;
 		return false;
 	}
@@ -182,16 +163,16 @@ bool fgt_session_unbracketed_tick(struct fgt_session *s)
 	s->unbr_next_ns = now + FGT_JOIN_LOOK_MS * 1000000ull;
 	if (fgt_join_task_inside((int)pid, (int)tid) != 0)
 		return false;
-	fgt_session_unbracketed_end(s);
+	fgt_attach_end_at_sweep(s->skel, tid);
+	ring_buffer__consume(s->rb);
 	return true;
 }
 
 void fgt_session_unbracketed_end(struct fgt_session *s)
 {
 	uint32_t pid, tid;
-	bool bpf;
 
-	if (s->rb && unbracketed_walker(s, &pid, &tid, &bpf) && bpf)
+	if (s->rb && sweep_walker(s, &pid, &tid))
 		fgt_attach_end_at_sweep(s->skel, tid);
 	if (s->rb)
 		ring_buffer__consume(s->rb);

@@ -94,8 +94,6 @@ struct fgt_session {
 					 * BPF's activation, -1 none */
 	unsigned int after_looks;	/* looks for the trigger's leaving, once the walk ended */
 	uint64_t unbr_next_ns;		/* the next look at an unbracketed one's walker */
-	uint64_t idle_ns;		/* ftrace_graph_active first read 0 after the
-					 * attach (follow.c idle_look()), 0 not yet */
 };
 
 #endif
