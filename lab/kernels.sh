@@ -50,7 +50,8 @@ NAMES=(debian-5.10 debian-6.1 debian-6.12 debian-7.2
 	lab-shape-single lab-shape-pinned lab-shape-blocking lab-shape-v1
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed
-	lab-clang-stock lab-clang-fixed)
+	lab-clang-stock lab-clang-fixed lab-lto-stock lab-lto-fixed
+	lab-os-stock lab-os-fixed lab-debug-stock lab-debug-fixed)
 # arm64: Debian's, fetched through lab/arm64-kernels.sh (an arm64 apt view of
 # its own), and the 7.x pair cross-built (the arm64 flavour of series 7).
 ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock lab-arm64-fixed)
@@ -64,13 +65,16 @@ ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock
 # unit tests' recorded code of the nopreempt pair (tests/static/test_static.c).
 # The clang pair (issue 39: a compiler's shapes, the static judge must answer
 # them right) is another full build of series 7 with LLVM=1, make test-long's.
-# So is the arm64 pair, a cross-built series 7 (about 18 minutes cold on 2
+# So are the ThinLTO, -Os and debug pairs (lab-lto-*, lab-os-*, lab-debug-*:
+# issue 39's builds that must be answered right or unknown, never wrong), each
+# a full build of series 7 with a flavour of its own. So is the arm64 pair, a cross-built series 7 (about 18 minutes cold on 2
 # cores, the longest build left): make test keeps arm64 through Debian's
 # three arm64 kernels, live, and the pair's recorded code in the unit tests
 # (tests/static/test_static_arm64.c); a cold make test measured 2026-12-06
 # ran past 90 minutes with it.
 LONG_NAMES=(lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed lab-clang-stock lab-clang-fixed
+	lab-lto-stock lab-lto-fixed lab-os-stock lab-os-fixed lab-debug-stock lab-debug-fixed
 	lab-arm64-stock lab-arm64-fixed)
 # Lab variants in build order. Four series, each with its own source and
 # object tree: 7 (linux-source-7.x, the lab-* kernels), 6.1, 6.12 and 5.10
@@ -88,7 +92,9 @@ LAB_ORDER=(lab-stock lab-fixed lab-fixed-plus
 	lab-traceable-fixed lab-traceable-stock
 	lab-6.1-stock lab-6.1-fixed lab-6.12-stock lab-6.12-fixed
 	lab-5.10-stock lab-5.10-fixed lab-6.12-nopreempt-stock lab-6.12-nopreempt-fixed
-	lab-clang-stock lab-clang-fixed lab-arm64-stock lab-arm64-fixed)
+	lab-clang-stock lab-clang-fixed lab-os-stock lab-os-fixed
+	lab-lto-stock lab-lto-fixed lab-debug-stock lab-debug-fixed
+	lab-arm64-stock lab-arm64-fixed)
 # Part of every key: bump when the recipe below changes the artifacts.
 RECIPE=1
 
@@ -125,6 +131,9 @@ lab_flavour() {
 	lab-6.12-nopreempt-*) echo nopreempt ;;
 	lab-arm64-*) echo arm64 ;;
 	lab-clang-*) echo clang ;;
+	lab-lto-*) echo lto ;;
+	lab-os-*) echo os ;;
+	lab-debug-*) echo debug ;;
 	*) echo "" ;;
 	esac
 }
@@ -361,6 +370,10 @@ lab_patches() {
 	# the series built by clang (LLVM=1): another compiler's shapes
 	lab-clang-stock) ;;
 	lab-clang-fixed) ls "$LAB"/patches/fix/*.patch ;;
+	# clang with ThinLTO, the whole kernel at -Os, and a debug build
+	# (lockdep, PROVE_RCU, KASAN): shapes that must be right or unknown
+	lab-lto-stock | lab-os-stock | lab-debug-stock) ;;
+	lab-lto-fixed | lab-os-fixed | lab-debug-fixed) ls "$LAB"/patches/fix/*.patch ;;
 	esac
 }
 
@@ -393,6 +406,12 @@ lab_localversion() {
 	lab-arm64-fixed) echo -fgt-afixed ;;
 	lab-clang-stock) echo -fgt-cstock ;;
 	lab-clang-fixed) echo -fgt-cfixed ;;
+	lab-lto-stock) echo -fgt-lstock ;;
+	lab-lto-fixed) echo -fgt-lfixed ;;
+	lab-os-stock) echo -fgt-ostock ;;
+	lab-os-fixed) echo -fgt-ofixed ;;
+	lab-debug-stock) echo -fgt-dstock ;;
+	lab-debug-fixed) echo -fgt-dfixed ;;
 	esac
 }
 
@@ -411,7 +430,7 @@ series_config() {
 toolchain() {
 	if [ "$1" = arm64 ]; then
 		aarch64-linux-gnu-gcc --version | sed -n 1p
-	elif [ "$1" = clang ]; then
+	elif [ "$1" = clang ] || [ "$1" = lto ]; then
 		"clang$CLANG_SUFFIX" --version | sed -n 1p
 	else
 		gcc --version | sed -n 1p
@@ -718,7 +737,7 @@ ensure_lab() {
 		if [ "$FLAVOUR" = arm64 ]; then
 			KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 			CROSS_NM=aarch64-linux-gnu-nm
-		elif [ "$FLAVOUR" = clang ]; then
+		elif [ "$FLAVOUR" = clang ] || [ "$FLAVOUR" = lto ]; then
 			KMAKE=(LLVM="$CLANG_SUFFIX")
 		fi
 		build_lab "$name" "${s#*:}"
