@@ -78,8 +78,11 @@ static void code_reason(const struct fgt_check_result *r, bool hinted, char *buf
  * that fit whole, then "; ..." (a field cut mid-word read "t->ret_stack at
  * +0x890 (B; the activation: ..."). One clause longer than max is cut.
  */
+#define CLIP_MORE	"; ..."
+
 static const char *clip(const char *s, size_t max, char *buf, size_t len)
 {
+	const size_t more = sizeof(CLIP_MORE) - 1;
 	size_t n = strlen(s), keep = 0;
 	const char *p;
 
@@ -87,11 +90,11 @@ static const char *clip(const char *s, size_t max, char *buf, size_t len)
 		snprintf(buf, len, "%s", s);
 		return buf;
 	}
-	for (p = strstr(s, "; "); p && (size_t)(p - s) <= max - 5; p = strstr(p + 2, "; "))
+	for (p = strstr(s, "; "); p && (size_t)(p - s) <= max - more; p = strstr(p + 2, "; "))
 		keep = (size_t)(p - s);
 	if (!keep)
-		keep = max - 5;
-	snprintf(buf, len, "%.*s; ...", (int)keep, s);
+		keep = max - more;
+	snprintf(buf, len, "%.*s" CLIP_MORE, (int)keep, s);
 	return buf;
 }
 
