@@ -195,8 +195,11 @@ static void degraded_text(const struct fgt_verdict_val *v, char *buf, size_t len
 	snprintf(buf + n, len - n, "%" PRIu64 " non-blocking %s failed under memory pressure",
 		 v->failed_nb, plural(v->failed_nb, "allocation", "allocations"));
 	n = strnlen(buf, len);
+	/* a reserve taken before the walk and a pinned cursor's GFP_KERNEL
+	 * fallback both serve a failure blocking; the counts cannot tell them
+	 * apart while the failures fit one batch */
 	if (!v->left)
-		snprintf(buf + n, len - n, ", served from the reserve");
+		snprintf(buf + n, len - n, ", each served by a blocking allocation");
 	else if (v->reserve)
 		snprintf(buf + n, len - n, ", %" PRIu64 " served from the reserve, %" PRIu64
 			 " %s left without a shadow stack", v->reserve, v->left,

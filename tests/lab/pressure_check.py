@@ -155,7 +155,7 @@ def check_shape(kernel, shape, u, a, k):
         check(al["blocking"] == k, f"{kernel}: a blocking allocation per failure "
               f"({al['blocking']} for {k})")
         check(a["served"] == u, f"{kernel}: served {a['served']} == U {u}")
-        lead += "served from the reserve"
+        lead += "each served by a blocking allocation"
     check(v["verdict"] == "fixed" and v["evidence"].startswith(lead),
           f"{kernel}: verdict fixed, degraded: {v['evidence']!r}")
 

@@ -62,10 +62,10 @@ static void test_fixed(void **state)
 	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
 	/* degraded: 1 + floor(100 / 33) sweeps, 100 - 3 threads from the reserve */
 	assert_true(!strncmp(ev, "1 + 3 sweeps: 100 non-blocking allocations failed under "
-			     "memory pressure, served from the reserve (the 3 extra sweeps walked "
+			     "memory pressure, each served by a blocking allocation (the 3 extra sweeps walked "
 			     "again past ",
 			     strlen("1 + 3 sweeps: 100 non-blocking allocations failed under "
-				    "memory pressure, served from the reserve (the 3 extra sweeps walked "
+				    "memory pressure, each served by a blocking allocation (the 3 extra sweeps walked "
 				    "again past ")));
 	assert_non_null(strstr(ev, "); 10002 threads served (9905 non-blocking, 97 from the "
 			       "reserve, 100 failed)"));
@@ -73,7 +73,7 @@ static void test_fixed(void **state)
 	cfg.fail_nb = 20;
 	assert_int_equal(judge_gen(&cfg, ev, sizeof(ev)), FGT_VERDICT_FIXED);
 	assert_string_equal(ev, "one sweep: 20 non-blocking allocations failed under memory "
-			    "pressure, served from the reserve; 10002 threads served (9982 "
+			    "pressure, each served by a blocking allocation; 10002 threads served (9982 "
 			    "non-blocking, 20 from the reserve, 20 failed)");
 }
 
@@ -90,7 +90,7 @@ static void test_fixed_degraded_text(void **state)
 
 	fgt_verdict_text(&v, ev, sizeof(ev));
 	assert_string_equal(ev, "1 + 12 sweeps: 396 non-blocking allocations failed under memory "
-			    "pressure, served from the reserve (the 12 extra sweeps walked again "
+			    "pressure, each served by a blocking allocation (the 12 extra sweeps walked again "
 			    "past 98765 threads already served and took 1.234 s of 1.500 s); "
 			    "30045 threads served (29661 non-blocking, 384 from the "
 			    "reserve, 396 failed)");
@@ -98,7 +98,7 @@ static void test_fixed_degraded_text(void **state)
 	v.failed_nb = v.failed = 1, v.rewalked = 7;
 	fgt_verdict_text(&v, ev, sizeof(ev));
 	assert_non_null(strstr(ev, "1 + 1 sweep: 1 non-blocking allocation failed under memory "
-			       "pressure, served from the reserve (the 1 extra sweep walked "
+			       "pressure, each served by a blocking allocation (the 1 extra sweep walked "
 			       "again past 7 threads already served and took 2.500 ms of "
 			       "9.000 ms)"));
 }
