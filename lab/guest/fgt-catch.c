@@ -12,7 +12,8 @@
  *	  {"pid":P,"helper":H,"status":137}
  *	Earlier forks run on. If CMD ends without such a fork:
  *	  {"pid":P,"helper":null,"status":S}
- *	The helper stays stopped for the caller to resume (kill -CONT H).
+ *	The line is written once the helper is stopped (state T); it stays
+ *	so for the caller to resume (kill -CONT H).
  *	-o OUT: that line into OUT, not stdout. The helper holds CMD's stdout
  *	open while stopped: a caller reading it through a pipe, as $(...)
  *	does, would wait for it for ever; give CMD a file or /dev/null.
@@ -121,6 +122,39 @@ static int release_child(pid_t c, int sig)
 	return ptrace(PTRACE_DETACH, c, NULL, (void *)(long)sig) ? -1 : 0;
 }
 
+/*
+ * Detached with SIGSTOP pending, the helper stops only once it is scheduled
+ * to take the signal; a caller that looks at once can find it still
+ * runnable (tests/lab/catch.sh on a busy host: 2 rounds of 200, "not
+ * stopped"). It runs no instruction of its own before the stop, so wait for
+ * it here: the line is written once the helper is stopped. 0 once its state
+ * is T, -1 if it is gone or still not stopped after STOP_WAIT_MS.
+ */
+#define STOP_WAIT_MS	10000
+
+static int wait_stopped(pid_t h)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)h);
+	for (int ms = 0; ms < STOP_WAIT_MS; ms++) {
+		f = fopen(path, "r");
+		if (!f)
+			return -1;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		/* the state follows the last ')': comm may hold one */
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'T')
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
 static pid_t start(char **argv)
 {
 	pid_t pid = fork();
@@ -208,6 +242,10 @@ int main(int argc, char **argv)
 		ptrace(PTRACE_CONT, t, NULL, (void *)(long)sig);
 	}
 	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (helper >= 0 && wait_stopped((pid_t)helper)) {
+		fprintf(stderr, "fgt-catch: helper %ld did not stop\n", helper);
+		return 1;
+	}
 	if (!out)
 		out = stdout;
 	if (helper < 0)

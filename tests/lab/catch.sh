@@ -20,8 +20,9 @@ for ((i = 1; i <= rounds; i++)); do
 	why=
 	[ -n "$h" ] || why="no helper caught: $(cat "$dir/out.json")"
 	[ -z "$why" ] && [ -e "$dir/made" ] && why="the helper ran before it was resumed"
-	[ -z "$why" ] && [ "$(awk '{print $3}' "/proc/$h/stat" 2>/dev/null)" != T ] &&
-		why="helper $h is not stopped"
+	# the state follows the last ')' (comm may hold one); gone: "-"
+	st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$h/stat" 2>/dev/null)
+	[ -z "$why" ] && [ "${st:--}" != T ] && why="helper $h is not stopped (state ${st:--})"
 	if [ -n "$h" ]; then
 		kill -CONT "$h" 2>/dev/null
 		# resumed, it does its work (a zombie after: kill -0 cannot tell)
