@@ -67,8 +67,9 @@ ARM64_NAMES=(debian-arm64-6.1 debian-arm64-6.12 debian-arm64-7.2 lab-arm64-stock
 # them right) is another full build of series 7 with LLVM=1, make test-long's.
 # So are the ThinLTO, -Os and debug pairs (lab-lto-*, lab-os-*, lab-debug-*:
 # issue 39's builds that must be answered right or unknown, never wrong), each
-# a full build of series 7 with a flavour of its own. So is the arm64 pair, a cross-built series 7 (about 18 minutes cold on 2
-# cores, the longest build left): make test keeps arm64 through Debian's
+# a full build of series 7 with a flavour of its own. So is the arm64 pair, a
+# cross-built series 7 (about 18 minutes cold on 2 cores, the longest build
+# left): make test keeps arm64 through Debian's
 # three arm64 kernels, live, and the pair's recorded code in the unit tests
 # (tests/static/test_static_arm64.c); a cold make test measured 2026-12-06
 # ran past 90 minutes with it.
@@ -137,6 +138,10 @@ lab_flavour() {
 	*) echo "" ;;
 	esac
 }
+
+# Is FLAVOUR built with clang (LLVM=CLANG_SUFFIX)? The clang pair and
+# ThinLTO's, which only clang does.
+clang_flavour() { [ "$1" = clang ] || [ "$1" = lto ]; }
 
 # resolved.env variable suffix of a series' source package.
 src_var() {
@@ -430,7 +435,7 @@ series_config() {
 toolchain() {
 	if [ "$1" = arm64 ]; then
 		aarch64-linux-gnu-gcc --version | sed -n 1p
-	elif [ "$1" = clang ] || [ "$1" = lto ]; then
+	elif clang_flavour "$1"; then
 		"clang$CLANG_SUFFIX" --version | sed -n 1p
 	else
 		gcc --version | sed -n 1p
@@ -737,7 +742,7 @@ ensure_lab() {
 		if [ "$FLAVOUR" = arm64 ]; then
 			KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 			CROSS_NM=aarch64-linux-gnu-nm
-		elif [ "$FLAVOUR" = clang ] || [ "$FLAVOUR" = lto ]; then
+		elif clang_flavour "$FLAVOUR"; then
 			KMAKE=(LLVM="$CLANG_SUFFIX")
 		fi
 		build_lab "$name" "${s#*:}"

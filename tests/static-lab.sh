@@ -55,8 +55,8 @@ expected() {
 	esac
 }
 
-# 1 when the kernel may be answered unknown from its code (right or unknown,
-# never wrong: ThinLTO, -Os and the debug build, issue 39), else 0
+# true when the kernel may be answered unknown from its code (right or
+# unknown, never wrong: ThinLTO, -Os and the debug build, issue 39), else false
 lenient() {
 	case $(jq -r .name "$1/info.json") in
 	lab-lto-* | lab-os-* | lab-debug-*) echo true ;;

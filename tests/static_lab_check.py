@@ -282,13 +282,12 @@ def same_answer(live, off):
     return ev == off["evidence"]
 
 
-def guest_unknown(name, want, a, off, trig, run):
+def guest_unknown(name, want, a, off, t, run):
     """A lenient build whose code is answered unknown offline: the running
-    kernel's code says the same, and the activation decides --trigger
-    exactly (issue 39: live and --trigger answers must be exact)."""
+    kernel's code says the same, and the activation decides --trigger (its
+    answer t) exactly (issue 39: live and --trigger answers must be exact)."""
     if a["verdict"] != "unknown" or (a.get("static") or {}).get("evidence") != off["evidence"]:
         fail(name, f"check: {a['verdict']} ({a.get('reason')}), offline unknown ({off['evidence']})")
-    t = trig.get("trigger", {}).get("answer") or {}
     if t.get("verdict") != want or t.get("method") != "trigger":
         fail(name, f"check --trigger: {t.get('verdict')} by {t.get('method')}: {t.get('reason')}")
     if run.get("splats"):
@@ -346,19 +345,17 @@ def guest(d):
         if tool and tool["status"] != 0:
             fail(name, f"the live tool: {tool}")
         st = a.get("static", {})
+        t = trig.get("trigger", {}).get("answer") or {}
         if kj.get("lenient") and off["verdict"] == "unknown":
-            guest_unknown(name, want, a, off, trig, run)
-            rows.append((name, want + "|?", off["verdict"], a["verdict"],
-                         (trig.get("trigger", {}).get("answer") or {}).get("verdict", "-"),
-                         (trig.get("trigger", {}).get("answer") or {}).get("method", "-"),
-                         st.get("source", "").split(" (")[0][:28], live["wall_s"],
-                         st.get("ms", 0), "", ""))
+            guest_unknown(name, want, a, off, t, run)
+            rows.append((name, want + "|?", off["verdict"], a["verdict"], t.get("verdict", "-"),
+                         t.get("method", "-"), st.get("source", "").split(" (")[0][:28],
+                         live["wall_s"], st.get("ms", 0), "", ""))
             continue
         if a["verdict"] != want or a.get("method") != "static":
             fail(name, f"check: {a['verdict']} by {a.get('method')} ({a['reason']}), expected {want}")
         if not same_answer(st, off):
             fail(name, f"live and offline differ: {st.get('evidence')!r} / {off['evidence']!r}")
-        t = trig.get("trigger", {}).get("answer") or {}
         # the activation agrees, or its blocking batches showed no walk on
         # the host's pace (docs/EVENTS.md, "Walks") and the code answers
         hidden = (t.get("method") == "static" and
