@@ -186,6 +186,22 @@ const struct fgt_text_fact fgt_text_facts[] = {
 
 const size_t fgt_nr_text_facts = sizeof(fgt_text_facts) / sizeof(fgt_text_facts[0]);
 
+/* KASAN: the instrumented atomics (atomic_set() of t->tracing_graph_pause
+ * in the walk) check their operand's shadow first: reads it, allocates nothing */
+#define KASAN_CHECK	"CONFIG_KASAN: instrument_atomic_write() and _read()'s check of " \
+			"the shadow (include/linux/instrumented.h)"
+/* CONFIG_KASAN_INLINE: each load or store tests its shadow byte inline and
+ * calls the report only when it is poisoned; the report prints (and taints),
+ * allocates nothing (mm/kasan/report.c) */
+#define ASAN_REPORT_WHY	"CONFIG_KASAN_INLINE: the compiler's report call on a poisoned " \
+			"shadow byte (mm/kasan/report_generic.c): prints, allocates nothing"
+#define ASAN_REPORT(op)	{ "__asan_report_" op "1_noabort", ASAN_REPORT_WHY }, \
+			{ "__asan_report_" op "2_noabort", ASAN_REPORT_WHY }, \
+			{ "__asan_report_" op "4_noabort", ASAN_REPORT_WHY }, \
+			{ "__asan_report_" op "8_noabort", ASAN_REPORT_WHY }, \
+			{ "__asan_report_" op "16_noabort", ASAN_REPORT_WHY }, \
+			{ "__asan_report_" op "_n_noabort", ASAN_REPORT_WHY }
+
 const struct fgt_walk_call fgt_walk_calls[] = {
 	{ "ret_stack_init_task_vars",
 	  "6.11: the per-task variables of the multi-user fgraph series (function_graph: "
@@ -206,6 +222,24 @@ const struct fgt_walk_call fgt_walk_calls[] = {
 	{ "refcount_warn_saturate",
 	  "the WARN of a refcount_t that over- or underflows, in get_task_struct() and "
 	  "put_task_struct() of a pinned cursor: prints, allocates nothing" },
+	/* A debug build's instrumentation of the walk (issue 39's lab-debug-*):
+	 * each checks or records, and allocates no slab object */
+	{ "lock_acquire",
+	  "CONFIG_DEBUG_LOCK_ALLOC: rcu_read_lock()'s rcu_lock_acquire(&rcu_lock_map); "
+	  "lockdep keeps its chains in static arrays" },
+	{ "lock_release",
+	  "CONFIG_DEBUG_LOCK_ALLOC: rcu_read_unlock()'s rcu_lock_release(), and a pinned "
+	  "cursor's own rcu_read_unlock() inside the walk" },
+	{ "debug_lockdep_rcu_enabled",
+	  "CONFIG_PROVE_RCU: rcu_dereference_check()'s RCU_LOCKDEP_WARN(), in "
+	  "for_each_process_thread()'s list_entry_rcu(): a test" },
+	{ "lockdep_rcu_suspicious",
+	  "CONFIG_PROVE_RCU: RCU_LOCKDEP_WARN()'s report (\"suspicious RCU usage\"): prints" },
+	{ "rcu_is_watching",
+	  "CONFIG_PROVE_RCU: rcu_read_lock()'s RCU_LOCKDEP_WARN(!rcu_is_watching()): a test" },
+	{ "__kasan_check_read", KASAN_CHECK },
+	{ "__kasan_check_write", KASAN_CHECK },
+	ASAN_REPORT("load"), ASAN_REPORT("store"),
 };
 
 const size_t fgt_nr_walk_calls = sizeof(fgt_walk_calls) / sizeof(fgt_walk_calls[0]);

@@ -88,6 +88,9 @@ struct insn {
 	 * post-index: [x0, #8]!, [x0], #8) */
 	bool wb;
 	int32_t wb_imm;
+	/* x86 push (-8) and pop (+8): the stack pointer moved, the frame's
+	 * spilled registers (flow.h's slots) now that much further from it */
+	int8_t sp_adj;
 	/* cmpq $0x0,disp(%mbase): a NULL test of a field (t->ret_stack); on
 	 * arm64, ldr xN, [xB, #disp] with the cbz/cbnz xN right after it */
 	bool cmp0;

@@ -293,6 +293,9 @@ void fgt_x86_insn(csh h, const cs_insn *ci, struct insn *in)
 {
 	decode_kind(h, ci, in);
 	decode_op(ci, in);
+	/* 8 bytes each in 64-bit mode (a 66h-prefixed 2-byte push: not ours) */
+	if ((ci->id == X86_INS_PUSH || ci->id == X86_INS_POP) && !ci->detail->x86.prefix[2])
+		in->sp_adj = ci->id == X86_INS_PUSH ? -8 : 8;
 	in->clobber = written_gprs(h, ci);
 	if (in->op != OP_NONE && in->dst != R_NONE)
 		in->clobber &= ~(1u << in->dst);

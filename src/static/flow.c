@@ -304,6 +304,84 @@ static bool val_eq(const struct val *a, const struct val *b)
 	return a->kind == b->kind && (a->kind == FGT_VAL_UNKNOWN || a->v == b->v);
 }
 
+/* Meet b into a, one value; true if a changed. */
+static bool meet_val(struct val *a, const struct val *b)
+{
+	bool changed = false;
+
+	if (a->kind != FGT_VAL_UNKNOWN && !val_eq(a, b)) {
+		a->kind = FGT_VAL_UNKNOWN;
+		changed = true;
+	}
+	if ((b->ret & ~a->ret) || (b->addr & ~a->addr) || (b->elem & ~a->elem)) {
+		a->ret |= b->ret;
+		a->addr |= b->addr;
+		a->elem |= b->elem;
+		changed = true;
+	}
+	return changed;
+}
+
+/* Does v say anything (a constant, a global's bytes, an origin)? */
+static bool known(const struct val *v)
+{
+	return v->kind != FGT_VAL_UNKNOWN || v->ret || v->addr || v->elem;
+}
+
+static struct slot *slot_at(struct state *s, int32_t off)
+{
+	for (int k = 0; k < NSLOT; k++)
+		if (s->slot[k].used && s->slot[k].off == off)
+			return &s->slot[k];
+	return NULL;
+}
+
+static struct slot *slot_new(struct state *s, int32_t off)
+{
+	for (int k = 0; k < NSLOT; k++)
+		if (!s->slot[k].used) {
+			s->slot[k] = (struct slot){ true, off, { FGT_VAL_UNKNOWN, 0, 0, 0, 0 } };
+			return &s->slot[k];
+		}
+	return NULL;	/* full: that spill is not followed (its load knows nothing) */
+}
+
+/*
+ * The slots met: a slot one side lacks holds, on that side, what nothing
+ * says: its value unknown, its origins the other side's. Full, a slot is
+ * not added: its load then knows nothing, as before spills were followed.
+ */
+static bool meet_slots(struct state *dst, const struct state *src)
+{
+	static const struct val none = { FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
+	bool changed = false;
+
+	for (int k = 0; k < NSLOT; k++) {
+		struct slot *a = &dst->slot[k];
+
+		if (a->used && !slot_at((struct state *)src, a->off))
+			changed |= meet_val(&a->v, &none);
+	}
+	for (int k = 0; k < NSLOT; k++) {
+		const struct slot *b = &src->slot[k];
+		struct slot *a;
+
+		if (!b->used)
+			continue;
+		a = slot_at(dst, b->off);
+		if (!a && (a = slot_new(dst, b->off))) {
+			a->v.ret = b->v.ret;
+			a->v.addr = b->v.addr;
+			a->v.elem = b->v.elem;
+			changed |= a->v.ret || a->v.addr || a->v.elem;
+			continue;
+		}
+		if (a)
+			changed |= meet_val(&a->v, &b->v);
+	}
+	return changed;
+}
+
 /* Meet src into dst; true if dst changed. */
 static bool meet(struct state *dst, const struct state *src)
 {
@@ -317,22 +395,9 @@ static bool meet(struct state *dst, const struct state *src)
 		dst->rcu = RCU_MIXED;
 		changed = true;
 	}
-	for (int g = 0; g < NGPR; g++) {
-		struct val *a = &dst->r[g];
-		const struct val *b = &src->r[g];
-
-		if (a->kind != FGT_VAL_UNKNOWN && !val_eq(a, b)) {
-			a->kind = FGT_VAL_UNKNOWN;
-			changed = true;
-		}
-		if ((b->ret & ~a->ret) || (b->addr & ~a->addr) || (b->elem & ~a->elem)) {
-			a->ret |= b->ret;
-			a->addr |= b->addr;
-			a->elem |= b->elem;
-			changed = true;
-		}
-	}
-	return changed;
+	for (int g = 0; g < NGPR; g++)
+		changed |= meet_val(&dst->r[g], &src->r[g]);
+	return meet_slots(dst, src) || changed;
 }
 
 static uint64_t alu(uint8_t op, uint64_t a, uint64_t b)
@@ -390,12 +455,93 @@ static void call_effects(const struct dec *d, const struct insn *in, struct stat
 	}
 }
 
+static uint8_t sp_of(const struct dec *d)
+{
+	return d->c->arch == FGT_ARCH_ARM64 ? R_A64_SP : R_SP;
+}
+
+/* A store's registers into the frame's slots (a store pair's second 8 bytes
+ * after its first); a load from the frame reads the slot back. */
+static void spill(const struct dec *d, const struct insn *in, struct state *s)
+{
+	for (int k = 0; k < 2; k++) {
+		uint8_t sr = k ? in->msrc2 : in->msrc;
+		int32_t off = in->mdisp + 8 * k;
+		struct slot *sl;
+
+		if (sr == R_NONE)
+			continue;
+		sl = slot_at(s, off);
+		if (!known(&s->r[sr])) {
+			if (sl)		/* nothing known is no slot: room for those that are */
+				*sl = (struct slot){ 0 };
+			continue;
+		}
+		if (!sl)
+			sl = slot_new(s, off);
+		if (sl)
+			sl->v = s->r[sr];
+	}
+	(void)d;
+}
+
+/*
+ * How far in moves the stack pointer: *delta, true where known (push, pop,
+ * add or sub of a constant, a pre- or post-indexed access through sp; a
+ * call's push is its callee's pop: 0). False: sp moved by what is not known.
+ */
+static bool sp_moved(const struct dec *d, const struct insn *in, int64_t *delta)
+{
+	uint8_t sp = sp_of(d);
+
+	*delta = 0;
+	if (in->kind == I_CALL || in->kind == I_CALL_IND)
+		return true;
+	if (in->sp_adj) {
+		*delta = in->sp_adj;
+		return true;
+	}
+	if (in->op == OP_ALU && in->dst == sp && in->width == 8 && (in->alu == '+' || in->alu == '-')) {
+		*delta = in->alu == '+' ? (int64_t)in->imm : -(int64_t)in->imm;
+		return *delta > -(1 << 20) && *delta < (1 << 20);
+	}
+	if (in->wb && in->mbase == sp) {
+		*delta = in->wb_imm;
+		return true;
+	}
+	return !((in->clobber & (1u << sp)) || in->dst == sp);
+}
+
+/* The slots after sp moved by delta: each that much nearer (a push: further
+ * away); one now below sp is gone. Moved by what is not known: all gone. */
+static void slots_follow_sp(const struct dec *d, const struct insn *in, struct state *s)
+{
+	int64_t delta;
+
+	if (!sp_moved(d, in, &delta)) {
+		memset(s->slot, 0, sizeof(s->slot));
+		return;
+	}
+	for (int k = 0; delta && k < NSLOT; k++) {
+		struct slot *sl = &s->slot[k];
+
+		if (!sl->used)
+			continue;
+		if ((int64_t)sl->off - delta < 0 || (int64_t)sl->off - delta > INT32_MAX)
+			*sl = (struct slot){ 0 };
+		else
+			sl->off = (int32_t)((int64_t)sl->off - delta);
+	}
+}
+
 /* The state after in, from the state before it. */
 void fgt_flow_transfer(const struct dec *d, const struct insn *in, struct state *s)
 {
 	struct val *dv = in->dst != R_NONE ? &s->r[in->dst] : NULL;
 	const struct val *base = in->mbase != R_NONE ? &s->r[in->mbase] : NULL;
 	struct val nv = { FGT_VAL_UNKNOWN, 0, 0, 0, 0 };
+	bool frame = in->mbase == sp_of(d) && !in->midx;
+	const struct slot *sl;
 
 	switch (in->op) {
 	case OP_CONST:
@@ -433,6 +579,10 @@ void fgt_flow_transfer(const struct dec *d, const struct insn *in, struct state 
 		nv.addr = base ? fgt_flow_into(base) : 0;
 		break;
 	case OP_LOAD:
+		if (frame && !in->wb && (sl = slot_at(s, in->mdisp))) {
+			nv = sl->v;
+			break;
+		}
 		nv.elem = base ? fgt_flow_into(base) : 0;
 		if (in->mconst && base && base->kind == FGT_VAL_CONST && !in->midx) {
 			nv.kind = FGT_VAL_MEM;
@@ -446,12 +596,15 @@ void fgt_flow_transfer(const struct dec *d, const struct insn *in, struct state 
 		}
 		break;
 	}
+	if (in->op == OP_STORE && frame && !in->wb)
+		spill(d, in, s);
 	if (dv) {
 		/* a 32-bit write zero-extends */
 		if (in->width == 4 && nv.kind == FGT_VAL_CONST)
 			nv.v &= 0xffffffffu;
 		*dv = nv;
 	}
+	slots_follow_sp(d, in, s);
 	if (in->wb && in->mbase != R_NONE)
 		writeback(in, s);
 	for (int g = 0; g < NGPR; g++)

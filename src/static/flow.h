@@ -41,10 +41,27 @@ struct val {
 	uint64_t ret, addr, elem;
 };
 
+/*
+ * A register spilled to the stack frame and loaded back keeps what it held
+ * (the debug build's walk reloads ret_stack_list from 0x10(%rsp), KASAN's
+ * checks having taken every register): the 8 bytes at sp + off, while the
+ * stack pointer moves by what is known (push, pop, add and sub of a
+ * constant, arm64's writeback), each slot moving with it; a call leaves the
+ * caller's frame alone; sp moved by anything else forgets them all.
+ */
+#define NSLOT		16
+
+struct slot {
+	bool used;
+	int32_t off;
+	struct val v;
+};
+
 struct state {
 	bool reached;
 	int8_t rcu;		/* depth, or RCU_MIXED */
 	struct val r[NGPR];
+	struct slot slot[NSLOT];
 };
 
 

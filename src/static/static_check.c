@@ -750,31 +750,6 @@ static bool from_walk(const struct dec *d, size_t ci, struct scratch *t)
 	return t->fw[ci];
 }
 
-/*
- * A pinned cursor's fallback whose pointer the compiler kept on the stack
- * (GCC spills it across rcu_read_lock() and put_task_struct()): a blocking
- * allocation from the shadow stacks' cache or of their size, outside the
- * walk's RCU section, reached from the walk and going back into it. The
- * first such site, or NULL.
- */
-static const struct fgt_static_site *pinned_site(const struct dec *d, struct scratch *t)
-{
-	for (size_t i = 0; i < d->n; i++)
-		t->one[i] = d->st[i].reached && fgt_walk_loop_in(d, i);
-	reach(d, t->one, false, false, t->fw, t->wl);
-	reach(d, t->one, true, false, t->bw, t->wl);
-	for (unsigned int j = 0; j < d->r->nr_sites; j++) {
-		const struct fgt_static_site *s = &d->r->sites[j];
-		long ci = fgt_flow_find_insn(d, s->addr);
-
-		if (ci >= 0 && s->by_arg == FGT_SITE_SHADOW && s->dest == FGT_DEST_NONE &&
-		    s->rcu == FGT_RCU_OUTSIDE && s->gfp.kind == FGT_VAL_CONST && blocking(s) &&
-		    t->fw[ci] && t->bw[ci])
-			return s;
-	}
-	return NULL;
-}
-
 /* -EAGAIN (-11) loaded on a reached path: the out-of-line walk's return. */
 static long eagain(const struct dec *d)
 {
@@ -983,8 +958,6 @@ static enum fgt_verdict fixed_inline(struct dec *d, const struct fgt_static_site
 	ev_add(e, "one walk allocating inline, %s, at %s",
 	       num_str(&nb->gfp, true, g, sizeof(g)), nb->at);
 	fb = first_site(d, fallback);
-	if (!fb)
-		fb = pinned_site(d, t);
 	if (fb)
 		ev_add(e, ", falling back to a blocking allocation outside the walk's "
 		       "rcu_read_lock() at %s (a pinned cursor)", fb->at);

@@ -452,9 +452,10 @@ static void test_shape_single(void **state)
 /* GFP_NOWAIT at +0x37e; on failure the cursor pinned (lock xadd on both
  * tasks' usage), __rcu_read_unlock at +0x60f, `mov $0xcc0,%esi; call
  * kmem_cache_alloc_noprof` at +0x620, __rcu_read_lock at +0x62a; GCC keeps
- * that pointer on the stack (mov %rax,0x30(%rsp)) across the calls, so the
- * fallback is told by its place: outside the RCU section, on a cycle
- * through the walk. put_task_struct() is call_rcu() there. */
+ * that pointer on the stack (mov %rax,0x30(%rsp)) across the calls and
+ * loads it back for the store into t->ret_stack: the spill followed, the
+ * fallback is told by where its pointer goes. put_task_struct() is
+ * call_rcu() there. */
 static void test_shape_pinned(void **state)
 {
 	check_shape("lab-shape-pinned", FGT_VERDICT_FIXED,
@@ -462,7 +463,9 @@ static void test_shape_pinned(void **state)
 		    "register_ftrace_graph+0x37e, falling back to a blocking allocation outside "
 		    "the walk's rcu_read_lock() at register_ftrace_graph+0x620 (a pinned cursor); "
 		    "register_ftrace_graph+0x37e: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
-		    "GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack"
+		    "GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; "
+		    "register_ftrace_graph+0x620: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_KERNEL) outside rcu_read_lock() (the fallback), into t->ret_stack"
 		    F_BTF("0x890"), 2, "register_ftrace_graph+0x300");
 }
 
@@ -546,6 +549,59 @@ static void test_clang_fixed(void **state)
 		    "register_ftrace_graph+0x537: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
 		    "GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]"
 		    F_BTF("0x890") CLANG_NODE, 3, "register_ftrace_graph+0x552");
+}
+
+/*
+ * The debug build of the lab's 7.x (PROVE_LOCKING, PROVE_RCU, KASAN inline;
+ * lab/config/7-debug.config), GCC: every load and store tests its shadow
+ * byte (cmpb $0x0,(%rdx,%rbp,1); jne to __asan_report_*_noabort), the walk
+ * opens with lockdep's lock_acquire(&rcu_lock_map) after __rcu_read_lock,
+ * and KASAN's checks take so many registers that ret_stack_list lives on
+ * the stack: stock spills it (mov %r12,0x10(%rsp) at +0x7a9) and loads it
+ * back in the walk (mov 0x10(%rsp),%rcx at +0x8ec, then mov (%rcx),%rax);
+ * fixed spills it at +0x539 (mov %rax,0x18(%rsp)) and loads it back past
+ * a push and a pop (lock_acquire's _THIS_IP_, +0x697 and +0x6b0). Read
+ * before as "no shadow-stack allocation found" (stock) and as a pinned
+ * cursor (fixed). Stock: call kmem_cache_alloc_noprof at +0x70f, cmp
+ * $0x20,%ebx at +0x738, the walk's cmp $0x20,%r15d at +0x7f6; fixed: the
+ * reserve's call at +0x651, the walk's mov $0x2800,%esi; call at +0x7d4.
+ */
+static void test_debug_stock(void **state)
+{
+	check_shape("lab-debug-stock", FGT_VERDICT_NOT_FIXED,
+		    SIG("register_ftrace_graph+0x70f", "register_ftrace_graph+0x738",
+			"register_ftrace_graph+0x7f6")
+		    "register_ftrace_graph+0x70f: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_KERNEL) outside rcu_read_lock() (the batch), into ret_stack_list[]; no "
+		    "shadow-stack allocation inside the walk (rcu_read_lock() at "
+		    "register_ftrace_graph+0x73d)" F_BTF("0x12b8"), 2,
+		    "register_ftrace_graph+0x73d");
+}
+
+static void test_debug_fixed(void **state)
+{
+	check_shape("lab-debug-fixed", FGT_VERDICT_FIXED,
+		    INL("GFP_NOWAIT|__GFP_NOWARN", "register_ftrace_graph+0x7d4")
+		    "register_ftrace_graph+0x7d4: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_NOWAIT|__GFP_NOWARN) inside rcu_read_lock(), into t->ret_stack; "
+		    "register_ftrace_graph+0x651: kmem_cache_alloc_noprof(fgraph_stack_cachep, "
+		    "GFP_KERNEL) outside rcu_read_lock() (the reserve), into ret_stack_list[]"
+		    F_BTF("0x12b8"), 3, "register_ftrace_graph+0x683");
+}
+
+/* The debug build's spill undone: its load from the stack made one from
+ * another slot (mov 0x10(%rsp),%rcx at +0x8ec read as 0x20(%rsp): 48 8b 4c
+ * 24 20): the list's entries are not seen going into t->ret_stack, so the
+ * batch is no shadow stack's: unknown, never not_fixed. */
+static void test_debug_spill_lost(void **state)
+{
+	struct fgt_static_rec rec;
+
+	load("lab-debug-stock", &rec);
+	patch(&rec, 0x8ec, "488b4c2420");
+	expect_unknown(&rec, FGT_SW_SHAPE,
+		       "no shadow-stack allocation (kmem_cache fgraph_stack (fgraph_stack_cachep in "
+		       "kallsyms)) found in register_ftrace_graph (2 allocator calls)");
 }
 
 /*
@@ -1217,6 +1273,9 @@ int main(void)
 		cmocka_unit_test(test_shape_batch32_alone),
 		cmocka_unit_test(test_clang_stock),
 		cmocka_unit_test(test_clang_fixed),
+		cmocka_unit_test(test_debug_stock),
+		cmocka_unit_test(test_debug_fixed),
+		cmocka_unit_test(test_debug_spill_lost),
 		cmocka_unit_test(test_tstock_caller_loop),
 		cmocka_unit_test(test_tstock_caller_no_eagain),
 		cmocka_unit_test(test_live_lab_tfixed),
