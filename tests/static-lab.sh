@@ -55,15 +55,6 @@ expected() {
 	esac
 }
 
-# true when the kernel may be answered unknown from its code (right or
-# unknown, never wrong: ThinLTO, -Os and the debug build, issue 39), else false
-lenient() {
-	case $(jq -r .name "$1/info.json") in
-	lab-lto-* | lab-os-* | lab-debug-*) echo true ;;
-	*) echo false ;;
-	esac
-}
-
 # One answer as a run object: how, exit status, wall time, fgt-static's JSON.
 run() {
 	local how=$1 t0 t1 j st=0
@@ -112,8 +103,8 @@ offline() {
 		fi
 		"$BIN" --dump-symbols "$out/$k.syms" --kernel "$img" || rm -f "$out/$k.syms"
 		local IFS=,
-		printf '{"kernel":"%s","expected":"%s","lenient":%s,"dir":"%s","symbols":"%s","runs":[%s]}\n' \
-			"$k" "$(expected "$dir")" "$(lenient "$dir")" "$dir" "$out/$k.syms" "${runs[*]}" >> "$out/offline.jsonl"
+		printf '{"kernel":"%s","expected":"%s","dir":"%s","symbols":"%s","runs":[%s]}\n' \
+			"$k" "$(expected "$dir")" "$dir" "$out/$k.syms" "${runs[*]}" >> "$out/offline.jsonl"
 		rm -f "$out/$k.kcore" "$out/$k.btf"
 	done
 	python3 "$CHECK" offline "$out/offline.jsonl"
@@ -190,8 +181,8 @@ guest() {
 		# the text as the running kernel showed it, for tests/data/static/KERNEL-live.txt
 		jq -rR 'fromjson? | select(.type == "record") | .line' "$outdir/$k/results.jsonl" \
 			> "$outdir/$k/rec.txt" || true
-		printf '{"kernel":"%s","expected":"%s","lenient":%s,"append":"%s"}\n' "$k" \
-			"$(expected "$dir")" "$(lenient "$dir")" "$arg" \
+		printf '{"kernel":"%s","expected":"%s","append":"%s"}\n' "$k" \
+			"$(expected "$dir")" "$arg" \
 			> "$outdir/$k/kernel.json"
 	done
 	python3 "$CHECK" guest "$outdir"

@@ -506,13 +506,9 @@ def check_trigger(kernel, recs, opt):
         ok(act.get("walks") == opt["walks"], f"{kernel}: walks {act.get('walks')}, want {opt['walks']}")
         want = {"one": 1, "null": None, "batches": nb}[opt["sweeps"]]
         ok(sw == want, f"{kernel}: sweeps {sw}, want {want} ({opt['sweeps']})")
-    # lenient=1: a build whose code may be answered unknown (issue 39: ThinLTO,
-    # -Os, debug), where the activation alone then answers
-    methods = ("static+trigger", "trigger") if opt.get("lenient") == "1" else ("static+trigger",)
     if opt["act"] != "unknown":
-        ok(a.get("verdict") == opt["act"] and a.get("method") in methods,
-           f"{kernel}: the answer {a.get('verdict')} by {a.get('method')}: the code agrees"
-           + (" or is unknown" if len(methods) > 1 else ""))
+        ok(a.get("verdict") == opt["act"] and a.get("method") == "static+trigger",
+           f"{kernel}: the answer {a.get('verdict')} by {a.get('method')}: the code agrees")
     lo = [r for r in recs if r.get("type") == "leftovers"]
     ok(lo and lo[0].get("files") == "" and lo[0].get("tracer") == "nop",
        f"{kernel}: nothing left behind: {lo[0] if lo else None}")
