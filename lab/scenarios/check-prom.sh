@@ -3,7 +3,9 @@
 # node_exporter textfile it writes, both sent to the host (lab/fleet-e2e.sh
 # feeds the file to a real node_exporter). Args: TIMEOUT=S (default 60);
 # MONITOR=1: a live `fgraphtop -j` watches next to the check (its own
-# programs on the same hooks), sent as {"type":"monitor",...} when it stops.
+# programs on the same hooks), sent as {"type":"monitor",...} when it stops,
+# and each activation it recorded (with its per_sweep figures: the gaps the
+# walks are told by) as {"type":"fgt","name":"monitor","rec":...}.
 # shellcheck source=lab/scenarios/lib.sh
 . /scenarios/lib.sh
 
@@ -30,6 +32,7 @@ if [ -n "$mon" ]; then
 	fgt_result "$(fgt_json type monitor status $? activations \
 		"$(grep -c '"type":"activation"' "$FGT_RUN/monitor.jsonl")" \
 		summary "$(grep '"type":"summary"' "$FGT_RUN/monitor.jsonl" | head -n 1)")"
+	grep '"type":"activation"' "$FGT_RUN/monitor.jsonl" | fgt_result_json monitor
 fi
 fgt_log "check exited $status: $json"
 case $json in

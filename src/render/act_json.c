@@ -48,8 +48,8 @@ void fgt_act_json_fields(json_writer_t *jw, const struct fgt_act_figures *f, uns
 		jsonw_string_field(jw, "walks", walks);
 	else
 		jsonw_null_field(jw, "walks");
-	if (parts & FGT_ACTJ_CALLS)
-		jsonw_uint_field(jw, "batches", f->batches);
+	/* what the allocations were cut into: with sweeps null, all there is */
+	jsonw_uint_field(jw, "batches", f->batches);
 	jsonw_uint_field(jw, "served", f->served);
 	jsonw_uint_field(jw, "duration_ns", f->duration_ns);
 	if (parts & FGT_ACTJ_CALLS)

@@ -594,10 +594,13 @@ static void test_trigger_bracketless_shapes(void **state)
 	assert_int_equal(r.seen.n, 1);
 	assert_int_equal(r.seen.fig.walks, FGT_WALKS_UNSEEN);
 	assert_int_equal(r.seen.fig.served, 1000);
+	/* 1,032 blocking allocations, 32 freed: 33 batches, the count there is */
+	assert_int_equal(r.seen.fig.batches, 33);
 	assert_non_null(strstr(reason(&r), "the sweeps are not observable here"));
 	out = render(&r, true);
 	assert_non_null(strstr(out, "\"activation\":{\"nr_threads\":0,\"sweeps\":null,"
-			       "\"walks\":\"not_observable\",\"served\":1000,\"duration_ns\":"));
+			       "\"walks\":\"not_observable\",\"batches\":33,\"served\":1000,"
+			       "\"duration_ns\":"));
 	assert_non_null(strstr(out, "\"lost_events\":0,\"verdict\":\"unknown\","));
 	/* the line's perfdata says so too: no count ("U"), not 1 */
 	out = render(&r, false);

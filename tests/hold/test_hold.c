@@ -174,13 +174,13 @@ static void test_activation_json(void **state)
 	r.seen.have = true;
 	r.seen.judge.verdict = FGT_VERDICT_FIXED;
 	r.seen.fig = (struct fgt_act_figures){ .nr_threads = 1000, .sweeps = 1,
-		.walks = FGT_WALKS_INLINE, .served = 990, .duration_ns = 2500000,
+		.batches = 1, .walks = FGT_WALKS_INLINE, .served = 990, .duration_ns = 2500000,
 		.walk_ns = 2000000, .lost = 3, .failures = 2 };
 	m = open_memstream(&buf, &len);
 	fgt_hold_print(m, &r, true);
 	fclose(m);
 	assert_non_null(strstr(buf, "\"activation\":{\"nr_threads\":1000,\"sweeps\":1,"
-			       "\"walks\":\"inline\",\"served\":990,\"duration_ns\":2500000,"
+			       "\"walks\":\"inline\",\"batches\":1,\"served\":990,\"duration_ns\":2500000,"
 			       "\"walk_ns\":2000000,\"lost\":3,\"failures\":2,"));
 	assert_non_null(strstr(buf, "\"threads_served\":990,\"duration_s\":0.0025,"
 			       "\"lost_events\":3,\"verdict\":\"fixed\"}"));
