@@ -466,10 +466,10 @@ static void spill(const struct dec *d, const struct insn *in, struct state *s)
 {
 	for (int k = 0; k < 2; k++) {
 		uint8_t sr = k ? in->msrc2 : in->msrc;
-		int32_t off = in->mdisp + 8 * k;
+		int64_t off = (int64_t)in->mdisp + 8 * k;
 		struct slot *sl;
 
-		if (sr == R_NONE)
+		if (sr == R_NONE || off > INT32_MAX)
 			continue;
 		sl = slot_at(s, off);
 		if (!known(&s->r[sr])) {
