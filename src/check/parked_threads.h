@@ -11,7 +11,8 @@
 /*
  * 32 unfixed sweeps at least: on the attributed path a sweep counts only
  * where the gaps between batches show walks (src/model/activation.c), which
- * every recorded unfixed walk does by its 27th sweep (tests/data's .sweeps)
+ * every recorded unfixed walk does by its 32nd sweep (tests/data's .sweeps,
+ * test_progress.c's test_recorded_walks_shown)
  */
 #define FGT_PARK_THREADS	1024
 
