@@ -91,6 +91,10 @@ struct insn {
 	/* x86 push (-8) and pop (+8): the stack pointer moved, the frame's
 	 * spilled registers (flow.h's slots) now that much further from it */
 	int8_t sp_adj;
+	/* any other write of fwidth bytes at sp + fdisp (a 4-byte store, an
+	 * immediate, an ALU op on memory): the slots it overlaps are gone */
+	uint8_t fwidth;
+	int32_t fdisp;
 	/* cmpq $0x0,disp(%mbase): a NULL test of a field (t->ret_stack); on
 	 * arm64, ldr xN, [xB, #disp] with the cbz/cbnz xN right after it */
 	bool cmp0;

@@ -289,10 +289,32 @@ size_t fgt_x86_ud_len(const uint8_t *p, size_t left)
 	return n <= left ? n : 0;
 }
 
+/* A write into the frame (rsp-based, no index) other than the 8-byte
+ * register store decode_cmp_store() took: its bytes, for the slots. */
+static void frame_write(const cs_insn *ci, struct insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	uint8_t w;
+
+	if (in->op == OP_STORE)
+		return;
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+
+		if (o->type != X86_OP_MEM || !(o->access & CS_AC_WRITE) ||
+		    o->mem.index != X86_REG_INVALID || o->mem.segment != X86_REG_INVALID ||
+		    gpr_of(o->mem.base, &w) != R_SP)
+			continue;
+		in->fwidth = o->size ? o->size : 16;	/* unsized: as wide as any */
+		in->fdisp = (int32_t)o->mem.disp;
+	}
+}
+
 void fgt_x86_insn(csh h, const cs_insn *ci, struct insn *in)
 {
 	decode_kind(h, ci, in);
 	decode_op(ci, in);
+	frame_write(ci, in);
 	/* 8 bytes each in 64-bit mode (a 66h-prefixed 2-byte push: not ours) */
 	if ((ci->id == X86_INS_PUSH || ci->id == X86_INS_POP) && !ci->detail->x86.prefix[2])
 		in->sp_adj = ci->id == X86_INS_PUSH ? -8 : 8;

@@ -462,7 +462,7 @@ static uint8_t sp_of(const struct dec *d)
 
 /* A store's registers into the frame's slots (a store pair's second 8 bytes
  * after its first); a load from the frame reads the slot back. */
-static void spill(const struct dec *d, const struct insn *in, struct state *s)
+static void spill(const struct insn *in, struct state *s)
 {
 	for (int k = 0; k < 2; k++) {
 		uint8_t sr = k ? in->msrc2 : in->msrc;
@@ -482,7 +482,6 @@ static void spill(const struct dec *d, const struct insn *in, struct state *s)
 		if (sl)
 			sl->v = s->r[sr];
 	}
-	(void)d;
 }
 
 /*
@@ -510,6 +509,19 @@ static bool sp_moved(const struct dec *d, const struct insn *in, int64_t *delta)
 		return true;
 	}
 	return !((in->clobber & (1u << sp)) || in->dst == sp);
+}
+
+/* Another write into the frame: the slots whose 8 bytes it touches. */
+static void frame_clobber(const struct insn *in, struct state *s)
+{
+	int64_t lo = in->fdisp, hi = lo + in->fwidth;
+
+	for (int k = 0; k < NSLOT; k++) {
+		struct slot *sl = &s->slot[k];
+
+		if (sl->used && (int64_t)sl->off < hi && (int64_t)sl->off + 8 > lo)
+			*sl = (struct slot){ 0 };
+	}
 }
 
 /* The slots after sp moved by delta: each that much nearer (a push: further
@@ -597,7 +609,9 @@ void fgt_flow_transfer(const struct dec *d, const struct insn *in, struct state 
 		break;
 	}
 	if (in->op == OP_STORE && frame && !in->wb)
-		spill(d, in, s);
+		spill(in, s);
+	if (in->fwidth)
+		frame_clobber(in, s);
 	if (dv) {
 		/* a 32-bit write zero-extends */
 		if (in->width == 4 && nv.kind == FGT_VAL_CONST)
