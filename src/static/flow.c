@@ -328,12 +328,20 @@ static bool known(const struct val *v)
 	return v->kind != FGT_VAL_UNKNOWN || v->ret || v->addr || v->elem;
 }
 
-static struct slot *slot_at(struct state *s, int32_t off)
+/* The slot at sp + off, its index; -1: none. */
+static int slot_find(const struct state *s, int32_t off)
 {
 	for (int k = 0; k < NSLOT; k++)
 		if (s->slot[k].used && s->slot[k].off == off)
-			return &s->slot[k];
-	return NULL;
+			return k;
+	return -1;
+}
+
+static struct slot *slot_at(struct state *s, int32_t off)
+{
+	int k = slot_find(s, off);
+
+	return k < 0 ? NULL : &s->slot[k];
 }
 
 static struct slot *slot_new(struct state *s, int32_t off)
@@ -359,7 +367,7 @@ static bool meet_slots(struct state *dst, const struct state *src)
 	for (int k = 0; k < NSLOT; k++) {
 		struct slot *a = &dst->slot[k];
 
-		if (a->used && !slot_at((struct state *)src, a->off))
+		if (a->used && slot_find(src, a->off) < 0)
 			changed |= meet_val(&a->v, &none);
 	}
 	for (int k = 0; k < NSLOT; k++) {
@@ -369,13 +377,8 @@ static bool meet_slots(struct state *dst, const struct state *src)
 		if (!b->used)
 			continue;
 		a = slot_at(dst, b->off);
-		if (!a && (a = slot_new(dst, b->off))) {
-			a->v.ret = b->v.ret;
-			a->v.addr = b->v.addr;
-			a->v.elem = b->v.elem;
-			changed |= a->v.ret || a->v.addr || a->v.elem;
-			continue;
-		}
+		if (!a)
+			a = slot_new(dst, b->off);	/* unknown: b's origins, not its value */
 		if (a)
 			changed |= meet_val(&a->v, &b->v);
 	}
@@ -502,6 +505,7 @@ static bool sp_moved(const struct dec *d, const struct insn *in, int64_t *delta)
 	}
 	if (in->op == OP_ALU && in->dst == sp && in->width == 8 && (in->alu == '+' || in->alu == '-')) {
 		*delta = in->alu == '+' ? (int64_t)in->imm : -(int64_t)in->imm;
+		/* a frame past 1 MiB is no kernel's (its stack is 16 KiB) */
 		return *delta > -(1 << 20) && *delta < (1 << 20);
 	}
 	if (in->wb && in->mbase == sp) {
